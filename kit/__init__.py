@@ -1,0 +1,21 @@
+"""NLP course kit: Keras 3 layers, data and tools for four NLP papers, on jax, tensorflow or torch.
+
+>>> import kit
+>>> kit.config.scale()
+'smoke'
+"""
+
+import os as _os
+
+_BACKENDS = ("jax", "tensorflow", "torch")
+_backend = _os.environ.get("KERAS_BACKEND")
+if _backend is not None and _backend not in _BACKENDS:
+    raise ImportError(
+        f"Unknown KERAS_BACKEND={_backend!r}. Set it to one of {_BACKENDS} before starting Python "
+        "(e.g. `export KERAS_BACKEND=jax`), or unset it for Keras' default (tensorflow).")
+
+from . import config  # noqa: E402
+from .config import set_seed  # noqa: E402
+
+__version__ = "0.1.0"
+__all__ = ["config", "set_seed", "__version__"]

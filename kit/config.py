@@ -1,0 +1,110 @@
+"""One place for the kit's switches: scale, seeds, cache and output folders.
+
+The scale is read from the environment variable ``KIT_SCALE`` (``smoke`` by
+default, or ``full``). Every size that depends on the scale lives in
+``SCALES`` below, so a notebook asks ``kit.config.sizes()`` instead of
+hard-coding numbers.
+
+>>> import kit
+>>> kit.config.scale() in ("smoke", "full")
+True
+>>> kit.config.sizes()["sequence_length"] > 0
+True
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import numpy as np
+
+SCALE_ENV = "KIT_SCALE"
+DATA_DIR_ENV = "KIT_DATA_DIR"
+OUT_ENV = "KIT_OUT"
+
+#: Every size that changes with the scale. Notebooks read these, never literals.
+SCALES: dict[str, dict] = {
+    "smoke": {
+        "description": "offline, CPU, minutes: the data the kit can fetch from "
+        "the package registries, small models, short training",
+        "sequence_length": 64,
+        "batch_size": 32,
+        "epochs": 2,
+        "max_train_examples": 2000,
+        "max_eval_examples": 500,
+        "backbone": "minilm-l6",
+        "seeds": [0],
+    },
+    "full": {
+        "description": "the papers' data sets and pretrained presets on a GPU",
+        "sequence_length": 512,
+        "batch_size": 32,
+        "epochs": 10,
+        "max_train_examples": None,
+        "max_eval_examples": None,
+        "backbone": "minilm-l6",
+        "seeds": [0, 1, 2],
+    },
+}
+
+
+def scale() -> str:
+    """The scale in use: ``KIT_SCALE`` (``smoke`` or ``full``), default smoke."""
+    value = os.environ.get(SCALE_ENV, "smoke").strip().lower() or "smoke"
+    if value not in SCALES:
+        raise ValueError(
+            f"Unknown {SCALE_ENV}={value!r}. Set it to one of "
+            f"{sorted(SCALES)} (e.g. `export {SCALE_ENV}=smoke`), or unset it "
+            "for the default 'smoke'."
+        )
+    return value
+
+
+def sizes(name: str | None = None) -> dict:
+    """The sizes of scale ``name`` (default: the scale in use), as a copy."""
+    name = scale() if name is None else name
+    if name not in SCALES:
+        raise ValueError(f"Unknown scale {name!r}; choose one of {sorted(SCALES)}.")
+    return dict(SCALES[name])
+
+
+def data_dir() -> Path:
+    """Where downloads are cached: ``KIT_DATA_DIR`` or the user cache dir."""
+    env = os.environ.get(DATA_DIR_ENV)
+    if env:
+        path = Path(env).expanduser()
+    else:
+        from platformdirs import user_cache_dir
+
+        path = Path(user_cache_dir("nlp-course-kit")) / "data"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def output_dir(notebook: str | None = None) -> Path:
+    """The folder a run writes its figures and tables to.
+
+    ``kit run`` sets ``KIT_OUT``; run by hand, a notebook writes under
+    ``runs/<notebook>/``.
+    """
+    env = os.environ.get(OUT_ENV)
+    path = Path(env) if env else Path("runs") / (notebook or "scratch")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def set_seed(seed: int = 0) -> int:
+    """Seed Python, NumPy and the Keras backend, so reruns repeat.
+
+    >>> set_seed(3)
+    3
+    """
+    random.seed(seed)
+    np.random.seed(seed)
+    os.environ["PYTHONHASHSEED"] = str(seed)
+    import keras
+
+    keras.utils.set_random_seed(seed)
+    return seed

@@ -1,0 +1,13 @@
+"""Data sets: the registry of real offline text, the papers' formats, and your own CSV.
+
+>>> import kit.data
+>>> sorted(kit.data.list_datasets())[:3]
+['ag_news', 'amazon_snippets', 'bbc_news']
+"""
+
+from .dataset import Split, TextDataset
+from .own import from_csv
+from .registry import REGISTRY, fetch, general_corpus, list_datasets, load, spec
+
+__all__ = ["Split", "TextDataset", "from_csv", "REGISTRY", "fetch", "general_corpus", "list_datasets",
+           "load", "spec"]

@@ -1,0 +1,168 @@
+"""The dataset type every loader returns: named splits of texts and labels.
+
+A :class:`Split` holds parallel lists: ``texts`` (and ``texts_b`` for sentence
+pairs) and ``labels``. Labels are integer ids into ``label_names`` for
+classification, floats for regression, and lists of tag ids for tagging (then
+``texts`` holds token lists). A :class:`TextDataset` bundles ``train``, ``dev``
+and ``test`` splits with the task type and a licence line.
+
+>>> from kit.data import TextDataset, Split
+>>> s = Split(texts=["good", "bad"], labels=[1, 0])
+>>> ds = TextDataset("toy", "classification", {"train": s, "dev": s, "test": s},
+...                  label_names=["neg", "pos"])
+>>> ds.sizes()
+{'train': 2, 'dev': 2, 'test': 2}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+TASKS = ("classification", "regression", "pairs", "pair_regression", "tagging", "corpus")
+SPLITS = ("train", "dev", "test")
+
+
+@dataclass
+class Split:
+    """One split: texts (or token lists), optional second texts, labels."""
+
+    texts: list
+    labels: list | np.ndarray | None = None
+    texts_b: list | None = None
+
+    def __post_init__(self):
+        n = len(self.texts)
+        if self.labels is not None and len(self.labels) != n:
+            raise ValueError(f"{len(self.labels)} labels for {n} texts: they must match one to one.")
+        if self.texts_b is not None and len(self.texts_b) != n:
+            raise ValueError(f"{len(self.texts_b)} second texts for {n} first texts: pairs must match.")
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @property
+    def y(self) -> np.ndarray:
+        """Labels as a NumPy array (int for classes, float for scores)."""
+        if self.labels is None:
+            raise ValueError("This split has no labels (it is an unlabeled corpus).")
+        return np.asarray(self.labels)
+
+    @property
+    def x(self):
+        """What a preprocessor takes: the texts, or ``(texts, texts_b)`` for pairs."""
+        return self.texts if self.texts_b is None else (self.texts, self.texts_b)
+
+    def take(self, index) -> "Split":
+        """The rows at ``index`` (array of positions), as a new split."""
+        index = np.asarray(index, dtype=int)
+        pick = lambda seq: None if seq is None else [seq[i] for i in index]  # noqa: E731
+        labels = None if self.labels is None else (
+            np.asarray(self.labels)[index] if not _is_ragged(self.labels) else pick(self.labels))
+        return Split(texts=pick(self.texts), labels=labels, texts_b=pick(self.texts_b))
+
+    def head(self, n: int) -> "Split":
+        return self.take(np.arange(min(n, len(self))))
+
+
+def _is_ragged(labels) -> bool:
+    return len(labels) > 0 and isinstance(labels[0], (list, tuple, np.ndarray))
+
+
+@dataclass
+class TextDataset:
+    """Named splits plus what a reader needs to trust them."""
+
+    name: str
+    task: str
+    splits: dict[str, Split]
+    label_names: list[str] | None = None
+    licence: str = ""
+    description: str = ""
+    source: str = ""
+    info: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.task not in TASKS:
+            raise ValueError(f"Unknown task {self.task!r}; use one of {TASKS}.")
+        for split_name, split in self.splits.items():
+            if len(split) == 0:
+                raise ValueError(
+                    f"Dataset {self.name!r}: split {split_name!r} is empty. Check the source "
+                    "files, or lower the dev/test fractions so every split gets rows."
+                )
+
+    def __getitem__(self, split: str) -> Split:
+        if split not in self.splits:
+            raise KeyError(f"Dataset {self.name!r} has no split {split!r}; it has {list(self.splits)}.")
+        return self.splits[split]
+
+    @property
+    def train(self) -> Split:
+        return self["train"]
+
+    @property
+    def dev(self) -> Split:
+        return self["dev"]
+
+    @property
+    def test(self) -> Split:
+        return self["test"]
+
+    @property
+    def num_classes(self) -> int | None:
+        return None if self.label_names is None else len(self.label_names)
+
+    def sizes(self) -> dict[str, int]:
+        return {k: len(v) for k, v in self.splits.items()}
+
+    def subsample(self, max_train: int | None = None, max_eval: int | None = None,
+                  seed: int = 0) -> "TextDataset":
+        """A smaller copy (seeded, stratified for classes) for the smoke scale."""
+        from .splits import sample_indices
+
+        new = {}
+        for name, split in self.splits.items():
+            cap = max_train if name == "train" else max_eval
+            if cap is None or len(split) <= cap:
+                new[name] = split
+                continue
+            strat = split.labels if self.task in ("classification", "pairs") else None
+            new[name] = split.take(sample_indices(len(split), cap, seed=seed, stratify=strat))
+        return replace(self, splits=new)
+
+    def to_frame(self, split: str = "train"):
+        """The split as a pandas DataFrame (label names, not ids, where known)."""
+        import pandas as pd
+
+        s = self[split]
+        cols = {"text": s.texts}
+        if s.texts_b is not None:
+            cols = {"text_a": s.texts, "text_b": s.texts_b}
+        if s.labels is not None:
+            labels = list(s.labels)
+            if self.label_names is not None and self.task != "tagging":
+                labels = [self.label_names[int(i)] for i in labels]
+            elif self.task == "tagging" and self.label_names is not None:
+                labels = [[self.label_names[int(i)] for i in row] for row in labels]
+            cols["label"] = labels
+        return pd.DataFrame(cols)
+
+    def summary(self) -> str:
+        """One paragraph: name, task, sizes, classes and licence."""
+        parts = [f"{self.name} ({self.task}): " + ", ".join(f"{k} {v:,}" for k, v in self.sizes().items())]
+        if self.label_names is not None:
+            counts = np.bincount(np.asarray(self.train.labels), minlength=len(self.label_names)) \
+                if self.task in ("classification", "pairs") else None
+            if counts is not None:
+                parts.append("classes (train): " + ", ".join(
+                    f"{n} {c:,}" for n, c in zip(self.label_names, counts)))
+            else:
+                parts.append(f"{len(self.label_names)} labels")
+        if self.licence:
+            parts.append(f"licence: {self.licence}")
+        return "\n".join(parts)
+
+    def __repr__(self) -> str:
+        return f"TextDataset({self.name!r}, task={self.task!r}, sizes={self.sizes()})"

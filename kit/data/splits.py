@@ -1,0 +1,64 @@
+"""Deterministic, seeded splits (stratified where labels allow).
+
+>>> import numpy as np
+>>> from kit.data.splits import split_indices
+>>> parts = split_indices(100, dev=0.1, test=0.2, seed=0, stratify=np.arange(100) % 2)
+>>> [len(parts[k]) for k in ("train", "dev", "test")]
+[70, 10, 20]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _can_stratify(stratify, n_pick: int) -> bool:
+    if stratify is None:
+        return False
+    labels = np.asarray(stratify)
+    if labels.ndim != 1:
+        return False
+    _, counts = np.unique(labels, return_counts=True)
+    return counts.min() >= 2 and n_pick >= len(counts)
+
+
+def sample_indices(n: int, k: int, seed: int = 0, stratify=None) -> np.ndarray:
+    """``k`` of ``range(n)``, seeded, stratified by ``stratify`` when possible; sorted."""
+    if k >= n:
+        return np.arange(n)
+    if k <= 0:
+        raise ValueError(f"Cannot sample {k} rows: ask for at least one.")
+    from sklearn.model_selection import train_test_split
+
+    idx = np.arange(n)
+    strat = np.asarray(stratify) if _can_stratify(stratify, k) else None
+    picked, _ = train_test_split(idx, train_size=k, random_state=seed, stratify=strat)
+    return np.sort(picked)
+
+
+def split_indices(n: int, dev: float = 0.1, test: float = 0.1, seed: int = 0,
+                  stratify=None) -> dict[str, np.ndarray]:
+    """Split ``range(n)`` into train/dev/test index arrays, deterministically."""
+    if not (0 <= dev < 1 and 0 <= test < 1 and dev + test < 1):
+        raise ValueError(f"dev={dev} and test={test} must be fractions that sum to less than 1.")
+    n_test = int(round(n * test))
+    n_dev = int(round(n * dev))
+    if n - n_test - n_dev <= 0 or (dev > 0 and n_dev == 0) or (test > 0 and n_test == 0):
+        raise ValueError(
+            f"Cannot split {n} rows into train/dev/test with dev={dev}, test={test}: a split "
+            "would be empty. Provide more rows or change the fractions.")
+    idx = np.arange(n)
+    rest, test_idx = _cut(idx, n_test, seed, None if stratify is None else np.asarray(stratify))
+    strat_rest = None if stratify is None else np.asarray(stratify)[rest]
+    train_idx, dev_idx = _cut(rest, n_dev, seed + 1, strat_rest)
+    return {"train": np.sort(train_idx), "dev": np.sort(dev_idx), "test": np.sort(test_idx)}
+
+
+def _cut(idx: np.ndarray, n_out: int, seed: int, stratify):
+    if n_out == 0:
+        return idx, idx[:0]
+    from sklearn.model_selection import train_test_split
+
+    strat = stratify if _can_stratify(stratify, n_out) and _can_stratify(stratify, len(idx) - n_out) else None
+    keep, out = train_test_split(idx, test_size=n_out, random_state=seed, stratify=strat)
+    return keep, out
