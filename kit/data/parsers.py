@@ -62,7 +62,7 @@ def parse_vader(folder: Path, which: str) -> tuple[list[str], np.ndarray]:
         except ValueError:
             raise ValueError(f"{path.name}, line {lineno}: rating {parts[1]!r} is not a number") from None
         texts.append("\t".join(parts[2:]).strip())
-    return texts, np.asarray(ratings, dtype="float32")
+    return texts, np.asarray(ratings, dtype="float64")  # float64: bin edges like -2.4 must compare exactly
 
 
 def vader_targets(ratings: np.ndarray, target: str):
@@ -208,7 +208,8 @@ def parse_wiki_dump(path: Path, min_words: int = 25) -> tuple[list[str], list[st
             elif tag == "text" and ns == "0" and elem.text and not elem.text.lower().startswith("#redirect"):
                 for para in re.split(r"\n\s*\n", wiki_to_text(elem.text)):
                     para = " ".join(para.split())
-                    if len(para.split()) >= min_words:
+                    leftover = any(m in para for m in ("[[", "]]", "{{", "}}", "|-"))
+                    if len(para.split()) >= min_words and not leftover:  # drop residual markup
                         paragraphs.append(para)
                         titles.append(title or "")
             elif tag == "page":

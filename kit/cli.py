@@ -1,0 +1,116 @@
+"""The ``kit`` command: ``kit info | data list|fetch|show | run NN``.
+
+>>> main(["data", "list"])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+
+def _info(args) -> int:
+    from . import config
+
+    scale = config.scale()
+    backend = os.environ.get("KERAS_BACKEND", "tensorflow (Keras default)")
+    print(f"kit           {__import__('kit').__version__}")
+    print(f"backend       {backend}   (switch: export KERAS_BACKEND=jax|tensorflow|torch)")
+    print(f"scale         {scale}: {config.SCALES[scale]['description']}")
+    print(f"cache dir     {config.data_dir()}   (KIT_DATA_DIR)")
+    import importlib.metadata as md
+
+    for pkg in ("keras", "keras-hub", "tensorflow", "jax", "torch", "numpy", "scikit-learn", "rank-bm25"):
+        try:
+            print(f"{pkg:<13} {md.version(pkg)}")
+        except md.PackageNotFoundError:
+            print(f"{pkg:<13} (not installed)")
+    from .devices import describe_devices
+
+    print(f"devices       {describe_devices()}")
+    return 0
+
+
+def _data(args) -> int:
+    from .data import registry
+
+    if args.action == "list":
+        print(f"{'name':<16} {'offline':<8} {'task':<16} {'size':<34} licence")
+        for name, s in registry.REGISTRY.items():
+            print(f"{name:<16} {'yes' if s.offline else 'no':<8} {s.task:<16} {s.size:<34} {s.licence}")
+        print(f"{'general_corpus':<16} {'yes':<8} {'corpus':<16} {'the four corpora above, joined':<34} see parts")
+        print("\nOptions: the *_snippets and tweets sets take target=binary|5class|rating.")
+        return 0
+    if not args.name:
+        print("kit data fetch|show needs a dataset name; see `kit data list`.", file=sys.stderr)
+        return 2
+    try:
+        if args.action == "fetch":
+            where = registry.fetch(args.name, path=args.path)
+            print(f"{args.name}: ready at {where}")
+            return 0
+        opts = {"target": args.target} if args.target else {}
+        ds = registry.load(args.name, path=args.path, **opts)
+    except (KeyError, ValueError, FileNotFoundError, TypeError) as exc:
+        print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 1
+    print(ds.summary())
+    print(f"source: {ds.source}")
+    split = "all" if ds.task == "corpus" else "train"
+    frame = ds.to_frame(split).head(args.n)
+    for col in frame.columns:
+        if frame[col].dtype == object:
+            frame[col] = frame[col].map(lambda v: " / ".join(v.split("\n")) if isinstance(v, str) else v)
+    import pandas as pd
+
+    with pd.option_context("display.max_colwidth", 100, "display.width", 160):
+        print(frame.to_string())
+    return 0
+
+
+def _run(args) -> int:
+    from .runner import find_notebook, run_notebook
+
+    try:
+        nb = find_notebook(args.notebook)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    out = Path(args.out) if args.out else Path("runs") / f"{nb.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+    result = run_notebook(nb, out, timeout=args.timeout)
+    print(f"\nwrote {result}")
+    for f in sorted(out.iterdir()):
+        print(f"  {f.name}")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="kit", description="NLP course kit: data, models and notebooks.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("info", help="backend, devices, versions, scale, cache dir")
+    d = sub.add_parser("data", help="list, fetch or show data sets")
+    d.add_argument("action", choices=["list", "fetch", "show"])
+    d.add_argument("name", nargs="?")
+    d.add_argument("--path", help="your own copy of the data (folder or original archive)")
+    d.add_argument("--target", help="binary|5class|rating for the VADER sets")
+    d.add_argument("-n", type=int, default=5, help="rows to show")
+    r = sub.add_parser("run", help="execute a notebook headless at the current scale (KIT_SCALE)")
+    r.add_argument("notebook", help="its number (00, 01, ...) or a path")
+    r.add_argument("--out", help="output folder (default runs/<notebook>-<time>)")
+    r.add_argument("--timeout", type=int, default=3600, help="seconds per cell")
+    args = parser.parse_args(argv)
+    try:
+        from . import config
+
+        config.scale()
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return {"info": _info, "data": _data, "run": _run}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""What the current Keras backend computes on.
+
+>>> isinstance(describe_devices(), str)
+True
+"""
+
+from __future__ import annotations
+
+
+def describe_devices() -> str:
+    """A one-line description of the devices the active backend sees (GPU or CPU)."""
+    import keras
+
+    backend = keras.backend.backend()
+    try:
+        if backend == "jax":
+            import jax
+
+            devs = jax.devices()
+            return ", ".join(sorted({f"{d.platform.upper()}:{getattr(d, 'device_kind', '')}" for d in devs}))
+        if backend == "torch":
+            import torch
+
+            if torch.cuda.is_available():
+                return f"GPU: {torch.cuda.get_device_name(0)} (x{torch.cuda.device_count()})"
+            return f"CPU ({torch.get_num_threads()} threads)"
+        if backend == "tensorflow":
+            import tensorflow as tf
+
+            gpus = tf.config.list_physical_devices("GPU")
+            return f"GPU x{len(gpus)}" if gpus else "CPU"
+    except Exception as exc:  # pragma: no cover - reporting only
+        return f"unknown ({exc})"
+    return "unknown"
+
+
+def has_gpu() -> bool:
+    return "GPU" in describe_devices().upper()

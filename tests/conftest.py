@@ -1,0 +1,43 @@
+"""Shared fixtures. The suite runs once per backend: KERAS_BACKEND=jax|tensorflow|torch pytest."""
+
+import os
+
+import numpy as np
+import pytest
+
+
+def pytest_report_header(config):
+    return f"KERAS_BACKEND={os.environ.get('KERAS_BACKEND', '(unset: tensorflow)')}, KIT_SCALE={os.environ.get('KIT_SCALE', 'smoke')}"
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    from kit.models import load_backbone
+
+    return load_backbone("minilm-l6", sequence_length=40)
+
+
+@pytest.fixture(scope="session")
+def reference():
+    import json
+    from pathlib import Path
+
+    ref = np.load(Path(__file__).parent / "fixtures" / "minilm_reference.npz")
+    return ref, json.loads(str(ref["meta"]))
+
+
+@pytest.fixture
+def tiny_bert():
+    """A small random BERT (kit's BertBackbone) for fast layer and save/load tests."""
+    from kit.models import BertBackbone
+
+    return BertBackbone(vocabulary_size=64, num_layers=2, num_heads=2, hidden_dim=16, intermediate_dim=32,
+                        max_sequence_length=16, hidden_activation="gelu")
+
+
+def tiny_inputs(batch=4, seq=10, vocab=64, seed=0):
+    rng = np.random.default_rng(seed)
+    mask = np.ones((batch, seq), "int32")
+    mask[:, seq - 3:] = 0
+    return {"token_ids": (rng.integers(1, vocab, (batch, seq)) * mask).astype("int32"),
+            "segment_ids": np.zeros((batch, seq), "int32"), "padding_mask": mask}

@@ -1,0 +1,93 @@
+"""Fetching: cache, checksum verification, user paths, offline fallbacks, errors."""
+
+import hashlib
+import io
+import tarfile
+
+import pytest
+
+from kit.data.sources import Source, materialize, unpack
+
+
+def _tarball(path, files):
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+@pytest.fixture
+def cache(monkeypatch, tmp_path):
+    monkeypatch.setenv("KIT_DATA_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("KIT_OFFLINE", raising=False)
+    return tmp_path / "cache"
+
+
+def test_download_verifies_and_unpacks(cache, tmp_path):
+    arc = _tarball(tmp_path / "d.tar.gz", {"d/a.txt": "hello", "d/sub/b.txt": "x", "other.txt": "no"})
+    sha = hashlib.sha256(arc.read_bytes()).hexdigest()
+    rep = materialize("toy", [Source("url", arc.as_uri(), sha, prefix="d/")], progress=False)
+    assert (rep.path / "a.txt").read_text() == "hello" and (rep.path / "sub" / "b.txt").exists()
+    assert not (rep.path / "other.txt").exists()
+    again = materialize("toy", [Source("url", "file:///nonexistent.tar.gz", sha, prefix="d/")])
+    assert again.path == rep.path and "cached" in again.source
+
+
+def test_checksum_mismatch_is_refused(cache, tmp_path):
+    arc = _tarball(tmp_path / "d.tar.gz", {"d/a.txt": "hello"})
+    with pytest.raises(ValueError, match="Checksum mismatch"):
+        materialize("toy", [Source("url", arc.as_uri(), "0" * 64, prefix="d/")], progress=False)
+    assert not list((cache / "downloads").glob("*.tar.gz"))
+
+
+def test_falls_back_to_next_source(cache, tmp_path):
+    arc = _tarball(tmp_path / "d.tar.gz", {"d/a.txt": "hello"})
+    sha = hashlib.sha256(arc.read_bytes()).hexdigest()
+    rep = materialize("toy", [Source("url", (tmp_path / "missing.tar.gz").as_uri(), None, prefix="d/"),
+                              Source("pypi", arc.as_uri(), sha, prefix="d/")], progress=False)
+    assert len(rep.tried) == 1 and "missing.tar.gz" in rep.tried[0]
+
+
+def test_all_sources_fail_lists_them(cache, tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"(?s)tried:.*nope1.*nope2.*path=\.\.\."):
+        materialize("toy", [Source("url", (tmp_path / "nope1.tgz").as_uri()),
+                            Source("npm", (tmp_path / "nope2.tgz").as_uri())])
+
+
+def test_offline_flag_skips_network(cache, monkeypatch, tmp_path):
+    monkeypatch.setenv("KIT_OFFLINE", "1")
+    with pytest.raises(FileNotFoundError, match="KIT_OFFLINE=1"):
+        materialize("toy", [Source("url", (tmp_path / "x.tgz").as_uri())])
+
+
+def test_user_path_missing(cache, tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        materialize("toy", [], path=tmp_path / "nowhere")
+
+
+def test_user_path_folder_and_archive(cache, tmp_path):
+    (tmp_path / "mine").mkdir()
+    assert materialize("toy", [], path=tmp_path / "mine").path == tmp_path / "mine"
+    arc = _tarball(tmp_path / "orig.tar.gz", {"d/a.txt": "hi"})
+    rep = materialize("toy", [Source("url", "https://example.invalid/orig.tar.gz", prefix="d/")], path=arc)
+    assert (rep.path / "a.txt").read_text() == "hi"
+
+
+def test_env_var_path(cache, monkeypatch, tmp_path):
+    (tmp_path / "mine").mkdir()
+    monkeypatch.setenv("KIT_DATA_TOY_SET", str(tmp_path / "mine"))
+    assert materialize("toy-set", []).path == tmp_path / "mine"
+
+
+def test_no_public_source(cache):
+    with pytest.raises(FileNotFoundError, match="no public source.*path="):
+        materialize("conll2003", [])
+
+
+def test_unpack_missing_prefix(tmp_path):
+    arc = _tarball(tmp_path / "d.tar.gz", {"d/a.txt": "hello"})
+    with pytest.raises(FileNotFoundError, match="Nothing under 'zzz/'"):
+        unpack(arc, tmp_path / "out", prefix="zzz/")
