@@ -78,10 +78,11 @@ def run_layer_test(layer_cls, init_kwargs: dict, input_data, expected_output_sha
 
     # 4. one fit step moves the weights
     if run_training_check:
-        target = np.random.default_rng(0).normal(size=np.shape(_first(eager))).astype("float32")
+        rng = np.random.default_rng(0)
+        target = _tree_map(lambda a: rng.normal(size=np.shape(a)).astype("float32"), eager)
         model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
         before = [np.array(w) for w in _to_numpy(model.trainable_weights)]
-        model.fit(input_data, target, batch_size=len(target), epochs=1, verbose=0)
+        model.fit(input_data, target, batch_size=len(_first(eager)), epochs=1, verbose=0)
         after = _to_numpy(model.trainable_weights)
         assert any(not np.allclose(b, a) for b, a in zip(before, after)), "fit did not change any weight"
 
