@@ -29,7 +29,7 @@ def _tree_map(fn, x):
 
 def _first(x):
     if isinstance(x, dict):
-        return _first(next(iter(x.values())))
+        return _first(x[sorted(x)[0]])
     if isinstance(x, (list, tuple)):
         return _first(x[0])
     return x
@@ -58,7 +58,11 @@ def run_layer_test(layer_cls, init_kwargs: dict, input_data, expected_output_sha
     # 2. eager call, output shape, weight counts
     out = layer(input_data, **call_kwargs)
     shape = tuple(_first(out).shape)
-    if expected_output_shape is not None:
+    if isinstance(expected_output_shape, dict):  # dict outputs: {key: shape}
+        got = {k: tuple(v.shape) for k, v in out.items()}
+        want = {k: tuple(v) for k, v in expected_output_shape.items()}
+        assert got == want, f"output shapes {got} != {want}"
+    elif expected_output_shape is not None:
         assert shape == tuple(expected_output_shape), f"output shape {shape} != {expected_output_shape}"
     if expected_num_trainable_weights is not None:
         got = len(layer.trainable_weights)

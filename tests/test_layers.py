@@ -31,7 +31,8 @@ def test_bert_backbone_layer_contract():
     run_layer_test(BertBackbone, {"vocabulary_size": 64, "num_layers": 1, "num_heads": 2, "hidden_dim": 8,
                                   "intermediate_dim": 16, "max_sequence_length": 16,
                                   "hidden_activation": "gelu"},
-                   tiny_inputs(seq=10), expected_output_shape=(4, 10, 8), run_training_check=True)
+                   tiny_inputs(seq=10), run_training_check=True,
+                   expected_output_shape={"sequence_output": (4, 10, 8), "pooled_output": (4, 8)})
 
 
 def test_run_layer_test_can_fail():
