@@ -18,4 +18,13 @@ from . import config  # noqa: E402
 from .config import set_seed  # noqa: E402
 
 __version__ = "0.1.0"
-__all__ = ["config", "set_seed", "__version__"]
+_SUBMODULES = ("data", "models", "text", "testing", "devices", "runner", "cli")
+__all__ = ["config", "set_seed", "__version__", *_SUBMODULES]
+
+
+def __getattr__(name):  # lazy: `kit.models` imports keras-hub (and so TensorFlow) only when used
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'kit' has no attribute {name!r}")

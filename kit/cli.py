@@ -1,4 +1,4 @@
-"""The ``kit`` command: ``kit info | data list|fetch|show | run NN``.
+"""The ``kit`` command: ``kit info | data list|fetch|show | run NN | test``.
 
 >>> main(["data", "list"])  # doctest: +SKIP
 """
@@ -80,11 +80,54 @@ def _run(args) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     out = Path(args.out) if args.out else Path("runs") / f"{nb.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
-    result = run_notebook(nb, out, timeout=args.timeout)
+    try:
+        result = run_notebook(nb, out, timeout=args.timeout)
+    except Exception as exc:  # a cell failed: the partial notebook is saved for reading
+        from nbclient.exceptions import CellExecutionError
+
+        if not isinstance(exc, CellExecutionError):
+            raise
+        print(f"\nerror: a cell of {nb.name} failed; the executed notebook up to that cell is in {out}.\n"
+              f"{str(exc)[-2000:]}", file=sys.stderr)
+        return 1
     print(f"\nwrote {result}")
     for f in sorted(out.iterdir()):
         print(f"  {f.name}")
     return 0
+
+
+def _test(args) -> int:
+    """pytest once per backend (fresh processes), then every notebook with nbval."""
+    import subprocess
+
+    backends = [b.strip() for b in args.backends.split(",") if b.strip()]
+    nb_backends = [b.strip() for b in args.notebook_backends.split(",") if b.strip()]
+    root = Path(__file__).resolve().parent.parent
+    failed = []
+    total = time.time()
+
+    def run(cmd, env_extra):
+        env = dict(os.environ, **env_extra)
+        shown = " ".join(f"{k}={v}" for k, v in env_extra.items()) + " " + " ".join(cmd)
+        print(f"\n$ {shown}", flush=True)
+        t = time.time()
+        code = subprocess.call(cmd, env=env, cwd=root)
+        print(f"-> exit {code} in {time.time() - t:.0f}s", flush=True)
+        if code != 0:
+            failed.append(shown)
+
+    for b in backends:
+        run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", *args.pytest_args],
+            {"KERAS_BACKEND": b})
+    if args.notebooks:
+        for b in nb_backends:
+            run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax",
+                 "--nbval-current-env", "--nbval-cell-timeout", "1800",
+                 "--nbval-sanitize-with", "notebooks/nbval_sanitize.cfg", "notebooks"],
+                {"KERAS_BACKEND": b, "KIT_SCALE": "smoke", "KIT_OUT": str(root / "runs" / f"nbval-{b}")})
+    print(f"\nkit test: {len(failed)} of {len(backends) + len(nb_backends) * args.notebooks} runs failed "
+          f"in {time.time() - total:.0f}s" + ("".join(f"\n  FAILED: {f}" for f in failed)))
+    return 1 if failed else 0
 
 
 def main(argv=None) -> int:
@@ -101,6 +144,11 @@ def main(argv=None) -> int:
     r.add_argument("notebook", help="its number (00, 01, ...) or a path")
     r.add_argument("--out", help="output folder (default runs/<notebook>-<time>)")
     r.add_argument("--timeout", type=int, default=3600, help="seconds per cell")
+    t = sub.add_parser("test", help="the test suite on every backend, then the notebooks (what CI runs)")
+    t.add_argument("--backends", default="jax,tensorflow,torch")
+    t.add_argument("--notebook-backends", default="jax,tensorflow,torch")
+    t.add_argument("--no-notebooks", dest="notebooks", action="store_false")
+    t.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     args = parser.parse_args(argv)
     try:
         from . import config
@@ -109,7 +157,7 @@ def main(argv=None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return {"info": _info, "data": _data, "run": _run}[args.command](args)
+    return {"info": _info, "data": _data, "run": _run, "test": _test}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,8 @@ def run_notebook(path: Path, out: Path, timeout: int = 3600) -> Path:
     state = {"i": 0}
 
     def on_start(cell, cell_index, **kw):
+        if cell.cell_type != "code":
+            return
         state["i"] += 1
         first = (cell.source.strip().splitlines() or [""])[0][:60]
         print(f"[{time.time() - start:6.1f}s] cell {state['i']}/{len(code_cells)}: {first}", flush=True)

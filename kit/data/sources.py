@@ -87,7 +87,7 @@ def download(url: str, dest: Path, sha256: str | None = None, progress: bool = T
         total = int(resp.headers.get("Content-Length") or 0)
         bar = None
         if progress and total > (1 << 20):
-            from tqdm.auto import tqdm
+            from tqdm import tqdm
 
             bar = tqdm(total=total, unit="B", unit_scale=True, desc=dest.name, leave=False)
         while True:

@@ -38,7 +38,7 @@ def sample_indices(n: int, k: int, seed: int = 0, stratify=None) -> np.ndarray:
 
 def split_indices(n: int, dev: float = 0.1, test: float = 0.1, seed: int = 0,
                   stratify=None) -> dict[str, np.ndarray]:
-    """Split ``range(n)`` into train/dev/test index arrays, deterministically."""
+    """Split ``range(n)`` into train/dev/test index arrays (each in a seeded shuffled order)."""
     if not (0 <= dev < 1 and 0 <= test < 1 and dev + test < 1):
         raise ValueError(f"dev={dev} and test={test} must be fractions that sum to less than 1.")
     n_test = int(round(n * test))
@@ -51,7 +51,9 @@ def split_indices(n: int, dev: float = 0.1, test: float = 0.1, seed: int = 0,
     rest, test_idx = _cut(idx, n_test, seed, None if stratify is None else np.asarray(stratify))
     strat_rest = None if stratify is None else np.asarray(stratify)[rest]
     train_idx, dev_idx = _cut(rest, n_dev, seed + 1, strat_rest)
-    return {"train": np.sort(train_idx), "dev": np.sort(dev_idx), "test": np.sort(test_idx)}
+    # a seeded shuffle (not the file's order, which is often grouped by class)
+    rng = np.random.default_rng(seed)
+    return {k: rng.permutation(np.sort(v)) for k, v in (("train", train_idx), ("dev", dev_idx), ("test", test_idx))}
 
 
 def _cut(idx: np.ndarray, n_out: int, seed: int, stratify):
