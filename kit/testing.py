@@ -73,7 +73,11 @@ def run_layer_test(layer_cls, init_kwargs: dict, input_data, expected_output_sha
             f"{got} non-trainable weights, expected {expected_num_non_trainable_weights}"
 
     # 3. symbolic call builds a functional model with the same batch-free shape
-    sym_inputs = _tree_map(lambda a: keras.Input(shape=np.shape(a)[1:], dtype=str(np.asarray(a).dtype)), input_data)
+    def _input(a, name=None):
+        return keras.Input(shape=np.shape(a)[1:], dtype=str(np.asarray(a).dtype), name=name)
+
+    sym_inputs = ({k: _input(v, k) for k, v in input_data.items()} if isinstance(input_data, dict)
+                  else _tree_map(_input, input_data))
     sym_layer = layer_cls(**init_kwargs)
     sym_out = sym_layer(sym_inputs, **call_kwargs)
     assert tuple(_first(sym_out).shape)[1:] == shape[1:], "symbolic and eager output shapes differ"

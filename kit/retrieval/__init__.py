@@ -1,0 +1,16 @@
+"""Retrieval for TLM: BM25 (rank-bm25 compatible, fast), RAKE keywords, the external-data step.
+
+>>> from kit.retrieval import BM25Retriever
+>>> BM25Retriever(["a b", "b c"], method="okapi").get_scores(["b"]).shape
+(2,)
+"""
+
+from .bm25 import METHODS, BM25Retriever
+from .engines import SearchEngineRetriever, ShardedBM25
+from .external import ExternalSelection, make_queries, random_retrieval, select_external
+from .keywords import rake_keywords
+from .tokenize import english_stopwords, word_tokenize
+
+__all__ = ["METHODS", "BM25Retriever", "SearchEngineRetriever", "ShardedBM25", "ExternalSelection",
+           "make_queries", "random_retrieval", "select_external", "rake_keywords", "english_stopwords",
+           "word_tokenize"]

@@ -1,0 +1,34 @@
+"""The retriever's default tokenizer: lowercase, split on word characters, optional English stopwords.
+
+It approximates Elasticsearch's ``standard`` analyzer (Unicode word split +
+lowercase, no stopwords), which is what TLM's authors indexed with.
+
+>>> word_tokenize("The CAT's 2 naïve-looking hats!")
+['the', 'cat', 's', '2', 'naïve', 'looking', 'hats']
+>>> word_tokenize("The cat and the hat", stopwords=True)
+['cat', 'hat']
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def english_stopwords() -> frozenset[str]:
+    """scikit-learn's English stopword list (318 words)."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def word_tokenize(text: str, stopwords: bool | frozenset = False) -> list[str]:
+    """Lowercased word tokens of ``text``; drop English stopwords if asked."""
+    if not isinstance(text, str):
+        raise TypeError(f"expected a string, got {type(text).__name__}: {text!r:.60}")
+    tokens = _WORD.findall(text.lower())
+    if stopwords:
+        stop = english_stopwords() if stopwords is True else stopwords
+        tokens = [t for t in tokens if t not in stop]
+    return tokens
