@@ -165,42 +165,43 @@ class BM25Retriever:
         toks = self.tokenize(query)
         return np.asarray([self.vocab[t] for t in toks if t in self.vocab], dtype="int64")
 
-    def _scores_and_hits(self, tids: np.ndarray):
+    def _accumulate(self, tids: np.ndarray):
+        """Sum the query terms' posting lists into a dense float32 score vector; also which documents matched."""
         m = self.matrix
-        if len(tids) == 0:
-            return np.zeros(self.n_docs), np.zeros(self.n_docs, dtype=bool)
-        starts, ends = m.indptr[tids], m.indptr[tids + 1]
-        if len(tids) == 1:
-            idx, w = m.indices[starts[0]:ends[0]], m.data[starts[0]:ends[0]]
-        else:
-            idx = np.concatenate([m.indices[s:e] for s, e in zip(starts, ends)])
-            w = np.concatenate([m.data[s:e] for s, e in zip(starts, ends)])
-        scores = np.bincount(idx, weights=w, minlength=self.n_docs)
-        hits = np.zeros(self.n_docs, dtype=bool)
-        hits[idx] = True
-        if self.method == "bm25+":
-            scores += self.delta * self.idf[tids].sum()
-        return scores, hits
+        scores = np.zeros(self.n_docs, dtype="float32")
+        # every posting weight is > 0 unless a term's idf is 0 (okapi: a term in exactly half the documents)
+        track = len(tids) and bool(np.any(self.idf[tids] <= 0))
+        hits = np.zeros(self.n_docs, dtype=bool) if track else None
+        for t in tids:
+            s, e = m.indptr[t], m.indptr[t + 1]
+            idx = m.indices[s:e]
+            scores[idx] += m.data[s:e]  # document ids are unique within one posting list
+            if track:
+                hits[idx] = True
+        return scores, (scores > 0 if hits is None else hits)
+
+    def _plus_offset(self, tids) -> float:
+        """BM25+ pays idf x delta to every document for each query term, matched or not."""
+        return float(self.delta * self.idf[tids].sum()) if self.method == "bm25+" and len(tids) else 0.0
 
     def get_scores(self, query) -> np.ndarray:
         """BM25 score of every document for ``query`` (text or tokens), like rank-bm25's ``get_scores``."""
-        return self._scores_and_hits(self._term_ids(query))[0]
+        tids = self._term_ids(query)
+        return self._accumulate(tids)[0].astype("float64") + self._plus_offset(tids)
 
     def _top_k(self, query, k, exclude):
-        scores, hits = self._scores_and_hits(self._term_ids(query))
+        tids = self._term_ids(query)
+        scores, hits = self._accumulate(tids)
         if exclude is not None:
             hits &= ~exclude
-        cand = np.flatnonzero(hits)
+        masked = np.where(hits, scores, -np.inf)
+        top = np.argpartition(masked, -k)[-k:] if k < self.n_docs else np.arange(self.n_docs)
+        top = top[np.isfinite(masked[top])]
+        order = np.lexsort((top, -masked[top]))  # best first; ties by lower document id
         ids = np.full(k, -1, dtype="int64")
         out = np.zeros(k, dtype="float64")
-        if len(cand) == 0:
-            return ids, out
-        s = scores[cand]
-        if len(cand) > k:
-            part = np.argpartition(-s, k - 1)[:k]
-            cand, s = cand[part], s[part]
-        order = np.lexsort((cand, -s))  # best first; ties by lower document id
-        ids[: len(order)], out[: len(order)] = cand[order], s[order]
+        ids[: len(order)] = top[order]
+        out[: len(order)] = masked[top[order]].astype("float64") + self._plus_offset(tids)
         return ids, out
 
     def retrieve(self, queries: Iterable, k: int, exclude=None, n_jobs: int | None = None,
