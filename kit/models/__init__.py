@@ -1,8 +1,11 @@
 """Models: pretrained backbones, their split into embeddings + encoder, heads."""
 
+from .bilstm import BiLSTMEncoder
+from .lstm_classifier import PretrainedTokenEmbedding, build_lstm_classifier, count_params_without_embeddings
 from .backbones import OFFLINE_BACKBONES, BertBackbone, LoadedBackbone, load_backbone
 from .heads import ClassifierHead, build_classifier
 from .split import BackboneParts, split_backbone
 
-__all__ = ["OFFLINE_BACKBONES", "BertBackbone", "LoadedBackbone", "load_backbone", "ClassifierHead",
+__all__ = ["BiLSTMEncoder", "PretrainedTokenEmbedding", "build_lstm_classifier", "count_params_without_embeddings",
+           "OFFLINE_BACKBONES", "BertBackbone", "LoadedBackbone", "load_backbone", "ClassifierHead",
            "build_classifier", "BackboneParts", "split_backbone"]

@@ -1,0 +1,97 @@
+"""LSTM-n-k classifiers: word embeddings from scratch, or a pretrained encoder's token table + projection.
+
+The paper's "LSTM-n-k + Base/Large" feeds a pretrained transformer's token
+embedding table (frozen) through a trainable linear projection into the
+BiLSTM, with the transformer's WordPiece tokenizer. ``PretrainedTokenEmbedding``
+is that table + projection; :func:`build_lstm_classifier` assembles either
+variant, and :func:`count_params_without_embeddings` counts parameters the way
+the paper's Table 2 does (the embedding table left out).
+
+>>> m = build_lstm_classifier(vocabulary_size=100, num_classes=2, n_layers=1, cells=8, embedding_dim=16)
+>>> m.output_shape
+(None, 2)
+"""
+
+from __future__ import annotations
+
+import keras
+import numpy as np
+
+from .bilstm import BiLSTMEncoder
+from .heads import ClassifierHead
+
+
+@keras.saving.register_keras_serializable(package="kit")
+class PretrainedTokenEmbedding(keras.layers.Layer):
+    """A frozen pretrained token table, then a trainable linear projection; masks id 0 (padding)."""
+
+    def __init__(self, vocabulary_size: int, table_dim: int, output_dim: int, trainable_table: bool = False,
+                 **kwargs):
+        super().__init__(**kwargs)
+        self.vocabulary_size, self.table_dim, self.output_dim = vocabulary_size, table_dim, output_dim
+        self.trainable_table = trainable_table
+        self.table = keras.layers.Embedding(vocabulary_size, table_dim, mask_zero=True, name="table",
+                                            trainable=trainable_table)
+        self.projection = keras.layers.Dense(output_dim, name="projection")
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        self.table.build(input_shape)
+        self.projection.build(tuple(input_shape) + (self.table_dim,))
+
+    def set_table(self, table) -> None:
+        """Copy a (vocabulary_size, table_dim) array of pretrained vectors into the table."""
+        table = np.asarray(table)
+        if table.shape != (self.vocabulary_size, self.table_dim):
+            raise ValueError(f"table shape {table.shape} != ({self.vocabulary_size}, {self.table_dim}).")
+        if not self.built:
+            self.build((None, None))
+        self.table.embeddings.assign(table.astype(self.table.embeddings.dtype))
+
+    def call(self, token_ids):
+        return self.projection(self.table(token_ids))
+
+    def compute_mask(self, token_ids, mask=None):
+        return keras.ops.not_equal(token_ids, 0)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape) + (self.output_dim,)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"vocabulary_size": self.vocabulary_size, "table_dim": self.table_dim,
+                       "output_dim": self.output_dim, "trainable_table": self.trainable_table})
+        return config
+
+
+def build_lstm_classifier(vocabulary_size: int, num_classes: int, n_layers: int = 2, cells: int = 256,
+                          embedding_dim: int = 300, dropout: float = 0.1, pooling: str = "max",
+                          pretrained_table=None, name: str | None = None) -> keras.Model:
+    """token ids (0 = padding) → embeddings → LSTM-n-k → ClassifierHead.
+
+    With ``pretrained_table`` (an array ``(vocabulary_size, d)``, e.g. the MiniLM
+    token embeddings), the embeddings are that frozen table projected to
+    ``embedding_dim`` ("LSTM-n-k + pretrained"); otherwise a trainable table.
+    """
+    token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
+    if pretrained_table is not None:
+        table = np.asarray(pretrained_table)
+        emb_layer = PretrainedTokenEmbedding(vocabulary_size, table.shape[1], embedding_dim, name="embedding")
+        emb_layer.set_table(table)
+    else:
+        emb_layer = keras.layers.Embedding(vocabulary_size, embedding_dim, mask_zero=True, name="embedding")
+    x = emb_layer(token_ids)
+    x = keras.layers.Dropout(dropout)(x)
+    x = BiLSTMEncoder(n_layers=n_layers, cells=cells, dropout=dropout, pooling=pooling, name="encoder")(x)
+    logits = ClassifierHead(num_classes, dropout=dropout, name="head")(x)
+    suffix = " + pretrained" if pretrained_table is not None else ""
+    return keras.Model(token_ids, logits, name=name or f"LSTM-{n_layers}-{cells}{suffix}".replace(" ", "_").replace("+", "plus"))
+
+
+def count_params_without_embeddings(model: keras.Model) -> int:
+    """Parameters excluding embedding tables (as the paper's Table 2 counts); projections are counted."""
+    table_ids = set()
+    for layer in model._flatten_layers(include_self=False):
+        if isinstance(layer, keras.layers.Embedding):
+            table_ids.update(id(w) for w in layer.weights)
+    return int(sum(np.prod(w.shape) for w in model.weights if id(w) not in table_ids))
