@@ -18,7 +18,7 @@ from . import config  # noqa: E402
 from .config import set_seed  # noqa: E402
 
 __version__ = "0.1.0"
-_SUBMODULES = ("data", "models", "text", "retrieval", "analysis", "testing", "devices", "runner", "cli")
+_SUBMODULES = ("data", "models", "text", "retrieval", "analysis", "train", "testing", "devices", "runner", "cli")
 __all__ = ["config", "set_seed", "__version__", *_SUBMODULES]
 
 

@@ -1,11 +1,12 @@
 """Models: pretrained backbones, their split into embeddings + encoder, heads."""
 
 from .bilstm import BiLSTMEncoder
+from .embeddings import backbone_token_table, glove_table, glove_vectors
 from .lstm_classifier import PretrainedTokenEmbedding, build_lstm_classifier, count_params_without_embeddings
 from .backbones import OFFLINE_BACKBONES, BertBackbone, LoadedBackbone, load_backbone
 from .heads import ClassifierHead, build_classifier
 from .split import BackboneParts, split_backbone
 
-__all__ = ["BiLSTMEncoder", "PretrainedTokenEmbedding", "build_lstm_classifier", "count_params_without_embeddings",
+__all__ = ["backbone_token_table", "glove_table", "glove_vectors", "BiLSTMEncoder", "PretrainedTokenEmbedding", "build_lstm_classifier", "count_params_without_embeddings",
            "OFFLINE_BACKBONES", "BertBackbone", "LoadedBackbone", "load_backbone", "ClassifierHead",
            "build_classifier", "BackboneParts", "split_backbone"]

@@ -1,0 +1,66 @@
+"""Training helper and timing on this backend."""
+
+import keras
+import numpy as np
+import pytest
+
+from kit.analysis import time_inference
+from kit.text import WordVocab
+from kit.train import accuracy, fit_classifier
+
+
+def _toy(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 6)).astype("float32")
+    y = (x[:, 0] > 0).astype("int32")
+    return x, y
+
+
+def _model():
+    keras.utils.set_random_seed(0)
+    return keras.Sequential([keras.Input((6,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(2)])
+
+
+@pytest.mark.parametrize("schedule", ["constant", "linear"])
+def test_fit_classifier_learns_and_keeps_best(schedule):
+    x, y = _toy()
+    m = _model()
+    r = fit_classifier(m, x, y, x, y, learning_rate=0.05, epochs=8, batch_size=8, schedule=schedule)
+    assert r.best_dev_accuracy > 0.85
+    assert accuracy(m, x, y) == pytest.approx(r.best_dev_accuracy, abs=1e-6)  # best weights restored
+    assert r.steps == 8 * 5 and len(r.history["loss"]) <= 8
+
+
+def test_min_steps_repeats_tiny_sets():
+    x, y = _toy(n=4)
+    r = fit_classifier(_model(), x, y, x, y, learning_rate=0.01, epochs=2, batch_size=4, min_steps=20)
+    assert r.steps >= 20
+
+
+def test_fit_classifier_errors():
+    x, y = _toy()
+    with pytest.raises(ValueError, match="training split is empty"):
+        fit_classifier(_model(), x[:0], y[:0], x, y, learning_rate=0.1, epochs=1, batch_size=4)
+    with pytest.raises(ValueError, match="dev split is empty"):
+        fit_classifier(_model(), x, y, x[:0], y[:0], learning_rate=0.1, epochs=1, batch_size=4)
+    with pytest.raises(ValueError, match="schedule must be"):
+        fit_classifier(_model(), x, y, x, y, learning_rate=0.1, epochs=1, batch_size=4, schedule="cosine")
+
+
+def test_time_inference_reports_context():
+    m = _model()
+    row = time_inference(m, _toy()[0], repeats=3)
+    assert row["backend"] == keras.backend.backend() and row["batch_size"] == 40
+    assert row["median_ms"] > 0 and row["min_ms"] <= row["median_ms"] <= row["max_ms"]
+    assert row["compiled"] == (keras.backend.backend() in ("jax", "tensorflow"))
+    assert time_inference(m, _toy()[0], repeats=2, compiled=False)["compiled"] is False
+
+
+def test_word_vocab():
+    v = WordVocab.fit(["the film is good", "the film is bad", "the end"], max_size=6)
+    assert len(v) == 6 and v.words[:3] == ["[PAD]", "[UNK]", "the"]
+    ids = v.encode(["the film is great and long", ""], sequence_length=4)
+    assert ids.shape == (2, 4) and ids[0].tolist()[:2] == [2, v.index["film"]] and ids[1].sum() == 0
+    assert 0 < v.coverage(["the film is great"]) < 1
+    with pytest.raises(ValueError, match="no texts"):
+        WordVocab.fit([])
