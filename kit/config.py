@@ -36,6 +36,15 @@ SCALES: dict[str, dict] = {
         "max_eval_examples": 500,
         "backbone": "minilm-l6",
         "seeds": [0],
+        # notebook 01, To Pretrain or Not to Pretrain (smaller LSTMs than the paper's, said on screen)
+        "pretrain_or_not": {
+            "dataset": "rt_snippets", "train_pool": 1600, "max_eval": 500,
+            "fractions": [0.01, 0.1, 0.3, 0.5, 1.0], "lstm_seeds": [0, 1], "transformer_seeds": [0],
+            "lstm_sizes": [[1, 64], [2, 64]], "lstm_plus_pretrained": [2, 64], "embedding_dim": 64,
+            "lstm_epochs": 6, "lstm_lr": 1e-3, "lstm_batch": 64, "lstm_min_steps": 30,
+            "transformer_epochs": 2, "transformer_lr": 5e-5, "transformer_batch": 32, "transformer_min_steps": 20,
+            "sequence_length": 48, "timing_batch_sizes": [32], "timing_sequence_length": 128,
+        },
     },
     "full": {
         "description": "the papers' data sets and pretrained presets on a GPU",
@@ -46,6 +55,14 @@ SCALES: dict[str, dict] = {
         "max_eval_examples": None,
         "backbone": "minilm-l6",
         "seeds": [0, 1, 2],
+        "pretrain_or_not": {
+            "dataset": "yelp_polarity", "train_pool": None, "max_eval": None,
+            "fractions": [0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0], "lstm_seeds": [0, 1, 2], "transformer_seeds": [0, 1, 2],
+            "lstm_sizes": [[2, 256], [4, 256]], "lstm_plus_pretrained": [4, 256], "embedding_dim": 300,
+            "lstm_epochs": 10, "lstm_lr": 1e-3, "lstm_batch": 64, "lstm_min_steps": 0,
+            "transformer_epochs": 10, "transformer_lr": 2e-5, "transformer_batch": 32, "transformer_min_steps": 0,
+            "sequence_length": 512, "timing_batch_sizes": [128, 256, 384], "timing_sequence_length": 512,
+        },
     },
 }
 
@@ -86,11 +103,16 @@ def data_dir() -> Path:
 def output_dir(notebook: str | None = None) -> Path:
     """The folder a run writes its figures and tables to.
 
-    ``kit run`` sets ``KIT_OUT``; run by hand, a notebook writes under
+    ``kit run`` sets ``KIT_OUT``; ``kit test`` sets ``KIT_OUT_ROOT`` (each notebook
+    writes to ``KIT_OUT_ROOT/<notebook>``); run by hand, a notebook writes under
     ``runs/<notebook>/``.
     """
     env = os.environ.get(OUT_ENV)
-    path = Path(env) if env else Path("runs") / (notebook or "scratch")
+    root = os.environ.get(OUT_ENV + "_ROOT")  # several notebooks in one session (kit test): root/<notebook>
+    if env:
+        path = Path(env)
+    else:
+        path = Path(root or "runs") / (notebook or "scratch")
     path.mkdir(parents=True, exist_ok=True)
     return path
 

@@ -43,6 +43,8 @@ def test_torch_fast_path_equals_generic_path():
     slow.set_weights(fast.get_weights())
     np.testing.assert_allclose(keras.ops.convert_to_numpy(fast(x, mask=mask)),
                                keras.ops.convert_to_numpy(slow(x, mask=mask)), atol=1e-5)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(fast(x)), keras.ops.convert_to_numpy(slow(x)),
+                               atol=1e-5)  # no padding: the unpacked fused call
     # gradients flow through the fast path to every weight
     import torch
 

@@ -55,6 +55,9 @@ def test_data_dir_env(monkeypatch, tmp_path):
 def test_output_dir_env(monkeypatch, tmp_path):
     monkeypatch.setenv("KIT_OUT", str(tmp_path / "out"))
     assert config.output_dir("00") == tmp_path / "out"
+    monkeypatch.delenv("KIT_OUT")
+    monkeypatch.setenv("KIT_OUT_ROOT", str(tmp_path / "root"))
+    assert config.output_dir("01_x") == tmp_path / "root" / "01_x" and (tmp_path / "root" / "01_x").is_dir()
 
 
 def test_unknown_backend_is_a_clear_error():

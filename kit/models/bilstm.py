@@ -70,6 +70,7 @@ class BiLSTMEncoder(keras.layers.Layer):
         else:
             lengths = torch.as_tensor(mask).to(torch.int64).sum(1).cpu()
         lengths = lengths.clamp(min=1)  # an all-padding row reads one (padding) step instead of failing
+        full = bool((lengths == steps).all())  # no padding: skip packing
         for i, layer in enumerate(self.layers_):
             if i > 0:
                 x = self.dropout_layer(x, training=training)
@@ -79,8 +80,11 @@ class BiLSTMEncoder(keras.layers.Layer):
                 recurrent = torch.as_tensor(cell.recurrent_kernel.value)
                 bias = torch.as_tensor(cell.bias.value)
                 params += [kernel.T, recurrent.T, bias, torch.zeros_like(bias)]
-            packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
             h0 = torch.zeros(2, batch, self.cells, dtype=x.dtype, device=x.device)
+            if full:
+                x, _, _ = torch._VF.lstm(x, (h0, h0), params, True, 1, 0.0, bool(training), True, True)
+                continue
+            packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
             out, _, _ = torch._VF.lstm(packed.data, packed.batch_sizes, (h0, h0), params, True, 1, 0.0,
                                        bool(training), True)
             x, _ = pad_packed_sequence(PackedSequence(out, packed.batch_sizes, packed.sorted_indices,
