@@ -42,7 +42,7 @@ SCALES: dict[str, dict] = {
             "fractions": [0.01, 0.1, 0.3, 0.5, 1.0], "lstm_seeds": [0, 1], "transformer_seeds": [0],
             "lstm_sizes": [[1, 64], [2, 64]], "lstm_plus_pretrained": [2, 64], "embedding_dim": 64,
             "lstm_epochs": 6, "lstm_lr": 1e-3, "lstm_batch": 64, "lstm_min_steps": 30,
-            "transformer_epochs": 2, "transformer_lr": 5e-5, "transformer_batch": 32, "transformer_min_steps": 20,
+            "transformer_epochs": 2, "transformer_lr": 1e-4, "transformer_batch": 32, "transformer_min_steps": 30,
             "sequence_length": 48, "timing_batch_sizes": [32], "timing_sequence_length": 128,
         },
     },

@@ -64,3 +64,13 @@ def test_word_vocab():
     assert 0 < v.coverage(["the film is great"]) < 1
     with pytest.raises(ValueError, match="no texts"):
         WordVocab.fit([])
+
+
+def test_glove_table_for_a_word_vocabulary():
+    from kit.models import glove_table
+
+    v = WordVocab(["good", "great", "banana", "zzqxv"])
+    table, found = glove_table(v)
+    assert table.shape == (6, 50) and found == 3 and not table[0].any()
+    cos = lambda a, b: float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))  # noqa: E731
+    assert cos(table[2], table[3]) > cos(table[2], table[4]) + 0.3  # good~great, not good~banana
