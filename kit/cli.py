@@ -151,7 +151,7 @@ def main(argv=None) -> int:
     r.add_argument("--timeout", type=int, default=3600, help="seconds per cell")
     t = sub.add_parser("test", help="the test suite on every backend, then the notebooks (what CI runs)")
     t.add_argument("--backends", default="jax,tensorflow,torch")
-    t.add_argument("--notebook-backends", default="jax,tensorflow,torch",
+    t.add_argument("--notebook-backends", default="torch,jax,tensorflow",
                    help="all notebooks run on the first; the tour (00) also on the rest")
     t.add_argument("--no-notebooks", dest="notebooks", action="store_false")
     t.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
