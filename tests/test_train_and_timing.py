@@ -74,3 +74,13 @@ def test_glove_table_for_a_word_vocabulary():
     assert table.shape == (6, 50) and found == 3 and not table[0].any()
     cos = lambda a, b: float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))  # noqa: E731
     assert cos(table[2], table[3]) > cos(table[2], table[4]) + 0.3  # good~great, not good~banana
+
+
+def test_training_flops_as_tlm_counts():
+    from kit.analysis import format_flops, training_flops, training_tokens
+
+    # 1,000 steps of 32 x 128 tokens through a 110M-parameter model
+    assert training_flops(training_tokens(1000, 32, 128), 110e6) == 6 * 1000 * 32 * 128 * 110e6
+    assert format_flops(2.7e19) == "2.7e19"
+    with pytest.raises(ValueError, match="must be >= 0"):
+        training_flops(-1, 10)
