@@ -38,11 +38,11 @@ SCALES: dict[str, dict] = {
         "seeds": [0],
         # notebook 01, To Pretrain or Not to Pretrain (smaller LSTMs than the paper's, said on screen)
         "pretrain_or_not": {
-            "dataset": "rt_snippets", "train_pool": 1600, "max_eval": 400,
+            "dataset": "rt_snippets", "train_pool": 1600, "max_eval": 300,
             "fractions": [0.01, 0.1, 0.3, 0.5, 1.0], "lstm_seeds": [0, 1], "transformer_seeds": [0],
             "lstm_sizes": [[1, 64], [2, 64]], "lstm_plus_pretrained": [2, 64], "embedding_dim": 64,
             "lstm_epochs": 5, "lstm_lr": 1e-3, "lstm_batch": 64, "lstm_min_steps": 30,
-            "transformer_epochs": 2, "transformer_lr": 1e-4, "transformer_batch": 32, "transformer_min_steps": 24,
+            "transformer_epochs": 1, "transformer_lr": 1e-4, "transformer_batch": 32, "transformer_min_steps": 24,
             "sequence_length": 48, "timing_batch_sizes": [32], "timing_sequence_length": 128,
         },
     },
