@@ -50,6 +50,7 @@ def _data(args) -> int:
     try:
         if args.action == "fetch":
             where = registry.fetch(args.name, path=args.path)
+            where = ", ".join(map(str, where)) if isinstance(where, list) else where
             print(f"{args.name}: ready at {where}")
             return 0
         opts = {"target": args.target} if args.target else {}

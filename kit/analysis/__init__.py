@@ -1,6 +1,8 @@
-"""Analysis tools: inference timing, training FLOPs (attention analysis arrives with notebook 02)."""
+"""Analysis tools: inference timing, training FLOPs, attention heads."""
 
+from .attention import attention_maps, classify_heads, head_statistics, plot_heads, special_token_ids
 from .flops import format_flops, training_flops, training_tokens
 from .timing import time_inference
 
-__all__ = ["format_flops", "time_inference", "training_flops", "training_tokens"]
+__all__ = ["attention_maps", "classify_heads", "format_flops", "head_statistics", "plot_heads",
+           "special_token_ids", "time_inference", "training_flops", "training_tokens"]

@@ -1,0 +1,94 @@
+"""Attention probabilities out of a BERT backbone, TLM's head taxonomy, and heat maps.
+
+keras-hub's ``BertBackbone`` does not return attention, but each of its
+``TransformerEncoder`` layers can (``return_attention_scores=True``).
+:func:`attention_maps` runs the backbone layer by layer and collects the
+softmax probabilities: an array ``(layers, batch, heads, query, key)``.
+
+TLM (Sec. 5.3) sorts heads by where each token puts its *maximum* attention:
+
+- **positional**: at least 90% of tokens attend most to an adjacent token (i-1 or i+1);
+- **vertical**: at least 90% of tokens attend most to [CLS], [SEP] or the period.
+
+>>> import numpy as np
+>>> shift = np.eye(5, k=-1); shift[0, 1] = 1                  # every token looks at its neighbour
+>>> probs = shift[None, None, None]                             # (layers, batch, heads, q, k)
+>>> classify_heads(probs, np.array([[101, 7, 8, 9, 102]]), np.ones((1, 5), int), special_ids=[101, 102])
+array([['positional']], dtype='<U10')
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def attention_maps(backbone, inputs: dict) -> np.ndarray:
+    """Softmax attention of every layer and head: ``(layers, batch, heads, seq, seq)`` (NumPy)."""
+    import keras
+
+    from ..models.split import split_backbone
+
+    parts = split_backbone(backbone)
+    x = parts.embeddings({"token_ids": inputs["token_ids"], "segment_ids": inputs["segment_ids"]}, training=False)
+    mask = keras.ops.convert_to_tensor(inputs["padding_mask"])
+    maps = []
+    for layer in backbone.transformer_layers:
+        x, scores = layer(x, padding_mask=mask, return_attention_scores=True, training=False)
+        maps.append(keras.ops.convert_to_numpy(scores))
+    return np.stack(maps)
+
+
+def head_statistics(probs: np.ndarray, token_ids: np.ndarray, padding_mask: np.ndarray,
+                    special_ids) -> tuple[np.ndarray, np.ndarray]:
+    """Per (layer, head): share of real tokens whose argmax is adjacent, and share whose argmax is special."""
+    probs = np.asarray(probs, dtype="float64")
+    mask = np.asarray(padding_mask).astype(bool)
+    if probs.ndim != 5:
+        raise ValueError(f"expected (layers, batch, heads, seq, seq), got shape {probs.shape}")
+    keyed = np.where(mask[None, :, None, None, :], probs, -np.inf)  # never attend to padding
+    best = keyed.argmax(-1)  # (layers, batch, heads, query)
+    q = np.arange(probs.shape[-1])
+    adjacent = np.abs(best - q) == 1
+    special = np.isin(np.asarray(token_ids), list(special_ids))  # (batch, seq)
+    b_idx = np.arange(probs.shape[1])[None, :, None, None]
+    vertical = special[b_idx, best]
+    real = mask[None, :, None, :]
+    n = real.sum(axis=(1, 3))
+    return (adjacent & real).sum(axis=(1, 3)) / n, (vertical & real).sum(axis=(1, 3)) / n
+
+
+def classify_heads(probs, token_ids, padding_mask, special_ids, threshold: float = 0.9) -> np.ndarray:
+    """``(layers, heads)`` labels: ``"positional"``, ``"vertical"`` or ``"other"`` (TLM's 90% rule)."""
+    pos, vert = head_statistics(probs, token_ids, padding_mask, special_ids)
+    out = np.full(pos.shape, "other", dtype="<U10")
+    out[vert >= threshold] = "vertical"
+    out[pos >= threshold] = "positional"
+    return out
+
+
+def special_token_ids(tokenizer) -> list[int]:
+    """Ids of [CLS], [SEP] and the period in a keras-hub BERT tokenizer."""
+    return [int(tokenizer.token_to_id(t)) for t in ("[CLS]", "[SEP]", ".")]
+
+
+def plot_heads(probs: np.ndarray, tokens: list[str], labels: np.ndarray | None = None, example: int = 0,
+               title: str = "", max_heads: int = 12):
+    """Grid of heat maps, one per (layer, head), for one example; returns the matplotlib figure."""
+    import matplotlib.pyplot as plt
+
+    n_layers, _, n_heads, _, _ = probs.shape
+    n_heads = min(n_heads, max_heads)
+    n = len(tokens)
+    fig, axes = plt.subplots(n_layers, n_heads, figsize=(1.2 * n_heads, 1.2 * n_layers), squeeze=False)
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            ax = axes[layer][head]
+            ax.imshow(probs[layer, example, head, :n, :n], cmap="viridis", vmin=0, vmax=1)
+            ax.set_xticks([]), ax.set_yticks([])
+            if labels is not None and labels[layer, head] != "other":
+                ax.set_title(labels[layer, head][:3], fontsize=7, color="red" if labels[layer, head] == "vertical" else "blue")
+            if head == 0:
+                ax.set_ylabel(f"L{layer}", fontsize=7)
+    fig.suptitle(title or "attention heads (rows: layers; pos = positional, ver = vertical)", fontsize=9)
+    fig.tight_layout()
+    return fig
