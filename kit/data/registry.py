@@ -79,11 +79,11 @@ class DatasetSpec:
     options: dict = field(default_factory=dict)
 
 
-def _split_pool(name, task, texts, labels, label_names, texts_b=None, dev=0.1, test=0.1, stratify=True):
-    parts = split_indices(len(texts), dev=dev, test=test, seed=SPLIT_SEED,
-                          stratify=labels if stratify else None)
+def _split_pool(texts, labels, texts_b=None, dev=0.1, test=0.1, stratify=True) -> dict[str, Split]:
+    """One pool of rows split train/dev/test with the fixed seed (stratified by label when asked)."""
+    parts = split_indices(len(texts), dev=dev, test=test, seed=SPLIT_SEED, stratify=labels if stratify else None)
     pool = Split(texts=list(texts), labels=labels, texts_b=texts_b)
-    return {k: pool.take(v) for k, v in parts.items()}, task, label_names
+    return {k: pool.take(v) for k, v in parts.items()}
 
 
 def _vader(which: str):
@@ -92,7 +92,7 @@ def _vader(which: str):
         keep, labels, names = parsers.vader_targets(ratings, target)
         texts = [t for t, k in zip(texts, keep) if k]
         task = "regression" if target == "rating" else "classification"
-        splits, task, names = _split_pool(which, task, texts, labels, names, stratify=task != "regression")
+        splits = _split_pool(texts, labels, stratify=task != "regression")
         return TextDataset(which, task, splits, names, info={"target": target, "dropped_neutral": int((~keep).sum())})
     return build
 
@@ -101,8 +101,7 @@ def _bbc(folder: Path) -> TextDataset:
     texts, topics = parsers.parse_bbc(folder)
     names = sorted(set(topics))
     labels = np.asarray([names.index(t) for t in topics], dtype="int32")
-    splits, task, names = _split_pool("bbc_news", "classification", texts, labels, names)
-    return TextDataset("bbc_news", task, splits, names)
+    return TextDataset("bbc_news", "classification", _split_pool(texts, labels), names)
 
 
 def _brown(folder: Path, simplify: bool = True) -> TextDataset:
