@@ -6,7 +6,8 @@ from .lstm_classifier import PretrainedTokenEmbedding, build_lstm_classifier, co
 from .backbones import OFFLINE_BACKBONES, BertBackbone, LoadedBackbone, load_backbone
 from .heads import ClassifierHead, build_classifier
 from .split import BackboneParts, split_backbone
+from .tlm import TLMModel, tlm_backbone
 
 __all__ = ["backbone_token_table", "glove_table", "glove_vectors", "BiLSTMEncoder", "PretrainedTokenEmbedding", "build_lstm_classifier", "count_params_without_embeddings",
            "OFFLINE_BACKBONES", "BertBackbone", "LoadedBackbone", "load_backbone", "ClassifierHead",
-           "build_classifier", "BackboneParts", "split_backbone"]
+           "build_classifier", "BackboneParts", "split_backbone", "TLMModel", "tlm_backbone"]
