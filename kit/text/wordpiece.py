@@ -75,12 +75,30 @@ class BertPreprocessor:
         self.pad_id = int(tokenizer.pad_token_id)
         self.last_truncated = 0
 
-    def tokenize(self, texts: Sequence[str]) -> list[list[int]]:
-        """WordPiece ids (no special tokens) for each text, after HF-style cleaning."""
+    def tokenize(self, texts: Sequence[str], max_tokens: int | None = None) -> list[list[int]]:
+        """WordPiece ids (no special tokens) for each text, after HF-style cleaning.
+
+        With ``max_tokens``, only the first ``max_tokens`` ids of each text are
+        needed: a long text is tokenized from its first ``max_tokens`` words (each
+        word gives at least one id) and again in full in the rare case that gives
+        fewer ids, so the result equals ``tokenize(texts)`` cut to ``max_tokens``.
+        """
         texts = _as_text_list(texts, "tokenize")
         if not texts:
             return []
-        ids = self.tokenizer([clean_text(t) for t in texts])
+        cleaned = [clean_text(t) for t in texts]
+        if max_tokens is None:
+            return self._ids(cleaned)
+        words = [c.split() for c in cleaned]
+        cut = [len(w) > max_tokens for w in words]
+        ids = self._ids([" ".join(w[:max_tokens]) if c else t for t, w, c in zip(cleaned, words, cut)])
+        redo = [i for i, (c, row) in enumerate(zip(cut, ids)) if c and len(row) < max_tokens]
+        for i, row in zip(redo, self._ids([cleaned[i] for i in redo]) if redo else []):
+            ids[i] = row
+        return [row[:max_tokens] for row in ids]
+
+    def _ids(self, cleaned: list[str]) -> list[list[int]]:
+        ids = self.tokenizer(cleaned)
         if hasattr(ids, "to_list"):
             ids = ids.to_list()
         elif hasattr(ids, "numpy"):
@@ -99,8 +117,9 @@ class BertPreprocessor:
             b = _as_text_list(b, "texts_b")
             if len(a) != len(b):
                 raise ValueError(f"Pair lists differ in length: {len(a)} first texts, {len(b)} second texts.")
-            return self._pack(self.tokenize(a), self.tokenize(b))
-        return self._pack(self.tokenize(_as_text_list(inputs, "texts")), None)
+            cap = self.sequence_length - 2  # one past the budget: enough to truncate exactly and count the cut
+            return self._pack(self.tokenize(a, cap), self.tokenize(b, cap))
+        return self._pack(self.tokenize(_as_text_list(inputs, "texts"), self.sequence_length - 1), None)
 
     def _pack(self, ids_a, ids_b):
         n, L = len(ids_a), self.sequence_length

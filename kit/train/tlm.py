@@ -167,12 +167,12 @@ class Stage1Result:
 
 def compile_stage1(model, *, learning_rate: float, steps: int, warmup: float = 0.06,
                    weight_decay: float = 0.01) -> None:
-    """AdamW with linear warm-up then cosine decay to 0; sparse cross-entropy on both outputs."""
+    """AdamW (gradients clipped to global norm 1), linear warm-up then cosine decay to 0; cross-entropy on both outputs."""
     warm = max(1, int(warmup * steps)) if warmup else 0
     schedule = keras.optimizers.schedules.CosineDecay(
         0.0 if warm else learning_rate, decay_steps=max(1, steps - warm), alpha=0.0,
         warmup_target=learning_rate if warm else None, warmup_steps=warm)
-    optimizer = keras.optimizers.AdamW(schedule, weight_decay=weight_decay, clipnorm=1.0)
+    optimizer = keras.optimizers.AdamW(schedule, weight_decay=weight_decay, global_clipnorm=1.0)
     optimizer.exclude_from_weight_decay(var_names=["bias", "gamma", "beta"])
     loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     model.compile(optimizer=optimizer, loss={"task": loss, "mlm": loss})
