@@ -45,6 +45,16 @@ SCALES: dict[str, dict] = {
             "transformer_epochs": 1, "transformer_lr": 1e-4, "transformer_batch": 32, "transformer_min_steps": 24,
             "sequence_length": 48, "timing_batch_sizes": [32], "timing_sequence_length": 128,
         },
+        # notebook 02, TLM (a tiny from-scratch BERT and a few hundred steps: the machinery, not the paper's numbers)
+        "tlm": {
+            "tasks": {"bbc_news": "news", "rt_snippets": "reviews"}, "ablation_task": "bbc_news",
+            "max_train": 500, "max_eval": 300, "sequence_length": 48, "vocabulary_size": 5000,
+            "num_layers": 2, "num_heads": 4, "hidden_dim": 64, "intermediate_dim": 256, "dropout": 0.0,
+            "k": 8, "k_ablation": [2], "rho1": 3, "rho1_ablation": [], "rho2": 20, "rho2_ablation": [0],
+            "stage1_steps": 400, "batch_size": 32, "stage1_lr": 2e-3, "warmup": 0.06,
+            "stage2_epochs": 8, "stage2_lr": 1e-3, "seeds": [0],
+            "baseline_epochs": 2, "baseline_lr": 1e-4, "baseline_batch": 32, "attention_texts": 64,
+        },
     },
     "full": {
         "description": "the papers' data sets and pretrained presets on a GPU",
@@ -62,6 +72,17 @@ SCALES: dict[str, dict] = {
             "lstm_epochs": 10, "lstm_lr": 1e-3, "lstm_batch": 64, "lstm_min_steps": 0,
             "transformer_epochs": 10, "transformer_lr": 2e-5, "transformer_batch": 32, "transformer_min_steps": 0,
             "sequence_length": 512, "timing_batch_sizes": [128, 256, 384], "timing_sequence_length": 512,
+        },
+        # the paper's AGNews / IMDB with a 6-layer model on one GPU (the paper's small scale is BERT-base, 1e5 steps
+        # of batch 256: set the numbers below to it if you have the compute)
+        "tlm": {
+            "tasks": {"ag_news": "news", "imdb": "reviews"}, "ablation_task": "ag_news",
+            "max_train": None, "max_eval": None, "sequence_length": 128, "vocabulary_size": 30522,
+            "num_layers": 6, "num_heads": 8, "hidden_dim": 512, "intermediate_dim": 2048, "dropout": 0.1,
+            "k": 50, "k_ablation": [5, 500], "rho1": 3, "rho1_ablation": [1, 19], "rho2": 20, "rho2_ablation": [0, 100],
+            "stage1_steps": 20000, "batch_size": 128, "stage1_lr": 5e-4, "warmup": 0.06,
+            "stage2_epochs": 3, "stage2_lr": 5e-5, "seeds": [0, 1, 2],
+            "baseline_epochs": 3, "baseline_lr": 2e-5, "baseline_batch": 32, "attention_texts": 256,
         },
     },
 }

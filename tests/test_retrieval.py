@@ -206,3 +206,14 @@ def test_rake_and_long_queries():
     long = " ".join(["economy growth slowed sharply"] * 30)
     q = make_queries(["short text", long], long_text_words=64)
     assert q[0] == "short text" and len(q[1].split()) < 20
+
+
+def test_select_external_keeps_dev_and_test_texts_out():
+    from kit.retrieval import task_text_mask
+
+    corpus = ["The red apple fell", "a red apple pie", "red apple  TREES grow", "blue cars"]
+    mask = task_text_mask(corpus, ["red apple trees grow"])
+    assert mask.tolist() == [False, False, True, False]
+    sel = select_external(["red apple"], corpus, k=3, method="okapi", exclude_texts=["red apple trees grow"])
+    assert 2 not in sel.doc_ids.tolist() and sel.excluded == 1
+    assert sorted(sel.doc_ids.tolist()) == [0, 1]

@@ -7,10 +7,10 @@
 
 from .bm25 import METHODS, BM25Retriever
 from .engines import SearchEngineRetriever, ShardedBM25
-from .external import ExternalSelection, make_queries, random_retrieval, select_external
+from .external import ExternalSelection, make_queries, random_retrieval, select_external, task_text_mask
 from .keywords import rake_keywords
 from .tokenize import english_stopwords, word_tokenize
 
 __all__ = ["METHODS", "BM25Retriever", "SearchEngineRetriever", "ShardedBM25", "ExternalSelection",
-           "make_queries", "random_retrieval", "select_external", "rake_keywords", "english_stopwords",
+           "make_queries", "random_retrieval", "select_external", "task_text_mask", "rake_keywords", "english_stopwords",
            "word_tokenize"]

@@ -50,6 +50,15 @@ class ExternalSelection:
         return df
 
 
+def task_text_mask(corpus, texts) -> np.ndarray:
+    """Boolean mask over ``corpus``: True where a passage is one of ``texts`` (case and spacing ignored).
+
+    Keeps a task's own texts (train, and dev/test too) out of what is retrieved from the corpus.
+    """
+    keep_out = {_norm(t) for t in texts}
+    return np.asarray([_norm(d) in keep_out for d in corpus], dtype=bool)
+
+
 def make_queries(task_texts, long_text_words: int = 64, n_keywords: int = 10) -> list[str]:
     """The text itself, or its RAKE keywords when it is longer than ``long_text_words`` words."""
     return [" ".join(rake_keywords(t, n_keywords)) if len(t.split()) > long_text_words else t for t in task_texts]
@@ -57,20 +66,20 @@ def make_queries(task_texts, long_text_words: int = 64, n_keywords: int = 10) ->
 
 def select_external(task_texts, corpus, k: int, retriever: BM25Retriever | None = None,
                     method: str = "lucene", long_text_words: int = 64, n_keywords: int = 10,
-                    n_jobs: int | None = None, progress: bool = False) -> ExternalSelection:
+                    n_jobs: int | None = None, progress: bool = False, exclude_texts=()) -> ExternalSelection:
     """Top-``k`` corpus documents for every task text; their union, task texts themselves excluded.
 
     ``retriever`` may be a prebuilt :class:`BM25Retriever` over ``corpus`` (or
     any object with the same ``retrieve(queries, k, exclude=...)``, such as
-    :class:`kit.retrieval.engines.SearchEngineRetriever`).
+    :class:`kit.retrieval.engines.SearchEngineRetriever`). ``exclude_texts`` (e.g. the
+    task's dev and test texts) are kept out of the results as well as the queries themselves.
     """
     task_texts = list(task_texts)
     if not task_texts:
         raise ValueError("No task texts: select_external needs at least one query.")
     if retriever is None:
         retriever = BM25Retriever(corpus, method=method, progress=progress)
-    task_set = {_norm(t) for t in task_texts}
-    excluded = np.asarray([_norm(d) in task_set for d in corpus], dtype=bool)
+    excluded = task_text_mask(corpus, list(task_texts) + list(exclude_texts))
     queries = make_queries(task_texts, long_text_words, n_keywords)
     ids, scores = retriever.retrieve(queries, k, exclude=excluded, n_jobs=n_jobs, progress=progress)
     ranks = np.broadcast_to(np.arange(ids.shape[1]), ids.shape)
