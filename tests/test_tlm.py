@@ -87,7 +87,9 @@ def test_masker_for_tokenizer_and_compact_vocabulary(minilm):
     tok = minilm.tokenizer
     ids = minilm.preprocessor(["a fine film about nothing", "the cat sat on the mat."])
     specials = [tok.token_to_id(t) for t in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")]
-    vocab = CompactVocabulary.fit([ids["token_ids"]], 30, specials, tok.token_to_id("[UNK]"), tok.vocabulary_size())
+    vocab = CompactVocabulary.for_tokenizer(tok, [ids["token_ids"]], 30)
+    by_hand = CompactVocabulary.fit([ids["token_ids"]], 30, specials, tok.token_to_id("[UNK]"), tok.vocabulary_size())
+    np.testing.assert_array_equal(vocab.old_ids, by_hand.old_ids)
     m = MLMMasker.for_tokenizer(tok, 40, vocabulary=vocab)
     assert m.vocabulary_size == vocab.size and m.mask_token_id == 4
     assert m.special_token_ids == [0, 1, 2, 3, 4]
@@ -144,19 +146,17 @@ def test_stream_weights(normalize, w_mlm, w_task):
 
 
 def test_stream_visits_every_internal_example_and_masks_afresh():
-    x = make_inputs(n=24)
+    x = make_inputs(n=24, pad_from=12)  # 10 maskable tokens per row, 2 masked
     y = np.arange(24)
     s = TLMBatches(x, y, None, masker(), rho1=0, rho2=1, batch_size=8, steps=6)
     first_pass = np.concatenate([s[i][1]["task"] for i in range(3)])
     assert sorted(first_pass.tolist()) == list(range(24))  # one pass = a permutation
     second_pass = np.concatenate([s[i][1]["task"] for i in range(3, 6)])
     assert sorted(second_pass.tolist()) == list(range(24))
-    # the same example seen twice gets a different mask
-    row = int(first_pass[0])
-    j = int(np.flatnonzero(second_pass == row)[0])
-    a = s[0][0]["mask_positions"][0]
-    b = s[3 + j // 8][0]["mask_positions"][j % 8]
-    assert not np.array_equal(a, b) or x["padding_mask"][row].sum() < 5
+    # an example seen twice is masked afresh: most of the 24 get other positions the second time
+    first = {int(r): set(p.tolist()) for i in range(3) for r, p in zip(s[i][1]["task"], s[i][0]["mask_positions"])}
+    second = {int(r): set(p.tolist()) for i in range(3, 6) for r, p in zip(s[i][1]["task"], s[i][0]["mask_positions"])}
+    assert sum(first[r] != second[r] for r in range(24)) >= 18
 
 
 def test_stream_errors():
@@ -219,7 +219,7 @@ def test_classifier_view_shares_weights():
     x2 = dict(x, mask_positions=np.ones((4, 2), "int32"))
     np.testing.assert_allclose(model.predict(x2, verbose=0)["task"], before, atol=1e-5)
     emb = model.backbone.token_embedding.embeddings
-    emb.assign(emb.numpy() * 0 + 0.5 if hasattr(emb, "numpy") else keras.ops.ones_like(emb) * 0.5)
+    emb.assign(np.full(tuple(emb.shape), 0.5, "float32"))
     assert not np.allclose(clf.predict(x, verbose=0), before)
     assert {id(w) for w in clf.weights} <= {id(w) for w in model.weights}
 

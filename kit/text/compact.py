@@ -20,6 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
+#: BERT's special tokens, kept first in a compact vocabulary and never masked.
+BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
 
 class CompactVocabulary:
     """Map original token ids to ``0..size-1`` (kept ids) or to [UNK] (the rest)."""
@@ -65,6 +68,13 @@ class CompactVocabulary:
         order = np.argsort(-counts, kind="stable")
         order = order[counts[order] > 0][: max_size - len(special_ids)]
         return cls(np.r_[special_ids, order], unk_id, original_size)
+
+    @classmethod
+    def for_tokenizer(cls, tokenizer, token_id_arrays, max_size: int) -> "CompactVocabulary":
+        """:meth:`fit` with a keras-hub BERT tokenizer's special tokens and vocabulary size."""
+        specials = [int(tokenizer.token_to_id(t)) for t in BERT_SPECIAL_TOKENS]
+        return cls.fit(token_id_arrays, max_size, specials, int(tokenizer.token_to_id("[UNK]")),
+                       tokenizer.vocabulary_size())
 
     def encode(self, token_ids) -> np.ndarray:
         """Original ids → compact ids (unkept ids → [UNK])."""

@@ -60,12 +60,14 @@ class MLMMasker:
 
         With a :class:`kit.text.CompactVocabulary`, ids are those of the compact vocabulary.
         """
-        names = ("[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]")
-        ids = [int(tokenizer.token_to_id(t)) for t in names]
+        from .compact import BERT_SPECIAL_TOKENS
+
+        ids = [int(tokenizer.token_to_id(t)) for t in BERT_SPECIAL_TOKENS]
         size = tokenizer.vocabulary_size()
         if vocabulary is not None:
             ids, size = [int(i) for i in vocabulary.encode(ids)], vocabulary.size
-        return cls(size, ids[-1], ids[:-1], sequence_length=sequence_length, **kwargs)
+        mask_id = ids[BERT_SPECIAL_TOKENS.index("[MASK]")]
+        return cls(size, mask_id, [i for i in ids if i != mask_id], sequence_length=sequence_length, **kwargs)
 
     def __call__(self, token_ids, padding_mask, rng: np.random.Generator) -> dict[str, np.ndarray]:
         token_ids = np.asarray(token_ids)

@@ -205,8 +205,7 @@ def train_stage1(model, internal: dict, labels, external: dict | None, masker, *
         if progress is not None:
             progress(int(b), steps, {k: v[-1] for k, v in curve.items()})
     seconds = time.perf_counter() - t
-    kinds = [stream.kind(i) for i in range(steps)]
-    n_int = kinds.count("internal")
+    n_int = stream._counts(steps)[0]  # internal batches among steps 0..steps-1
     seq_len = np.asarray(internal["token_ids"]).shape[1]
     return Stage1Result(steps, n_int, steps - n_int, steps * batch_size * seq_len, seconds, curve)
 
