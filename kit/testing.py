@@ -6,8 +6,8 @@ changes the weights, and a ``.keras`` save/load that gives the same outputs.
 
 >>> from kit.models import ClassifierHead
 >>> import numpy as np
->>> run_layer_test(ClassifierHead, {"num_classes": 3}, np.ones((4, 8), "float32"),
-...                expected_output_shape=(4, 3), expected_num_trainable_weights=2)
+>>> _ = run_layer_test(ClassifierHead, {"num_classes": 3}, np.ones((4, 8), "float32"),
+...                    expected_output_shape=(4, 3), expected_num_trainable_weights=2)
 """
 
 from __future__ import annotations

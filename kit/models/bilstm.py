@@ -14,7 +14,7 @@ turns it off.
 
 >>> import numpy as np
 >>> enc = BiLSTMEncoder(n_layers=2, cells=8, pooling="max")
->>> enc(np.zeros((3, 5, 4), "float32")).shape
+>>> tuple(enc(np.zeros((3, 5, 4), "float32")).shape)
 (3, 16)
 """
 

@@ -2,7 +2,7 @@
 
 >>> import numpy as np
 >>> head = ClassifierHead(num_classes=3, dropout=0.1)
->>> head(np.zeros((2, 8), "float32")).shape
+>>> tuple(head(np.zeros((2, 8), "float32")).shape)
 (2, 3)
 """
 

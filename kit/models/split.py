@@ -10,7 +10,7 @@ other, and ``encoder(embeddings(x))`` equals ``backbone(x)``.
 >>> bb = BertBackbone(vocabulary_size=50, num_layers=1, num_heads=2, hidden_dim=8,
 ...                   intermediate_dim=16, max_sequence_length=12)
 >>> parts = split_backbone(bb)
->>> [w.shape for w in parts.token_embedding.weights]
+>>> [tuple(w.shape) for w in parts.token_embedding.weights]
 [(50, 8)]
 """
 

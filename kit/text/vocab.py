@@ -4,7 +4,7 @@ Id 0 is padding (masked), id 1 is unknown; words are lowercased word tokens.
 
 >>> v = WordVocab.fit(["a good film", "a bad film"], max_size=10)
 >>> v.encode(["a good movie"], sequence_length=5).tolist()
-[[2, 5, 1, 0, 0]]
+[[2, 4, 1, 0, 0]]
 """
 
 from __future__ import annotations
