@@ -3,6 +3,9 @@
 Modelled on keras' own ``run_layer_test``: config round-trip, weight counts,
 symbolic and eager calls with the expected shape, one ``fit`` step that
 changes the weights, and a ``.keras`` save/load that gives the same outputs.
+``run_precision_test`` is the precision tier (like keras-hub's): under
+``mixed_float16`` and ``mixed_bfloat16`` the outputs are finite and in the
+compute dtype, the weights stay float32, and every sublayer follows the policy.
 
 >>> from kit.models import ClassifierHead
 >>> import numpy as np
@@ -105,3 +108,41 @@ def run_layer_test(layer_cls, init_kwargs: dict, input_data, expected_output_sha
         for g, r in zip(keras.tree.flatten(got), keras.tree.flatten(ref)):
             np.testing.assert_allclose(g, r, atol=atol, rtol=1e-5, err_msg="outputs changed after .keras save/load")
     return layer
+
+
+PRECISION_POLICIES = ("mixed_float16", "mixed_bfloat16")
+
+
+def run_precision_test(layer_cls, init_kwargs: dict, input_data, call_kwargs: dict | None = None,
+                       policies=PRECISION_POLICIES) -> None:
+    """Build ``layer_cls(**init_kwargs, dtype=policy)`` for each mixed policy and check its dtypes and outputs.
+
+    - every floating output is finite and in the policy's compute dtype (float16 / bfloat16);
+    - every floating weight is in the variable dtype (float32);
+    - every sublayer (except Softmax and inputs, which keras-hub keeps in float32) carries the policy.
+
+    >>> from kit.models import ClassifierHead
+    >>> run_precision_test(ClassifierHead, {"num_classes": 2}, np.ones((2, 4), "float32"))
+    """
+    call_kwargs = call_kwargs or {}
+    for name in policies:
+        policy = keras.dtype_policies.DTypePolicy(name)
+        layer = layer_cls(**{**init_kwargs, "dtype": policy})
+        out = layer(input_data, **call_kwargs)
+        for tensor in keras.tree.flatten(out):
+            dtype = keras.backend.standardize_dtype(tensor.dtype)
+            if "float" in dtype:
+                assert dtype == policy.compute_dtype, \
+                    f"{layer_cls.__name__} under {name}: an output is {dtype}, expected {policy.compute_dtype}"
+                values = keras.ops.convert_to_numpy(keras.ops.cast(tensor, "float32"))
+                assert np.isfinite(values).all(), f"{layer_cls.__name__} under {name}: outputs are not all finite"
+        for weight in layer.weights:
+            dtype = keras.backend.standardize_dtype(weight.dtype)
+            if "float" in dtype:
+                assert dtype == policy.variable_dtype, \
+                    f"{layer_cls.__name__} under {name}: weight {weight.path} is {dtype}, expected {policy.variable_dtype}"
+        for sub in layer._flatten_layers(include_self=False):
+            if isinstance(sub, (keras.layers.Softmax, keras.layers.InputLayer)):
+                continue
+            assert sub.compute_dtype == policy.compute_dtype, \
+                f"{layer_cls.__name__} under {name}: sublayer {sub.name} computes in {sub.compute_dtype}"

@@ -141,31 +141,3 @@ def test_bad_hidden_activation():
     with pytest.raises(ValueError, match="hidden_activation"):
         BertBackbone(vocabulary_size=10, num_layers=1, num_heads=1, hidden_dim=4, intermediate_dim=8,
                      hidden_activation="relu")
-
-
-def test_tokenizing_only_the_needed_words_changes_nothing(minilm):
-    """The preprocessor tokenizes long texts from their first words only; the result must equal the full path."""
-    pre = minilm.preprocessor
-    rng = np.random.default_rng(0)
-    words = ["film", "un-believable", "naïve", "\u200b", "x" * 30, "it's", "...", "Tokyo-based", "a"]
-    texts = [" ".join(rng.choice(words, size=int(n))) for n in rng.integers(1, 120, 40)]
-    texts.append("\u0301 " * 200 + "finally words")  # lone accents: words that give no token, the full text is needed
-    full = [pre._ids([kit_clean(t)])[0] for t in texts]
-    got = pre(texts)
-    want = pre._pack(full, None)
-    for k in got:
-        np.testing.assert_array_equal(got[k], want[k])
-    assert got["padding_mask"][-1].sum() == 2 + len(pre.tokenize(["finally words"])[0])
-    pairs = (texts[:20], texts[20:40])
-    got = pre(pairs)
-    n_got = pre.last_truncated
-    want = pre._pack([pre._ids([kit_clean(t)])[0] for t in pairs[0]], [pre._ids([kit_clean(t)])[0] for t in pairs[1]])
-    for k in got:
-        np.testing.assert_array_equal(got[k], want[k])
-    assert n_got == pre.last_truncated > 0
-
-
-def kit_clean(text):
-    from kit.text import clean_text
-
-    return clean_text(text)

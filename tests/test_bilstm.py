@@ -6,7 +6,7 @@ import pytest
 
 from kit.models import (BiLSTMEncoder, PretrainedTokenEmbedding, build_lstm_classifier,
                         count_params_without_embeddings)
-from kit.testing import run_layer_test
+from kit.testing import run_layer_test, run_precision_test
 
 
 def _x(batch=3, steps=6, dim=5, seed=0):
@@ -32,26 +32,98 @@ def test_padding_is_ignored(pooling):
                                alone, atol=1e-5)
 
 
-def test_torch_fast_path_equals_generic_path():
-    if keras.backend.backend() != "torch":
-        pytest.skip("the fast path exists on the torch backend only")
-    fast = BiLSTMEncoder(n_layers=2, cells=6, dropout=0.0, pooling="max", fast_path=True)
-    slow = BiLSTMEncoder(n_layers=2, cells=6, dropout=0.0, pooling="max", fast_path=False)
+MASKS = {  # right padding, left padding, holes, a full row, a one-token row
+    "right": [[1] * 7, [1] * 4 + [0] * 3, [1] + [0] * 6, [1] * 6 + [0]],
+    "left": [[1] * 7, [0] * 3 + [1] * 4, [0] * 6 + [1], [0] + [1] * 6],
+    "holes": [[1, 0, 1, 1, 0, 1, 1], [0, 1, 1, 0, 1, 0, 0], [1] * 7, [0, 0, 1, 1, 1, 0, 1]],
+}
+
+
+def _fast_and_slow(pooling="max", **kw):
+    fast = BiLSTMEncoder(n_layers=2, cells=6, dropout=0.0, pooling=pooling, fast_path=True, **kw)
+    slow = BiLSTMEncoder(n_layers=2, cells=6, dropout=0.0, pooling=pooling, fast_path=False, **kw)
     x = _x(batch=4, steps=7)
-    mask = keras.ops.convert_to_tensor(np.array([[1] * 7, [1] * 4 + [0] * 3, [1] * 1 + [0] * 6, [1] * 6 + [0]], bool))
     fast(x), slow(x)
     slow.set_weights(fast.get_weights())
-    np.testing.assert_allclose(keras.ops.convert_to_numpy(fast(x, mask=mask)),
-                               keras.ops.convert_to_numpy(slow(x, mask=mask)), atol=1e-5)
-    np.testing.assert_allclose(keras.ops.convert_to_numpy(fast(x)), keras.ops.convert_to_numpy(slow(x)),
-                               atol=1e-5)  # no padding: the unpacked fused call
-    # gradients flow through the fast path to every weight
+    return fast, slow, x
+
+
+@pytest.mark.parametrize("padding", sorted(MASKS))
+@pytest.mark.parametrize("pooling", ["max", "mean", "last", None])
+def test_torch_fast_path_equals_generic_path(padding, pooling):
+    """Outputs AND gradients of the fused path equal Keras' generic masked LSTM, whatever side the padding is on."""
+    if keras.backend.backend() != "torch":
+        pytest.skip("the fast path exists on the torch backend only")
     import torch
 
-    xt = torch.tensor(x)
-    out = fast(xt, mask=mask, training=True)
-    out.sum().backward()
-    assert all(w.value.grad is not None and float(w.value.grad.abs().sum()) > 0 for w in fast.trainable_weights)
+    fast, slow, x = _fast_and_slow(pooling)
+    mask = torch.tensor(np.array(MASKS[padding], bool))
+    outs, grads = [], []
+    for layer in (fast, slow):
+        for w in layer.trainable_weights:
+            w.value.grad = None
+        out = layer(torch.tensor(x), mask=mask, training=True)
+        (out * torch.linspace(0.5, 1.5, out.numel()).reshape(out.shape)).sum().backward()
+        outs.append(out.detach().numpy())
+        grads.append([w.value.grad.numpy().copy() for w in layer.trainable_weights])
+    np.testing.assert_allclose(outs[0], outs[1], atol=1e-5)
+    for g_fast, g_slow, w in zip(grads[0], grads[1], fast.trainable_weights):
+        np.testing.assert_allclose(g_fast, g_slow, atol=1e-5, err_msg=f"gradient of {w.path}")
+    assert all(np.abs(g).sum() > 0 for g in grads[0])
+    if padding == "right":  # no padding at all: the unpacked fused call
+        np.testing.assert_allclose(keras.ops.convert_to_numpy(fast(x)), keras.ops.convert_to_numpy(slow(x)), atol=1e-5)
+
+
+def test_fused_kernel_gets_contiguous_weights(monkeypatch):
+    """cuDNN rejects non-contiguous weights (a bare kernel.T); CPU kernels do not, so check what is handed over."""
+    if keras.backend.backend() != "torch":
+        pytest.skip("the fast path exists on the torch backend only")
+    import torch
+
+    seen = []
+    real = torch._VF.lstm
+
+    def spy(*args):
+        params = next(a for a in args if isinstance(a, (list, tuple)) and len(a) and torch.is_tensor(a[0])
+                      and a[0].dim() == 2)
+        seen.append(all(p.is_contiguous() for p in params))
+        return real(*args)
+
+    fast, _, x = _fast_and_slow()
+    monkeypatch.setattr(torch._VF, "lstm", spy)
+    mask = torch.tensor(np.array(MASKS["right"], bool))
+    fast(x), fast(x, mask=mask)
+    assert len(seen) == 4 and all(seen)  # 2 calls x 2 layers, packed and unpacked
+
+
+def test_max_pooling_does_not_overflow_in_float16():
+    """(1 - m) * -1e9 is -inf in float16, and inf * 0 is NaN; the layer must stay finite under mixed_float16."""
+    enc = BiLSTMEncoder(n_layers=1, cells=4, dropout=0.0, pooling="max", dtype="mixed_float16")
+    x = (_x(batch=2, steps=5) * 100).astype("float32")
+    mask = keras.ops.convert_to_tensor(np.array([[1, 1, 0, 0, 0], [0, 0, 0, 0, 0]], bool))
+    out = keras.ops.convert_to_numpy(keras.ops.cast(enc(x, mask=mask), "float32"))
+    assert np.isfinite(out).all() and (out[1] == 0).all()  # a row with no real token pools to 0
+
+
+def test_sequence_output_for_taggers():
+    enc = run_layer_test(BiLSTMEncoder, {"n_layers": 1, "cells": 4, "dropout": 0.0, "pooling": None},
+                         _x(), expected_output_shape=(3, 6, 8), expected_num_trainable_weights=6)
+    mask = keras.ops.convert_to_tensor(np.array([[1] * 6, [1] * 3 + [0] * 3, [1] * 5 + [0]], bool))
+    out = keras.ops.convert_to_numpy(enc(_x(), mask=mask))
+    assert (out[1, 3:] == 0).all() and (out[1, :3] != 0).any()
+    assert keras.ops.convert_to_numpy(enc.compute_mask(_x(), mask)).tolist() == keras.ops.convert_to_numpy(mask).tolist()
+
+
+@pytest.mark.parametrize("pooling", ["max", "last", None])
+def test_bilstm_precision(pooling):
+    mask = np.array([[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 0, 0], [1] * 6], bool)
+    run_precision_test(BiLSTMEncoder, {"n_layers": 2, "cells": 4, "pooling": pooling}, _x(),
+                       call_kwargs={"mask": mask})
+
+
+def test_pretrained_token_embedding_precision():
+    run_precision_test(PretrainedTokenEmbedding, {"vocabulary_size": 10, "table_dim": 6, "output_dim": 4},
+                       np.array([[3, 5, 0, 0], [1, 2, 3, 4]], "int32"))
 
 
 def test_bad_arguments():

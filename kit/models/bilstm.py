@@ -3,19 +3,25 @@
 ``BiLSTMEncoder(n_layers=n, cells=k)`` stacks ``n`` bidirectional LSTM layers
 of ``k`` cells per direction over embedded tokens, honours the padding mask,
 and pools the last layer's outputs over time (``"max"``, ``"mean"`` or
-``"last"``: the final forward and backward states).
+``"last"``: the final forward and backward states), or returns the whole
+sequence (``pooling=None``: ``(batch, steps, 2k)``, zeros at padding, the mask
+passed on), which is what a tagger needs.
 
 On the torch backend Keras runs an LSTM as a Python loop on the CPU (its fused
 kernel is CUDA-only). The layer therefore has a fast path there: the same
 weights fed to PyTorch's fused ``_VF.lstm`` over a packed sequence, which is
-what ``torch.nn.LSTM`` runs. It computes the same function (tested against the
-generic path) and is used for inference and training alike; ``fast_path=False``
-turns it off.
+what ``torch.nn.LSTM`` runs (cuDNN on a GPU). Packing assumes each row's real
+tokens come first; rows padded on the left (or with holes) are compacted
+before the fused call and put back after, which is what Keras' masked LSTM
+computes (masked steps are skipped). It is tested equal to the generic path,
+gradients included; ``fast_path=False`` turns it off.
 
 >>> import numpy as np
 >>> enc = BiLSTMEncoder(n_layers=2, cells=8, pooling="max")
 >>> tuple(enc(np.zeros((3, 5, 4), "float32")).shape)
 (3, 16)
+>>> tuple(BiLSTMEncoder(n_layers=1, cells=8, pooling=None)(np.zeros((3, 5, 4), "float32")).shape)
+(3, 5, 16)
 """
 
 from __future__ import annotations
@@ -23,14 +29,34 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-POOLINGS = ("max", "mean", "last")
+POOLINGS = ("max", "mean", "last", None)
+
+
+def masked_max(x, mask, axis: int = 1):
+    """Max over ``axis`` of ``x`` where ``mask`` is true; 0 for rows with no true entry.
+
+    Uses ``ops.where`` with the lowest value of ``x``'s dtype, so it cannot
+    overflow in float16 the way ``x * m + (1 - m) * -1e9`` does.
+
+    >>> import numpy as np
+    >>> x = np.array([[[1.0], [5.0], [9.0]]], "float16")
+    >>> m = np.array([[True, True, False]])
+    >>> float(keras.ops.convert_to_numpy(masked_max(x, m))[0, 0])
+    5.0
+    """
+    import ml_dtypes  # numpy's finfo, bfloat16 included (a Keras dependency)
+
+    m = ops.expand_dims(ops.cast(mask, "bool"), -1)
+    lowest = float(ml_dtypes.finfo(keras.backend.standardize_dtype(x.dtype)).min)
+    pooled = ops.max(ops.where(m, x, ops.cast(lowest, x.dtype)), axis=axis)
+    return ops.where(ops.any(m, axis=axis), pooled, ops.zeros_like(pooled))
 
 
 @keras.saving.register_keras_serializable(package="kit")
 class BiLSTMEncoder(keras.layers.Layer):
-    """``n_layers`` stacked bidirectional LSTMs of ``cells`` units each way, masked, pooled."""
+    """``n_layers`` stacked bidirectional LSTMs of ``cells`` units each way, masked, pooled (or not)."""
 
-    def __init__(self, n_layers: int = 2, cells: int = 256, dropout: float = 0.1, pooling: str = "max",
+    def __init__(self, n_layers: int = 2, cells: int = 256, dropout: float = 0.1, pooling: str | None = "max",
                  fast_path: bool = True, **kwargs):
         super().__init__(**kwargs)
         if n_layers < 1 or cells < 1:
@@ -41,9 +67,10 @@ class BiLSTMEncoder(keras.layers.Layer):
         self.fast_path = fast_path
         self.supports_masking = True
         self.layers_ = [keras.layers.Bidirectional(keras.layers.LSTM(cells, return_sequences=True,
-                                                                     return_state=False), name=f"bilstm_{i}")
+                                                                     return_state=False, dtype=self.dtype_policy),
+                                                   name=f"bilstm_{i}", dtype=self.dtype_policy)
                         for i in range(n_layers)]
-        self.dropout_layer = keras.layers.Dropout(dropout)
+        self.dropout_layer = keras.layers.Dropout(dropout, dtype=self.dtype_policy)
 
     def build(self, input_shape):
         shape = tuple(input_shape)
@@ -60,26 +87,46 @@ class BiLSTMEncoder(keras.layers.Layer):
         return x
 
     # -- torch: fused LSTM over packed sequences ----------------------------------
+    def _torch_params(self, layer, dtype):
+        """The fused kernel's weight list for one bidirectional layer: contiguous, in the input's dtype.
+
+        Keras stores ``kernel`` as (input, 4k); PyTorch wants (4k, input). A bare
+        ``kernel.T`` is a non-contiguous view, which CPU kernels accept and cuDNN
+        rejects ("view size is not compatible with input tensor's size and stride").
+        """
+        import torch
+
+        params = []
+        for cell in (layer.forward_layer.cell, layer.backward_layer.cell):
+            kernel = torch.as_tensor(cell.kernel.value).to(dtype)
+            recurrent = torch.as_tensor(cell.recurrent_kernel.value).to(dtype)
+            bias = torch.as_tensor(cell.bias.value).to(dtype)
+            params += [kernel.T.contiguous(), recurrent.T.contiguous(), bias, torch.zeros_like(bias)]
+        return params
+
     def _torch_fast(self, x, mask, training):
         import torch
         from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
 
         batch, steps = x.shape[0], x.shape[1]
+        restore = None
         if mask is None:
             lengths = torch.full((batch,), steps, dtype=torch.int64)
         else:
-            lengths = torch.as_tensor(mask).to(torch.int64).sum(1).cpu()
+            m = torch.as_tensor(mask).to(torch.bool)
+            lengths = m.sum(1)
+            right_aligned = torch.arange(steps, device=m.device)[None, :] < lengths[:, None]
+            if not bool((m == right_aligned).all()):  # left padding or holes: real tokens to the front
+                order = torch.argsort((~m).to(torch.int8), dim=1, stable=True)
+                x = torch.gather(x, 1, order[..., None].expand(-1, -1, x.shape[-1]))
+                restore = torch.argsort(order, dim=1)
+            lengths = lengths.cpu()
         lengths = lengths.clamp(min=1)  # an all-padding row reads one (padding) step instead of failing
         full = bool((lengths == steps).all())  # no padding: skip packing
         for i, layer in enumerate(self.layers_):
             if i > 0:
                 x = self.dropout_layer(x, training=training)
-            params = []
-            for cell in (layer.forward_layer.cell, layer.backward_layer.cell):
-                kernel = torch.as_tensor(cell.kernel.value)
-                recurrent = torch.as_tensor(cell.recurrent_kernel.value)
-                bias = torch.as_tensor(cell.bias.value)
-                params += [kernel.T, recurrent.T, bias, torch.zeros_like(bias)]
+            params = self._torch_params(layer, x.dtype)
             h0 = torch.zeros(2, batch, self.cells, dtype=x.dtype, device=x.device)
             if full:
                 x, _, _ = torch._VF.lstm(x, (h0, h0), params, True, 1, 0.0, bool(training), True, True)
@@ -90,6 +137,8 @@ class BiLSTMEncoder(keras.layers.Layer):
             x, _ = pad_packed_sequence(PackedSequence(out, packed.batch_sizes, packed.sorted_indices,
                                                       packed.unsorted_indices),
                                        batch_first=True, total_length=steps)
+        if restore is not None:
+            x = torch.gather(x, 1, restore[..., None].expand(-1, -1, x.shape[-1]))
         return x
 
     def call(self, x, mask=None, training=None):
@@ -97,22 +146,29 @@ class BiLSTMEncoder(keras.layers.Layer):
         seq = self._torch_fast(x, mask, training) if use_fast else self._generic(x, mask, training)
         if mask is None:
             mask = ops.ones(ops.shape(seq)[:2], dtype="bool")
-        m = ops.cast(mask, seq.dtype)[..., None]
+        if self.pooling is None:
+            return seq * ops.cast(mask, seq.dtype)[..., None]
         if self.pooling == "max":
-            pooled = ops.max(seq * m + (1.0 - m) * -1e9, axis=1)
-        elif self.pooling == "mean":
-            pooled = ops.sum(seq * m, axis=1) / ops.maximum(ops.sum(m, axis=1), 1.0)
-        else:  # last: forward state at the last real token, backward state at the first token
-            last = ops.maximum(ops.sum(ops.cast(mask, "int32"), axis=1) - 1, 0)
-            idx = ops.expand_dims(ops.expand_dims(last, 1), 2)
-            fwd = ops.take_along_axis(seq[..., : self.cells], idx, axis=1)[:, 0]
-            pooled = ops.concatenate([fwd, seq[:, 0, self.cells:]], axis=-1)
-        return pooled
+            return masked_max(seq, mask)
+        if self.pooling == "mean":
+            m = ops.cast(mask, seq.dtype)[..., None]
+            return ops.sum(seq * m, axis=1) / ops.maximum(ops.sum(m, axis=1), ops.cast(1.0, seq.dtype))
+        # last: forward state at the last real token, backward state at the first real token
+        steps = ops.arange(ops.shape(seq)[1], dtype="int32")[None, :]
+        real = ops.cast(mask, "bool")
+        last = ops.max(ops.where(real, steps, -1), axis=1)
+        first = ops.min(ops.where(real, steps, ops.shape(seq)[1]), axis=1)
+        last, first = ops.maximum(last, 0), ops.minimum(first, ops.shape(seq)[1] - 1)
+        fwd = ops.take_along_axis(seq[..., : self.cells], last[:, None, None], axis=1)[:, 0]
+        bwd = ops.take_along_axis(seq[..., self.cells:], first[:, None, None], axis=1)[:, 0]
+        return ops.concatenate([fwd, bwd], axis=-1)
 
     def compute_mask(self, inputs, mask=None):
-        return None
+        return mask if self.pooling is None else None
 
     def compute_output_shape(self, input_shape):
+        if self.pooling is None:
+            return tuple(input_shape[:-1]) + (2 * self.cells,)
         return (input_shape[0], 2 * self.cells)
 
     def get_config(self):

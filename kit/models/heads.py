@@ -22,9 +22,11 @@ class ClassifierHead(keras.layers.Layer):
         self.num_classes = num_classes
         self.dropout = dropout
         self.hidden_dim = hidden_dim
-        self.dropout_layer = keras.layers.Dropout(dropout)
-        self.hidden = keras.layers.Dense(hidden_dim, activation="tanh", name="hidden") if hidden_dim else None
-        self.out = keras.layers.Dense(num_classes, name="logits")
+        policy = self.dtype_policy
+        self.dropout_layer = keras.layers.Dropout(dropout, dtype=policy)
+        self.hidden = keras.layers.Dense(hidden_dim, activation="tanh", name="hidden", dtype=policy) \
+            if hidden_dim else None
+        self.out = keras.layers.Dense(num_classes, name="logits", dtype=policy)
 
     def build(self, input_shape):
         shape = tuple(input_shape)

@@ -31,8 +31,8 @@ class PretrainedTokenEmbedding(keras.layers.Layer):
         self.vocabulary_size, self.table_dim, self.output_dim = vocabulary_size, table_dim, output_dim
         self.trainable_table = trainable_table
         self.table = keras.layers.Embedding(vocabulary_size, table_dim, mask_zero=True, name="table",
-                                            trainable=trainable_table)
-        self.projection = keras.layers.Dense(output_dim, name="projection")
+                                            trainable=trainable_table, dtype=self.dtype_policy)
+        self.projection = keras.layers.Dense(output_dim, name="projection", dtype=self.dtype_policy)
         self.supports_masking = True
 
     def build(self, input_shape):

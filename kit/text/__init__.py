@@ -1,8 +1,9 @@
-"""Tokenization outside the model graph."""
+"""Tokenization outside the model graph (no TensorFlow): WordPiece, a word vocabulary, MLM masking."""
 
 from .compact import CompactVocabulary
 from .masking import MLMMasker
 from .vocab import WordVocab
-from .wordpiece import BertPreprocessor, clean_text
+from .wordpiece import BERT_SPECIAL_TOKENS, BertPreprocessor, WordPieceTokenizer, clean_text
 
-__all__ = ["CompactVocabulary", "BertPreprocessor", "MLMMasker", "WordVocab", "clean_text"]
+__all__ = ["BERT_SPECIAL_TOKENS", "CompactVocabulary", "BertPreprocessor", "MLMMasker", "WordPieceTokenizer", "WordVocab",
+           "clean_text"]

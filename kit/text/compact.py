@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-#: BERT's special tokens, kept first in a compact vocabulary and never masked.
-BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+from .wordpiece import BERT_SPECIAL_TOKENS
 
 
 class CompactVocabulary:
@@ -71,7 +70,7 @@ class CompactVocabulary:
 
     @classmethod
     def for_tokenizer(cls, tokenizer, token_id_arrays, max_size: int) -> "CompactVocabulary":
-        """:meth:`fit` with a keras-hub BERT tokenizer's special tokens and vocabulary size."""
+        """:meth:`fit` with a BERT tokenizer's special tokens and vocabulary size."""
         specials = [int(tokenizer.token_to_id(t)) for t in BERT_SPECIAL_TOKENS]
         return cls.fit(token_id_arrays, max_size, specials, int(tokenizer.token_to_id("[UNK]")),
                        tokenizer.vocabulary_size())

@@ -56,7 +56,7 @@ class MLMMasker:
 
     @classmethod
     def for_tokenizer(cls, tokenizer, sequence_length: int, vocabulary=None, **kwargs) -> "MLMMasker":
-        """A masker for a keras-hub BERT tokenizer ([PAD], [CLS], [SEP], [UNK] and [MASK] never chosen).
+        """A masker for a BERT tokenizer ([PAD], [CLS], [SEP], [UNK] and [MASK] never chosen).
 
         With a :class:`kit.text.CompactVocabulary`, ids are those of the compact vocabulary.
         """

@@ -1,0 +1,78 @@
+"""Keep TensorFlow out of jax and torch processes.
+
+keras-hub imports TensorFlow whenever it is installed, and Keras reaches for it
+on ``model.save``; under jax or torch that costs ~10 s and ~1.2 GB per process
+and, on a GPU machine, TensorFlow may take GPU memory that jax or torch needs.
+Nothing in the kit needs it there (tokenization is HuggingFace's Rust WordPiece).
+So ``import kit`` under ``KERAS_BACKEND=jax|torch`` makes ``import tensorflow``
+(and ``tensorflow_text``) fail in this process, as if TensorFlow were not
+installed (Python's own mechanism: ``sys.modules[name] = None``, so
+``importlib.util.find_spec`` says "not found" and ``import`` raises
+``ModuleNotFoundError: import of tensorflow halted``); keras and keras-hub then
+run without it.
+
+``KIT_ALLOW_TENSORFLOW=1`` turns the block off. Where TensorFlow is imported
+anyway (allowed, or imported before the kit), the kit hides the GPUs from it.
+
+>>> blocked_names()
+('tensorflow', 'tensorflow_text')
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import os
+import sys
+
+ALLOW_ENV = "KIT_ALLOW_TENSORFLOW"
+_BLOCKED = ("tensorflow", "tensorflow_text")
+
+
+def blocked_names() -> tuple[str, ...]:
+    return _BLOCKED
+
+
+def hide_gpus(tf) -> bool:
+    """Make TensorFlow see no GPU (before it touches one); True if it worked."""
+    try:
+        tf.config.set_visible_devices([], "GPU")
+        return True
+    except Exception:  # noqa: BLE001 - already initialised, or not a full TensorFlow
+        return False
+
+
+class _HideGPUOnImport(importlib.abc.MetaPathFinder):
+    """Lets TensorFlow import, then hides the GPUs from it before anything else runs."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "tensorflow":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            hide_gpus(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def install(backend: str | None) -> str:
+    """Apply the rule for ``backend``; returns what was done: "blocked", "hidden", "already imported", "off"."""
+    if backend not in ("jax", "torch"):
+        return "off"
+    if "tensorflow" in sys.modules:
+        hide_gpus(sys.modules["tensorflow"])
+        return "already imported"
+    if os.environ.get(ALLOW_ENV, "").strip() not in ("", "0", "false", "False"):
+        if not any(isinstance(f, _HideGPUOnImport) for f in sys.meta_path):
+            sys.meta_path.insert(0, _HideGPUOnImport())
+        return "hidden"
+    for name in _BLOCKED:
+        sys.modules.setdefault(name, None)
+    return "blocked"
