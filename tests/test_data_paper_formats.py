@@ -115,3 +115,25 @@ def test_missing_file_in_folder(tmp_path):
     (tmp_path / "SST-2").mkdir()
     with pytest.raises(FileNotFoundError, match="train.tsv"):
         kd.load("glue_sst2", path=tmp_path / "SST-2")
+
+
+def test_glue_line_separator_inside_a_sentence(tmp_path):
+    """str.splitlines() would cut this row at U+2028; a TSV record ends at a line feed only."""
+    from kit.data.parsers import parse_glue_tsv
+
+    p = tmp_path / "train.tsv"
+    p.write_text("sentence\tlabel\nfirst half\u2028second half\t1\r\nanother\x85one\t0\n", encoding="utf-8")
+    a, b, y = parse_glue_tsv(p, "sst2")
+    assert a == ["first half\u2028second half", "another\x85one"] and y.tolist() == [1, 0] and b is None
+
+
+def test_select_two_classes():
+    from kit.data import Split, TextDataset
+
+    s = Split(texts=list("abcdef"), labels=[0, 1, 2, 0, 1, 2])
+    ds = TextDataset("t", "classification", {"train": s, "test": s}, label_names=["x", "y", "z"])
+    two = ds.select_classes(["y", "x"])
+    assert two.label_names == ["y", "x"] and two.train.texts == ["a", "b", "d", "e"]
+    assert two.train.labels.tolist() == [1, 0, 1, 0]
+    with pytest.raises(ValueError, match="no class \\['w'\\]"):
+        ds.select_classes(["w"])

@@ -91,3 +91,42 @@ def test_unpack_missing_prefix(tmp_path):
     arc = _tarball(tmp_path / "d.tar.gz", {"d/a.txt": "hello"})
     with pytest.raises(FileNotFoundError, match="Nothing under 'zzz/'"):
         unpack(arc, tmp_path / "out", prefix="zzz/")
+
+
+def test_unverified_source_needs_consent(cache, monkeypatch, tmp_path, capsys):
+    """A source without a published checksum is not fetched silently: an online user would get other bytes."""
+    arc = _tarball(tmp_path / "d.tar.gz", {"d/a.txt": "hello"})
+    monkeypatch.delenv("KIT_ALLOW_UNVERIFIED", raising=False)
+    with pytest.raises(FileNotFoundError, match="no published checksum.*KIT_ALLOW_UNVERIFIED=1"):
+        materialize("toy", [Source("url", arc.as_uri(), None, prefix="d/")], progress=False)
+    monkeypatch.setenv("KIT_ALLOW_UNVERIFIED", "1")
+    rep = materialize("toy", [Source("url", arc.as_uri(), None, prefix="d/")], progress=False)
+    assert (rep.path / "a.txt").read_text() == "hello"
+    assert hashlib.sha256(arc.read_bytes()).hexdigest() in capsys.readouterr().out
+
+
+def test_every_registry_source_that_may_be_fetched_is_pinned():
+    """The offline sets come from checksummed registry artifacts first; no plain http without a checksum."""
+    from kit.data.registry import REGISTRY
+
+    for name, spec in REGISTRY.items():
+        for src in spec.sources:
+            assert src.sha256 or src.kind == "url", f"{name}: registry artifact {src.url} has no checksum"
+            assert src.sha256 or src.url.startswith("https://"), f"{name}: unverified plain-http source {src.url}"
+        if spec.offline:
+            assert spec.sources[0].sha256, f"{name}: the first source tried must be pinned by SHA-256"
+
+
+def test_single_file_where_a_folder_is_expected(cache, tmp_path, monkeypatch):
+    """KIT_DATA_AG_NEWS=train.csv used to be treated as an archive; now it says what ag_news reads."""
+    from kit.data import load
+
+    (tmp_path / "train.csv").write_text("".join(f'"{1 + i % 4}","title {i}","text {i}"\n' for i in range(40)))
+    monkeypatch.setenv("KIT_DATA_AG_NEWS", str(tmp_path / "train.csv"))
+    with pytest.raises(ValueError, match=r"single \.csv file, but ag_news reads the folder with train\.csv and "
+                                         r"test\.csv.*KIT_DATA_AG_NEWS.*kit\.data\.from_csv"):
+        load("ag_news")
+    (tmp_path / "test.csv").write_text('"2","t2","x2"\n')
+    monkeypatch.setenv("KIT_DATA_AG_NEWS", str(tmp_path))  # the folder works
+    ds = load("ag_news")
+    assert ds.test.texts == ["t2 x2"] and ds.label_names[ds.test.labels[0]] == "Sports"

@@ -6,8 +6,8 @@
 """
 
 from .dataset import Split, TextDataset
-from .own import from_csv
+from .own import OwnData, from_csv, notebook_dataset
 from .registry import REGISTRY, fetch, general_corpus, list_datasets, load, spec
 
-__all__ = ["Split", "TextDataset", "from_csv", "REGISTRY", "fetch", "general_corpus", "list_datasets",
+__all__ = ["Split", "TextDataset", "OwnData", "from_csv", "notebook_dataset", "REGISTRY", "fetch", "general_corpus", "list_datasets",
            "load", "spec"]

@@ -132,6 +132,31 @@ class TextDataset:
             new[name] = split.take(sample_indices(len(split), cap, seed=seed, stratify=strat))
         return replace(self, splits=new)
 
+    def select_classes(self, names) -> "TextDataset":
+        """Only the rows of the classes ``names`` (in that order, relabelled 0..n-1), e.g. 2 of Yahoo's 10.
+
+        >>> s = Split(texts=["a", "b", "c"], labels=[0, 1, 2])
+        >>> ds = TextDataset("toy", "classification", {"train": s}, label_names=["x", "y", "z"])
+        >>> two = ds.select_classes(["z", "x"])
+        >>> two.label_names, two.train.texts, two.train.labels.tolist()
+        (['z', 'x'], ['a', 'c'], [1, 0])
+        """
+        if self.task not in ("classification", "pairs") or self.label_names is None:
+            raise ValueError(f"{self.name} is a {self.task} set: only class labels can be selected.")
+        names = list(names)
+        unknown = [n for n in names if n not in self.label_names]
+        if unknown:
+            raise ValueError(f"{self.name} has no class {unknown}; its classes are {self.label_names}.")
+        old = [self.label_names.index(n) for n in names]
+        remap = {o: i for i, o in enumerate(old)}
+        new = {}
+        for split_name, split in self.splits.items():
+            y = np.asarray(split.labels)
+            part = split.take(np.flatnonzero(np.isin(y, old)))
+            part.labels = np.asarray([remap[int(v)] for v in part.labels], dtype="int32")
+            new[split_name] = part
+        return replace(self, splits=new, label_names=names, info={**self.info, "classes_from": self.label_names})
+
     def to_frame(self, split: str = "train"):
         """The split as a pandas DataFrame (label names, not ids, where known)."""
         import pandas as pd

