@@ -11,7 +11,7 @@ names the file, the line and the fix.
 >>> path = os.path.join(tempfile.mkdtemp(), "mine.csv")
 >>> with open(path, "w", newline="", encoding="utf-8") as f:
 ...     w = csv.writer(f)
-...     w.writerow(["review", "stars"])
+...     _ = w.writerow(["review", "stars"])
 ...     w.writerows([[f"line one\\nline {i}, two", "good" if i % 2 else "bad"] for i in range(40)])
 >>> ds = from_csv(path, text="review", label="stars", verbose=False)
 >>> ds.label_names, ds.sizes()

@@ -35,7 +35,7 @@ def read_text(path: Path) -> str:
 
 
 def lines(text: str) -> list[str]:
-    """Split on line feeds only (CRLF tolerated).
+    r"""Split on line feeds only (CRLF tolerated).
 
     ``str.splitlines`` also breaks at U+2028, U+0085, form feeds and other
     characters that can sit inside a text field, which would cut one record
