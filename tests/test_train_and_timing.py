@@ -31,6 +31,53 @@ def test_fit_classifier_learns_and_keeps_best(schedule):
     assert r.steps == 8 * 5 and len(r.history["loss"]) <= 8
 
 
+def test_the_best_dev_epoch_is_restored_when_later_epochs_are_worse():
+    """Dev labels are the opposite of the training labels: the more the model learns, the worse dev gets,
+    so the best dev epoch is the first, and its weights (not the last epoch's) must come back."""
+    x, y = _toy(n=64)
+    snapshots = []
+    keep = keras.callbacks.LambdaCallback(on_epoch_end=lambda e, logs: snapshots.append(m.get_weights()))
+    m = _model()
+    r = fit_classifier(m, x, y, x, 1 - y, learning_rate=0.05, epochs=6, batch_size=8, callbacks=[keep])
+    dev = r.history["val_accuracy"]
+    assert r.best_epoch == int(np.argmax(dev)) and dev[-1] < dev[r.best_epoch] - 0.05, dev
+    now = m.get_weights()
+    assert all(np.array_equal(a, b) for a, b in zip(now, snapshots[r.best_epoch]))
+    assert not all(np.array_equal(a, b) for a, b in zip(now, snapshots[-1]))
+    assert accuracy(m, x, 1 - y) == pytest.approx(r.best_dev_accuracy, abs=1e-6)
+
+
+def test_regression_targets():
+    """Float targets (from_csv makes them) train with MSE on one output and stop on dev loss."""
+    from kit.train import regression_scores
+
+    x, _ = _toy(n=80)
+    y = (2 * x[:, 0] - x[:, 1]).astype("float32")
+    keras.utils.set_random_seed(0)
+    m = keras.Sequential([keras.Input((6,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1)])
+    r = fit_classifier(m, x, y, x, y, learning_rate=0.02, epochs=30, batch_size=16)
+    assert r.monitor == "val_loss" and r.best_dev < 0.2 * y.var()
+    scores = regression_scores(m, x, y)
+    assert scores["pearson"] > 0.9 and scores["mse"] == pytest.approx(r.best_dev, rel=1e-3)
+    with pytest.raises(AttributeError, match="regression"):
+        r.best_dev_accuracy
+    with pytest.raises(ValueError, match="model has 2 outputs"):
+        fit_classifier(_model(), x, y, x, y, learning_rate=0.1, epochs=1, batch_size=8)
+
+
+@pytest.mark.parametrize("policy", ["mixed_bfloat16", "mixed_float16"])
+def test_fit_classifier_under_mixed_precision(policy):
+    x, y = _toy(n=64)
+    keras.config.set_dtype_policy(policy)
+    try:
+        m = _model()
+        r = fit_classifier(m, x, y, x, y, learning_rate=0.05, epochs=6, batch_size=8)
+    finally:
+        keras.config.set_dtype_policy("float32")
+    assert m.layers[0].compute_dtype == policy.split("_")[1] and m.layers[0].kernel.dtype == "float32"
+    assert np.isfinite(r.history["loss"]).all() and r.best_dev_accuracy > 0.8
+
+
 def test_min_steps_repeats_tiny_sets():
     x, y = _toy(n=4)
     r = fit_classifier(_model(), x, y, x, y, learning_rate=0.01, epochs=2, batch_size=4, min_steps=20)

@@ -1,6 +1,8 @@
-"""Training helpers: recipes from the papers (more arrive with notebooks 03-04)."""
+"""Training helpers: the papers' recipes, TLM's stage 1, and a resumable sweep runner."""
 
-from .classify import FitResult, accuracy, fit_classifier
+from .classify import FitResult, accuracy, fit_classifier, regression_scores
+from .sweep import Sweep
 from .tlm import Stage1Result, TLMBatches, evaluate_mlm, train_stage1
 
-__all__ = ["FitResult", "Stage1Result", "TLMBatches", "accuracy", "evaluate_mlm", "fit_classifier", "train_stage1"]
+__all__ = ["FitResult", "Stage1Result", "Sweep", "TLMBatches", "accuracy", "evaluate_mlm", "fit_classifier",
+           "regression_scores", "train_stage1"]

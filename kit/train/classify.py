@@ -1,4 +1,4 @@
-"""Train a classifier the papers' way: fixed recipe, early stopping on dev accuracy, best weights kept.
+"""Train a classifier (or regressor) the papers' way: fixed recipe, early stopping on dev, best weights kept.
 
 Two recipes from *To Pretrain or Not to Pretrain*:
 
@@ -7,19 +7,30 @@ Two recipes from *To Pretrain or Not to Pretrain*:
 - ``schedule="linear"``: AdamW with the learning rate decayed linearly to 0
   (the paper's transformer: batch 32, dropout 0.1).
 
-Tiny training sets are repeated so every run takes at least ``min_steps``
-optimizer steps (otherwise 1% of a small set is one or two updates).
+Class labels (integers) train with cross-entropy on logits and stop on dev
+accuracy; float targets (``kit.data.from_csv`` makes them for regression) train
+with mean squared error on a one-unit output and stop on dev loss. Either way the
+weights of the best dev epoch are restored at the end. Tiny training sets are
+repeated so every run takes at least ``min_steps`` optimizer steps (otherwise 1%
+of a small set is one or two updates). ``distribution`` (a
+``keras.distribution`` setting, e.g. ``DataParallel`` on jax) trains across
+devices; build the model inside ``distribution.scope()``.
 
 >>> import keras, numpy as np
 >>> m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
 >>> x, y = np.eye(3, dtype="float32")[[0, 1, 2, 0]], np.array([0, 1, 1, 0])
 >>> r = fit_classifier(m, x, y, x, y, learning_rate=0.1, epochs=3, batch_size=2)
->>> 0.0 <= r.best_dev_accuracy <= 1.0
-True
+>>> r.monitor, 0.0 <= r.best_dev_accuracy <= 1.0
+('val_accuracy', True)
+>>> reg = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+>>> fit_classifier(reg, x, np.array([0.5, 1.0, 2.0, 0.5]), x, np.array([0.5, 1.0, 2.0, 0.5]),
+...                learning_rate=0.1, epochs=2, batch_size=2).monitor
+'val_loss'
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import dataclass
@@ -30,11 +41,20 @@ import numpy as np
 
 @dataclass
 class FitResult:
+    """What a fit did: the Keras history, the restored (best) epoch and its dev score, steps and time."""
+
     history: dict
     best_epoch: int
-    best_dev_accuracy: float
+    best_dev: float
+    monitor: str
     steps: int
     seconds: float
+
+    @property
+    def best_dev_accuracy(self) -> float:
+        if self.monitor != "val_accuracy":
+            raise AttributeError(f"This fit was a regression (monitor {self.monitor}); read best_dev instead.")
+        return self.best_dev
 
 
 def _take(x, idx):
@@ -47,11 +67,34 @@ def _len(x) -> int:
     return len(next(iter(x.values()))) if isinstance(x, dict) else len(x)
 
 
+def check_distribution(model, distribution) -> None:
+    """On jax a model must be built inside ``distribution.scope()`` (its variables placed on every device)."""
+    if distribution is None or keras.backend.backend() != "jax" or not model.weights:
+        return
+    want = len(distribution.device_mesh.devices.reshape(-1))
+    got = len(getattr(model.weights[0].value, "sharding", None).device_set) \
+        if hasattr(model.weights[0].value, "sharding") else 1
+    if got != want:
+        raise ValueError(f"{model.name} was built outside the distribution: its weights live on {got} device(s), "
+                         f"the distribution uses {want}. Build it inside the scope: "
+                         "`with distribution.scope(): model = ...`, then fit.")
+
+
+def is_regression(y) -> bool:
+    """Float targets mean regression; integer (or boolean) labels mean classes."""
+    return np.issubdtype(np.asarray(y).dtype, np.floating)
+
+
 def fit_classifier(model: keras.Model, x_train, y_train, x_dev, y_dev, *, learning_rate: float,
                    epochs: int, batch_size: int, schedule: str = "constant", weight_decay: float = 0.01,
-                   min_steps: int = 0, patience: int | None = None, verbose: int = 0,
-                   seed: int = 0) -> FitResult:
-    """Compile ``model`` (logits out) and fit it; keep the weights of the best dev-accuracy epoch."""
+                   min_steps: int = 0, patience: int | None = None, verbose: int = 0, seed: int = 0,
+                   callbacks=None, distribution=None) -> FitResult:
+    """Compile ``model`` (logits out; one unit for regression) and fit it; keep the best dev epoch's weights.
+
+    Integer ``y`` → cross-entropy, early stopping on ``val_accuracy``; float ``y`` → mean squared
+    error, early stopping on ``val_loss``. ``patience`` epochs without improvement stop the run
+    (default: never before ``epochs``).
+    """
     n = _len(x_train)
     if n == 0:
         raise ValueError("The training split is empty: nothing to fit. Check the data fraction.")
@@ -59,29 +102,65 @@ def fit_classifier(model: keras.Model, x_train, y_train, x_dev, y_dev, *, learni
         raise ValueError("The dev split is empty: early stopping needs dev examples.")
     if schedule not in ("constant", "linear"):
         raise ValueError(f"schedule must be 'constant' or 'linear', got {schedule!r}.")
+    regression = is_regression(y_train)
+    if regression != is_regression(y_dev):
+        raise ValueError("y_train and y_dev differ in kind (one float, one integer): use the same target for both.")
+    width = model.output_shape[-1] if isinstance(model.output_shape, tuple) else None
+    if regression and width not in (None, 1):
+        raise ValueError(f"Float targets mean regression, but the model has {width} outputs: build it with "
+                         "num_classes=1 (one output), or pass integer class labels.")
     reps = max(1, math.ceil(min_steps * batch_size / (epochs * n))) if min_steps else 1
     if reps > 1:  # repeat a tiny set (shuffled) so the run gets enough updates
         idx = np.random.default_rng(seed).permutation(np.tile(np.arange(n), reps))
         x_train, y_train = _take(x_train, idx), np.asarray(y_train)[idx]
     steps = epochs * math.ceil(_len(x_train) / batch_size)
-    if schedule == "linear":
-        lr = keras.optimizers.schedules.PolynomialDecay(learning_rate, decay_steps=steps, end_learning_rate=0.0)
-        optimizer = keras.optimizers.AdamW(lr, weight_decay=weight_decay)
-    else:
-        optimizer = keras.optimizers.Adam(learning_rate)
-    model.compile(optimizer=optimizer, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                  metrics=["accuracy"])
-    stop = keras.callbacks.EarlyStopping(monitor="val_accuracy", mode="max", patience=patience or epochs,
-                                         restore_best_weights=True)
-    t = time.perf_counter()
-    hist = model.fit(x_train, np.asarray(y_train), validation_data=(x_dev, np.asarray(y_dev)), epochs=epochs,
-                     batch_size=batch_size, callbacks=[stop], verbose=verbose, shuffle=True)
-    seconds = time.perf_counter() - t
-    best = int(np.argmax(hist.history["val_accuracy"]))
-    return FitResult(hist.history, best, float(hist.history["val_accuracy"][best]), steps, seconds)
+    check_distribution(model, distribution)
+    scope = distribution.scope() if distribution is not None else contextlib.nullcontext()
+    with scope:
+        if schedule == "linear":
+            lr = keras.optimizers.schedules.PolynomialDecay(learning_rate, decay_steps=steps, end_learning_rate=0.0)
+            optimizer = keras.optimizers.AdamW(lr, weight_decay=weight_decay)
+        else:
+            optimizer = keras.optimizers.Adam(learning_rate)
+        if regression:
+            model.compile(optimizer=optimizer, loss="mse")
+            monitor, mode = "val_loss", "min"
+        else:
+            model.compile(optimizer=optimizer, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                          metrics=["accuracy"])
+            monitor, mode = "val_accuracy", "max"
+        stop = keras.callbacks.EarlyStopping(monitor=monitor, mode=mode, patience=patience or epochs,
+                                             restore_best_weights=True)
+        y_fit = np.asarray(y_train, "float32") if regression else np.asarray(y_train)
+        y_val = np.asarray(y_dev, "float32") if regression else np.asarray(y_dev)
+        t = time.perf_counter()
+        hist = model.fit(x_train, y_fit, validation_data=(x_dev, y_val), epochs=epochs, batch_size=batch_size,
+                         callbacks=[stop, *(callbacks or [])], verbose=verbose, shuffle=True)
+        seconds = time.perf_counter() - t
+    scores = hist.history[monitor]
+    best = int(np.argmax(scores) if mode == "max" else np.argmin(scores))
+    return FitResult(hist.history, best, float(scores[best]), monitor, steps, seconds)
 
 
 def accuracy(model: keras.Model, x, y, batch_size: int = 128) -> float:
     """Share of ``y`` that ``model``'s argmax logits get right."""
     logits = model.predict(x, batch_size=batch_size, verbose=0)
     return float((np.argmax(logits, axis=-1) == np.asarray(y)).mean())
+
+
+def regression_scores(model: keras.Model, x, y, batch_size: int = 128) -> dict:
+    """Pearson and Spearman correlation and mean squared error of a one-output model's predictions.
+
+    >>> import keras, numpy as np
+    >>> m = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, kernel_initializer="ones")])
+    >>> {k: round(v, 3) for k, v in regression_scores(m, np.array([[1.0], [2.0], [3.0]]), np.array([1.0, 2.0, 4.0])).items()}
+    {'pearson': 0.982, 'spearman': 1.0, 'mse': 0.333}
+    """
+    from scipy.stats import pearsonr, spearmanr
+
+    pred = np.asarray(model.predict(x, batch_size=batch_size, verbose=0), "float64").reshape(-1)
+    y = np.asarray(y, "float64").reshape(-1)
+    if len(pred) != len(y):
+        raise ValueError(f"{len(pred)} predictions for {len(y)} targets: is the model's output one unit?")
+    return {"pearson": float(pearsonr(pred, y)[0]), "spearman": float(spearmanr(pred, y)[0]),
+            "mse": float(np.mean((pred - y) ** 2))}

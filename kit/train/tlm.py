@@ -165,13 +165,34 @@ class Stage1Result:
     curve: dict = field(default_factory=dict)
 
 
-def compile_stage1(model, *, learning_rate: float, steps: int, warmup: float = 0.06,
-                   weight_decay: float = 0.01) -> None:
-    """AdamW (gradients clipped to global norm 1), linear warm-up then cosine decay to 0; cross-entropy on both outputs."""
+SCHEDULES = ("cosine", "constant")
+
+
+def stage1_schedule(learning_rate: float, steps: int, warmup: float = 0.06, schedule: str = "cosine"):
+    """Linear warm-up over ``warmup`` of the steps, then cosine decay to 0 (``"cosine"``) or a constant rate.
+
+    >>> s = stage1_schedule(1e-3, steps=100, warmup=0.1, schedule="constant")
+    >>> [round(float(s(i)), 6) for i in (0, 5, 10, 99)]
+    [0.0, 0.0005, 0.001, 0.001]
+    """
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}.")
     warm = max(1, int(warmup * steps)) if warmup else 0
-    schedule = keras.optimizers.schedules.CosineDecay(
-        0.0 if warm else learning_rate, decay_steps=max(1, steps - warm), alpha=0.0,
+    decay = max(1, steps - warm)
+    if schedule == "constant":
+        decay, alpha = 10**12, 1.0  # a cosine that never decays
+    else:
+        alpha = 0.0
+    return keras.optimizers.schedules.CosineDecay(
+        0.0 if warm else learning_rate, decay_steps=decay, alpha=alpha,
         warmup_target=learning_rate if warm else None, warmup_steps=warm)
+
+
+def compile_stage1(model, *, learning_rate: float, steps: int, warmup: float = 0.06,
+                   weight_decay: float = 0.01, schedule: str = "cosine") -> None:
+    """AdamW (gradients clipped to global norm 1), linear warm-up then cosine decay to 0 (or constant);
+    cross-entropy on both outputs."""
+    schedule = stage1_schedule(learning_rate, steps, warmup, schedule)
     optimizer = keras.optimizers.AdamW(schedule, weight_decay=weight_decay, global_clipnorm=1.0)
     optimizer.exclude_from_weight_decay(var_names=["bias", "gamma", "beta"])
     loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
@@ -181,29 +202,39 @@ def compile_stage1(model, *, learning_rate: float, steps: int, warmup: float = 0
 def train_stage1(model, internal: dict, labels, external: dict | None, masker, *, rho1: float, rho2: float,
                  steps: int, batch_size: int, learning_rate: float = 1e-3, warmup: float = 0.06,
                  weight_decay: float = 0.01, normalize_internal: bool = True, chunks: int = 10,
-                 seed: int = 0, verbose: int = 0, progress=None) -> Stage1Result:
+                 seed: int = 0, verbose: int = 0, progress=None, distribution=None,
+                 schedule: str = "cosine") -> Stage1Result:
     """TLM stage 1 on a :class:`kit.models.TLMModel`: ``steps`` optimizer steps of the interleaved stream.
 
     The run is fitted in ``chunks`` consecutive ``fit`` calls on one stream (same
     optimizer and schedule), so ``curve`` holds the mean losses of each chunk
     and ``progress(done, steps, logs)`` (if given) is called after each.
+    ``distribution`` (e.g. ``keras.distribution.DataParallel`` on jax) trains
+    across devices; build the model inside its scope.
     """
+    import contextlib
+
+    from .classify import check_distribution
+
     stream = TLMBatches(internal, labels, external, masker, rho1=rho1, rho2=rho2, batch_size=batch_size,
                         steps=steps, normalize_internal=normalize_internal, seed=seed)
-    compile_stage1(model, learning_rate=learning_rate, steps=steps, warmup=warmup, weight_decay=weight_decay)
+    check_distribution(model, distribution)
     chunks = max(1, min(int(chunks), steps))
     bounds = np.linspace(0, steps, chunks + 1).astype(int)
     curve = {"step": []}
     t = time.perf_counter()
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        part = TLMBatches(internal, labels, external, masker, rho1=rho1, rho2=rho2, batch_size=batch_size,
-                          steps=int(b - a), start=int(a), normalize_internal=normalize_internal, seed=seed)
-        hist = model.fit(part, epochs=1, verbose=verbose, shuffle=False)
-        curve["step"].append(int(b))
-        for key, values in hist.history.items():
-            curve.setdefault(key, []).append(float(values[-1]))
-        if progress is not None:
-            progress(int(b), steps, {k: v[-1] for k, v in curve.items()})
+    with distribution.scope() if distribution is not None else contextlib.nullcontext():
+        compile_stage1(model, learning_rate=learning_rate, steps=steps, warmup=warmup, weight_decay=weight_decay,
+                       schedule=schedule)
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            part = TLMBatches(internal, labels, external, masker, rho1=rho1, rho2=rho2, batch_size=batch_size,
+                              steps=int(b - a), start=int(a), normalize_internal=normalize_internal, seed=seed)
+            hist = model.fit(part, epochs=1, verbose=verbose, shuffle=False)
+            curve["step"].append(int(b))
+            for key, values in hist.history.items():
+                curve.setdefault(key, []).append(float(values[-1]))
+            if progress is not None:
+                progress(int(b), steps, {k: v[-1] for k, v in curve.items()})
     seconds = time.perf_counter() - t
     n_int = stream._counts(steps)[0]  # internal batches among steps 0..steps-1
     seq_len = np.asarray(internal["token_ids"]).shape[1]
@@ -211,7 +242,12 @@ def train_stage1(model, internal: dict, labels, external: dict | None, masker, *
 
 
 def evaluate_mlm(model, inputs: dict, masker, batch_size: int = 64, seed: int = 0) -> dict:
-    """Masked-token accuracy and loss (nats) on ``inputs``, with a fixed seeded masking (same for every model)."""
+    """Masked-token accuracy and loss (nats) on ``inputs``, with a fixed seeded masking (same for every model).
+
+    Scored batch by batch: memory holds one batch's ``(batch, predictions, vocabulary)``
+    logits, never the whole set's (3,000 texts x 20 predictions x 30,522 words would be 7 GB
+    in float32).
+    """
     n = _check_inputs(inputs, "inputs")
     if n == 0:
         raise ValueError("evaluate_mlm got no texts.")
@@ -219,10 +255,17 @@ def evaluate_mlm(model, inputs: dict, masker, batch_size: int = 64, seed: int = 
     m = masker(np.asarray(inputs["token_ids"]), np.asarray(inputs["padding_mask"]), rng)
     x = {"token_ids": m["token_ids"], "segment_ids": np.asarray(inputs["segment_ids"]),
          "padding_mask": np.asarray(inputs["padding_mask"]), "mask_positions": m["mask_positions"]}
-    logits = model.predict(x, batch_size=batch_size, verbose=0)["mlm"].astype("float64")
-    w = m["mask_weights"] > 0
-    logits -= logits.max(-1, keepdims=True)
-    logp = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
-    target_logp = np.take_along_axis(logp, m["mask_ids"][..., None].astype("int64"), -1)[..., 0]
-    return {"mlm_accuracy": float((logits.argmax(-1) == m["mask_ids"])[w].mean()),
-            "mlm_loss": float(-target_logp[w].mean()), "masked_tokens": int(w.sum())}
+    correct, nll, count = 0, 0.0, 0
+    for start in range(0, n, batch_size):
+        part = {k: v[start:start + batch_size] for k, v in x.items()}
+        logits = np.asarray(model.predict_on_batch(part)["mlm"], "float32")   # (b, P, vocabulary)
+        w = m["mask_weights"][start:start + batch_size] > 0
+        target = m["mask_ids"][start:start + batch_size].astype("int64")
+        top = logits.max(-1, keepdims=True)
+        logz = np.log(np.exp(logits - top).sum(-1)) + top[..., 0]
+        target_logit = np.take_along_axis(logits, target[..., None], -1)[..., 0]
+        correct += int((logits.argmax(-1) == target)[w].sum())
+        nll += float((logz - target_logit)[w].astype("float64").sum())
+        count += int(w.sum())
+    count = max(count, 1)
+    return {"mlm_accuracy": correct / count, "mlm_loss": nll / count, "masked_tokens": count}

@@ -1,0 +1,149 @@
+"""A sweep of training runs that writes each finished run to ``results.csv`` at once and resumes after a stop.
+
+A notebook's long cell is a list of runs (dicts of settings, each with the
+optimizer ``steps`` it plans), one function that trains and scores one run,
+and this runner. It prints the plan (runs, optimizer steps, how many are
+already done) before the first run; after each run it appends that run's
+metrics to the CSV (long format: the run's keys, then ``metric, value``) and
+prints a progress line with an ETA computed from the seconds per optimizer step
+measured so far. Rerun the cell after an interruption and the runs already in
+the CSV are skipped. Rows carry a fingerprint of the settings that are not
+keys (the scale's sizes), so results of another configuration in the same
+folder are never mixed in.
+
+>>> import tempfile, pathlib
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "results.csv"
+>>> sweep = Sweep(path, keys=("model", "seed"), config={"epochs": 3}, log=lambda *a: None)
+>>> plan = [{"model": "lstm", "seed": s, "steps": 10} for s in (0, 1)]
+>>> for run in sweep.pending(plan):
+...     sweep.record(run, {"accuracy": 0.5 + run["seed"] / 10})
+>>> sweep.results(plan).value.tolist()
+[0.5, 0.6]
+>>> len(list(Sweep(path, keys=("model", "seed"), config={"epochs": 3}, log=lambda *a: None).pending(plan)))
+0
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+
+
+def fingerprint(config) -> str:
+    """A short stable hash of a JSON-able configuration."""
+    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def format_seconds(s: float) -> str:
+    """``'42s'``, ``'3m05s'``, ``'1h02m'``.
+
+    >>> format_seconds(42), format_seconds(185), format_seconds(3720)
+    ('42s', '3m05s', '1h02m')
+    """
+    s = int(round(s))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+
+
+class Sweep:
+    """Runs keyed by ``keys``; results appended to ``path`` as they finish; finished runs skipped on a rerun."""
+
+    def __init__(self, path, keys, config=None, log=print):
+        self.path = Path(path)
+        self.keys = tuple(keys)
+        if not self.keys:
+            raise ValueError("A sweep needs at least one key column (e.g. keys=('model', 'seed')).")
+        self.fingerprint = fingerprint(config or {})
+        self.log = log
+        self._seconds = 0.0
+        self._steps_done = 0
+        self._last = ""
+
+    # -- what is already there ----------------------------------------------------------------------------
+    def _frame(self):
+        import pandas as pd
+
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return pd.DataFrame(columns=[*self.keys, "metric", "value", "config"])
+        frame = pd.read_csv(self.path, dtype={"config": str})
+        missing = [k for k in (*self.keys, "metric", "value", "config") if k not in frame.columns]
+        if missing:
+            raise ValueError(f"{self.path} has no column(s) {missing}: it was written by something else. "
+                             "Move it away or give the sweep another path.")
+        return frame[frame.config == self.fingerprint]
+
+    def _key(self, run) -> tuple:
+        missing = [k for k in self.keys if k not in run]
+        if missing:
+            raise KeyError(f"run {run} has no {missing}; every run needs the keys {self.keys}.")
+        return tuple(str(run[k]) for k in self.keys)
+
+    def done(self) -> set:
+        frame = self._frame()
+        return {tuple(str(v) for v in row) for row in frame[list(self.keys)].itertuples(index=False)}
+
+    # -- running -------------------------------------------------------------------------------------------
+    def pending(self, plan):
+        """Print the plan, then yield the runs not yet in the CSV, printing progress and an ETA after each."""
+        plan = list(plan)
+        keys = [self._key(r) for r in plan]
+        if len(set(keys)) != len(keys):
+            raise ValueError("Two runs of the plan have the same keys: add the setting that differs to keys.")
+        done = self.done()
+        todo = [r for r, k in zip(plan, keys) if k not in done]
+        steps = sum(int(r.get("steps", 0)) for r in todo)
+        self.log(f"plan: {len(plan)} runs, {len(plan) - len(todo)} already in {self.path.name}, {len(todo)} to run "
+                 f"({steps:,} optimizer steps); results are appended to {self.path} as runs finish")
+        start = time.perf_counter()
+        remaining = steps
+        for i, run in enumerate(todo, 1):
+            t = time.perf_counter()
+            yield run
+            self._seconds += time.perf_counter() - t
+            self._steps_done += int(run.get("steps", 0))
+            remaining -= int(run.get("steps", 0))
+            if self._steps_done:
+                eta = remaining * self._seconds / self._steps_done
+            else:
+                eta = (len(todo) - i) * self._seconds / i
+            self.log(f"[{i}/{len(todo)} | {format_seconds(time.perf_counter() - start)} | "
+                     f"ETA {format_seconds(eta)}] " + ", ".join(f"{k}={run[k]}" for k in self.keys)
+                     + self._last)
+
+    def record(self, run, metrics: dict) -> None:
+        """Append ``metrics`` ({name: number}) of ``run`` to the CSV now."""
+        import pandas as pd
+
+        if not metrics:
+            raise ValueError("record() got no metrics to write.")
+        key = self._key(run)
+        rows = [{**dict(zip(self.keys, key)), "metric": m, "value": float(v), "config": self.fingerprint}
+                for m, v in metrics.items()]
+        frame = pd.DataFrame(rows)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        header = not self.path.exists() or self.path.stat().st_size == 0
+        frame.to_csv(self.path, mode="a", header=header, index=False)
+        shown = [f"{m} {v:.3f}" for m, v in metrics.items() if isinstance(v, float) and abs(v) < 1e4][:3]
+        self._last = (": " + ", ".join(shown)) if shown else ""
+
+    def results(self, plan=None):
+        """This configuration's rows (of ``plan``'s runs, if given), with numeric key columns restored."""
+        import pandas as pd
+
+        frame = self._frame().drop(columns="config")
+        if plan is not None:
+            wanted = {self._key(r) for r in plan}
+            frame = frame[[tuple(str(v) for v in row) in wanted
+                           for row in frame[list(self.keys)].itertuples(index=False)]]
+        for k in self.keys:
+            if frame[k].dtype == object:
+                try:
+                    frame[k] = pd.to_numeric(frame[k])
+                except (ValueError, TypeError):
+                    pass
+        return frame.reset_index(drop=True)

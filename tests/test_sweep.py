@@ -1,0 +1,70 @@
+"""The sweep runner: results appended as runs finish, resume after an interruption, plan and ETA printed."""
+
+import pandas as pd
+import pytest
+
+from kit.train.sweep import Sweep, fingerprint
+
+PLAN = [{"model": m, "size": n, "seed": s, "steps": n // 10} for m in ("lstm", "bert") for n in (100, 300)
+        for s in (0, 1)]
+
+
+def test_each_run_is_written_when_it_finishes(tmp_path):
+    path = tmp_path / "results.csv"
+    sweep = Sweep(path, keys=("model", "size", "seed"), config={"lr": 1e-3}, log=lambda *a: None)
+    seen = []
+    for run in sweep.pending(PLAN):
+        sweep.record(run, {"accuracy": run["size"] / 1000 + run["seed"], "seconds": 1.0})
+        seen.append(len(pd.read_csv(path)))  # on disk before the next run starts
+    assert seen == [2 * i for i in range(1, 9)]
+    res = sweep.results(PLAN)
+    assert set(res.metric) == {"accuracy", "seconds"} and res["size"].dtype.kind == "i"
+
+
+def test_an_interrupted_sweep_resumes(tmp_path):
+    path = tmp_path / "results.csv"
+    log = []
+    sweep = Sweep(path, keys=("model", "size", "seed"), config={"lr": 1e-3}, log=log.append)
+    ran = []
+    with pytest.raises(KeyboardInterrupt):
+        for i, run in enumerate(sweep.pending(PLAN)):
+            if i == 3:
+                raise KeyboardInterrupt  # the kernel was stopped during run 4
+            sweep.record(run, {"accuracy": 0.5})
+            ran.append(run)
+    assert "plan: 8 runs, 0 already in results.csv, 8 to run (160 optimizer steps)" in log[0]
+    log.clear()
+    again = Sweep(path, keys=("model", "size", "seed"), config={"lr": 1e-3}, log=log.append)
+    rest = list(again.pending(PLAN))
+    assert "3 already in results.csv, 5 to run" in log[0]
+    assert [r for r in PLAN if r not in ran] == rest
+
+
+def test_other_configurations_are_not_mixed_in(tmp_path):
+    path = tmp_path / "results.csv"
+    a = Sweep(path, keys=("model", "size", "seed"), config={"scale": "smoke"}, log=lambda *a: None)
+    for run in a.pending(PLAN[:2]):
+        a.record(run, {"accuracy": 0.5})
+    b = Sweep(path, keys=("model", "size", "seed"), config={"scale": "medium"}, log=lambda *a: None)
+    assert len(list(b.pending(PLAN[:2]))) == 2 and b.results().empty
+    assert fingerprint({"a": 1, "b": 2}) == fingerprint({"b": 2, "a": 1})
+
+
+def test_progress_lines_carry_an_eta(tmp_path):
+    log = []
+    sweep = Sweep(tmp_path / "r.csv", keys=("model", "size", "seed"), log=log.append)
+    for run in sweep.pending(PLAN[:3]):
+        sweep.record(run, {"accuracy": 0.25})
+    assert len(log) == 4 and all("ETA" in line for line in log[1:]) and "[3/3" in log[-1]
+    assert "accuracy 0.250" in log[-1]
+
+
+def test_bad_plans(tmp_path):
+    sweep = Sweep(tmp_path / "r.csv", keys=("model", "seed"), log=lambda *a: None)
+    with pytest.raises(ValueError, match="same keys"):
+        list(sweep.pending([{"model": "a", "seed": 0}, {"model": "a", "seed": 0}]))
+    with pytest.raises(KeyError, match="has no \\['seed'\\]"):
+        list(sweep.pending([{"model": "a"}]))
+    (tmp_path / "other.csv").write_text("x,y\n1,2\n")
+    with pytest.raises(ValueError, match="written by something else"):
+        Sweep(tmp_path / "other.csv", keys=("model",), log=lambda *a: None).done()
