@@ -1,6 +1,7 @@
 """Models: pretrained backbones, their split into embeddings + encoder, heads."""
 
-from .bilstm import BiLSTMEncoder
+from .bilstm import BiLSTMEncoder, masked_max
+from .bundle import Bundle, load_bundle, save_bundle
 from .embeddings import backbone_token_table, glove_table, glove_vectors
 from .lstm_classifier import PretrainedTokenEmbedding, build_lstm_classifier, count_params_without_embeddings
 from .backbones import OFFLINE_BACKBONES, BertBackbone, LoadedBackbone, load_backbone
@@ -8,6 +9,6 @@ from .heads import ClassifierHead, build_classifier
 from .split import BackboneParts, split_backbone
 from .tlm import TLMModel, tlm_backbone
 
-__all__ = ["backbone_token_table", "glove_table", "glove_vectors", "BiLSTMEncoder", "PretrainedTokenEmbedding", "build_lstm_classifier", "count_params_without_embeddings",
+__all__ = ["Bundle", "load_bundle", "save_bundle", "masked_max", "backbone_token_table", "glove_table", "glove_vectors", "BiLSTMEncoder", "PretrainedTokenEmbedding", "build_lstm_classifier", "count_params_without_embeddings",
            "OFFLINE_BACKBONES", "BertBackbone", "LoadedBackbone", "load_backbone", "ClassifierHead",
            "build_classifier", "BackboneParts", "split_backbone", "TLMModel", "tlm_backbone"]

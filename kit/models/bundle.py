@@ -1,0 +1,122 @@
+"""Save a trained model with everything it needs to read text, and load it back on any backend.
+
+A bundle is a folder::
+
+    model.keras            the Keras model (any backend can load it)
+    tokenizer/             vocab.txt + tokenizer_config.json (WordPiece models)
+    compact_vocab.npy      the kept WordPiece ids (TLM's compact vocabulary), if any
+    words.txt              the word vocabulary (LSTMs from scratch), if any
+    bundle.json            sequence length, label names, task, kit version, what it was trained on
+
+``load_bundle(folder).predict(["a text"])`` tokenizes the way training did
+and returns class probabilities (or numbers for regression).
+
+>>> import tempfile, numpy as np
+>>> from kit.text import WordVocab
+>>> from kit.models import build_lstm_classifier
+>>> vocab = WordVocab.fit(["a good film", "a bad film"])
+>>> model = build_lstm_classifier(len(vocab), 2, n_layers=1, cells=4, embedding_dim=8)
+>>> folder = save_bundle(tempfile.mkdtemp(), model, word_vocab=vocab, sequence_length=8,
+...                      label_names=["neg", "pos"])
+>>> b = load_bundle(folder)
+>>> b.label_names, b.predict(["a good film"]).shape
+(['neg', 'pos'], (1, 2))
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import keras
+import numpy as np
+
+
+@dataclass
+class Bundle:
+    """A loaded bundle: the model and how to turn texts into its inputs."""
+
+    model: keras.Model
+    sequence_length: int
+    preprocessor: object = None  # kit.text.BertPreprocessor (WordPiece models)
+    vocabulary: object = None  # kit.text.CompactVocabulary
+    word_vocab: object = None  # kit.text.WordVocab
+    label_names: list | None = None
+    info: dict = field(default_factory=dict)
+
+    def inputs(self, texts):
+        """The model's inputs for ``texts`` (or a ``(texts_a, texts_b)`` pair)."""
+        if self.word_vocab is not None:
+            return self.word_vocab.encode(list(texts), self.sequence_length)
+        if self.preprocessor is None:
+            raise ValueError("This bundle has no tokenizer or vocabulary: pass the model's inputs yourself.")
+        x = self.preprocessor(texts)
+        if self.vocabulary is not None:
+            x = self.vocabulary(x)
+        if self.info.get("input") == "token_ids":
+            return x["token_ids"]
+        return x
+
+    def predict(self, texts, batch_size: int = 64) -> np.ndarray:
+        """Class probabilities ``(n, classes)``, or predictions ``(n,)`` for a regression model."""
+        out = self.model.predict(self.inputs(texts), batch_size=batch_size, verbose=0)
+        if isinstance(out, dict):
+            out = out[self.info.get("output", "task")]
+        out = np.asarray(out, "float32")
+        if self.label_names is None and out.shape[-1] == 1:
+            return out[:, 0]
+        z = out - out.max(-1, keepdims=True)
+        return np.exp(z) / np.exp(z).sum(-1, keepdims=True)
+
+
+def save_bundle(folder, model: keras.Model, *, preprocessor=None, vocabulary=None, word_vocab=None,
+                sequence_length: int | None = None, label_names=None, info: dict | None = None) -> Path:
+    """Write ``model`` and its text pipeline into ``folder`` (created); returns the folder."""
+    import kit
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    if preprocessor is None and word_vocab is None:
+        raise ValueError("Give the preprocessor (WordPiece models) or word_vocab (LSTMs from scratch): "
+                         "a saved model is of little use without the way its texts were tokenized.")
+    model.save(folder / "model.keras")
+    meta = {"kit": kit.__version__, "backend": keras.backend.backend(), "label_names": label_names,
+            "info": info or {}}
+    if preprocessor is not None:
+        preprocessor.tokenizer.save(folder / "tokenizer")
+        meta["sequence_length"] = preprocessor.sequence_length
+        meta["max_sequence_length"] = preprocessor.max_sequence_length
+    if vocabulary is not None:
+        np.save(folder / "compact_vocab.npy", vocabulary.old_ids)
+        meta["compact_vocabulary"] = {"unk_id": vocabulary.unk_id, "original_size": vocabulary.original_size}
+    if word_vocab is not None:
+        (folder / "words.txt").write_text("\n".join(word_vocab.words[2:]) + "\n", encoding="utf-8")
+        if sequence_length is None:
+            raise ValueError("Give sequence_length: the length the word ids were padded to in training.")
+    if sequence_length is not None:
+        meta["sequence_length"] = int(sequence_length)
+    (folder / "bundle.json").write_text(json.dumps(meta, indent=1))
+    return folder
+
+
+def load_bundle(folder) -> Bundle:
+    """Load a folder written by :func:`save_bundle` (on any backend)."""
+    from ..text import BertPreprocessor, CompactVocabulary, WordPieceTokenizer, WordVocab
+
+    folder = Path(folder)
+    if not (folder / "bundle.json").exists() or not (folder / "model.keras").exists():
+        raise FileNotFoundError(f"{folder} is not a saved bundle (it needs bundle.json and model.keras; "
+                                "save_bundle writes both).")
+    meta = json.loads((folder / "bundle.json").read_text())
+    model = keras.saving.load_model(folder / "model.keras")
+    pre = vocab = words = None
+    if (folder / "tokenizer").is_dir():
+        pre = BertPreprocessor(WordPieceTokenizer.from_folder(folder / "tokenizer"), meta["sequence_length"],
+                               meta.get("max_sequence_length", 512))
+    if (folder / "compact_vocab.npy").exists():
+        cv = meta["compact_vocabulary"]
+        vocab = CompactVocabulary(np.load(folder / "compact_vocab.npy"), cv["unk_id"], cv["original_size"])
+    if (folder / "words.txt").exists():
+        words = WordVocab((folder / "words.txt").read_text(encoding="utf-8").split("\n")[:-1])
+    return Bundle(model, int(meta["sequence_length"]), pre, vocab, words, meta.get("label_names"), meta.get("info", {}))

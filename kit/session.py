@@ -1,0 +1,91 @@
+"""What a notebook run is: scale, sizes, precision, seed, output folder, the user's data, and a header.
+
+Every notebook's first cell is ``S = kit.session.start("01_pretrain_or_not", "pretrain_or_not")``:
+it applies ``KIT_PRECISION`` before any model is built, seeds everything,
+makes the output folder and prints one header with the backend, scale,
+precision, versions, devices and, when ``kit run --data`` gave one, the user's
+file.
+
+>>> S = start("scratch", verbose=False)
+>>> S.scale in ("smoke", "medium", "full"), S.precision
+(True, 'float32')
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import os
+import platform
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import config
+
+
+@dataclass
+class Session:
+    notebook: str
+    scale: str
+    sizes: dict
+    precision: str
+    out: Path
+    seed: int
+    own_data: object = None  # kit.data.OwnData when `kit run --data` gave a file
+
+    def relative(self, path) -> str:
+        """``path`` relative to the working folder when it is below it (no machine-specific paths on screen)."""
+        try:
+            return os.path.relpath(Path(path).resolve(), Path.cwd())
+        except ValueError:
+            return str(path)
+
+
+def _version(pkg: str) -> str:
+    try:
+        return md.version(pkg)
+    except md.PackageNotFoundError:
+        return "-"
+
+
+def tensorflow_status() -> str:
+    """How this process stands with TensorFlow (the kit keeps it out of jax/torch processes)."""
+    import kit
+
+    tf = sys.modules.get("tensorflow", "absent")
+    if kit.TENSORFLOW == "blocked":
+        return "TensorFlow kept out (not needed under this backend)"
+    if tf == "absent" or tf is None:
+        return "TensorFlow not imported"
+    return "TensorFlow imported" + (", GPUs hidden from it" if kit.TENSORFLOW in ("hidden", "already imported") else "")
+
+
+def start(notebook: str, section: str | None = None, seed: int = 0, verbose: bool = True) -> Session:
+    """Apply precision, seed, make the output folder; print the header; return the run's settings."""
+    import keras
+
+    from .data.own import OwnData
+    from .devices import describe_devices
+
+    precision = config.apply_precision()
+    config.set_seed(seed)
+    sizes = config.sizes()
+    if section is not None:
+        if section not in sizes:
+            raise KeyError(f"No sizes section {section!r}; the scale has {sorted(k for k, v in sizes.items() if isinstance(v, dict))}.")
+        sizes = sizes[section]
+    session = Session(notebook, config.scale(), sizes, precision, config.output_dir(notebook), seed,
+                      OwnData.from_env())
+    if verbose:
+        import kit
+
+        print(f"backend {keras.backend.backend()} | scale {session.scale} | precision {precision} | "
+              f"keras {keras.__version__} | keras-hub {_version('keras-hub')} | kit {kit.__version__} | "
+              f"python {platform.python_version()}")
+        print(f"devices: {describe_devices()} | {tensorflow_status()}")
+        print(f"outputs go to: {session.relative(session.out)}")
+        if session.own_data is not None:
+            d = session.own_data
+            cols = f"text_a={d.text_a!r}, text_b={d.text_b!r}" if d.is_pair else f"text={d.text!r}"
+            print(f"YOUR DATA: {d.file} ({cols}, label={d.label!r}" + (f", task={d.task!r}" if d.task else "") + ")")
+    return session

@@ -1,0 +1,71 @@
+"""Saved work: a model and its text pipeline in one folder, loaded back here and on another backend."""
+
+import json
+import os
+import subprocess
+import sys
+
+import keras
+import numpy as np
+import pytest
+
+from kit.models import BertBackbone, build_classifier, build_lstm_classifier
+from kit.models.bundle import load_bundle, save_bundle
+from kit.text import BertPreprocessor, CompactVocabulary, WordPieceTokenizer, WordVocab
+
+TEXTS = ["a fine film", "a bad film", "films are fine", "bad"]
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "fine", "film", "##s", "bad", "are", "."]
+
+
+def _wordpiece_bundle(tmp_path):
+    keras.utils.set_random_seed(0)
+    pre = BertPreprocessor(WordPieceTokenizer(VOCAB), sequence_length=8, max_sequence_length=16)
+    compact = CompactVocabulary.fit([pre(TEXTS)["token_ids"]], max_size=9, special_ids=[0, 1, 2, 3, 4], unk_id=1)
+    backbone = BertBackbone(vocabulary_size=compact.size, num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=16,
+                            max_sequence_length=16, hidden_activation="gelu")
+    model = build_classifier(backbone, num_classes=3)
+    folder = save_bundle(tmp_path / "clf", model, preprocessor=pre, vocabulary=compact,
+                         label_names=["neg", "pos", "meh"], info={"trained_on": "toy"})
+    return model, pre, compact, folder
+
+
+def test_wordpiece_classifier_with_compact_vocabulary(tmp_path):
+    model, pre, compact, folder = _wordpiece_bundle(tmp_path)
+    want = keras.ops.convert_to_numpy(keras.ops.softmax(model(compact(pre(TEXTS)))))
+    b = load_bundle(folder)
+    np.testing.assert_allclose(b.predict(TEXTS), want, atol=1e-5)
+    assert b.label_names == ["neg", "pos", "meh"] and b.info == {"trained_on": "toy"}
+    assert b.preprocessor.sequence_length == 8 and b.vocabulary.size == compact.size
+    assert sorted(p.name for p in folder.iterdir()) == ["bundle.json", "compact_vocab.npy", "model.keras", "tokenizer"]
+
+
+def test_lstm_with_word_vocabulary_and_regression(tmp_path):
+    vocab = WordVocab.fit(TEXTS)
+    keras.utils.set_random_seed(0)
+    model = build_lstm_classifier(len(vocab), num_classes=1, n_layers=1, cells=4, embedding_dim=8)
+    folder = save_bundle(tmp_path / "lstm", model, word_vocab=vocab, sequence_length=6)
+    b = load_bundle(folder)
+    got = b.predict(TEXTS)
+    assert got.shape == (4,)  # regression: one number per text
+    np.testing.assert_allclose(got, keras.ops.convert_to_numpy(model(vocab.encode(TEXTS, 6)))[:, 0], atol=1e-5)
+    assert b.word_vocab.words == vocab.words
+
+
+def test_bundle_errors(tmp_path):
+    with pytest.raises(ValueError, match="preprocessor .* or word_vocab"):
+        save_bundle(tmp_path / "x", build_lstm_classifier(10, 2, n_layers=1, cells=2, embedding_dim=4))
+    with pytest.raises(FileNotFoundError, match="not a saved bundle"):
+        load_bundle(tmp_path)
+
+
+def test_loads_on_another_backend(tmp_path):
+    """Saved here, loaded in a fresh process on another backend: the same predictions."""
+    _, _, _, folder = _wordpiece_bundle(tmp_path)
+    want = load_bundle(folder).predict(TEXTS)
+    other = "torch" if keras.backend.backend() != "torch" else "jax"
+    code = (f"import json, kit; from kit.models.bundle import load_bundle; "
+            f"print(json.dumps(load_bundle({str(folder)!r}).predict({TEXTS!r}).tolist()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, KERAS_BACKEND=other))
+    assert out.returncode == 0, out.stderr[-2000:]
+    np.testing.assert_allclose(np.array(json.loads(out.stdout.strip().splitlines()[-1])), want, atol=1e-5)
