@@ -19,11 +19,16 @@ def _info(args) -> int:
     backend = os.environ.get("KERAS_BACKEND", "tensorflow (Keras default)")
     print(f"kit           {__import__('kit').__version__}")
     print(f"backend       {backend}   (switch: export KERAS_BACKEND=jax|tensorflow|torch)")
-    print(f"scale         {scale}: {config.SCALES[scale]['description']}")
+    print(f"scale         {scale}: {config.SCALES[scale]['description']}   (KIT_SCALE=smoke|medium|full)")
+    print(f"precision     {config.precision()}   (KIT_PRECISION=float32|mixed_bfloat16|mixed_float16)")
+    from .session import tensorflow_status
+
+    print(f"tensorflow    {tensorflow_status()}")
     print(f"cache dir     {config.data_dir()}   (KIT_DATA_DIR)")
     import importlib.metadata as md
 
-    for pkg in ("keras", "keras-hub", "tensorflow", "jax", "torch", "numpy", "scikit-learn", "rank-bm25"):
+    for pkg in ("keras", "keras-hub", "tokenizers", "tensorflow", "jax", "torch", "numpy", "scikit-learn",
+                "rank-bm25"):
         try:
             print(f"{pkg:<13} {md.version(pkg)}")
         except md.PackageNotFoundError:
@@ -73,20 +78,28 @@ def _data(args) -> int:
 
 
 def _run(args) -> int:
-    from .runner import find_notebook, run_notebook
+    from .runner import CellError, find_notebook, notebook_env, run_notebook
 
     try:
         nb = find_notebook(args.notebook)
-    except FileNotFoundError as exc:
+        env = notebook_env(args.data, args.text, args.label, args.text_a, args.text_b, args.task)
+    except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    if args.scale:
+        env["KIT_SCALE"] = args.scale
+    if args.precision:
+        env["KIT_PRECISION"] = args.precision
     out = Path(args.out) if args.out else Path("runs") / f"{nb.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
     try:
-        result = run_notebook(nb, out, timeout=args.timeout)
+        result = run_notebook(nb, out, timeout=args.timeout, env=env, in_process=args.in_process)
     except Exception as exc:  # a cell failed: the partial notebook is saved for reading
-        from nbclient.exceptions import CellExecutionError
+        failed = isinstance(exc, CellError)
+        if not failed:
+            from nbclient.exceptions import CellExecutionError
 
-        if not isinstance(exc, CellExecutionError):
+            failed = isinstance(exc, CellExecutionError)
+        if not failed:
             raise
         print(f"\nerror: a cell of {nb.name} failed; the executed notebook up to that cell is in {out}.\n"
               f"{str(exc)[-2000:]}", file=sys.stderr)
@@ -146,10 +159,24 @@ def main(argv=None) -> int:
     d.add_argument("--path", help="your own copy of the data (folder or original archive)")
     d.add_argument("--target", help="binary|5class|rating for the VADER sets")
     d.add_argument("-n", type=int, default=5, help="rows to show")
-    r = sub.add_parser("run", help="execute a notebook headless at the current scale (KIT_SCALE)")
+    r = sub.add_parser("run", help="execute a notebook headless at the current scale (KIT_SCALE)",
+                       description="Execute a notebook headless. With --data it reruns on your CSV/TSV: "
+                       "kit run 01 --data my.csv --text review --label stars (pairs: --text-a q1 --text-b q2).")
     r.add_argument("notebook", help="its number (00, 01, ...) or a path")
     r.add_argument("--out", help="output folder (default runs/<notebook>-<time>)")
     r.add_argument("--timeout", type=int, default=3600, help="seconds per cell")
+    r.add_argument("--scale", choices=["smoke", "medium", "full"], help="sets KIT_SCALE for this run")
+    r.add_argument("--precision", choices=["float32", "mixed_bfloat16", "mixed_float16"],
+                   help="sets KIT_PRECISION for this run")
+    r.add_argument("--data", help="your CSV/TSV file (with a header row) instead of the notebook's data set")
+    r.add_argument("--text", help="the column with the texts")
+    r.add_argument("--label", help="the column with the labels (classes) or scores (regression)")
+    r.add_argument("--text-a", dest="text_a", help="sentence pairs: the first text's column")
+    r.add_argument("--text-b", dest="text_b", help="sentence pairs: the second text's column")
+    r.add_argument("--task", choices=["classification", "regression", "pairs", "pair_regression"],
+                   help="override the task the kit infers from the labels")
+    r.add_argument("--in-process", dest="in_process", action="store_true",
+                   help="run the cells in this Python process (no Jupyter kernel needed, e.g. on a bare GPU box)")
     t = sub.add_parser("test", help="the test suite on every backend, then the notebooks (what CI runs)")
     t.add_argument("--backends", default="jax,tensorflow,torch")
     t.add_argument("--notebook-backends", default="torch,jax,tensorflow",

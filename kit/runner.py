@@ -2,14 +2,33 @@
 
 The run gets its own output folder (``KIT_OUT``): the notebook writes figures
 and results tables there through :func:`kit.config.output_dir`, and the
-executed notebook is saved beside them.
+executed notebook is saved beside them. ``env`` (e.g. the user's data file and
+columns from ``kit run --data ...``, the scale, the precision) is set for the
+notebook's kernel.
+
+Where no Jupyter kernel is installed (a bare GPU box with only Python),
+``in_process=True`` runs the code cells in this Python process instead, one
+after the other in one namespace, and still writes an executed ``.ipynb`` with
+each cell's printed output and figures.
+
+>>> notebook_env(data="my.csv", text="review", label="stars")
+{'KIT_DATA_FILE': 'my.csv', 'KIT_TEXT': 'review', 'KIT_LABEL': 'stars'}
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import io
+import json
 import os
+import sys
 import time
+import traceback
+import types
 from pathlib import Path
+
+from .data.own import OWN_DATA_ENV
 
 
 def notebooks_dir() -> Path:
@@ -31,41 +50,223 @@ def find_notebook(name: str) -> Path:
     return matches[0]
 
 
-def run_notebook(path: Path, out: Path, timeout: int = 3600) -> Path:
-    """Execute ``path`` with ``KIT_OUT=out``; write the executed copy into ``out``."""
+def notebook_env(data=None, text=None, label=None, text_a=None, text_b=None, task=None) -> dict:
+    """The environment ``kit run --data FILE --text COL --label COL`` (pairs: ``--text-a/--text-b``) sets.
+
+    Checks the flags together, so a mistake stops before a kernel starts.
+    """
+    given = {"text": text, "label": label, "text_a": text_a, "text_b": text_b, "task": task}
+    if data is None:
+        stray = [f"--{k.replace('_', '-')}" for k, v in given.items() if v]
+        if stray:
+            raise ValueError(f"{', '.join(stray)} need --data FILE (your CSV or TSV).")
+        return {}
+    if not Path(data).expanduser().is_file():
+        raise FileNotFoundError(f"--data {data}: no such file.")
+    if label is None:
+        raise ValueError("--data needs --label COL (the column with the labels or scores).")
+    pair = text_a is not None or text_b is not None
+    if pair and (text_a is None or text_b is None):
+        raise ValueError("Sentence pairs need both --text-a COL and --text-b COL.")
+    if pair == (text is not None):
+        raise ValueError("Give --text COL for single texts, or --text-a COL --text-b COL for pairs (not both).")
+    env = {OWN_DATA_ENV["file"]: str(data)}
+    env.update({OWN_DATA_ENV[k]: v for k, v in given.items() if v is not None})
+    return env
+
+
+@contextlib.contextmanager
+def _environ(values: dict):
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update({k: str(v) for k, v in values.items()})
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def run_notebook(path: Path, out: Path, timeout: int = 3600, env: dict | None = None,
+                 in_process: bool = False) -> Path:
+    """Execute ``path`` with ``KIT_OUT=out`` (and ``env``); write the executed copy into ``out``."""
+    out = Path(out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.time()
+    with _environ({**(env or {}), "KIT_OUT": str(out)}):
+        if in_process:
+            dest = _run_in_process(Path(path), out, start)
+        else:
+            dest = _run_with_kernel(Path(path), out, timeout, start)
+    print(f"[{time.time() - start:6.1f}s] done: {Path(path).name} (backend {os.environ.get('KERAS_BACKEND', 'tensorflow')}, "
+          f"scale {os.environ.get('KIT_SCALE', 'smoke')})")
+    return dest
+
+
+def _first_line(source: str) -> str:
+    lines = [ln for ln in source.strip().splitlines() if not ln.startswith("# NBVAL")]
+    return (lines or [""])[0][:60]
+
+
+def _run_with_kernel(path: Path, out: Path, timeout: int, start: float) -> Path:
     import nbformat
     from nbclient import NotebookClient
 
-    out = Path(out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
     nb = nbformat.read(path, as_version=4)
     code_cells = [c for c in nb.cells if c.cell_type == "code"]
-    start = time.time()
     state = {"i": 0}
 
     def on_start(cell, cell_index, **kw):
         if cell.cell_type != "code":
             return
         state["i"] += 1
-        first = (cell.source.strip().splitlines() or [""])[0][:60]
-        print(f"[{time.time() - start:6.1f}s] cell {state['i']}/{len(code_cells)}: {first}", flush=True)
+        print(f"[{time.time() - start:6.1f}s] cell {state['i']}/{len(code_cells)}: {_first_line(cell.source)}",
+              flush=True)
 
-    old = os.environ.get("KIT_OUT")
-    os.environ["KIT_OUT"] = str(out)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent.resolve())}}, on_cell_start=on_start)
     try:
-        client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                                resources={"metadata": {"path": str(path.parent.resolve())}},
-                                on_cell_start=on_start)
-        try:
-            client.execute()
-        finally:
-            dest = out / path.name
-            nbformat.write(nb, dest)
+        client.execute()
     finally:
-        if old is None:
-            os.environ.pop("KIT_OUT", None)
-        else:
-            os.environ["KIT_OUT"] = old
-    print(f"[{time.time() - start:6.1f}s] done: {path.name} (backend {os.environ.get('KERAS_BACKEND', 'tensorflow')}, "
-          f"scale {os.environ.get('KIT_SCALE', 'smoke')})")
+        dest = out / path.name
+        nbformat.write(nb, dest)
     return dest
+
+
+class CellError(RuntimeError):
+    """A cell failed in an in-process run (the executed notebook up to that cell is saved)."""
+
+
+def _display_shim(outputs):
+    """``display``/``HTML`` for a process without IPython: text goes to the cell's output."""
+    def display(*objs, **kw):
+        for obj in objs:
+            html = getattr(obj, "_repr_html_", None)
+            text = obj.to_string() if hasattr(obj, "to_string") else str(obj)
+            data = {"text/plain": text}
+            if html is not None:
+                try:
+                    data["text/html"] = html()
+                except Exception:  # noqa: BLE001 - plain text is enough
+                    pass
+            outputs.append({"output_type": "display_data", "data": data, "metadata": {}})
+
+    class HTML:
+        def __init__(self, data):
+            self.data = data
+
+        def _repr_html_(self):
+            return self.data
+
+        def __str__(self):
+            return self.data
+
+    return display, HTML
+
+
+def _install_display(display, HTML):
+    """Point ``IPython.display.display``/``HTML`` at the shim (a stand-in module where IPython is absent)."""
+    try:
+        import IPython.display as real
+    except ImportError:
+        ipy, ipy_display = types.ModuleType("IPython"), types.ModuleType("IPython.display")
+        ipy_display.display, ipy_display.HTML = display, HTML
+        ipy.display, ipy.get_ipython, ipy.version_info = ipy_display, (lambda: None), (9, 0)  # as matplotlib asks
+        sys.modules["IPython"], sys.modules["IPython.display"] = ipy, ipy_display
+
+        def restore():
+            sys.modules.pop("IPython", None)
+            sys.modules.pop("IPython.display", None)
+        return restore
+    saved = real.display, real.HTML
+    real.display, real.HTML = display, HTML
+
+    def restore():
+        real.display, real.HTML = saved
+    return restore
+
+
+def _run_in_process(path: Path, out: Path, start: float) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    cells = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    outputs: list = []
+    display, HTML = _display_shim(outputs)
+    # the cells' `from IPython.display import display, HTML` get the shim, which records rich output
+    restore = _install_display(display, HTML)
+
+    def show(*a, **kw):
+        for num in plt.get_fignums():
+            buf = io.BytesIO()
+            plt.figure(num).savefig(buf, format="png", dpi=80)
+            outputs.append({"output_type": "display_data", "metadata": {},
+                            "data": {"image/png": base64.b64encode(buf.getvalue()).decode()}})
+        plt.close("all")
+
+    plt.show = show
+    namespace = {"__name__": "__main__", "display": display}
+    old_cwd = os.getcwd()
+    os.chdir(path.parent.resolve())
+    dest = out / path.name
+    failed = None
+    try:
+        for i, cell in enumerate(cells, 1):
+            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            print(f"[{time.time() - start:6.1f}s] cell {i}/{len(cells)}: {_first_line(source)}", flush=True)
+            outputs.clear()
+            buf = io.StringIO()
+            try:
+                with contextlib.redirect_stdout(_Tee(buf, sys.stdout)):
+                    body, last = _split_last_expression(source)
+                    exec(compile(body, f"<cell {i}>", "exec"), namespace)
+                    if last is not None:
+                        value = eval(compile(last, f"<cell {i}>", "eval"), namespace)
+                        if value is not None:
+                            display(value)
+            except Exception:  # noqa: BLE001 - reported and saved, then raised
+                failed = (i, traceback.format_exc())
+            show()
+            cell["outputs"] = ([{"output_type": "stream", "name": "stdout", "text": buf.getvalue()}]
+                               if buf.getvalue() else []) + list(outputs)
+            if failed:
+                cell["outputs"].append({"output_type": "error", "ename": "Error", "evalue": failed[1][-500:],
+                                        "traceback": failed[1].splitlines()})
+                break
+    finally:
+        os.chdir(old_cwd)
+        restore()
+        dest.write_text(json.dumps(nb, indent=1), encoding="utf-8")
+    if failed:
+        raise CellError(f"cell {failed[0]} failed:\n{failed[1]}")
+    return dest
+
+
+def _split_last_expression(source: str):
+    """A cell as (statements, last expression or None): Jupyter shows the value of a final bare expression."""
+    import ast
+
+    tree = ast.parse(source)
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = tree.body.pop()
+        return tree, ast.Expression(last.value)
+    return tree, None
+
+
+class _Tee(io.TextIOBase):
+    def __init__(self, *streams):
+        self.streams = streams
+
+    def write(self, s):
+        for st in self.streams:
+            st.write(s)
+        return len(s)
+
+    def flush(self):
+        for st in self.streams:
+            st.flush()

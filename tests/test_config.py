@@ -21,6 +21,50 @@ def test_full_scale(monkeypatch):
     assert config.sizes()["max_train_examples"] is None
 
 
+def test_medium_scale_is_the_offline_data_at_paper_sizes(monkeypatch):
+    monkeypatch.setenv("KIT_SCALE", "medium")
+    P, T = config.sizes()["pretrain_or_not"], config.sizes()["tlm"]
+    assert config.scale() == "medium" and P["max_eval"] is None and 1.0 in P["train_sizes"]
+    assert [2, 256] in P["lstm_sizes"] and P["lstm_plus_pretrained"] == [4, 256] and len(P["lstm_seeds"]) >= 3
+    assert (T["num_layers"], T["hidden_dim"]) == (6, 512) and len(T["seeds"]) >= 3 and T["max_train"] is None
+    assert set(T["tasks"]) <= set(kit.data.list_datasets(offline_only=True))
+
+
+def test_sizes_override_from_json(monkeypatch):
+    monkeypatch.setenv("KIT_SIZES", '{"tlm": {"stage1_steps": 7}, "epochs": 1}')
+    s = config.sizes("smoke")
+    assert s["tlm"]["stage1_steps"] == 7 and s["epochs"] == 1 and s["tlm"]["k"] == config.SCALES["smoke"]["tlm"]["k"]
+    assert config.SCALES["smoke"]["tlm"]["stage1_steps"] != 7  # the table itself is untouched
+    monkeypatch.setenv("KIT_SIZES", '{"tlm": {"stage_one_steps": 7}}')
+    with pytest.raises(ValueError, match="unknown size 'tlm.stage_one_steps'"):
+        config.sizes()
+    monkeypatch.setenv("KIT_SIZES", "{not json")
+    with pytest.raises(ValueError, match="KIT_SIZES is not valid JSON"):
+        config.sizes()
+
+
+def test_train_sizes_mix_counts_and_fractions():
+    assert config.train_sizes([300, 0.5, 1.0], 1000) == [300, 500, 1000]
+    assert config.train_sizes([5000, 1.0], 1200) == [1200]
+
+
+def test_precision(monkeypatch):
+    import keras
+
+    monkeypatch.delenv("KIT_PRECISION", raising=False)
+    assert config.precision() == "float32"
+    monkeypatch.setenv("KIT_PRECISION", "mixed_bfloat16")
+    try:
+        assert config.apply_precision() == "mixed_bfloat16"
+        assert keras.config.dtype_policy().name == "mixed_bfloat16"
+        assert keras.layers.Dense(2).compute_dtype == "bfloat16"
+    finally:
+        config.apply_precision("float32")
+    monkeypatch.setenv("KIT_PRECISION", "fp8")
+    with pytest.raises(ValueError, match="KIT_PRECISION='fp8'.*mixed_bfloat16"):
+        config.precision()
+
+
 def test_unknown_scale_names_the_fix(monkeypatch):
     monkeypatch.setenv("KIT_SCALE", "huge")
     with pytest.raises(ValueError, match=r"KIT_SCALE='huge'.*smoke"):

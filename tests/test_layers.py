@@ -44,6 +44,21 @@ def test_precision_test_can_fail():
         run_precision_test(Stubborn, {}, np.ones((2, 4), "float32"))
 
 
+def test_masked_mean_pooling():
+    from kit.models.heads import MaskedMeanPooling
+
+    x = np.random.default_rng(0).normal(size=(3, 5, 4)).astype("float32")
+    mask = np.array([[1, 1, 1, 0, 0], [1] * 5, [0, 1, 1, 1, 0]], "int32")
+    layer = run_layer_test(MaskedMeanPooling, {}, x, expected_output_shape=(3, 4), run_training_check=False,
+                           call_kwargs={"padding_mask": mask})
+    import keras
+
+    out = keras.ops.convert_to_numpy(layer(x, padding_mask=mask))
+    np.testing.assert_allclose(out[0], x[0, :3].mean(0), atol=1e-6)
+    np.testing.assert_allclose(out[2], x[2, 1:4].mean(0), atol=1e-6)
+    run_precision_test(MaskedMeanPooling, {}, x, call_kwargs={"padding_mask": mask})
+
+
 def test_classifier_head_regression_output():
     run_layer_test(ClassifierHead, {"num_classes": 1}, np.ones((3, 6), "float32"), expected_output_shape=(3, 1))
 

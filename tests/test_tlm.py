@@ -179,10 +179,10 @@ def test_stream_errors():
 
 # --- the model -------------------------------------------------------------------------------------------------
 
-def small_model(vocab=40, seq=12, classes=3, p=2, dropout=0.0):
+def small_model(vocab=40, seq=12, classes=3, p=2, dropout=0.0, pooling="cls"):
     bb = tlm_backbone(vocab, num_layers=1, num_heads=2, hidden_dim=16, intermediate_dim=32,
                       max_sequence_length=seq, dropout=dropout)
-    return TLMModel(bb, num_classes=classes, max_predictions=p, dropout=dropout)
+    return TLMModel(bb, num_classes=classes, max_predictions=p, dropout=dropout, pooling=pooling)
 
 
 def test_tlm_model_layer_contract():
@@ -270,6 +270,74 @@ def test_stage1_trains_and_counts():
     ev = evaluate_mlm(model, x, masker(max_predictions=2))
     assert ev["mlm_accuracy"] > 0.4 and ev["masked_tokens"] == 96 * 2  # the majority token is 50%; chance 1/40
     assert evaluate_mlm(model, x, masker(max_predictions=2)) == ev  # fixed masking: repeatable
+
+
+def test_stage1_learns_the_task():
+    """Notebook 02's bug: stage 1 left the classifier at the majority class. The task is which of two
+    words a text holds; after stage 1 (rho1=3, rho2=20, MLM on external batches too) the task head
+    must clearly beat the majority class."""
+    keras.utils.set_random_seed(0)
+    rng = np.random.default_rng(1)
+    x = make_inputs(n=256, seq=12, vocab=40, pad_from=12)
+    y = rng.integers(0, 2, 256)
+    x["token_ids"][:, 1:-1] = rng.integers(12, 40, (256, 10))
+    x["token_ids"][np.arange(256), rng.integers(1, 11, 256)] = np.where(y == 1, 5, 6)  # the label's word
+    ext = make_inputs(n=256, seq=12, vocab=40, seed=2, pad_from=12)
+    model = small_model(classes=2, pooling="mean")
+    train_stage1(model, x, y, ext, masker(max_predictions=2), rho1=3, rho2=20, steps=400, batch_size=32,
+                 learning_rate=5e-3, chunks=2)
+    acc = float((model.classifier().predict(x, verbose=0).argmax(-1) == y).mean())
+    assert acc > 0.85, acc  # the majority class is ~0.5
+
+
+def test_mean_pooling_head_round_trips(tmp_path):
+    model = small_model(pooling="mean")
+    x = make_inputs(n=4, seq=12)
+    x["mask_positions"] = np.ones((4, 2), "int32")
+    path = tmp_path / "tlm.keras"
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    assert loaded.pooling == "mean"
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(x)["task"]), keras.ops.convert_to_numpy(model(x)["task"]),
+                               atol=1e-5)
+    with pytest.raises(ValueError, match="pooling must be one of"):
+        small_model(pooling="max")
+
+
+@pytest.mark.parametrize("policy", ["mixed_bfloat16", "mixed_float16"])
+def test_stage1_under_mixed_precision(policy):
+    if policy == "mixed_float16" and keras.backend.backend() == "jax":
+        import jax
+
+        if jax.default_backend() == "cpu":
+            pytest.skip("XLA:CPU has no float16 matmul with float32 accumulation (kit.config refuses it there)")
+    keras.config.set_dtype_policy(policy)
+    try:
+        model = small_model()
+        x = make_inputs(n=64, seq=12, pad_from=12)
+        r = train_stage1(model, x, np.arange(64) % 3, x, masker(max_predictions=2), rho1=1, rho2=1, steps=8,
+                         batch_size=16, learning_rate=1e-3, chunks=2)
+        ev = evaluate_mlm(model, x, masker(max_predictions=2))
+    finally:
+        keras.config.set_dtype_policy("float32")
+    assert np.isfinite(r.curve["loss"]).all() and np.isfinite(ev["mlm_loss"])
+    assert model.backbone.compute_dtype == policy.split("_")[1]
+
+
+def test_evaluate_mlm_memory_stays_small_with_the_full_vocabulary():
+    """3,000 texts x 3 predictions x 30,522 words: 2.2 GB as one float64 array; scored batch by batch it is not."""
+    import tracemalloc
+
+    seq, vocab = 16, 30522
+    bb = tlm_backbone(vocab, num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=16, max_sequence_length=seq)
+    model = TLMModel(bb, num_classes=2, max_predictions=3)
+    x = make_inputs(n=3000, seq=seq, vocab=vocab)
+    m = MLMMasker(vocab, MASK, SPECIALS, max_predictions=3)
+    tracemalloc.start()
+    ev = evaluate_mlm(model, x, m, batch_size=64)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert ev["masked_tokens"] > 3000 and peak < 300e6, f"peak {peak / 1e6:.0f} MB"
 
 
 def test_evaluate_mlm_rejects_empty_input():

@@ -51,6 +51,26 @@ class ClassifierHead(keras.layers.Layer):
         return config
 
 
+@keras.saving.register_keras_serializable(package="kit")
+class MaskedMeanPooling(keras.layers.Layer):
+    """Mean of token states over the real (unmasked) positions: ``(batch, steps, dim)`` → ``(batch, dim)``.
+
+    >>> import numpy as np
+    >>> x = np.array([[[1.0, 2.0], [3.0, 4.0], [9.0, 9.0]]], "float32")
+    >>> keras.ops.convert_to_numpy(MaskedMeanPooling()(x, np.array([[1, 1, 0]]))).tolist()
+    [[2.0, 3.0]]
+    """
+
+    def call(self, x, padding_mask=None):
+        if padding_mask is None:
+            return keras.ops.mean(x, axis=1)
+        m = keras.ops.cast(padding_mask, x.dtype)[..., None]
+        return keras.ops.sum(x * m, axis=1) / keras.ops.maximum(keras.ops.sum(m, axis=1), keras.ops.cast(1, x.dtype))
+
+    def compute_output_shape(self, x_shape, padding_mask_shape=None):
+        return (x_shape[0], x_shape[-1])
+
+
 def build_classifier(backbone, num_classes: int, dropout: float = 0.1, hidden_dim: int | None = None,
                      name: str = "classifier") -> keras.Model:
     """Backbone → pooled [CLS] output → :class:`ClassifierHead`; inputs are the preprocessor's dict."""

@@ -23,7 +23,9 @@ import keras
 import keras_hub
 
 from .backbones import BertBackbone
-from .heads import ClassifierHead
+from .heads import ClassifierHead, MaskedMeanPooling
+
+POOLINGS = ("cls", "mean")
 
 
 def tlm_backbone(vocabulary_size: int, num_layers: int, num_heads: int, hidden_dim: int, intermediate_dim: int,
@@ -43,11 +45,18 @@ def _inputs():
 
 @keras.saving.register_keras_serializable(package="kit")
 class TLMModel(keras.Model):
-    """BERT backbone + ``ClassifierHead`` on [CLS] + tied ``MaskedLMHead``; outputs ``task`` and ``mlm``."""
+    """BERT backbone + ``ClassifierHead`` + tied ``MaskedLMHead``; outputs ``task`` and ``mlm``.
 
-    def __init__(self, backbone, num_classes: int, max_predictions: int, dropout: float = 0.1, **kwargs):
+    The task head reads the pooled [CLS] state (``pooling="cls"``, BERT's and the
+    paper's choice) or the mean of the token states (``pooling="mean"``).
+    """
+
+    def __init__(self, backbone, num_classes: int, max_predictions: int, dropout: float = 0.1,
+                 pooling: str = "cls", **kwargs):
         if max_predictions < 1:
             raise ValueError(f"max_predictions must be >= 1, got {max_predictions}.")
+        if pooling not in POOLINGS:
+            raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}.")
         inputs = _inputs()
         inputs["mask_positions"] = keras.Input(shape=(max_predictions,), dtype="int32", name="mask_positions")
         task_head = ClassifierHead(num_classes, dropout=dropout, name="task_head")
@@ -56,7 +65,8 @@ class TLMModel(keras.Model):
             intermediate_activation="gelu", kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02),
             name="mlm_head")
         out = backbone({k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")})
-        outputs = {"task": task_head(out["pooled_output"]),
+        pool = MaskedMeanPooling(name="mean_pool") if pooling == "mean" else None
+        outputs = {"task": task_head(self._features(out, inputs["padding_mask"], pool)),
                    "mlm": mlm_head(out["sequence_output"], mask_positions=inputs["mask_positions"])}
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         self.backbone = backbone
@@ -65,15 +75,23 @@ class TLMModel(keras.Model):
         self.num_classes = int(num_classes)
         self.max_predictions = int(max_predictions)
         self.dropout = float(dropout)
+        self.pooling = pooling
+        self.pool = pool
+
+    @staticmethod
+    def _features(out, padding_mask, pool):
+        return out["pooled_output"] if pool is None else pool(out["sequence_output"], padding_mask)
 
     def classifier(self, name: str = "tlm_classifier") -> keras.Model:
         """The same backbone and task head as a classifier (preprocessor dict → logits); weights shared."""
         inputs = _inputs()
-        return keras.Model(inputs, self.task_head(self.backbone(inputs)["pooled_output"]), name=name)
+        feats = self._features(self.backbone(inputs), inputs["padding_mask"], self.pool)
+        return keras.Model(inputs, self.task_head(feats), name=name)
 
     def get_config(self):
         return {"backbone": keras.layers.serialize(self.backbone), "num_classes": self.num_classes,
-                "max_predictions": self.max_predictions, "dropout": self.dropout, "name": self.name,
+                "max_predictions": self.max_predictions, "dropout": self.dropout, "pooling": self.pooling,
+                "name": self.name,
                 "trainable": self.trainable}
 
     @classmethod

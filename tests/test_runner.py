@@ -1,0 +1,66 @@
+"""kit run: flags for your own data, the in-process runner (no Jupyter kernel), errors before a kernel starts."""
+
+import json
+import os
+
+import pytest
+
+from kit.runner import CellError, notebook_env, run_notebook
+
+
+def _notebook(path, cells):
+    nb = {"cells": [{"cell_type": "code", "source": src, "metadata": {}, "outputs": [], "execution_count": None}
+                    for src in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(nb))
+    return path
+
+
+def test_in_process_run_records_outputs_and_figures(tmp_path):
+    nb = _notebook(tmp_path / "t.ipynb", [
+        "import os\nprint('data file:', os.environ.get('KIT_DATA_FILE'))\nx = 21",
+        "import pandas as pd\npd.DataFrame({'a': [x * 2]})",
+        "import matplotlib.pyplot as plt\nfrom IPython.display import HTML, display\nplt.plot([1, 2])\nplt.show()\n"
+        "display(HTML('<b>bold</b>'))",
+    ])
+    csv = tmp_path / "my.csv"
+    csv.write_text("t,l\na,b\n")
+    dest = run_notebook(nb, tmp_path / "out", env=notebook_env(str(csv), "t", "l"), in_process=True)
+    cells = json.loads(dest.read_text())["cells"]
+    assert cells[0]["outputs"][0]["text"] == f"data file: {csv}\n"
+    assert "42" in cells[1]["outputs"][0]["data"]["text/plain"]
+    kinds = [next(iter(o["data"])) for o in cells[2]["outputs"]]
+    assert "image/png" in kinds and "text/plain" in kinds
+    assert "KIT_DATA_FILE" not in os.environ  # the environment is restored after the run
+
+
+def test_in_process_failure_keeps_the_partial_notebook(tmp_path):
+    nb = _notebook(tmp_path / "t.ipynb", ["print('ok')", "1 / 0", "print('never')"])
+    with pytest.raises(CellError, match="(?s)cell 2 failed.*ZeroDivisionError"):
+        run_notebook(nb, tmp_path / "out", in_process=True)
+    cells = json.loads((tmp_path / "out" / "t.ipynb").read_text())["cells"]
+    assert cells[0]["outputs"][0]["text"] == "ok\n" and cells[1]["outputs"][-1]["output_type"] == "error"
+    assert cells[2]["outputs"] == []
+
+
+def test_data_flags_are_checked_before_a_kernel_starts(tmp_path):
+    csv = tmp_path / "q.csv"
+    csv.write_text("q1,q2,dup\na,b,1\n")
+    assert notebook_env(str(csv), text_a="q1", text_b="q2", label="dup") == {
+        "KIT_DATA_FILE": str(csv), "KIT_LABEL": "dup", "KIT_TEXT_A": "q1", "KIT_TEXT_B": "q2"}
+    with pytest.raises(ValueError, match="--label COL"):
+        notebook_env(str(csv), text="q1")
+    with pytest.raises(ValueError, match="both --text-a COL and --text-b COL"):
+        notebook_env(str(csv), text_a="q1", label="dup")
+    with pytest.raises(ValueError, match="not both"):
+        notebook_env(str(csv), text="q1", text_a="q1", text_b="q2", label="dup")
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        notebook_env(str(tmp_path / "nope.csv"), text="q1", label="dup")
+    with pytest.raises(ValueError, match="--text, --label need --data"):
+        notebook_env(text="q1", label="dup")
+
+
+def test_cli_run_reports_bad_flags(capsys, tmp_path):
+    from kit.cli import main
+
+    assert main(["run", "00", "--text", "review"]) == 1
+    assert "--text need --data" in capsys.readouterr().err
