@@ -74,6 +74,23 @@ def test_torch_fast_path_equals_generic_path(padding, pooling):
         np.testing.assert_allclose(keras.ops.convert_to_numpy(fast(x)), keras.ops.convert_to_numpy(slow(x)), atol=1e-5)
 
 
+@pytest.mark.parametrize("padding", sorted(MASKS))
+def test_jax_cudnn_weight_layout_equals_generic_path(padding):
+    """The jax GPU path packs Keras' weights into cuDNN's flat layout; jax's reference LSTM on that layout
+    must compute what Keras' generic masked LSTM computes (the cuDNN kernel itself runs in benchmarks/gpu.py)."""
+    if keras.backend.backend() != "jax":
+        pytest.skip("the jax cuDNN path exists on the jax backend only")
+    import jax
+    import jax.numpy as jnp
+
+    fast, slow, x = _fast_and_slow(pooling=None)
+    mask = jnp.asarray(np.array(MASKS[padding], bool))
+    want = keras.ops.convert_to_numpy(slow(x, mask=mask))
+    got = np.asarray(fast._jax_fast(jnp.asarray(x), mask, False, reference=True)) * np.asarray(mask)[..., None]
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    assert fast.implementation() == ("jax-cudnn" if jax.default_backend() == "gpu" else "generic")
+
+
 def test_fused_kernel_gets_contiguous_weights(monkeypatch):
     """cuDNN rejects non-contiguous weights (a bare kernel.T); CPU kernels do not, so check what is handed over."""
     if keras.backend.backend() != "torch":

@@ -68,3 +68,12 @@ def test_bad_plans(tmp_path):
     (tmp_path / "other.csv").write_text("x,y\n1,2\n")
     with pytest.raises(ValueError, match="written by something else"):
         Sweep(tmp_path / "other.csv", keys=("model",), log=lambda *a: None).done()
+
+
+def test_recording_a_run_again_replaces_it(tmp_path):
+    sweep = Sweep(tmp_path / "r.csv", keys=("model", "seed"), log=lambda *a: None)
+    sweep.record({"model": "timing", "seed": -1}, {"ms": 3.0})
+    sweep.record({"model": "lstm", "seed": 0}, {"accuracy": 0.5})
+    sweep.record({"model": "timing", "seed": -1}, {"ms": 2.0})
+    res = sweep.results()
+    assert len(res) == 2 and res.set_index("model").loc["timing", "value"] == 2.0

@@ -1,8 +1,9 @@
-"""Analysis tools: inference timing, training FLOPs, attention heads."""
+"""Analysis tools: inference timing, training FLOPs, attention heads, seeds and spread."""
 
 from .attention import attention_maps, classify_heads, head_statistics, plot_heads, special_token_ids
 from .flops import format_flops, training_flops, training_tokens
+from .spread import Difference, difference, format_mean_se, summarize
 from .timing import time_inference
 
-__all__ = ["attention_maps", "classify_heads", "format_flops", "head_statistics", "plot_heads",
+__all__ = ["Difference", "difference", "format_mean_se", "summarize", "attention_maps", "classify_heads", "format_flops", "head_statistics", "plot_heads",
            "special_token_ids", "time_inference", "training_flops", "training_tokens"]

@@ -10,11 +10,14 @@ passed on), which is what a tagger needs.
 On the torch backend Keras runs an LSTM as a Python loop on the CPU (its fused
 kernel is CUDA-only). The layer therefore has a fast path there: the same
 weights fed to PyTorch's fused ``_VF.lstm`` over a packed sequence, which is
-what ``torch.nn.LSTM`` runs (cuDNN on a GPU). Packing assumes each row's real
-tokens come first; rows padded on the left (or with holes) are compacted
-before the fused call and put back after, which is what Keras' masked LSTM
-computes (masked steps are skipped). It is tested equal to the generic path,
-gradients included; ``fast_path=False`` turns it off.
+what ``torch.nn.LSTM`` runs (cuDNN on a GPU). On jax with a GPU, Keras' LSTM is
+a ``lax.scan``; the fast path there feeds the same weights, in cuDNN's layout,
+to ``jax.experimental.rnn.lstm`` (cuDNN). Both assume each row's real tokens
+come first; rows padded on the left (or with holes) are compacted before the
+fused call and put back after, which is what Keras' masked LSTM computes
+(masked steps are skipped). Both are tested equal to the generic path (the jax
+one through jax's reference LSTM on a CPU, the cuDNN call itself by
+``benchmarks/gpu.py`` on a GPU); ``fast_path=False`` turns them off.
 
 >>> import numpy as np
 >>> enc = BiLSTMEncoder(n_layers=2, cells=8, pooling="max")
@@ -141,9 +144,73 @@ class BiLSTMEncoder(keras.layers.Layer):
             x = torch.gather(x, 1, restore[..., None].expand(-1, -1, x.shape[-1]))
         return x
 
+    # -- jax on a GPU: cuDNN through jax.experimental.rnn --------------------------
+    def _jax_params(self, layer):
+        """One bidirectional layer's weights as cuDNN's flat vector: [W_ih, W_hh] per direction, then biases."""
+        import jax.numpy as jnp
+
+        weights, biases = [], []
+        for cell in (layer.forward_layer.cell, layer.backward_layer.cell):
+            weights += [jnp.transpose(cell.kernel.value).reshape(-1),
+                        jnp.transpose(cell.recurrent_kernel.value).reshape(-1)]
+            biases += [cell.bias.value, jnp.zeros_like(cell.bias.value)]
+        return jnp.concatenate(weights + biases).astype("float32")
+
+    def _jax_fast(self, x, mask, training, reference: bool = False):
+        import jax.numpy as jnp
+        from jax.experimental import rnn
+
+        dtype = x.dtype
+        x = x.astype("float32")  # jax's cuDNN LSTM runs in float32 (it has no bfloat16 path)
+        batch, steps = x.shape[0], x.shape[1]
+        restore = None
+        if mask is None:
+            lengths = jnp.full((batch,), steps, dtype="int32")
+        else:
+            m = mask.astype(bool)
+            lengths = m.sum(axis=1).astype("int32")
+            order = jnp.argsort(~m, axis=1, stable=True)  # real tokens first, in order (a no-op for right padding)
+            x = jnp.take_along_axis(x, order[..., None], axis=1)
+            restore = jnp.argsort(order, axis=1)
+        lengths = jnp.maximum(lengths, 1)
+        for i, layer in enumerate(self.layers_):
+            if i > 0:
+                x = self.dropout_layer(x, training=training).astype("float32")
+            w = self._jax_params(layer)
+            h0 = jnp.zeros((2, batch, self.cells), dtype="float32")
+            size = x.shape[-1]
+            if reference:  # jax's pure-jax reference of the same call (CPU tests of the weight layout)
+                unpacked = rnn.unpack_lstm_weights(w, size, self.cells, 1, True)
+                x, _, _ = rnn.lstm_ref(x, h0, h0, *unpacked, lengths, size, self.cells, 1, 0.0, True)
+            else:
+                x, _, _ = rnn.lstm(x, h0, h0, w, lengths, input_size=size, hidden_size=self.cells, num_layers=1,
+                                   dropout=0.0, bidirectional=True)
+        if restore is not None:
+            x = jnp.take_along_axis(x, restore[..., None], axis=1)
+        return x.astype(dtype)
+
+    def implementation(self) -> str:
+        """Which implementation runs: "torch" (fused), "jax-cudnn" (jax on a GPU) or "generic" (Keras)."""
+        backend = keras.backend.backend()
+        if not self.fast_path:
+            return "generic"
+        if backend == "torch":
+            return "torch"
+        if backend == "jax":
+            import jax
+
+            if jax.default_backend() == "gpu":
+                return "jax-cudnn"
+        return "generic"
+
     def call(self, x, mask=None, training=None):
-        use_fast = self.fast_path and keras.backend.backend() == "torch"
-        seq = self._torch_fast(x, mask, training) if use_fast else self._generic(x, mask, training)
+        path = self.implementation()
+        if path == "torch":
+            seq = self._torch_fast(x, mask, training)
+        elif path == "jax-cudnn":
+            seq = self._jax_fast(x, mask, training)
+        else:
+            seq = self._generic(x, mask, training)
         if mask is None:
             mask = ops.ones(ops.shape(seq)[:2], dtype="bool")
         if self.pooling is None:

@@ -1,8 +1,8 @@
 """Training helpers: the papers' recipes, TLM's stage 1, and a resumable sweep runner."""
 
-from .classify import FitResult, accuracy, fit_classifier, regression_scores
+from .classify import FitResult, accuracy, fit_classifier, planned_steps, regression_scores
 from .sweep import Sweep
 from .tlm import Stage1Result, TLMBatches, evaluate_mlm, train_stage1
 
 __all__ = ["FitResult", "Stage1Result", "Sweep", "TLMBatches", "accuracy", "evaluate_mlm", "fit_classifier",
-           "regression_scores", "train_stage1"]
+           "planned_steps", "regression_scores", "train_stage1"]

@@ -80,6 +80,16 @@ def check_distribution(model, distribution) -> None:
                          "`with distribution.scope(): model = ...`, then fit.")
 
 
+def planned_steps(n: int, epochs: int, batch_size: int, min_steps: int = 0) -> int:
+    """Optimizer steps :func:`fit_classifier` plans for ``n`` examples (tiny sets repeated up to ``min_steps``).
+
+    >>> planned_steps(300, epochs=2, batch_size=32), planned_steps(16, epochs=1, batch_size=32, min_steps=30)
+    (20, 30)
+    """
+    reps = max(1, math.ceil(min_steps * batch_size / (epochs * n))) if min_steps else 1
+    return epochs * math.ceil(n * reps / batch_size)
+
+
 def is_regression(y) -> bool:
     """Float targets mean regression; integer (or boolean) labels mean classes."""
     return np.issubdtype(np.asarray(y).dtype, np.floating)
@@ -113,7 +123,7 @@ def fit_classifier(model: keras.Model, x_train, y_train, x_dev, y_dev, *, learni
     if reps > 1:  # repeat a tiny set (shuffled) so the run gets enough updates
         idx = np.random.default_rng(seed).permutation(np.tile(np.arange(n), reps))
         x_train, y_train = _take(x_train, idx), np.asarray(y_train)[idx]
-    steps = epochs * math.ceil(_len(x_train) / batch_size)
+    steps = planned_steps(n, epochs, batch_size, min_steps)
     check_distribution(model, distribution)
     scope = distribution.scope() if distribution is not None else contextlib.nullcontext()
     with scope:

@@ -116,7 +116,7 @@ class Sweep:
                      + self._last)
 
     def record(self, run, metrics: dict) -> None:
-        """Append ``metrics`` ({name: number}) of ``run`` to the CSV now."""
+        """Append ``metrics`` ({name: number}) of ``run`` to the CSV now (replacing that run's old rows, if any)."""
         import pandas as pd
 
         if not metrics:
@@ -126,6 +126,11 @@ class Sweep:
                 for m, v in metrics.items()]
         frame = pd.DataFrame(rows)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if key in self.done():  # recorded before (e.g. a table made after the sweep, rerun): replace it
+            old = pd.read_csv(self.path, dtype={"config": str})
+            same = (old.config == self.fingerprint) & pd.Series(
+                [tuple(str(v) for v in r) == key for r in old[list(self.keys)].itertuples(index=False)], index=old.index)
+            old[~same].to_csv(self.path, index=False)
         header = not self.path.exists() or self.path.stat().st_size == 0
         frame.to_csv(self.path, mode="a", header=header, index=False)
         shown = [f"{m} {v:.3f}" for m, v in metrics.items() if isinstance(v, float) and abs(v) < 1e4][:3]
