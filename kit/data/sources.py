@@ -138,10 +138,6 @@ def _open_archive(path: Path):
         return "zip", zipfile.ZipFile(path)
     if name.endswith((".tar.gz", ".tgz", ".tar.bz2", ".tar", ".tar.xz")):
         return "tar", tarfile.open(path)
-    if name.endswith(".deb"):  # an ar archive around data.tar.*: open the data tarball
-        from .debian import deb_data_tar
-
-        return "tar", deb_data_tar(path)
     raise ValueError(f"Don't know how to unpack {path.name}: expected one of {', '.join(ARCHIVE_SUFFIXES)}.")
 
 
@@ -159,6 +155,12 @@ def _read(kind, arc, member) -> bytes:
 
 def unpack(archive: Path, dest: Path, nested: tuple[str, ...] = (), prefix: str = "") -> Path:
     """Unpack the files under ``prefix`` of ``archive`` (after descending ``nested``) into ``dest``."""
+    if archive.name.lower().endswith(".deb"):  # a Debian package: ar archive around data.tar.*
+        if nested:
+            raise ValueError(".deb sources take no nested members.")
+        from .debian import extract_deb
+
+        return extract_deb(archive, dest, prefix)
     tmpdir = Path(tempfile.mkdtemp(prefix="kit-unpack-"))
     try:
         current = archive

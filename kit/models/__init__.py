@@ -8,7 +8,17 @@ from .backbones import OFFLINE_BACKBONES, BertBackbone, LoadedBackbone, load_bac
 from .heads import ClassifierHead, build_classifier
 from .split import BackboneParts, split_backbone
 from .tlm import TLMModel, tlm_backbone
+from .stacked import build_stacked_model, unpack_states
+from .tagging import (IGNORE, AlignedTags, MaskedAccuracy, MaskedSparseCategoricalCrossentropy, TokenTaggerHead,
+                      align_labels, build_tagger, word_pieces, word_predictions)
+from .cnn_heads import DenseCNNHead
+from .highway import HighwayBiLSTMHead
+from .matching import BiMPMHead, MultiPerspectiveMatching, SimTransformerHead, pair_masks
 
 __all__ = ["Bundle", "load_bundle", "save_bundle", "masked_max", "backbone_token_table", "glove_table", "glove_vectors", "BiLSTMEncoder", "PretrainedTokenEmbedding", "build_lstm_classifier", "count_params_without_embeddings",
            "OFFLINE_BACKBONES", "BertBackbone", "LoadedBackbone", "load_backbone", "ClassifierHead",
-           "build_classifier", "BackboneParts", "split_backbone", "TLMModel", "tlm_backbone"]
+           "build_classifier", "BackboneParts", "split_backbone", "TLMModel", "tlm_backbone",
+           "build_stacked_model", "unpack_states", "IGNORE", "AlignedTags", "MaskedAccuracy",
+           "MaskedSparseCategoricalCrossentropy", "TokenTaggerHead", "align_labels", "build_tagger", "word_pieces",
+           "word_predictions", "DenseCNNHead", "HighwayBiLSTMHead", "BiMPMHead", "MultiPerspectiveMatching",
+           "SimTransformerHead", "pair_masks"]

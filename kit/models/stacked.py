@@ -1,0 +1,54 @@
+"""Heads stacked on a BERT backbone's token states: the shared input convention and the model builder.
+
+Every rich head of notebook 03 (tagger, DenseNet CNN, highway BiLSTM, BiMPM,
+Sim-Transformer) takes a dict ``{"sequence_output": (B, T, H),
+"padding_mask": (B, T), "segment_ids": (B, T)}`` (the last two optional; a bare
+``(B, T, H)`` tensor with a Keras mask works too). :func:`build_stacked_model`
+wires any such head to a backbone, so the backbone stays one layer that the
+freeze scheduler can freeze.
+
+>>> import numpy as np
+>>> seq, mask, seg = unpack_states({"sequence_output": np.zeros((2, 3, 4), "float32"),
+...                                 "padding_mask": np.array([[1, 1, 0], [1, 0, 0]])})
+>>> keras.ops.convert_to_numpy(mask).tolist(), seg is None
+([[True, True, False], [True, False, False]], True)
+"""
+
+from __future__ import annotations
+
+import keras
+from keras import ops
+
+
+def unpack_states(inputs, mask=None):
+    """``(sequence, bool mask or None, segment_ids or None)`` from a head's input (dict or tensor)."""
+    if isinstance(inputs, dict):
+        if "sequence_output" not in inputs:
+            raise KeyError(f"A head's dict input needs 'sequence_output' (and optionally 'padding_mask', "
+                           f"'segment_ids'); got keys {sorted(inputs)}.")
+        seq, m, seg = inputs["sequence_output"], inputs.get("padding_mask"), inputs.get("segment_ids")
+    else:
+        seq, m, seg = inputs, mask, None
+    return seq, (None if m is None else ops.cast(m, "bool")), seg
+
+
+def full_mask(seq, mask):
+    """``mask`` or, when it is None, all-true of shape ``seq.shape[:2]``."""
+    return ops.ones(ops.shape(seq)[:2], dtype="bool") if mask is None else mask
+
+
+def build_stacked_model(backbone, head: keras.layers.Layer, name: str = "stacked") -> keras.Model:
+    """``{token_ids, segment_ids, padding_mask}`` → backbone → ``head`` on the token states → logits.
+
+    The backbone is one layer of the model (``model.get_layer(backbone.name)``),
+    which is what :func:`kit.train.freeze.stack_and_finetune` freezes.
+    """
+    inputs = {
+        "token_ids": keras.Input(shape=(None,), dtype="int32", name="token_ids"),
+        "segment_ids": keras.Input(shape=(None,), dtype="int32", name="segment_ids"),
+        "padding_mask": keras.Input(shape=(None,), dtype="int32", name="padding_mask"),
+    }
+    out = backbone(inputs)
+    states = {"sequence_output": out["sequence_output"], "padding_mask": inputs["padding_mask"],
+              "segment_ids": inputs["segment_ids"]}
+    return keras.Model(inputs, head(states), name=name)

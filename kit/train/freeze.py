@@ -1,0 +1,526 @@
+"""The freeze scheduler: finetune-only, stack-only and stack-and-finetune (arXiv 1907.05338).
+
+``stack_and_finetune(model, encoder, ..., strategy=...)`` trains ``model`` in
+one or two phases:
+
+- ``finetune_only``: one phase, everything trainable, ``phase2_lr`` for
+  ``phase2_epochs``, the best dev epoch kept (the light-head baseline);
+- ``stack_only``: one phase, ``encoder`` frozen, ``phase1_lr`` for
+  ``phase1_epochs``, the best dev epoch kept (Peters et al.'s feature extraction);
+- ``stack_and_finetune``: phase 1 as stack-only but stopped by
+  :class:`DivergenceStopping`, then phase 2 as finetune-only.
+
+Keras 3 fixes the trainable set when a model is compiled, and each backend
+fails differently if it changes afterwards (TF silently stays frozen, torch
+raises, jax corrupts the model). So every phase sets ``trainable``, then
+recompiles with a **fresh optimizer** (optimizer state resets between
+phases), and checks that the encoder's weights really left (or joined) the
+trainable set and that the trainable-weight count changed between phases.
+Unfreezing restores each sublayer's and variable's own ``trainable`` flag,
+so parts that were frozen on purpose (a fixed embedding table) stay frozen.
+
+``trainable=False`` does not turn dropout off. By default the frozen encoder's
+dropout layers run at rate 0 during a frozen phase, so phase 1 trains the head
+on the encoder's deterministic features (``frozen_dropout=True`` keeps dropout on).
+
+Phase 1 stops by the paper's rule, "only up to a point where the prediction
+accuracy of the training and validation data sets do not differ much":
+:class:`DivergenceStopping` stops once train minus dev accuracy exceeds
+``threshold`` for ``patience`` epochs in a row and restores the head of the last
+epoch that was within the gap. ``unfreeze="gradual"`` replaces phase 2's single
+unfreeze by ULMFiT's gradual unfreezing: one more encoder group (top first) per
+epoch, each step a recompile, then the rest of the epochs with all unfrozen.
+
+>>> import keras, numpy as np
+>>> keras.utils.set_random_seed(0)
+>>> inp = keras.Input((4,))
+>>> enc = keras.layers.Dense(8, activation="relu", name="encoder")
+>>> model = keras.Model(inp, keras.layers.Dense(2, name="head")(enc(inp)))
+>>> x = np.random.default_rng(0).normal(size=(32, 4)).astype("float32"); y = (x[:, 0] > 0).astype("int32")
+>>> r = stack_and_finetune(model, enc, x, y, x, y, strategy="stack_and_finetune",
+...                        phase1_epochs=2, phase2_epochs=2, batch_size=8)
+>>> [(p.name, p.trainable_weights) for p in r.phases]
+[('phase1', 2), ('phase2', 4)]
+>>> enc.trainable
+True
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import keras
+import numpy as np
+
+STRATEGIES = ("finetune_only", "stack_only", "stack_and_finetune")
+UNFREEZE = ("all", "gradual")
+_MAX_WORDS = ("acc", "f1", "auc", "precision", "recall", "pearson", "spearman", "r2")
+
+
+# --- callbacks --------------------------------------------------------------------------------
+
+class DivergenceStopping(keras.callbacks.Callback):
+    """Stop when train and dev ``monitor`` diverge: the paper's phase-1 rule, as a Keras callback.
+
+    After each epoch, ``gap = train − dev`` (``dev − train`` with
+    ``mode="min"``, e.g. for a loss or an error). When ``gap > threshold`` for
+    ``patience`` epochs in a row (and at least ``min_epochs`` have run),
+    training stops; with ``restore=True`` the trainable weights go back to
+    those of the last epoch whose gap was within the threshold (or, if none
+    was, of the epoch with the smallest gap).
+    ``monitor=None`` picks the first compiled metric (``"accuracy"``).
+    Train accuracy is Keras' running mean over the epoch (dropout on), the
+    number ``fit`` prints; dev accuracy is measured at the epoch's end.
+
+    ``gaps``, ``stopped_epoch`` (0-based, or None), ``restored_epoch`` and
+    ``reason`` say what happened.
+
+    >>> cb = DivergenceStopping(threshold=0.05, patience=2)
+    >>> cb.set_model(keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)]))
+    >>> for epoch, (tr, dv) in enumerate([(0.6, 0.62), (0.8, 0.78), (0.9, 0.8), (0.95, 0.8)]):
+    ...     cb.on_epoch_end(epoch, {"accuracy": tr, "val_accuracy": dv})
+    >>> cb.stopped_epoch, cb.model.stop_training, [round(g, 2) for g in cb.gaps]
+    (3, True, [-0.02, 0.02, 0.1, 0.15])
+    """
+
+    def __init__(self, monitor: str | None = None, threshold: float = 0.05, patience: int = 2,
+                 min_epochs: int = 1, mode: str = "auto", restore: bool = True):
+        super().__init__()
+        if threshold < 0:
+            raise ValueError(f"threshold is a gap (train minus dev), so it must be >= 0; got {threshold}.")
+        if patience < 1 or min_epochs < 1:
+            raise ValueError(f"patience and min_epochs must be >= 1; got patience={patience}, "
+                             f"min_epochs={min_epochs}.")
+        if mode not in ("auto", "max", "min"):
+            raise ValueError(f"mode must be 'auto', 'max' or 'min'; got {mode!r}.")
+        self.monitor, self.threshold, self.patience = monitor, threshold, patience
+        self.min_epochs, self.mode, self.restore = min_epochs, mode, restore
+        self.reset()
+
+    def reset(self):
+        self.gaps: list[float] = []
+        self.wait = 0
+        self.stopped_epoch: int | None = None
+        self.restored_epoch: int | None = None
+        self.reason = ""
+        self._snapshot = None
+        self._snapshot_epoch: int | None = None
+        self._fallback = None  # the smallest-gap epoch, for runs where no epoch stayed within the gap
+        self._fallback_epoch: int | None = None
+
+    def on_train_begin(self, logs=None):
+        self.reset()
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        monitor = self.monitor or _auto_monitor(logs)
+        if monitor not in logs or "val_" + monitor not in logs:
+            raise KeyError(f"DivergenceStopping watches {monitor!r} and 'val_{monitor}', but the epoch logs have "
+                           f"{sorted(logs)}. Compile with that metric (e.g. metrics=['accuracy']) and pass "
+                           "validation data to fit, or set monitor= to a metric you compiled.")
+        train, dev = float(logs[monitor]), float(logs["val_" + monitor])
+        gap = (train - dev) if _mode(monitor, self.mode) == "max" else (dev - train)
+        self.gaps.append(gap)
+        if gap > self.threshold:
+            self.wait += 1
+            if self.restore and self._snapshot is None and gap <= min(self.gaps):
+                self._fallback, self._fallback_epoch = self._weights(), epoch
+        else:
+            self.wait = 0
+            if self.restore:
+                self._snapshot, self._snapshot_epoch = self._weights(), epoch
+        if self.wait >= self.patience and epoch + 1 >= self.min_epochs:
+            self.stopped_epoch = epoch
+            self.model.stop_training = True
+            self.reason = (f"train - dev {monitor} > {self.threshold} for {self.patience} epoch(s) "
+                           f"(epochs {epoch + 2 - self.patience}-{epoch + 1}: gaps "
+                           + ", ".join(f"{g:+.3f}" for g in self.gaps[-self.patience:]) + ")")
+
+    def _weights(self):
+        return [np.array(keras.ops.convert_to_numpy(v)) for v in self.model.trainable_variables]
+
+    def on_train_end(self, logs=None):
+        if self.stopped_epoch is None or not self.restore:
+            return
+        if self._snapshot is not None:
+            weights, epoch, why = self._snapshot, self._snapshot_epoch, "the last within the gap"
+        elif self._fallback is not None:
+            weights, epoch, why = self._fallback, self._fallback_epoch, "no epoch was within the gap: the smallest gap"
+        else:
+            return
+        for v, value in zip(self.model.trainable_variables, weights):
+            v.assign(value)
+        self.restored_epoch = epoch
+        self.reason += f"; kept epoch {epoch + 1}'s weights ({why})"
+
+
+class _BestWeights(keras.callbacks.Callback):
+    """Track the best ``val_<monitor>`` over one or more ``fit`` calls; stop after ``patience`` bad epochs."""
+
+    def __init__(self, monitor: str | None, mode: str, patience: int | None):
+        super().__init__()
+        self.monitor, self.mode, self.patience = monitor, mode, patience
+        self.best, self.best_weights, self.best_at, self.wait, self.stopped = None, None, None, 0, False
+        self.phase = ""
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        monitor = self.monitor or _auto_monitor(logs)
+        key = "val_" + monitor
+        if key not in logs:
+            raise KeyError(f"Keeping the best dev epoch needs {key!r} in the logs; they have {sorted(logs)}. "
+                           "Pass monitor= one of the compiled metrics.")
+        value = float(logs[key])
+        better = self.best is None or (value > self.best if _mode(monitor, self.mode) == "max" else value < self.best)
+        if better:
+            self.best, self.best_at, self.wait = value, (self.phase, epoch), 0
+            self.best_weights = self.model.get_weights()
+        else:
+            self.wait += 1
+            if self.patience is not None and self.wait >= self.patience:
+                self.model.stop_training, self.stopped = True, True
+
+    def restore(self):
+        if self.best_weights is not None:
+            self.model.set_weights(self.best_weights)
+
+
+def _auto_monitor(logs) -> str:
+    names = [k for k in logs if not k.startswith("val_") and "val_" + k in logs and k != "loss"]
+    return names[0] if names else "loss"
+
+
+def _mode(monitor: str, mode: str) -> str:
+    if mode != "auto":
+        return mode
+    return "max" if any(w in monitor.lower() for w in _MAX_WORDS) else "min"
+
+
+# --- freezing ---------------------------------------------------------------------------------
+
+def _flatten(layer) -> list:
+    return list(layer._flatten_layers(include_self=True, recursive=True))
+
+
+class FreezeState:
+    """Freeze / unfreeze a group of layers, remembering each sublayer's and variable's own flag.
+
+    >>> d = keras.layers.Dense(2); d.build((None, 3))
+    >>> fs = FreezeState([d]); fs.freeze(); len(d.trainable_weights)
+    0
+    >>> fs.unfreeze(); len(d.trainable_weights)
+    2
+    """
+
+    def __init__(self, layers: Sequence[keras.layers.Layer]):
+        self.layers = list(layers)
+        self._layer_flags = [[(sub, sub.trainable) for sub in _flatten(layer)] for layer in self.layers]
+        self._var_flags = [[(v, v.trainable) for v in layer.weights] for layer in self.layers]
+        self._dropout: list = []
+
+    def freeze(self, group: int | None = None, deterministic: bool = False):
+        """Set ``trainable=False`` (all groups, or group ``group``); with ``deterministic``, dropout rate 0."""
+        for i in self._groups(group):
+            self.layers[i].trainable = False
+            if deterministic:
+                for sub in _flatten(self.layers[i]):
+                    if isinstance(sub, keras.layers.Dropout) and sub.rate > 0:
+                        self._dropout.append((sub, sub.rate))
+                        sub.rate = 0.0
+
+    def unfreeze(self, group: int | None = None):
+        """Restore the flags recorded at construction (all groups, or group ``group``) and dropout rates."""
+        for i in self._groups(group):
+            for sub, flag in self._layer_flags[i]:  # parents first: a child's own flag wins
+                sub.trainable = flag
+            for v, flag in self._var_flags[i]:
+                v.trainable = flag
+        self.restore_dropout()
+
+    def restore_dropout(self):
+        for sub, rate in self._dropout:
+            sub.rate = rate
+        self._dropout = []
+
+    def _groups(self, group):
+        return range(len(self.layers)) if group is None else [group]
+
+
+# --- the scheduler ----------------------------------------------------------------------------
+
+@dataclass
+class PhaseResult:
+    """One phase: what was frozen, at what rate, how long it ran and what it learned."""
+
+    name: str
+    frozen_groups: int  # how many encoder groups were frozen (0: all trainable)
+    learning_rate: float
+    trainable_weights: int  # len(model.trainable_weights) in this phase
+    trainable_params: int
+    epochs: int  # epochs actually run
+    max_epochs: int
+    history: dict
+    stopped: str = ""  # why it stopped before max_epochs ("" if it did not)
+    seconds: float = 0.0
+
+    @property
+    def encoder_frozen(self) -> bool:
+        return self.frozen_groups > 0
+
+
+@dataclass
+class StackResult:
+    """What :func:`stack_and_finetune` did; ``phases`` in order, the best dev value restored at the end."""
+
+    strategy: str
+    phases: list[PhaseResult]
+    monitor: str
+    best_dev: float | None
+    best_phase: str | None
+    best_epoch: int | None  # 0-based, within best_phase
+    info: dict = field(default_factory=dict)
+
+    def curve(self) -> list[dict]:
+        """One row per epoch over all phases: ``phase, epoch, global_epoch, train, dev, loss, val_loss``."""
+        rows, g = [], 0
+        for p in self.phases:
+            h = p.history
+            for e in range(p.epochs):
+                rows.append({"phase": p.name, "epoch": e, "global_epoch": g,
+                             "train": _at(h, self.monitor, e), "dev": _at(h, "val_" + self.monitor, e),
+                             "loss": _at(h, "loss", e), "val_loss": _at(h, "val_loss", e)})
+                g += 1
+        return rows
+
+
+def _at(history, key, i):
+    values = history.get(key)
+    return float(values[i]) if values is not None and i < len(values) else None
+
+
+def _len(x) -> int:
+    if isinstance(x, dict):
+        return len(next(iter(x.values())))
+    if isinstance(x, (list, tuple)) and x and hasattr(x[0], "shape"):
+        return len(x[0])
+    return len(x)
+
+
+def _resolve_encoder(model, encoder) -> list:
+    groups = list(encoder) if isinstance(encoder, (list, tuple)) else [encoder]
+    if not groups:
+        raise ValueError("encoder is empty: pass the layer (or list of layers) to freeze in phase 1.")
+    inside = {id(layer) for layer in model._flatten_layers(include_self=False, recursive=True)}
+    out = []
+    for g in groups:
+        if isinstance(g, str):
+            try:
+                g = model.get_layer(g)
+            except ValueError:
+                raise ValueError(f"encoder {g!r} is not a layer name of model {model.name!r}; its layers are "
+                                 f"{[layer.name for layer in model.layers]}.") from None
+        if not isinstance(g, keras.layers.Layer):
+            raise TypeError(f"encoder must be a Keras layer (or a list of them, or layer names); got "
+                            f"{type(g).__name__}.")
+        if id(g) not in inside:
+            raise ValueError(f"encoder layer {g.name!r} is not part of model {model.name!r}: freezing it would "
+                             "change nothing. Pass the very layer object the model was built with (e.g. the "
+                             "backbone you called on the inputs, or model.get_layer(name)).")
+        if not g.trainable_weights:
+            raise ValueError(f"encoder layer {g.name!r} has no trainable weights, so there is nothing to freeze: "
+                             "build the model first (call it once) and make sure the encoder is trainable.")
+        out.append(g)
+    return out
+
+
+def _check_labels(model, x, y, what: str, default_loss: bool):
+    if _len(x) != len(y):
+        raise ValueError(f"{what}: {_len(x)} inputs but {len(y)} labels; they must match one to one.")
+    y = np.asarray(y)
+    if not default_loss:
+        return y
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1 or not (np.issubdtype(y.dtype, np.integer) or np.all(np.mod(y, 1) == 0)):
+        raise ValueError(
+            f"{what}: the default loss is sparse categorical cross-entropy on logits, which needs class ids "
+            f"of shape (N,), but got shape {y.shape} dtype {y.dtype}. For regression pass loss='mse', "
+            "metrics=['mae']; for token tagging pass loss=kit.models.tagging.MaskedSparseCategoricalCrossentropy() "
+            "and metrics=[kit.models.tagging.MaskedAccuracy()].")
+    y = y.astype("int32")
+    out_dim = None
+    try:
+        out_dim = model.outputs[0].shape[-1] if getattr(model, "outputs", None) else None
+    except (AttributeError, ValueError):
+        pass
+    if out_dim is not None and len(y) and (y.min() < 0 or y.max() >= out_dim):
+        raise ValueError(f"{what}: labels range over [{y.min()}, {y.max()}] but the model has {out_dim} "
+                         f"output logits: ids must be in [0, {out_dim - 1}].")
+    return y
+
+
+def _make_optimizer(optimizer, lr: float, weight_decay: float):
+    if isinstance(optimizer, keras.optimizers.Optimizer):
+        raise TypeError("optimizer must be a name ('adamw', 'adam', 'sgd') or a factory lr -> optimizer, not an "
+                        "optimizer instance: every phase needs a fresh optimizer (Keras 3 cannot recompile a "
+                        "model with an optimizer already built for another trainable set).")
+    if callable(optimizer):
+        return optimizer(lr)
+    if optimizer == "adamw":
+        return keras.optimizers.AdamW(lr, weight_decay=weight_decay)
+    if optimizer == "adam":
+        return keras.optimizers.Adam(lr)
+    if optimizer == "sgd":
+        return keras.optimizers.SGD(lr)
+    raise ValueError(f"optimizer must be 'adamw', 'adam', 'sgd' or a callable lr -> optimizer; got {optimizer!r}.")
+
+
+def _fresh_metrics(metrics):
+    if metrics is None:
+        return ["accuracy"]
+    if callable(metrics) and not isinstance(metrics, (list, tuple, keras.metrics.Metric)):
+        return metrics()
+    out = []
+    for m in (metrics if isinstance(metrics, (list, tuple)) else [metrics]):
+        out.append(m.__class__.from_config(m.get_config()) if isinstance(m, keras.metrics.Metric) else m)
+    return out
+
+
+def stack_and_finetune(model: keras.Model, encoder, x_train, y_train, x_dev, y_dev, *, strategy: str,
+                       phase1_lr: float = 1e-3, phase2_lr: float = 2e-5, phase1_epochs: int = 0,
+                       phase2_epochs: int = 0, batch_size: int = 32, loss=None, metrics=None,
+                       divergence: DivergenceStopping | dict | None = "default", monitor: str | None = None,
+                       mode: str = "auto", patience: int | None = None, optimizer="adamw",
+                       weight_decay: float = 0.01, frozen_dropout: bool = False, unfreeze: str = "all",
+                       callbacks: list | None = None, verbose: int = 0) -> StackResult:
+    """Train ``model`` by ``strategy``, freezing ``encoder`` (a layer, layer name, or list of them) as it says.
+
+    - ``finetune_only``: one phase, all trainable, ``phase2_lr`` for ``phase2_epochs``.
+    - ``stack_only``: one phase, encoder frozen, ``phase1_lr`` for ``phase1_epochs``.
+    - ``stack_and_finetune``: phase 1 as stack-only but stopped by ``divergence``
+      (a :class:`DivergenceStopping`, a dict of its arguments, ``None`` for no
+      early stop; default threshold 0.05, patience 2), then phase 2 as
+      finetune-only. ``unfreeze="gradual"`` (ULMFiT) needs ``encoder`` as a list
+      ordered bottom to top: phase 2 then unfreezes one more group per epoch
+      from the top (``n - 1`` one-epoch steps ``phase2.1`` ...), then trains
+      everything for ``max(1, phase2_epochs - (n - 1))`` epochs.
+
+    The last phase keeps the weights of its best dev epoch (``val_<monitor>``,
+    ``monitor`` defaulting to the first compiled metric; ``patience`` stops it
+    early). ``loss`` defaults to sparse categorical cross-entropy on logits and
+    ``metrics`` to ``["accuracy"]``; pass e.g. ``loss="mse", metrics=["mae"]``
+    for regression. ``optimizer`` is ``"adamw"`` (BERT-Adam: weight decay
+    ``weight_decay``), ``"adam"``, ``"sgd"`` or a factory ``lr -> optimizer``,
+    called afresh for every phase. A frozen encoder runs with its dropout
+    rates at 0 (deterministic features) unless ``frozen_dropout=True``;
+    ``callbacks`` are added to every phase's ``fit``. Returns a :class:`StackResult`.
+    """
+    if strategy not in STRATEGIES:
+        import difflib
+
+        close = difflib.get_close_matches(str(strategy), STRATEGIES, n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"Unknown strategy {strategy!r}: use one of {STRATEGIES}.{hint}")
+    if unfreeze not in UNFREEZE:
+        raise ValueError(f"unfreeze must be one of {UNFREEZE}; got {unfreeze!r}.")
+    if strategy in ("stack_only", "stack_and_finetune") and phase1_epochs < 1:
+        raise ValueError(f"strategy {strategy!r} trains a frozen phase: give phase1_epochs >= 1.")
+    if strategy in ("finetune_only", "stack_and_finetune") and phase2_epochs < 1:
+        raise ValueError(f"strategy {strategy!r} trains an unfrozen phase: give phase2_epochs >= 1.")
+    if not model.built:
+        raise ValueError(f"model {model.name!r} is not built: call it on a batch (or build it) first.")
+    groups = _resolve_encoder(model, encoder)
+    default_loss = loss is None
+    y_train = _check_labels(model, x_train, y_train, "y_train", default_loss)
+    y_dev = _check_labels(model, x_dev, y_dev, "y_dev", default_loss)
+    if _len(x_dev) == 0:
+        raise ValueError("The dev split is empty: the scheduler needs dev data (phase-1 stopping, best epoch).")
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True) if default_loss else loss
+    if isinstance(divergence, str) and divergence == "default":
+        divergence = DivergenceStopping(monitor=monitor, mode=mode)
+    elif isinstance(divergence, dict):
+        divergence = DivergenceStopping(**{"monitor": monitor, "mode": mode, **divergence})
+    elif divergence is not None and not isinstance(divergence, DivergenceStopping):
+        raise TypeError(f"divergence must be a DivergenceStopping, a dict of its arguments or None; got "
+                        f"{type(divergence).__name__}.")
+
+    # (name, frozen groups, lr, epochs, stop callback or None, is final)
+    n = len(groups)
+    plan = []
+    if strategy == "finetune_only":
+        plan.append(("phase1", 0, phase2_lr, phase2_epochs, None))
+    elif strategy == "stack_only":
+        plan.append(("phase1", n, phase1_lr, phase1_epochs, None))
+    else:
+        plan.append(("phase1", n, phase1_lr, phase1_epochs, divergence))
+        if unfreeze == "gradual" and n > 1:
+            for k in range(1, n):  # unfreeze groups from the top: n-1 frozen, then n-2, ...
+                plan.append((f"phase2.{k}", n - k, phase2_lr, 1, None))
+            plan.append((f"phase2.{n}", 0, phase2_lr, max(1, phase2_epochs - (n - 1)), None))
+        else:
+            plan.append(("phase2", 0, phase2_lr, phase2_epochs, None))
+    final_start = 0 if len(plan) == 1 else 1
+    best = _BestWeights(monitor, mode, patience)
+
+    state = FreezeState(groups)
+    before = {id(v) for v in model.trainable_weights}
+    encoder_vars = [[v for v in g.trainable_weights if id(v) in before] for g in groups]
+    phases, previous = [], None
+    try:
+        for i, (name, frozen, lr, epochs, stop) in enumerate(plan):
+            state.unfreeze()
+            for gi in range(frozen):  # freeze the lowest `frozen` groups
+                state.freeze(gi, deterministic=not frozen_dropout)
+            trainable = {id(v) for v in model.trainable_weights}
+            for gi, vars_ in enumerate(encoder_vars):
+                inside = sum(id(v) in trainable for v in vars_)
+                if gi < frozen and inside:
+                    raise RuntimeError(f"{name}: encoder group {gi} ({groups[gi].name}) was set trainable=False "
+                                       f"but {inside} of its weights are still trainable in the model.")
+                if gi >= frozen and inside != len(vars_):
+                    raise RuntimeError(f"{name}: encoder group {gi} ({groups[gi].name}) should be trainable but "
+                                       f"only {inside} of its {len(vars_)} weights are.")
+            count = len(model.trainable_weights)
+            if previous is not None and previous[0] != frozen and count == previous[1]:
+                raise RuntimeError(f"{name}: the trainable-weight count did not change ({count}) although the "
+                                   "frozen set did; the recompile would train the wrong weights.")
+            if count == 0:
+                raise RuntimeError(f"{name}: nothing is trainable with the encoder frozen: the model has no head "
+                                   "outside the encoder.")
+            model.compile(optimizer=_make_optimizer(optimizer, lr, weight_decay), loss=loss,
+                          metrics=_fresh_metrics(metrics))
+            cbs = list(callbacks or [])
+            if stop is not None:
+                cbs.append(stop)
+            if i >= final_start:
+                best.phase = name
+                cbs.append(best)
+            best.stopped = False
+            t = time.perf_counter()
+            hist = model.fit(x_train, y_train, validation_data=(x_dev, y_dev), epochs=epochs,
+                             batch_size=batch_size, callbacks=cbs, verbose=verbose, shuffle=True)
+            seconds = time.perf_counter() - t
+            ran = len(hist.history.get("loss", []))
+            why = stop.reason if stop is not None and stop.stopped_epoch is not None else (
+                f"no dev improvement for {patience} epoch(s)" if best.stopped else "")
+            phases.append(PhaseResult(name, frozen, float(lr), count,
+                                      int(sum(math.prod(v.shape) for v in model.trainable_weights)), ran, epochs,
+                                      dict(hist.history), why, seconds))
+            previous = (frozen, count)
+            state.restore_dropout()
+            if best.stopped and i >= final_start:
+                break
+    finally:
+        state.unfreeze()
+    best.restore()
+    # leave a consistent model: flags as they were, compiled for them (evaluate/predict/fit work on every backend)
+    model.compile(optimizer=_make_optimizer(optimizer, phase2_lr, weight_decay), loss=loss,
+                  metrics=_fresh_metrics(metrics))
+    return StackResult(strategy, phases, monitor or _auto_monitor(phases[-1].history), best.best,
+                       best.best_at[0] if best.best_at else None, best.best_at[1] if best.best_at else None,
+                       info={"groups": [g.name for g in groups], "unfreeze": unfreeze,
+                             "divergence": None if divergence is None else {
+                                 "threshold": divergence.threshold, "patience": divergence.patience}})
