@@ -64,8 +64,8 @@ SCALES: dict[str, dict] = {
             "max_train": 500, "max_eval": 300, "sequence_length": 48, "vocabulary_size": 5000,
             "num_layers": 2, "num_heads": 4, "hidden_dim": 64, "intermediate_dim": 256, "dropout": 0.0,
             "k": 8, "k_ablation": [2], "rho1": 3, "rho1_ablation": [], "rho2": 20, "rho2_ablation": [0],
-            "stage1_steps": 400, "batch_size": 32, "stage1_lr": 2e-3, "warmup": 0.06,
-            "stage2_epochs": 8, "stage2_lr": 1e-3, "seeds": [0],
+            "stage1_steps": 400, "batch_size": 32, "stage1_lr": 2e-3, "warmup": 0.06, "pooling": "mean",
+            "stage2_epochs": 6, "stage2_lr": 1e-3, "seeds": [0, 1],
             "baseline_epochs": 2, "baseline_lr": 1e-4, "baseline_batch": 32, "attention_texts": 64,
         },
     },
@@ -93,9 +93,9 @@ SCALES: dict[str, dict] = {
             "max_train": None, "max_eval": None, "sequence_length": 128, "vocabulary_size": 30522,
             "num_layers": 6, "num_heads": 8, "hidden_dim": 512, "intermediate_dim": 2048, "dropout": 0.1,
             "k": 8, "k_ablation": [], "rho1": 3, "rho1_ablation": [], "rho2": 20, "rho2_ablation": [0],
-            "stage1_steps": 1500, "batch_size": 64, "stage1_lr": 5e-4, "warmup": 0.06,
-            "stage2_epochs": 4, "stage2_lr": 5e-5, "seeds": [0, 1, 2],
-            "baseline_epochs": 3, "baseline_lr": 5e-5, "baseline_batch": 32, "attention_texts": 256,
+            "stage1_steps": 1000, "batch_size": 64, "stage1_lr": 5e-4, "warmup": 0.06, "pooling": "mean",
+            "stage2_epochs": 3, "stage2_lr": 5e-5, "seeds": [0, 1, 2],
+            "baseline_epochs": 2, "baseline_lr": 5e-5, "baseline_batch": 32, "attention_texts": 256,
         },
     },
     "full": {
@@ -128,7 +128,7 @@ SCALES: dict[str, dict] = {
             "max_train": None, "max_eval": None, "sequence_length": 128, "vocabulary_size": 30522,
             "num_layers": 6, "num_heads": 8, "hidden_dim": 512, "intermediate_dim": 2048, "dropout": 0.1,
             "k": 50, "k_ablation": [5], "rho1": 3, "rho1_ablation": [], "rho2": 20, "rho2_ablation": [0],
-            "stage1_steps": 10000, "batch_size": 128, "stage1_lr": 5e-4, "warmup": 0.06,
+            "stage1_steps": 10000, "batch_size": 128, "stage1_lr": 5e-4, "warmup": 0.06, "pooling": "cls",
             "stage2_epochs": 3, "stage2_lr": 5e-5, "seeds": [0, 1, 2],
             "baseline_epochs": 2, "baseline_lr": 2e-5, "baseline_batch": 32, "attention_texts": 256,
         },
@@ -249,6 +249,26 @@ def output_dir(notebook: str | None = None) -> Path:
         path = Path(root or "runs") / (notebook or "scratch")
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def enable_compile_cache(folder=None) -> str | None:
+    """On jax, keep compiled XLA programs on disk (``data_dir()/jax-cache``) and reuse them.
+
+    A notebook builds a fresh model for every run of a sweep; the models are alike, so with the cache only the
+    first of each kind is compiled (a TLM run on a CPU: ~15 s of compiling becomes ~3 s). Does nothing on other
+    backends; returns the folder in use (or None).
+    """
+    import keras
+
+    if keras.backend.backend() != "jax":
+        return None
+    import jax
+
+    folder = Path(folder or os.environ.get("JAX_COMPILATION_CACHE_DIR") or data_dir() / "jax-cache")
+    folder.mkdir(parents=True, exist_ok=True)
+    jax.config.update("jax_compilation_cache_dir", str(folder))
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    return str(folder)
 
 
 def set_seed(seed: int = 0) -> int:

@@ -68,6 +68,7 @@ def start(notebook: str, section: str | None = None, seed: int = 0, verbose: boo
     from .devices import describe_devices
 
     precision = config.apply_precision()
+    config.enable_compile_cache()  # jax: compiled programs are reused across the runs of a sweep
     config.set_seed(seed)
     sizes = config.sizes()
     if section is not None:

@@ -5,8 +5,9 @@ optimizer ``steps`` it plans), one function that trains and scores one run,
 and this runner. It prints the plan (runs, optimizer steps, how many are
 already done) before the first run; after each run it appends that run's
 metrics to the CSV (long format: the run's keys, then ``metric, value``) and
-prints a progress line with an ETA computed from the seconds per optimizer step
-measured so far. Rerun the cell after an interruption and the runs already in
+prints a progress line with an ETA: the finished runs' seconds fitted as a fixed
+cost per run (building, compiling, evaluating) plus a cost per optimizer step, applied
+to the runs still to come. Rerun the cell after an interruption and the runs already in
 the CSV are skipped. Rows carry a fingerprint of the settings that are not
 keys (the scale's sizes), so results of another configuration in the same
 folder are never mixed in.
@@ -60,8 +61,7 @@ class Sweep:
             raise ValueError("A sweep needs at least one key column (e.g. keys=('model', 'seed')).")
         self.fingerprint = fingerprint(config or {})
         self.log = log
-        self._seconds = 0.0
-        self._steps_done = 0
+        self._timings: list[tuple[int, float]] = []  # (planned steps, seconds) of each finished run
         self._last = ""
 
     # -- what is already there ----------------------------------------------------------------------------
@@ -100,20 +100,36 @@ class Sweep:
         self.log(f"plan: {len(plan)} runs, {len(plan) - len(todo)} already in {self.path.name}, {len(todo)} to run "
                  f"({steps:,} optimizer steps); results are appended to {self.path} as runs finish")
         start = time.perf_counter()
-        remaining = steps
         for i, run in enumerate(todo, 1):
             t = time.perf_counter()
             yield run
-            self._seconds += time.perf_counter() - t
-            self._steps_done += int(run.get("steps", 0))
-            remaining -= int(run.get("steps", 0))
-            if self._steps_done:
-                eta = remaining * self._seconds / self._steps_done
-            else:
-                eta = (len(todo) - i) * self._seconds / i
+            self._timings.append((int(run.get("steps", 0)), time.perf_counter() - t))
+            eta = self.eta([int(r.get("steps", 0)) for r in todo[i:]])
             self.log(f"[{i}/{len(todo)} | {format_seconds(time.perf_counter() - start)} | "
                      f"ETA {format_seconds(eta)}] " + ", ".join(f"{k}={run[k]}" for k in self.keys)
                      + self._last)
+
+    def eta(self, remaining_steps: list[int]) -> float:
+        """Seconds the runs with ``remaining_steps`` should take: seconds = per-run cost + per-step cost x steps,
+        fitted (least squares, both costs >= 0) to the finished runs; the mean run time until the finished runs
+        differ in their steps.
+
+        >>> sweep = Sweep("unused.csv", keys=("seed",), log=lambda *a: None)
+        >>> sweep._timings = [(100, 12.0), (300, 22.0)]      # 7 s per run + 0.05 s per step
+        >>> round(sweep.eta([1000, 100]))
+        69
+        """
+        import numpy as np
+
+        if not self._timings or not remaining_steps:
+            return 0.0
+        steps, secs = np.array(self._timings, dtype=float).T
+        if len(set(steps)) < 2:
+            return float(secs.mean() * len(remaining_steps))
+        a, b = np.linalg.lstsq(np.c_[np.ones_like(steps), steps], secs, rcond=None)[0]
+        if a < 0 or b < 0:  # one cost explains it all: keep the one that fits
+            a, b = (0.0, secs.sum() / steps.sum()) if a < 0 else (secs.mean(), 0.0)
+        return float(a * len(remaining_steps) + b * sum(remaining_steps))
 
     def record(self, run, metrics: dict) -> None:
         """Append ``metrics`` ({name: number}) of ``run`` to the CSV now (replacing that run's old rows, if any)."""
