@@ -17,7 +17,8 @@ come first; rows padded on the left (or with holes) are compacted before the
 fused call and put back after, which is what Keras' masked LSTM computes
 (masked steps are skipped). Both are tested equal to the generic path (the jax
 one through jax's reference LSTM on a CPU, the cuDNN call itself by
-``benchmarks/gpu.py`` on a GPU); ``fast_path=False`` turns them off.
+``benchmarks/gpu.py`` on a GPU); ``fast_path=False`` (or ``KIT_LSTM_FAST_PATH=0``
+for every layer) turns them off.
 
 >>> import numpy as np
 >>> enc = BiLSTMEncoder(n_layers=2, cells=8, pooling="max")
@@ -191,8 +192,10 @@ class BiLSTMEncoder(keras.layers.Layer):
 
     def implementation(self) -> str:
         """Which implementation runs: "torch" (fused), "jax-cudnn" (jax on a GPU) or "generic" (Keras)."""
+        import os
+
         backend = keras.backend.backend()
-        if not self.fast_path:
+        if not self.fast_path or os.environ.get("KIT_LSTM_FAST_PATH", "1").strip() in ("0", "false", "False"):
             return "generic"
         if backend == "torch":
             return "torch"
