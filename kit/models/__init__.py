@@ -14,6 +14,8 @@ from .tagging import (IGNORE, AlignedTags, MaskedAccuracy, MaskedSparseCategoric
 from .cnn_heads import DenseCNNHead
 from .highway import HighwayBiLSTMHead
 from .matching import BiMPMHead, MultiPerspectiveMatching, SimTransformerHead, pair_masks
+from .multitask import MultitaskBert, cerbertus, multi_bert, parameter_counts, triple_bert
+from .mlm import MLMModel
 
 __all__ = ["Bundle", "load_bundle", "save_bundle", "masked_max", "backbone_token_table", "glove_table", "glove_vectors", "BiLSTMEncoder", "PretrainedTokenEmbedding", "build_lstm_classifier", "count_params_without_embeddings",
            "OFFLINE_BACKBONES", "BertBackbone", "LoadedBackbone", "load_backbone", "ClassifierHead",
@@ -21,4 +23,5 @@ __all__ = ["Bundle", "load_bundle", "save_bundle", "masked_max", "backbone_token
            "build_stacked_model", "unpack_states", "IGNORE", "AlignedTags", "MaskedAccuracy",
            "MaskedSparseCategoricalCrossentropy", "TokenTaggerHead", "align_labels", "build_tagger", "word_pieces",
            "word_predictions", "DenseCNNHead", "HighwayBiLSTMHead", "BiMPMHead", "MultiPerspectiveMatching",
-           "SimTransformerHead", "pair_masks"]
+           "SimTransformerHead", "pair_masks", "MultitaskBert", "cerbertus", "multi_bert", "parameter_counts",
+           "triple_bert", "MLMModel"]

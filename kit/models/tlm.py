@@ -63,7 +63,10 @@ class TLMModel(keras.Model):
         mlm_head = keras_hub.layers.MaskedLMHead(
             vocabulary_size=backbone.vocabulary_size, token_embedding=backbone.token_embedding,
             intermediate_activation="gelu", kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02),
-            name="mlm_head")
+            dtype=backbone.dtype_policy, name="mlm_head")
+        # keras-hub builds MaskedLMHead with autocast=False: under a mixed policy its float32 output bias would meet
+        # bfloat16 logits (tensorflow raises, torch upcasts). Autocast it like every other layer.
+        mlm_head.autocast = True
         out = backbone({k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")})
         pool = MaskedMeanPooling(name="mean_pool") if pooling == "mean" else None
         outputs = {"task": task_head(self._features(out, inputs["padding_mask"], pool)),

@@ -4,8 +4,19 @@ from .classify import FitResult, accuracy, fit_classifier, planned_steps, regres
 from .sweep import Sweep
 from .freeze import STRATEGIES, DivergenceStopping, FreezeState, PhaseResult, StackResult, stack_and_finetune
 from .averaging import average_predictions, predict_average
+from .smart import SMART, noise_grad
+from .llrd import LayerwiseAdamW, format_rate_table, llrd_optimizer, rate_groups, rate_table
+from .metrics import TASK_KINDS, Pearson, task_predictions, task_score
+from .multitask import (MultitaskBatches, MultitaskResult, compile_multitask, evaluate_multitask, fit_multitask,
+                        predict_tasks, task_loss, task_metrics)
+from .ensemble import TaskEnsemble, dev_gated_ensemble, ensemble_table
+from .mlm import MLMBatches, MLMResult, further_pretrain
 from .tlm import Stage1Result, TLMBatches, evaluate_mlm, train_stage1
 
-__all__ = ["STRATEGIES", "DivergenceStopping", "FreezeState", "PhaseResult", "StackResult", "stack_and_finetune",
+__all__ = ["SMART", "noise_grad", "LayerwiseAdamW", "format_rate_table", "llrd_optimizer", "rate_groups", "rate_table",
+           "TASK_KINDS", "Pearson", "task_predictions", "task_score", "MultitaskBatches", "MultitaskResult",
+           "compile_multitask", "evaluate_multitask", "fit_multitask", "predict_tasks", "task_loss", "task_metrics",
+           "TaskEnsemble", "dev_gated_ensemble", "ensemble_table", "MLMBatches", "MLMResult", "further_pretrain",
+           "STRATEGIES", "DivergenceStopping", "FreezeState", "PhaseResult", "StackResult", "stack_and_finetune",
            "average_predictions", "predict_average", "FitResult", "Stage1Result", "Sweep", "TLMBatches", "accuracy", "evaluate_mlm", "fit_classifier",
            "planned_steps", "regression_scores", "train_stage1"]

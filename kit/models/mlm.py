@@ -1,0 +1,63 @@
+"""A BERT backbone with a masked-language-model head, for further pretraining on task texts.
+
+``MLMModel(backbone, max_predictions)`` takes the preprocessor's dict plus
+``mask_positions`` (B, P) and returns ``{"mlm": (B, P, vocabulary) logits}``.
+The head is keras-hub's ``MaskedLMHead`` (Dense + GELU + LayerNorm, then the
+output projection) with its projection tied to the backbone's token
+embeddings, as in BERT and :class:`kit.models.tlm.TLMModel`; the rest of the
+head starts fresh (the offline MiniLM checkpoint ships no MLM head). The tie
+survives ``.keras`` save/load: the model is rebuilt from its backbone.
+
+>>> import numpy as np
+>>> from kit.models import BertBackbone
+>>> bb = BertBackbone(vocabulary_size=30, num_layers=1, num_heads=2, hidden_dim=8,
+...                   intermediate_dim=16, max_sequence_length=8)
+>>> model = MLMModel(bb, max_predictions=2)
+>>> x = {"token_ids": np.ones((4, 8), "int32"), "segment_ids": np.zeros((4, 8), "int32"),
+...      "padding_mask": np.ones((4, 8), "int32"), "mask_positions": np.ones((4, 2), "int32")}
+>>> tuple(model(x)["mlm"].shape), model.mlm_head.token_embedding is bb.token_embedding
+((4, 2, 30), True)
+"""
+
+from __future__ import annotations
+
+import keras
+import keras_hub
+
+INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
+
+
+@keras.saving.register_keras_serializable(package="kit")
+class MLMModel(keras.Model):
+    """BERT backbone + tied ``MaskedLMHead`` on the positions in ``mask_positions``; output ``{"mlm": logits}``."""
+
+    def __init__(self, backbone, max_predictions: int, **kwargs):
+        if max_predictions < 1:
+            raise ValueError(f"max_predictions must be >= 1, got {max_predictions}.")
+        inputs = {k: keras.Input(shape=(None,), dtype="int32", name=k) for k in INPUT_KEYS}
+        inputs["mask_positions"] = keras.Input(shape=(max_predictions,), dtype="int32", name="mask_positions")
+        head = keras_hub.layers.MaskedLMHead(
+            vocabulary_size=backbone.vocabulary_size, token_embedding=backbone.token_embedding,
+            intermediate_activation="gelu", kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02),
+            dtype=backbone.dtype_policy, name="mlm_head")
+        # keras-hub builds MaskedLMHead with autocast=False; inside a model whose own policy is mixed (a global
+        # mixed policy) its float32 output bias then meets bfloat16 logits (tensorflow raises, torch upcasts).
+        # Autocasting its variables, as every other layer does, gives the compute dtype on every backend.
+        head.autocast = True
+        sequence = backbone({k: inputs[k] for k in INPUT_KEYS})["sequence_output"]
+        outputs = {"mlm": head(sequence, mask_positions=inputs["mask_positions"])}
+        kwargs.setdefault("name", "mlm")
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        self.backbone = backbone
+        self.mlm_head = head
+        self.max_predictions = int(max_predictions)
+
+    def get_config(self):
+        return {"backbone": keras.layers.serialize(self.backbone), "max_predictions": self.max_predictions,
+                "name": self.name, "trainable": self.trainable}
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["backbone"] = keras.layers.deserialize(config["backbone"])
+        return cls(**config)

@@ -1,0 +1,103 @@
+"""Dev-gated ensembling (SerBERTus): average unrounded predictions, keep a model only if the dev score does not drop.
+
+Per task, independently: candidates are ranked by their own dev score; the
+ensemble starts with the best one; each next candidate is added tentatively
+(an unweighted mean of the members' unrounded predictions: class
+probabilities, the probability of the positive class, or the regression
+score) and kept only if the ensemble's dev score does not drop (ties are
+kept, as in the paper: "improve or do not change"). A model may join one
+task's ensemble and not another's.
+
+Scores are accuracy for ``"classification"`` and ``"binary"`` tasks and Pearson
+correlation for ``"regression"`` (:func:`kit.train.metrics.task_score`). The
+gate looks at the dev set, so the dev score of the ensemble is optimistic:
+report the test score (or a held-out split) beside it.
+
+>>> import numpy as np
+>>> y = np.array([1.0, 2.0, 3.0, 4.0])
+>>> preds = {"a": {"sts": np.array([1.0, 2.6, 2.5, 4.0])},      # Pearson 0.937 alone
+...          "b": {"sts": np.array([1.3, 1.9, 3.3, 3.4])},      # 0.955: the best, so it starts
+...          "c": {"sts": np.array([4.0, 1.0, 2.0, 1.0])}}    # anti-correlated: would lower the score
+>>> ens = dev_gated_ensemble(preds, {"sts": y}, {"sts": "regression"})
+>>> ens["sts"].members, round(ens["sts"].dev_score, 4)
+(['b', 'a'], 0.9942)
+>>> [(row["model"], row["accepted"]) for row in ens["sts"].trace]
+[('b', True), ('a', True), ('c', False)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .metrics import check_kind, task_score
+
+
+@dataclass
+class TaskEnsemble:
+    """One task's ensemble: ``members`` (model names), ``dev_score``, and the ``trace`` of every decision."""
+
+    task: str
+    kind: str
+    members: list = field(default_factory=list)
+    dev_score: float = float("nan")
+    trace: list = field(default_factory=list)
+
+    def average(self, predictions: dict) -> np.ndarray:
+        """Mean of the members' predictions (``predictions``: model name → its predictions for this task)."""
+        missing = [m for m in self.members if m not in predictions]
+        if missing:
+            raise ValueError(f"Predictions of ensemble members {missing} are missing for task {self.task!r}.")
+        return np.mean([np.asarray(predictions[m], dtype="float64") for m in self.members], axis=0)
+
+
+def dev_gated_ensemble(dev_predictions: dict, dev_labels: dict, kinds: dict, order: str = "best_first",
+                       score=None) -> dict:
+    """Build a dev-gated ensemble per task.
+
+    Args:
+        dev_predictions: ``{model: {task: unrounded dev predictions}}``; a model
+            may lack some tasks (e.g. a single-task model).
+        dev_labels: ``{task: dev labels}``.
+        kinds: ``{task: "classification" | "binary" | "regression"}``.
+        order: ``"best_first"`` (by each model's own dev score, the paper's
+            greedy order) or ``"given"`` (the order of ``dev_predictions``).
+        score: optional ``score(kind, labels, predictions) -> float`` (higher is
+            better); default :func:`kit.train.metrics.task_score`.
+
+    Returns ``{task: TaskEnsemble}``.
+    """
+    if order not in ("best_first", "given"):
+        raise ValueError(f"order must be 'best_first' or 'given', got {order!r}.")
+    score = score or task_score
+    result = {}
+    for task, labels in dev_labels.items():
+        kind = check_kind(kinds.get(task), task)
+        candidates = [(name, np.asarray(p[task], dtype="float64")) for name, p in dev_predictions.items() if task in p]
+        if not candidates:
+            raise ValueError(f"No model has predictions for task {task!r}.")
+        shapes = {p.shape for _, p in candidates}
+        if len(shapes) > 1:
+            raise ValueError(f"Task {task!r}: models' predictions differ in shape {sorted(shapes)}; give every model "
+                             "the same dev examples and the same kind of prediction (probabilities or scores).")
+        alone = [(name, p, score(kind, labels, p)) for name, p in candidates]
+        if order == "best_first":
+            alone = sorted(alone, key=lambda item: -item[2])  # stable: ties keep the given order
+        members, total, current, trace = [], None, -np.inf, []  # total: sum of the members' predictions
+        for name, p, own in alone:
+            trial = p if total is None else (total + p) / (len(members) + 1)
+            s = score(kind, labels, trial)
+            accepted = total is None or s >= current
+            if accepted:
+                members.append(name)
+                total = p.copy() if total is None else total + p
+                current = s
+            trace.append({"task": task, "model": name, "alone": own, "with": s, "accepted": accepted})
+        result[task] = TaskEnsemble(task, kind, members, float(current), trace)
+    return result
+
+
+def ensemble_table(ensembles: dict) -> list[dict]:
+    """Every decision of every task's ensemble as rows: task, model, alone, with, accepted."""
+    return [row for ens in ensembles.values() for row in ens.trace]

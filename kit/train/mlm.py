@@ -1,0 +1,151 @@
+"""Further MLM pretraining of a pretrained encoder on the task texts before fine-tuning (Sun et al. 2019, SerBERTus).
+
+The masking is BERT's dynamic masking (:class:`kit.text.masking.MLMMasker`,
+fresh for every batch), the model :class:`kit.models.mlm.MLMModel` (keras-hub's
+``MaskedLMHead`` with its output projection tied to the backbone's token
+embeddings, as in :mod:`kit.models.tlm`). No next-sentence prediction
+(RoBERTa, SerBERTus).
+
+**The head starts fresh.** The offline MiniLM checkpoint
+(sentence-transformers' all-MiniLM-L6-v2) ships the encoder only, without its
+MLM head: the head's transform (Dense + LayerNorm) and output bias are
+randomly initialised here, only the output projection (the tied token
+embeddings) is pretrained. The first steps mostly fit the head, and their
+noisy gradients reach the encoder, which is why the default schedule warms
+the learning rate up (a checkpoint that ships its MLM head would not pay this
+cost). The backbone is updated in place: fine-tune it afterwards. Its [CLS]
+pooler is held frozen meanwhile (MLM never reads it: without a gradient,
+AdamW would only decay it) and is trainable again when this returns; a later
+``fit`` of the returned MLM model needs a new ``compile``.
+
+>>> import numpy as np
+>>> from kit.models import BertBackbone
+>>> from kit.text.masking import MLMMasker
+>>> bb = BertBackbone(vocabulary_size=30, num_layers=1, num_heads=2, hidden_dim=8,
+...                   intermediate_dim=16, max_sequence_length=8)
+>>> ids = np.tile(np.array([2, 10, 11, 12, 13, 14, 15, 3]), (16, 1))
+>>> x = {"token_ids": ids, "segment_ids": 0 * ids, "padding_mask": np.ones_like(ids)}
+>>> masker = MLMMasker(30, mask_token_id=4, special_token_ids=[0, 1, 2, 3], max_predictions=2)
+>>> result = further_pretrain(bb, x, masker, steps=4, batch_size=8, learning_rate=1e-3, chunks=2)
+>>> result.steps, len(result.curve["loss"])
+(4, 2)
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import keras
+import numpy as np
+
+from ..models.mlm import MLMModel
+from .llrd import llrd_optimizer
+
+INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
+
+
+class MLMBatches(keras.utils.PyDataset):
+    """``steps`` batches of ``inputs`` (consecutive slices of per-pass shuffles), masked afresh for every step.
+
+    Item ``i`` is ``(x + mask_positions, {"mlm": original ids}, {"mlm": weights})``
+    with weights making the loss a mean over the batch's masked tokens.
+    """
+
+    def __init__(self, inputs: dict, masker, batch_size: int, steps: int, start: int = 0, seed: int = 0):
+        super().__init__()
+        if not isinstance(inputs, dict) or any(k not in inputs for k in INPUT_KEYS):
+            raise ValueError(f"inputs must be the preprocessor's dict with {INPUT_KEYS}.")
+        self.inputs = {k: np.asarray(inputs[k]) for k in INPUT_KEYS}
+        self.n = len(self.inputs["token_ids"])
+        if self.n == 0:
+            raise ValueError("No texts to pretrain on.")
+        if batch_size < 1 or steps < 1:
+            raise ValueError(f"batch_size and steps must be >= 1, got {batch_size}, {steps}.")
+        self.masker, self.batch_size, self.steps = masker, int(batch_size), int(steps)
+        self.start, self.seed = int(start), int(seed)
+
+    def __len__(self):
+        return self.steps
+
+    def __getitem__(self, i):
+        if not 0 <= i < self.steps:
+            raise IndexError(i)
+        g = self.start + i
+        pos = g * self.batch_size + np.arange(self.batch_size)
+        rows = np.empty(self.batch_size, dtype="int64")
+        for p in np.unique(pos // self.n):
+            perm = np.random.default_rng([self.seed, int(p)]).permutation(self.n)
+            rows[pos // self.n == p] = perm[pos[pos // self.n == p] % self.n]
+        batch = {k: v[rows] for k, v in self.inputs.items()}
+        m = self.masker(batch["token_ids"], batch["padding_mask"], np.random.default_rng([self.seed, 1, g]))
+        x = dict(batch, token_ids=m["token_ids"], mask_positions=m["mask_positions"])
+        weights = m["mask_weights"] * (m["mask_weights"].size / max(1.0, float(m["mask_weights"].sum())))
+        return x, {"mlm": m["mask_ids"]}, {"mlm": weights.astype("float32")}
+
+
+@dataclass
+class MLMResult:
+    """What further pretraining did: the MLM model (backbone + head), steps, tokens, time, loss per chunk."""
+
+    model: MLMModel
+    steps: int
+    tokens: int
+    seconds: float
+    curve: dict = field(default_factory=dict)
+
+
+def further_pretrain(backbone, inputs: dict, masker, *, steps: int, batch_size: int = 32,
+                     learning_rate: float = 1e-5, decay: float | None = None, weight_decay: float = 0.01,
+                     warmup: float = 0.06, chunks: int = 5, seed: int = 0, model: keras.Model | None = None,
+                     verbose: int = 0, progress=None) -> MLMResult:
+    """``steps`` MLM steps on ``inputs`` (the task texts, preprocessed); updates ``backbone`` in place.
+
+    AdamW (gradients clipped to global norm 1), linear warm-up over ``warmup``
+    of the steps then cosine decay to 0. ``decay`` (e.g. 0.95) adds layer-wise
+    LR decay (:func:`kit.train.llrd.llrd_optimizer`), which SerBERTus found
+    hurt less on SST. ``model`` reuses a :class:`kit.models.mlm.MLMModel` of
+    ``backbone`` (e.g. to evaluate it before training with
+    :func:`kit.train.tlm.evaluate_mlm`). ``progress(done, steps, logs)`` is
+    called after each of the ``chunks`` fits.
+    """
+    if steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}.")
+    if model is None:
+        model = MLMModel(backbone, masker.max_predictions)
+    # MLM never reads the [CLS] pooler: keep it out of the step (no gradient, so AdamW would only decay it)
+    pooler = getattr(backbone, "pooled_dense", None)
+    pooler_trainable = pooler.trainable if pooler is not None else None
+    if pooler is not None:
+        pooler.trainable = False
+    try:
+        warm = max(1, int(warmup * steps)) if warmup else 0
+        schedule = keras.optimizers.schedules.CosineDecay(
+            0.0 if warm else learning_rate, decay_steps=max(1, steps - warm), alpha=0.0,
+            warmup_target=learning_rate if warm else None, warmup_steps=warm)
+        if decay is None:
+            optimizer = keras.optimizers.AdamW(schedule, weight_decay=weight_decay, global_clipnorm=1.0)
+            optimizer.exclude_from_weight_decay(var_names=["bias", "gamma", "beta"])
+        else:
+            optimizer = llrd_optimizer(model, backbone, schedule, decay=decay, weight_decay=weight_decay,
+                                       global_clipnorm=1.0)
+        model.compile(optimizer=optimizer,
+                      loss={"mlm": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
+        chunks = max(1, min(int(chunks), steps))
+        bounds = np.linspace(0, steps, chunks + 1).astype(int)
+        curve = {"step": []}
+        t = time.perf_counter()
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            part = MLMBatches(inputs, masker, batch_size, int(b - a), start=int(a), seed=seed)
+            hist = model.fit(part, epochs=1, verbose=verbose, shuffle=False)
+            curve["step"].append(int(b))
+            for key, values in hist.history.items():
+                curve.setdefault(key, []).append(float(values[-1]))
+            if progress is not None:
+                progress(int(b), steps, {k: v[-1] for k, v in curve.items()})
+        seconds = time.perf_counter() - t
+    finally:
+        if pooler is not None:
+            pooler.trainable = pooler_trainable
+    seq_len = np.asarray(inputs["token_ids"]).shape[1]
+    return MLMResult(model, steps, steps * batch_size * seq_len, seconds, curve)
