@@ -73,6 +73,30 @@ for side in ("right", "left"):
                  "max_abs_diff": diff})
     print(f"[{backend}] fused LSTM path {fast.implementation()} vs generic, {side} padding: max |diff| {diff:.2e}", flush=True)
 
+# 1b. gradients of the path that trains (training=True) against the generic path, 4 layers
+f = BiLSTMEncoder(4, 64, dropout=0.0, pooling="max", fast_path=True)
+g = BiLSTMEncoder(4, 64, dropout=0.0, pooling="max", fast_path=False)
+f(x); g(x); g.set_weights(f.get_weights())
+m = keras.ops.convert_to_tensor(np.arange(40)[None, :] < rng.integers(5, 41, 16)[:, None])
+if backend == "jax":
+    import jax, jax.numpy as jnp
+    def grads(layer):
+        fn = lambda w: jnp.sum(layer.stateless_call(w, [v.value for v in layer.non_trainable_variables], x, mask=m,
+                                                     training=True)[0])
+        return [np.asarray(a) for a in jax.grad(fn)([v.value for v in layer.trainable_variables])]
+else:
+    import torch
+    def grads(layer):
+        for v in layer.trainable_variables:
+            v.value.grad = None
+        layer(torch.as_tensor(x), mask=m, training=True).sum().backward()
+        return [v.value.grad.detach().cpu().numpy() for v in layer.trainable_variables]
+diff = max(float(np.abs(a - b).max()) for a, b in zip(grads(f), grads(g)))
+rows.append({"what": "check", "impl": f"kit-{backend}", "path": f.implementation(training=True), "padding": "gradients",
+             "max_abs_diff": diff})
+print(f"[{backend}] training path {f.implementation(training=True)} gradients vs generic (4 layers): max |diff| {diff:.2e}",
+      flush=True)
+
 # 2. inference (the paper's Table 3 on a GPU)
 L = args["seq"]
 for name, n in LSTMS.items():
@@ -235,11 +259,16 @@ def report(folder: Path = HERE) -> str:
     out.append("Machine: " + "; ".join(f"{r.impl}: {r.device}" for r in machines.itertuples()))
     checks = df[df.what == "check"]
     if len(checks):
-        out.append("\nFused LSTM path on the GPU vs Keras' generic LSTM (max |difference| of the outputs):\n")
-        out.append("| backend | path | right padding | left padding |\n|---|---|---|---|")
+        out.append("\nFused LSTM paths on the GPU vs Keras' generic LSTM (max |difference|; outputs at inference, "
+                   "gradients of the path that trains):\n")
+        out.append("| backend | inference path | outputs, right padding | outputs, left padding | training path | "
+                   "gradients |\n|---|---|---|---|---|---|")
         for impl, g in checks.groupby("impl"):
-            d = g.set_index("padding").max_abs_diff
-            out.append(f"| {impl} | {g.path.iloc[0]} | {d.get('right', float('nan')):.1e} | {d.get('left', float('nan')):.1e} |")
+            d = g.set_index("padding")
+            get = lambda k: f"{d.max_abs_diff[k]:.1e}" if k in d.index else "-"  # noqa: E731
+            train_path = d.path["gradients"] if "gradients" in d.index else "-"
+            out.append(f"| {impl} | {d.path.get('right', '-')} | {get('right')} | {get('left')} | {train_path} | "
+                       f"{get('gradients')} |")
     inf = df[df.what == "inference"]
     if len(inf):
         table = inf.pivot_table(index=["model", "batch"], columns="impl", values="median_ms")
