@@ -6,6 +6,10 @@
 """
 
 import os as _os
+import warnings as _warnings
+
+# keras-hub's loaders import tqdm.auto, which warns (with this machine's paths) in a Jupyter kernel without ipywidgets
+_warnings.filterwarnings("ignore", message="IProgress not found")
 
 _BACKENDS = ("jax", "tensorflow", "torch")
 _backend = _os.environ.get("KERAS_BACKEND")
