@@ -6,6 +6,16 @@ import numpy as np
 import pytest
 
 
+def pytest_configure(config):
+    """Keep jax's compiled programs on disk for the session: tests build many alike small models."""
+    import keras
+
+    if keras.backend.backend() == "jax":
+        from kit.config import enable_compile_cache
+
+        enable_compile_cache()
+
+
 def pytest_report_header(config):
     return f"KERAS_BACKEND={os.environ.get('KERAS_BACKEND', '(unset: tensorflow)')}, KIT_SCALE={os.environ.get('KIT_SCALE', 'smoke')}"
 
