@@ -37,6 +37,17 @@ def fingerprint(config) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
+def _shown(path: Path) -> str:
+    """``path`` relative to the working folder when it is below it (no machine-specific paths on screen)."""
+    import os
+
+    try:
+        rel = os.path.relpath(path.resolve(), Path.cwd())
+    except ValueError:
+        return str(path)
+    return rel if not rel.startswith(".." + os.sep + "..") else str(path)
+
+
 def format_seconds(s: float) -> str:
     """``'42s'``, ``'3m05s'``, ``'1h02m'``.
 
@@ -98,7 +109,7 @@ class Sweep:
         todo = [r for r, k in zip(plan, keys) if k not in done]
         steps = sum(int(r.get("steps", 0)) for r in todo)
         self.log(f"plan: {len(plan)} runs, {len(plan) - len(todo)} already in {self.path.name}, {len(todo)} to run "
-                 f"({steps:,} optimizer steps); results are appended to {self.path} as runs finish")
+                 f"({steps:,} optimizer steps); results are appended to {_shown(self.path)} as runs finish")
         start = time.perf_counter()
         for i, run in enumerate(todo, 1):
             t = time.perf_counter()
