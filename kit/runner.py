@@ -11,8 +11,12 @@ Where no Jupyter kernel is installed (a bare GPU box with only Python),
 after the other in one namespace, and still writes an executed ``.ipynb`` with
 each cell's printed output and figures.
 
->>> notebook_env(data="my.csv", text="review", label="stars")
-{'KIT_DATA_FILE': 'my.csv', 'KIT_TEXT': 'review', 'KIT_LABEL': 'stars'}
+>>> import pathlib, tempfile
+>>> my_csv = pathlib.Path(tempfile.mkdtemp()) / "my.csv"
+>>> _ = my_csv.write_text("review,stars\\ngreat film,5\\n")
+>>> env = notebook_env(data=my_csv, text="review", label="stars")
+>>> sorted(env), env["KIT_TEXT"], env["KIT_LABEL"]
+(['KIT_DATA_FILE', 'KIT_LABEL', 'KIT_TEXT'], 'review', 'stars')
 """
 
 from __future__ import annotations
