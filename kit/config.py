@@ -68,6 +68,52 @@ SCALES: dict[str, dict] = {
             "stage2_epochs": 6, "stage2_lr": 1e-3, "seeds": [0, 1],
             "baseline_epochs": 2, "baseline_lr": 1e-4, "baseline_batch": 32, "attention_texts": 64,
         },
+        # notebook 03, stack-and-finetune: MiniLM-L6's bottom 3 layers on 128-160 training examples per task and a
+        # few epochs (the mechanism: freezing, phase-1 stopping, three strategies with seeds; not the paper's numbers)
+        "stack_and_finetune": {
+            "tasks": {
+                "brown_pos": {"section": "tagging", "dataset": "brown_pos", "max_words": 20,
+                              "sequence_length": 32, "max_train": 128, "max_eval": 128, "max_dev": 64},
+                "brown_entities": {"section": "tagging", "dataset": "brown_pos", "labels": "entities", "max_words": 20,
+                                   "sequence_length": 32, "max_train": 128, "max_eval": 128, "max_dev": 64},
+                "bbc_business_politics": {"section": "classification", "dataset": "bbc_news",
+                                          "classes": ["business", "politics"], "text": "headline",
+                                          "sequence_length": 24, "max_train": 160, "max_eval": None},
+                "wordnet_pairs": {"section": "pairs", "dataset": "wordnet_pairs", "sequence_length": 32,
+                                  "max_train": 128, "max_eval": 128, "max_dev": 64},
+            },
+            "section_heads": {"tagging": ["bilstm"], "classification": ["densenet", "highway"],
+                              "pairs": ["bimpm", "sim_transformer"]},
+            "heads": {
+                "bilstm": {"n_layers": 1, "cells": 64},
+                "densenet": {"filters": 64, "growth": 16, "blocks": 2, "convs_per_block": 2},
+                "highway": {"n_layers": 1, "cells": 64},
+                "bimpm": {"perspectives": 10, "context_cells": 32, "aggregation_cells": 32, "hidden_dim": 64},
+                "sim_transformer": {"num_layers": 1, "num_heads": 2, "hidden_dim": 32, "intermediate_dim": 64,
+                                    "perspectives": 5},
+            },
+            "encoder_layers": 3, "light_hidden_dim": 128, "light_pooling": "mean", "rich_head_finetune": False, "dropout": 0.1, "seeds": [0, 1],
+            "batch_size": 16, "phase1_lr": 3e-3, "phase2_lr": 4e-4, "phase1_epochs": 4, "phase2_epochs": 2,
+            "weight_decay": 0.01,
+            "schedule": "bert_adam", "warmup": 0.1, "divergence_threshold": 0.05, "divergence_patience": 2,
+        },
+        # notebook 04, SerBERTus: MiniLM-L6 (6 layers; the paper: BERT-base, 12) on 160 training examples per
+        # task, one epoch of batch 16 at length 32, 2 seeds, CPU; MiniLM's token table cut to the ids the task texts
+        # use (exact for these texts, ~25% faster steps). Every experiment runs; most differences are noise at this
+        # size (said on screen). ~6-7 CPU-minutes on torch.
+        "serbertus": {
+            "backbone": "minilm-l6",
+            "tasks": {
+                "sst": {"dataset": "rt_snippets", "options": {"target": "5class"}, "max_train": 160, "max_eval": 128},
+                "qqp": {"dataset": "wordnet_pairs", "options": {}, "max_train": 160, "max_eval": 128},
+                "sts": {"dataset": "wordnet_graded", "options": {}, "max_train": 160, "max_eval": 128},
+            },
+            "sequence_length": 32, "compact_vocabulary": True, "batch_size": 16, "epochs": 1, "learning_rate": 1e-4,
+            "warmup": 0.1, "weight_decay": 0.01, "dropout": 0.1, "seeds": [0, 1], "ablation_task": "sst",
+            "smart_lambdas": [1.0, 10.0], "smart": {"epsilon": 1e-6, "sigma": 1e-5, "eta": 1e-3, "steps": 1, "norm": "inf"},
+            "llrd_decays": [0.95], "mlm_steps": [20], "mlm_learning_rate": 5e-5, "cerbertus_k": [1, 2],
+            "joint_triple": False, "combined": None,
+        },
     },
     "medium": {
         "description": "the offline data at full size and the papers' model sizes, 3 seeds: "
@@ -96,6 +142,54 @@ SCALES: dict[str, dict] = {
             "stage1_steps": 1000, "batch_size": 64, "stage1_lr": 5e-4, "warmup": 0.06, "pooling": "mean",
             "stage2_epochs": 3, "stage2_lr": 5e-5, "seeds": [0, 1, 2],
             "baseline_epochs": 2, "baseline_lr": 5e-5, "baseline_batch": 32, "attention_texts": 256,
+        },
+        # 66 runs (4 tasks; finetune-only, stack-only, stack-and-finetune with each rich head; 3 seeds); on one GPU ~20-25
+        # minutes by step-rate estimates (not yet timed): the big offline sets are subsampled to fit, BBC is whole
+        "stack_and_finetune": {
+            "tasks": {
+                "brown_pos": {"section": "tagging", "dataset": "brown_pos", "max_words": None,
+                              "sequence_length": 64, "max_train": 4000, "max_eval": 1000, "max_dev": 500},
+                "brown_entities": {"section": "tagging", "dataset": "brown_pos", "labels": "entities",
+                                   "max_words": None, "sequence_length": 64, "max_train": 4000, "max_eval": 1000,
+                                   "max_dev": 500},
+                "bbc_business_politics": {"section": "classification", "dataset": "bbc_news",
+                                          "classes": ["business", "politics"], "text": "headline",
+                                          "sequence_length": 32, "max_train": None, "max_eval": None},
+                "wordnet_pairs": {"section": "pairs", "dataset": "wordnet_pairs", "sequence_length": 48,
+                                  "max_train": 8000, "max_eval": 1000, "max_dev": 500},
+            },
+            "section_heads": {"tagging": ["bilstm"], "classification": ["densenet", "highway"],
+                              "pairs": ["bimpm", "sim_transformer"]},
+            "heads": {
+                "bilstm": {"n_layers": 1, "cells": 256},
+                "densenet": {"filters": 128, "growth": 32, "blocks": 4, "convs_per_block": 4},
+                "highway": {"n_layers": 2, "cells": 128},
+                "bimpm": {"perspectives": 20, "context_cells": 100, "aggregation_cells": 100, "hidden_dim": 128},
+                "sim_transformer": {"num_layers": 2, "num_heads": 4, "hidden_dim": 128, "intermediate_dim": 256,
+                                    "perspectives": 20},
+            },
+            "encoder_layers": None, "light_hidden_dim": None, "light_pooling": "cls", "rich_head_finetune": True, "dropout": 0.1,
+            "seeds": [0, 1, 2],
+            "batch_size": 32,
+            "phase1_lr": 1e-3, "phase2_lr": 5e-5, "phase1_epochs": 5, "phase2_epochs": 3, "weight_decay": 0.01,
+            "schedule": "bert_adam", "warmup": 0.1, "divergence_threshold": 0.03, "divergence_patience": 2,
+        },
+        # SerBERTus on the offline stand-ins at full size (the WordNet pair sets subsampled to 8k), MiniLM-L6, 3 seeds,
+        # 2 epochs (best dev epoch kept), every ablation plus the jointly trained triple-BERT and the paper's best
+        # single model (CerBERTus + SMART + layer decay): ~70k step-equivalents, ~15-20 minutes on one GPU with jax
+        # by GPU.md's step rates (not yet timed; torch is ~3x slower)
+        "serbertus": {
+            "backbone": "minilm-l6",
+            "tasks": {
+                "sst": {"dataset": "rt_snippets", "options": {"target": "5class"}, "max_train": None, "max_eval": None},
+                "qqp": {"dataset": "wordnet_pairs", "options": {}, "max_train": 8000, "max_eval": 1000},
+                "sts": {"dataset": "wordnet_graded", "options": {}, "max_train": 8000, "max_eval": 1000},
+            },
+            "sequence_length": 64, "compact_vocabulary": False, "batch_size": 32, "epochs": 2, "learning_rate": 5e-5,
+            "warmup": 0.1, "weight_decay": 0.01, "dropout": 0.1, "seeds": [0, 1, 2], "ablation_task": "sst",
+            "smart_lambdas": [1.0, 10.0], "smart": {"epsilon": 1e-6, "sigma": 1e-5, "eta": 1e-3, "steps": 1, "norm": "inf"},
+            "llrd_decays": [0.95, 0.9], "mlm_steps": [500], "mlm_learning_rate": 2e-5, "cerbertus_k": [1, 2, 3],
+            "joint_triple": True, "combined": {"k": 2, "lambda_s": 10.0, "decay": 0.95},
         },
     },
     "full": {
@@ -131,6 +225,53 @@ SCALES: dict[str, dict] = {
             "stage1_steps": 10000, "batch_size": 128, "stage1_lr": 5e-4, "warmup": 0.06, "pooling": "cls",
             "stage2_epochs": 3, "stage2_lr": 5e-5, "seeds": [0, 1, 2],
             "baseline_epochs": 2, "baseline_lr": 2e-5, "baseline_batch": 32, "attention_texts": 256,
+        },
+        # the paper's data: CoNLL-2003 NER (your copy), 2 of Yahoo Answers' 10 classes (the paper does not say
+        # which: two that are easy to confuse), QQP; BERT-base as the paper; 54 runs, a few GPU-hours on one GPU by step-rate estimates
+        "stack_and_finetune": {
+            "tasks": {
+                "conll2003": {"section": "tagging", "dataset": "conll2003", "sequence_length": 128,
+                              "max_train": None, "max_eval": None},
+                "yahoo_2class": {"section": "classification", "dataset": "yahoo_answers",
+                                 "classes": ["Education & Reference", "Science & Mathematics"],
+                                 "sequence_length": 128, "max_train": 20000, "max_eval": 5000},
+                "qqp": {"section": "pairs", "dataset": "glue_qqp", "sequence_length": 64, "max_train": 50000,
+                        "max_eval": 10000},
+            },
+            "section_heads": {"tagging": ["bilstm"], "classification": ["densenet", "highway"],
+                              "pairs": ["bimpm", "sim_transformer"]},
+            "heads": {
+                "bilstm": {"n_layers": 1, "cells": 256},
+                "densenet": {"filters": 128, "growth": 32, "blocks": 4, "convs_per_block": 4},
+                "highway": {"n_layers": 2, "cells": 256},
+                "bimpm": {"perspectives": 20, "context_cells": 100, "aggregation_cells": 100, "hidden_dim": 128},
+                "sim_transformer": {"num_layers": 2, "num_heads": 4, "hidden_dim": 128, "intermediate_dim": 256,
+                                    "perspectives": 20},
+            },
+            "backbone": "bert_base_en_uncased", "encoder_layers": None, "light_hidden_dim": None, "light_pooling": "cls",
+            "rich_head_finetune": True, "dropout": 0.1,
+            "seeds": [0, 1, 2],
+            "batch_size": 32,
+            "phase1_lr": 1e-3, "phase2_lr": 2e-5, "phase1_epochs": 5, "phase2_epochs": 3, "weight_decay": 0.01,
+            "schedule": "bert_adam", "warmup": 0.1, "divergence_threshold": 0.03, "divergence_patience": 2,
+        },
+        # SerBERTus' own setting: BERT-base (keras-hub preset, downloaded once), SST-5 trees, GLUE QQP (100k of its
+        # 364k training pairs) and STS-B from your copies (KIT_DATA_SST5, KIT_DATA_GLUE_QQP, KIT_DATA_GLUE_STSB),
+        # 3 epochs, 3 seeds, k in {2, 4, 6} as the paper's Table 6, its best single model (CerBERTus k=2, SMART
+        # lambda 12, decay 0.95): ~300k step-equivalents, ~2 GPU-hours on an H100 with jax by GPU.md's BERT-base step
+        # rate (~9 hours on torch); the notebook prints the plan and an ETA
+        "serbertus": {
+            "backbone": "bert_base_en_uncased",
+            "tasks": {
+                "sst": {"dataset": "sst5", "options": {}, "max_train": None, "max_eval": None},
+                "qqp": {"dataset": "glue_qqp", "options": {}, "max_train": 100000, "max_eval": 5000},
+                "sts": {"dataset": "glue_stsb", "options": {}, "max_train": None, "max_eval": None},
+            },
+            "sequence_length": 128, "compact_vocabulary": False, "batch_size": 32, "epochs": 3, "learning_rate": 2e-5,
+            "warmup": 0.1, "weight_decay": 0.01, "dropout": 0.1, "seeds": [0, 1, 2], "ablation_task": "sst",
+            "smart_lambdas": [1.0, 10.0], "smart": {"epsilon": 1e-6, "sigma": 1e-5, "eta": 1e-3, "steps": 1, "norm": "inf"},
+            "llrd_decays": [0.95, 0.9], "mlm_steps": [2000], "mlm_learning_rate": 1e-5, "cerbertus_k": [2, 4, 6],
+            "joint_triple": False, "combined": {"k": 2, "lambda_s": 12.0, "decay": 0.95},
         },
     },
 }

@@ -72,13 +72,27 @@ class MaskedMeanPooling(keras.layers.Layer):
 
 
 def build_classifier(backbone, num_classes: int, dropout: float = 0.1, hidden_dim: int | None = None,
-                     name: str = "classifier") -> keras.Model:
-    """Backbone → pooled [CLS] output → :class:`ClassifierHead`; inputs are the preprocessor's dict."""
+                     name: str = "classifier", pooling: str = "cls") -> keras.Model:
+    """Backbone → pooled text vector → :class:`ClassifierHead`; inputs are the preprocessor's dict.
+
+    ``pooling="cls"`` reads BERT's pooled ``[CLS]`` output (BERT's and the
+    papers' choice); ``"mean"`` the mean of the token states over real tokens
+    (:class:`MaskedMeanPooling`), what sentence-transformer encoders such as
+    MiniLM were trained for. The [CLS] state of MiniLM's lower layers hardly
+    depends on the text (its spread across texts is ~1e-3 of the mean-pooled
+    one after 3 layers), so a cut-down MiniLM fine-tunes from the mean.
+    """
+    if pooling not in ("cls", "mean"):
+        raise ValueError(f"pooling must be 'cls' or 'mean', got {pooling!r}.")
     inputs = {
         "token_ids": keras.Input(shape=(None,), dtype="int32", name="token_ids"),
         "segment_ids": keras.Input(shape=(None,), dtype="int32", name="segment_ids"),
         "padding_mask": keras.Input(shape=(None,), dtype="int32", name="padding_mask"),
     }
-    pooled = backbone(inputs)["pooled_output"]
+    out = backbone(inputs)
+    if pooling == "cls":
+        pooled = out["pooled_output"]
+    else:
+        pooled = MaskedMeanPooling(name="mean_pool")(out["sequence_output"], inputs["padding_mask"])
     logits = ClassifierHead(num_classes, dropout=dropout, hidden_dim=hidden_dim, name="head")(pooled)
     return keras.Model(inputs, logits, name=name)

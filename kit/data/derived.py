@@ -1,0 +1,154 @@
+"""Tasks derived from registered data sets: two of Yahoo's (or BBC's) classes, headlines only, short
+sentences, Brown's proper nouns as entities, subsampled for a scale.
+
+A notebook's configuration names each task by a small spec (a dict in
+``kit/config.py``), e.g.::
+
+    {"section": "classification", "dataset": "bbc_news", "classes": ["business", "politics"],
+     "text": "headline", "sequence_length": 24, "max_train": 160, "max_eval": None}
+
+and :func:`task_datasets` turns a ``{name: spec}`` dict into
+``{name: TextDataset}``, loading each source set once. Spec keys:
+
+- ``dataset``: a registered name (``kit.data.load``);
+- ``classes``: keep only these classes, relabelled in this order (``select_classes``);
+- ``text``: ``"full"`` (default) or ``"headline"`` (each text's first line);
+- ``labels``: for a tagging set, ``"tags"`` (default: its own tags) or ``"entities"`` (Brown's
+  proper-noun spans as BIO entities, ``kit.data.entities``);
+- ``max_words``: tagging: keep sentences of at most this many words;
+- ``max_train``, ``max_eval``: seeded subsample (stratified for classes); ``max_dev`` caps the dev
+  split below ``max_eval`` (a dev set is scored after every epoch: a smaller one costs less);
+- ``section``, ``sequence_length``: read by the notebook, ignored here.
+
+>>> from kit.data import Split, TextDataset
+>>> s = Split(texts=["Title one\\nbody", "Title two\\nbody"], labels=[0, 1])
+>>> headlines(TextDataset("toy", "classification", {"train": s}, ["a", "b"])).train.texts
+['Title one', 'Title two']
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .dataset import Split, TextDataset
+
+SPEC_KEYS = ("dataset", "classes", "text", "labels", "max_words", "max_train", "max_eval", "max_dev", "section",
+             "sequence_length")
+TEXT_VIEWS = ("full", "headline")
+LABEL_VIEWS = ("tags", "entities")
+
+
+def headlines(ds: TextDataset) -> TextDataset:
+    """Each text cut to its first non-empty line (BBC and Yahoo texts start with their title)."""
+    def first(text: str) -> str:
+        return next((line.strip() for line in text.splitlines() if line.strip()), text.strip())
+
+    new = {k: replace(s, texts=[first(t) for t in s.texts],
+                      texts_b=None if s.texts_b is None else [first(t) for t in s.texts_b])
+           for k, s in ds.splits.items()}
+    return replace(ds, splits=new, info={**ds.info, "text": "headline"})
+
+
+def max_words(ds: TextDataset, n: int | None) -> TextDataset:
+    """The sentences of a tagging set with at most ``n`` words, in every split (``None``: all of them).
+
+    >>> s = Split(texts=[["a", "b"], ["a", "b", "c"]], labels=[[0, 0], [0, 0, 0]])
+    >>> max_words(TextDataset("toy", "tagging", {"train": s}, ["x"]), 2).sizes()
+    {'train': 1}
+    """
+    if n is None:
+        return ds
+    if ds.task != "tagging":
+        raise ValueError(f"max_words filters sentences of a tagging set; {ds.name} is a {ds.task} set.")
+    new = {}
+    for split_name, split in ds.splits.items():
+        keep = np.flatnonzero([len(words) <= n for words in split.texts])
+        if not len(keep):
+            raise ValueError(f"{ds.name}: no {split_name} sentence has at most {n} words; raise max_words.")
+        new[split_name] = split.take(keep)
+    return replace(ds, splits=new, info={**ds.info, "max_words": n})
+
+
+def derive(ds: TextDataset, spec: dict, name: str | None = None, seed: int = 0) -> TextDataset:
+    """``ds`` narrowed as ``spec`` says (classes, text view, sentence length, labels, subsample).
+
+    >>> s = Split(texts=["x\\ny", "z", "w"] * 4, labels=[0, 1, 2] * 4)
+    >>> ds = TextDataset("toy", "classification", {"train": s, "dev": s, "test": s}, ["a", "b", "c"])
+    >>> d = derive(ds, {"classes": ["c", "a"], "text": "headline", "max_train": 4, "max_dev": 8}, name="two")
+    >>> d.name, d.label_names, d.sizes(), sorted(set(d.train.texts)), sorted(d.train.labels.tolist())
+    ('two', ['c', 'a'], {'train': 4, 'dev': 8, 'test': 8}, ['w', 'x'], [0, 0, 1, 1])
+    """
+    unknown = sorted(set(spec) - set(SPEC_KEYS))
+    if unknown:
+        raise KeyError(f"Unknown task spec key(s) {unknown}; a spec takes {list(SPEC_KEYS)}.")
+    text, labels = spec.get("text", "full"), spec.get("labels", "tags")
+    if text not in TEXT_VIEWS:
+        raise ValueError(f"text={text!r}: use one of {TEXT_VIEWS}.")
+    if labels not in LABEL_VIEWS:
+        raise ValueError(f"labels={labels!r}: use one of {LABEL_VIEWS}.")
+    if spec.get("classes"):
+        ds = ds.select_classes(spec["classes"])
+    if text == "headline":
+        ds = headlines(ds)
+    ds = max_words(ds, spec.get("max_words"))
+    if labels == "entities":
+        from .entities import proper_noun_entities
+
+        ds = proper_noun_entities(ds)
+    if spec.get("max_train") is not None or spec.get("max_eval") is not None:
+        ds = ds.subsample(spec.get("max_train"), spec.get("max_eval"), seed=seed)
+    if spec.get("max_dev") is not None and len(ds.dev) > spec["max_dev"]:
+        from .splits import sample_indices
+
+        strat = ds.dev.labels if ds.task in ("classification", "pairs") else None
+        dev = ds.dev.take(sample_indices(len(ds.dev), spec["max_dev"], seed=seed, stratify=strat))
+        ds = replace(ds, splits={**ds.splits, "dev": dev})
+    return replace(ds, name=name or ds.name)
+
+
+def task_datasets(specs: dict, seed: int = 0, load=None) -> dict:
+    """``{name: spec}`` → ``{name: TextDataset}``, each source set loaded once (``load``: ``kit.data.load``)."""
+    if load is None:
+        from .registry import load
+    sources = {}
+    out = {}
+    for name, spec in specs.items():
+        if "dataset" not in spec:
+            raise KeyError(f"task {name!r}: its spec names no 'dataset'.")
+        if spec["dataset"] not in sources:
+            sources[spec["dataset"]] = load(spec["dataset"])
+        out[name] = derive(sources[spec["dataset"]], spec, name=name, seed=seed)
+    return out
+
+
+def with_own_data(specs: dict, datasets: dict, own, seed: int = 0) -> tuple[dict, dict]:
+    """Put the user's data set ``own`` (``kit.data.notebook_dataset``) in place of the task of its kind.
+
+    The task whose spec ``section`` equals ``own.task`` (``classification`` or
+    ``pairs``) is replaced by ``own``, subsampled with that task's
+    ``max_train``/``max_eval``/``max_dev`` and read at its ``sequence_length``; the other
+    tasks stay. Returns new ``(specs, datasets)``; ``own=None`` returns them as given.
+
+    >>> s = Split(texts=["a", "b"] * 5, labels=[0, 1] * 5)
+    >>> mine = TextDataset("mine", "classification", {"train": s, "dev": s, "test": s}, ["x", "y"])
+    >>> specs = {"bbc": {"section": "classification", "sequence_length": 24, "max_train": 4},
+    ...          "wn": {"section": "pairs"}}
+    >>> new_specs, new_data = with_own_data(specs, {"bbc": None, "wn": None}, mine)
+    >>> list(new_specs), new_specs["mine"]["sequence_length"], new_data["mine"].sizes()
+    (['wn', 'mine'], 24, {'train': 4, 'dev': 10, 'test': 10})
+    """
+    if own is None:
+        return specs, datasets
+    same = [name for name, spec in specs.items() if spec.get("section") == own.task]
+    if not same:
+        have = sorted({spec.get("section") for spec in specs.values()})
+        raise ValueError(f"Your data is a {own.task!r} set, but this notebook's tasks are {have}: give data of one "
+                         "of those kinds.")
+    old = specs[same[0]]
+    spec = {k: old[k] for k in ("section", "sequence_length", "max_train", "max_eval", "max_dev") if k in old}
+    specs = {k: v for k, v in specs.items() if k != same[0]} | {own.name: spec}
+    data = {k: v for k, v in datasets.items() if k != same[0]}
+    data[own.name] = derive(own, {k: v for k, v in spec.items() if k.startswith("max_")}, name=own.name, seed=seed)
+    return specs, data

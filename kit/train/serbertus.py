@@ -1,0 +1,358 @@
+"""SerBERTus one run at a time: the model, further MLM pretraining, SMART, layer-wise LR decay, the mixed multitask
+stream, and the unrounded dev and test predictions that the dev-gated ensemble averages.
+
+Notebook 04 describes each run by a few settings and calls :func:`run_setting`
+once per (setting, seed) inside a :class:`kit.train.Sweep`; :func:`record`
+writes the run's rows (one per task, and a summary row for a multitask run) and
+:func:`save_predictions` / :func:`load_predictions` keep its predictions on
+disk, so a resumed sweep can still build the ensembles.
+
+The recipe is the same for every run; a setting changes one thing:
+
+- **architecture**: ``"single"`` (one task, one encoder: the baseline; three
+  of them are the paper's triple-BERT), ``"multi"`` (one shared encoder, a head
+  per task), ``"cerbertus"`` (shared lower ``L-k`` layers, per-task copies of
+  the top ``k``) or ``"triple"`` (three encoders trained together in one model);
+- **optimizer**: AdamW (no weight decay on biases and LayerNorm), gradients
+  clipped to global norm 1, the learning rate warmed up linearly over
+  ``warmup`` of the steps (from ``rate/warm`` on the first step, not 0), then
+  cosine-decayed to 0 (:class:`WarmupCosine`); ``decay < 1`` scales it per
+  layer (:func:`kit.train.llrd_optimizer`); ``decay = 1`` is the same optimizer
+  with every multiplier 1, so "no decay" differs in nothing else;
+- **stream**: one task per batch, all tasks' batches shuffled together
+  (mt-dnn's sampler, :class:`kit.train.MultitaskBatches`), each task's last
+  partial batch dropped;
+- **epochs**: with ``epochs > 1`` the dev set is scored after every epoch and
+  the epoch with the best mean dev score is kept (the paper reports its best
+  dev epoch); with one epoch there is nothing to choose;
+- **SMART** (``lambda_s > 0``): the model trains inside :class:`kit.train.SMART`,
+  with noise on the embedding output of every encoder;
+- **further pretraining** (``mlm_steps > 0``): the backbone first gets
+  ``mlm_steps`` masked-LM steps on the training texts of the run's tasks
+  (:func:`kit.train.further_pretrain`; MiniLM ships no MLM head, so the head
+  starts fresh).
+
+>>> import tempfile, pathlib, numpy as np
+>>> from kit.models import BertBackbone
+>>> from kit.train import Sweep
+>>> def task(n, y):
+...     ids = np.random.default_rng(n).integers(4, 30, (n, 8)).astype("int32")
+...     return {"token_ids": ids, "segment_ids": 0 * ids, "padding_mask": np.ones_like(ids)}, y
+>>> data = {"sst": {s: task(8, np.arange(8) % 5) for s in ("train", "dev", "test")},
+...         "sts": {s: task(8, np.linspace(0, 5, 8)) for s in ("train", "dev", "test")}}
+>>> bb = BertBackbone(vocabulary_size=30, num_layers=2, num_heads=2, hidden_dim=8,
+...                   intermediate_dim=16, max_sequence_length=8)
+>>> kinds, heads = {"sst": "classification", "sts": "regression"}, {"sst": 5, "sts": 1}
+>>> result = run_setting(bb, data, kinds, heads, architecture="cerbertus", k=1, lambda_s=1.0, decay=0.9,
+...                      learning_rate=1e-3, epochs=1, batch_size=4)
+>>> result.architecture, result.steps, sorted(result.test), result.smart_loss > 0
+('CerBERTus k=1', 4, ['sst', 'sts'], True)
+>>> sweep = Sweep(pathlib.Path(tempfile.mkdtemp()) / "results.csv", keys=KEYS, log=lambda *a: None)
+>>> record(sweep, {"experiment": "architecture", "setting": "CerBERTus k=1", "task": "sst+sts", "seed": 0}, result)
+>>> sorted(set(sweep.results().task)), "dev_mean" in set(sweep.results().metric)
+(['sst', 'sst+sts', 'sts'], True)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import keras
+import numpy as np
+
+from .. import config
+from ..models.multitask import MultitaskBert, cerbertus, multi_bert, triple_bert
+from .llrd import llrd_optimizer
+from .metrics import check_kind, task_score
+from .mlm import further_pretrain
+from .multitask import INPUT_KEYS, MultitaskBatches, fit_multitask, predict_tasks
+from .smart import SMART
+
+ARCHITECTURES = ("single", "multi", "cerbertus", "triple")
+#: The Sweep keys of notebook 04's ``results.csv``: ``experiment, setting, task, seed`` (then ``metric, value``).
+KEYS = ("experiment", "setting", "task", "seed")
+#: Which of the paper's three tasks a data set of each kind stands in for (your own CSV replaces that task).
+SLOTS = {"classification": "sst", "pairs": "qqp", "pair_regression": "sts", "regression": "sts"}
+
+
+# --- tasks ---------------------------------------------------------------------------------------------------------
+
+def task_kind(ds) -> str:
+    """The multitask kind of a :class:`kit.data.TextDataset`: ``classification`` (softmax, accuracy), ``binary``
+    (two-class pairs: one logit, accuracy, as SerBERTus' QQP head) or ``regression`` (one score, Pearson)."""
+    if ds.task in ("regression", "pair_regression"):
+        return "regression"
+    if ds.task == "pairs" and ds.num_classes == 2:
+        return "binary"
+    if ds.task in ("classification", "pairs"):
+        return "classification"
+    raise ValueError(f"{ds.name} is a {ds.task!r} data set; SerBERTus' heads need class labels or a score per "
+                     "text or pair (classification, pairs, regression, pair_regression).")
+
+
+def task_outputs(ds) -> int:
+    """Logits of the head: the number of classes, or 1 (binary, regression)."""
+    return int(ds.num_classes) if task_kind(ds) == "classification" else 1
+
+
+def slot_for(ds) -> str:
+    """Which task (``sst``, ``qqp`` or ``sts``) your own data set replaces: texts with classes → SST-5's place, pairs
+    with classes → QQP's, scores (pairs or single texts) → STS-B's."""
+    if ds.task not in SLOTS:
+        raise ValueError(f"{ds.name} is a {ds.task!r} data set; notebook 04 takes {sorted(SLOTS)}.")
+    return SLOTS[ds.task]
+
+
+def task_inputs(ds, preprocessor, vocabulary=None) -> dict:
+    """``{split: (inputs, labels)}`` for every split of ``ds``: the preprocessor's dict (mapped to a compact
+    vocabulary when one is given) and the labels as an array."""
+    out = {}
+    for split, part in ds.splits.items():
+        x = preprocessor(part.x)
+        out[split] = (vocabulary(x) if vocabulary is not None else x, np.asarray(part.labels))
+    return out
+
+
+# --- the model and the optimizer -------------------------------------------------------------------------------------
+
+def build_model(backbone, heads: dict, architecture: str = "multi", k: int = 0, dropout: float = 0.1) -> MultitaskBert:
+    """``single``/``multi``: one encoder with a head per task; ``cerbertus``: per-task top ``k`` layers;
+    ``triple``: a whole encoder per task."""
+    if architecture not in ARCHITECTURES:
+        raise ValueError(f"Unknown architecture {architecture!r}; use one of {ARCHITECTURES}.")
+    if architecture == "single" and len(heads) != 1:
+        raise ValueError(f"architecture='single' is one task; got {sorted(heads)}. Use 'multi' for several.")
+    if architecture in ("single", "multi"):
+        return multi_bert(backbone, heads, dropout=dropout)
+    if architecture == "cerbertus":
+        if k < 1:
+            raise ValueError(f"CerBERTus needs k >= 1 task-specific layers (k=0 is multi-BERT), got {k}.")
+        return cerbertus(backbone, heads, k=k, dropout=dropout)
+    return triple_bert(backbone, heads, dropout=dropout)
+
+
+@keras.saving.register_keras_serializable(package="kit")
+class WarmupCosine(keras.optimizers.schedules.LearningRateSchedule):
+    """Linear warm-up over ``warmup_steps`` (step ``i`` gets ``rate·(i+1)/warmup_steps``), then cosine decay to 0
+    at ``total_steps``.
+
+    >>> s = WarmupCosine(1.0, total_steps=10, warmup_steps=2)
+    >>> [round(float(s(i)), 3) for i in (0, 1, 2, 6, 10)]
+    [0.5, 1.0, 1.0, 0.5, 0.0]
+    """
+
+    def __init__(self, learning_rate: float, total_steps: int, warmup_steps: int = 0):
+        self.learning_rate = float(learning_rate)
+        self.total_steps = max(1, int(total_steps))
+        self.warmup_steps = max(0, min(int(warmup_steps), self.total_steps))
+
+    def __call__(self, step):
+        step = keras.ops.cast(step, "float32")
+        warm = float(max(1, self.warmup_steps))
+        rising = self.learning_rate * keras.ops.minimum(1.0, (step + 1.0) / warm)
+        span = float(max(1, self.total_steps - self.warmup_steps))
+        t = keras.ops.clip((step - float(self.warmup_steps)) / span, 0.0, 1.0)
+        falling = self.learning_rate * 0.5 * (1.0 + keras.ops.cos(math.pi * t))
+        return keras.ops.where(step < float(self.warmup_steps), rising, falling)
+
+    def get_config(self):
+        return {"learning_rate": self.learning_rate, "total_steps": self.total_steps,
+                "warmup_steps": self.warmup_steps}
+
+
+# --- one run -------------------------------------------------------------------------------------------------------
+
+@dataclass
+class SettingResult:
+    """What one run produced: the trained model (not the SMART wrapper), scores and unrounded predictions per task,
+    size, steps, time, the final SMART term and the MLM loss curve (when used)."""
+
+    model: MultitaskBert
+    architecture: str
+    dev: dict
+    test: dict
+    dev_predictions: dict
+    test_predictions: dict
+    params: int
+    steps: int
+    seconds: float
+    smart_loss: float | None = None
+    mlm_curve: dict | None = None
+    history: dict = field(default_factory=dict)
+
+    def summary(self) -> dict:
+        """Metrics shared by the run's tasks: ``params, steps, seconds`` (+ ``smart_loss``; the MLM loss first,
+        last and after each chunk of further pretraining, ``mlm_loss_step<N>``)."""
+        out = {"params": self.params, "steps": self.steps, "seconds": self.seconds}
+        if self.smart_loss is not None:
+            out["smart_loss"] = self.smart_loss
+        if self.mlm_curve:
+            out["mlm_loss_first"], out["mlm_loss_last"] = self.mlm_curve["loss"][0], self.mlm_curve["loss"][-1]
+            out.update({f"mlm_loss_step{step}": loss for step, loss in zip(self.mlm_curve["step"],
+                                                                           self.mlm_curve["loss"])})
+        return out
+
+
+def _stack_inputs(parts: list) -> dict:
+    """Concatenate several tasks' input dicts (padding the shorter sequences)."""
+    length = max(p["token_ids"].shape[1] for p in parts)
+    pad = lambda a: np.pad(a, ((0, 0), (0, length - a.shape[1])))  # noqa: E731
+    return {k: np.concatenate([pad(np.asarray(p[k])) for p in parts]) for k in INPUT_KEYS}
+
+
+def run_setting(backbone, data: dict, kinds: dict, heads: dict, *, architecture: str = "single", k: int = 0,
+                lambda_s: float = 0.0, decay: float = 1.0, mlm_steps: int = 0, masker=None,
+                learning_rate: float = 2e-5, epochs: int = 1, batch_size: int = 32, warmup: float = 0.1,
+                weight_decay: float = 0.01, dropout: float = 0.1, mlm_learning_rate: float = 1e-5,
+                smart: dict | None = None, seed: int = 0, eval_batch_size: int = 128) -> SettingResult:
+    """Train one setting on ``data = {task: {"train"|"dev"|"test": (inputs, labels)}}`` and score it.
+
+    ``backbone`` is a fresh pretrained encoder (it is trained in place); ``kinds``
+    and ``heads`` give each task's kind and number of outputs. ``smart`` holds
+    SMART's other arguments (``epsilon, sigma, eta, steps, norm``). ``masker``
+    (a :class:`kit.text.MLMMasker` for the backbone's vocabulary) is needed
+    when ``mlm_steps > 0``. Seeds Python, NumPy and Keras with ``seed`` first.
+    """
+    if not data:
+        raise ValueError("data is empty: give {task: {'train': (x, y), 'dev': (x, y), 'test': (x, y)}}.")
+    for task, splits in data.items():
+        missing = [s for s in ("train", "dev", "test") if s not in splits]
+        if missing:
+            raise ValueError(f"Task {task!r} lacks the split(s) {missing}.")
+        check_kind(kinds.get(task), task)
+    if mlm_steps and masker is None:
+        raise ValueError("mlm_steps > 0 needs masker=kit.text.MLMMasker.for_tokenizer(tokenizer, length, ...).")
+    if not 0 < decay <= 1:
+        raise ValueError(f"decay must be in (0, 1] (1 = no layer-wise decay), got {decay}.")
+    start = time.perf_counter()
+    config.set_seed(seed)
+    tasks = list(data)
+    train = {t: data[t]["train"] for t in tasks}
+    per_task = MultitaskBatches(train, kinds, batch_size, drop_remainder=True).batches_per_task()
+    empty = [t for t, n in per_task.items() if n == 0]
+    if empty:
+        raise ValueError(f"Tasks {empty} have fewer training examples than one batch ({batch_size}).")
+    mlm_curve = None
+    if mlm_steps:
+        texts = _stack_inputs([train[t][0] for t in tasks])
+        mlm = further_pretrain(backbone, texts, masker, steps=int(mlm_steps), batch_size=batch_size,
+                               learning_rate=mlm_learning_rate, warmup=warmup, chunks=min(4, int(mlm_steps)),
+                               seed=seed)
+        mlm_curve = mlm.curve
+    model = build_model(backbone, {t: heads[t] for t in tasks}, architecture, k, dropout)
+    trained = SMART(model, model, lambda_s=lambda_s, seed=seed, **(smart or {})) if lambda_s > 0 else model
+    steps = epochs * sum(per_task.values())
+    schedule = WarmupCosine(learning_rate, steps, round(warmup * steps))
+    optimizer = llrd_optimizer(model, model, schedule, decay=decay, weight_decay=weight_decay, global_clipnorm=1.0)
+    dev = {t: data[t]["dev"] for t in tasks}
+    fit = fit_multitask(trained, train, kinds, optimizer=optimizer, epochs=epochs, batch_size=batch_size,
+                        dev=dev if epochs > 1 else None, seed=seed, drop_remainder=True)
+    dev_p = predict_tasks(model, {t: data[t]["dev"][0] for t in tasks}, kinds, eval_batch_size)
+    test_p = predict_tasks(model, {t: data[t]["test"][0] for t in tasks}, kinds, eval_batch_size)
+    smart_loss = float(fit.history["smart_loss"][-1]) if lambda_s > 0 else None
+    return SettingResult(
+        model=model, architecture=model.architecture if len(tasks) > 1 else "single-task",
+        dev={t: task_score(kinds[t], data[t]["dev"][1], dev_p[t]) for t in tasks},
+        test={t: task_score(kinds[t], data[t]["test"][1], test_p[t]) for t in tasks},
+        dev_predictions=dev_p, test_predictions=test_p, params=int(model.count_params()), steps=fit.steps,
+        seconds=time.perf_counter() - start, smart_loss=smart_loss, mlm_curve=mlm_curve, history=fit.history)
+
+
+def uncompiled_copy(model: keras.Model) -> keras.Model:
+    """A copy of ``model`` (same config and weights) that was never compiled, to save for inference.
+
+    A model saved after ``compile`` carries its optimizer's config, and loading it needs every class in it (here
+    the kit's layer-wise AdamW and its schedule) to be imported first; the copy loads with ``kit.models`` alone.
+    """
+    copy = type(model).from_config(model.get_config())
+    copy.set_weights(model.get_weights())
+    return copy
+
+
+# --- results on disk -------------------------------------------------------------------------------------------------
+
+def record(sweep, run: dict, result: SettingResult) -> None:
+    """Write ``result`` to ``sweep``'s CSV: per task ``dev_score`` and ``test_score`` (accuracy or Pearson) under
+    ``task=<task>``; a multitask run also gets a row under its own ``task`` (e.g. ``sst+qqp+sts``) with ``dev_mean``,
+    ``test_mean`` and :meth:`SettingResult.summary`; a single-task run carries the summary on its task's rows."""
+    tasks = list(result.dev)
+    for t in tasks:
+        metrics = {"dev_score": result.dev[t], "test_score": result.test[t]}
+        if len(tasks) == 1:
+            metrics.update(result.summary())
+        sweep.record({**run, "task": t}, metrics)
+    if len(tasks) > 1:
+        sweep.record(run, {"dev_mean": float(np.mean(list(result.dev.values()))),
+                           "test_mean": float(np.mean(list(result.test.values()))), **result.summary()})
+
+
+def run_name(run: dict, keys=KEYS) -> str:
+    """A file name for a run: its keys joined by '__', in each characters other than letters, digits, '.', '-', '='
+    made '_'.
+
+    >>> run_name({"experiment": "architecture", "setting": "multi k/1", "task": "sst+qqp", "seed": 0})
+    'architecture__multi_k_1__sst_qqp__0'
+    """
+    return "__".join(re.sub(r"[^A-Za-z0-9.=-]+", "_", str(run[k])).strip("_") for k in keys)
+
+
+def save_predictions(folder, run: dict, result: SettingResult) -> Path:
+    """``folder/<run_name>.npz`` with every task's unrounded dev and test predictions."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{run_name(run)}.npz"
+    arrays = {f"{split}__{t}": np.asarray(p) for split, preds in (("dev", result.dev_predictions),
+                                                                   ("test", result.test_predictions))
+              for t, p in preds.items()}
+    np.savez(path, **arrays)
+    return path
+
+
+def load_predictions(folder, run: dict) -> dict:
+    """``{"dev": {task: predictions}, "test": {task: predictions}}`` written by :func:`save_predictions`."""
+    path = Path(folder) / f"{run_name(run)}.npz"
+    if not path.exists():
+        raise FileNotFoundError(f"No predictions for run {run_name(run)} in {folder}: the run's rows are in the "
+                                "CSV but its predictions file is gone. Delete the CSV rows (or the CSV) and rerun.")
+    out = {"dev": {}, "test": {}}
+    with np.load(path) as z:
+        for key in z.files:
+            split, task = key.split("__", 1)
+            out[split][task] = z[key]
+    return out
+
+
+# --- the dev-gated ensemble, per seed --------------------------------------------------------------------------------
+
+def seed_ensembles(predictions: dict, labels: dict, kinds: dict) -> list[dict]:
+    """One dev-gated ensemble per seed and task from ``{(model name, seed): {"dev": {...}, "test": {...}}}``.
+
+    ``labels`` is ``{"dev": {task: y}, "test": {task: y}}``. The candidates of a
+    seed are its models that predict the task; the ensemble is
+    :func:`kit.train.dev_gated_ensemble` (best model first, a model joins only
+    if the dev score does not drop). Rows: ``seed, task, candidates, members,
+    dev_score, test_score`` of the ensemble and ``best_single`` (the model with
+    the best dev score), ``best_single_dev``, ``best_single_test``.
+    """
+    from .ensemble import dev_gated_ensemble
+
+    rows = []
+    for seed in sorted({s for _, s in predictions}):
+        mine = {name: p for (name, s), p in predictions.items() if s == seed}
+        dev = {name: p["dev"] for name, p in mine.items()}
+        tasks = [t for t in labels["dev"] if any(t in p for p in dev.values())]
+        ens = dev_gated_ensemble(dev, {t: labels["dev"][t] for t in tasks}, kinds)
+        for t in tasks:
+            e = ens[t]
+            test = e.average({name: p["test"][t] for name, p in mine.items() if t in p["test"]})
+            first = e.trace[0]["model"]
+            rows.append({"seed": seed, "task": t, "candidates": len(e.trace), "members": len(e.members),
+                         "member_names": " | ".join(e.members), "dev_score": e.dev_score,
+                         "test_score": task_score(kinds[t], labels["test"][t], test), "best_single": first,
+                         "best_single_dev": e.trace[0]["alone"],
+                         "best_single_test": task_score(kinds[t], labels["test"][t], mine[first]["test"][t])})
+    return rows

@@ -1,0 +1,217 @@
+"""Notebook 04's plumbing: one SerBERTus run, its rows and predictions on disk, per-seed ensembles, the compact
+token table, the results tables."""
+
+import json
+import zipfile
+
+import keras
+import numpy as np
+import pandas as pd
+import pytest
+
+from kit.analysis import serbertus as report
+from kit.data import Split, TextDataset
+from kit.models import BertBackbone
+from kit.models.compact import compact_backbone
+from kit.text import CompactVocabulary
+from kit.train import Sweep, predict_tasks, serbertus
+from kit.train.metrics import task_score
+
+KINDS = {"sst": "classification", "qqp": "binary", "sts": "regression"}
+HEADS = {"sst": 5, "qqp": 1, "sts": 1}
+VOCAB, SEQ = 40, 8
+
+
+def tiny(seed=0, vocab=VOCAB, dropout=0.0):
+    keras.utils.set_random_seed(seed)
+    return BertBackbone(vocabulary_size=vocab, num_layers=2, num_heads=2, hidden_dim=8, intermediate_dim=16,
+                        max_sequence_length=SEQ, dropout=dropout)
+
+
+def inputs(n, seed, low=4, high=VOCAB):
+    ids = np.random.default_rng(seed).integers(low, high, (n, SEQ)).astype("int32")
+    ids[:, 0], ids[:, -1] = 2, 3
+    return {"token_ids": ids, "segment_ids": np.zeros_like(ids), "padding_mask": np.ones_like(ids)}
+
+
+def task_data(n=8):
+    out = {}
+    for i, t in enumerate(KINDS):
+        splits = {}
+        for j, s in enumerate(("train", "dev", "test")):
+            x = inputs(n, 10 * i + j)
+            first = x["token_ids"][:, 1]
+            y = {"sst": first % 5, "qqp": (first % 2).astype(int), "sts": first / 8.0}[t]
+            splits[s] = (x, y)
+        out[t] = splits
+    return out
+
+
+def test_run_setting_single_task_with_epochs_keeps_the_best_dev_epoch():
+    data = {"sst": task_data()["sst"]}
+    r = serbertus.run_setting(tiny(), data, KINDS, HEADS, architecture="single", learning_rate=1e-3, epochs=2,
+                              batch_size=4, seed=1)
+    assert r.architecture == "single-task" and r.steps == 4 and r.smart_loss is None and r.mlm_curve is None
+    assert "dev_mean" in r.history and len(r.history["dev_mean"]) == 2
+    # the dev score is the kept epoch's, and matches the stored predictions
+    assert r.dev["sst"] == pytest.approx(max(r.history["dev_mean"]))
+    again = predict_tasks(r.model, {"sst": data["sst"]["dev"][0]}, KINDS)
+    np.testing.assert_allclose(again["sst"], r.dev_predictions["sst"], atol=1e-5)
+    assert r.test["sst"] == task_score("classification", data["sst"]["test"][1], r.test_predictions["sst"])
+    assert set(r.summary()) == {"params", "steps", "seconds"}
+
+
+def test_run_setting_multitask_with_smart_decay_and_mlm():
+    from kit.text import MLMMasker
+
+    bb = tiny()
+    before = keras.ops.convert_to_numpy(bb.transformer_layers[0]._self_attention_layer._query_dense.kernel).copy()
+    masker = MLMMasker(VOCAB, mask_token_id=1, special_token_ids=[0, 2, 3], max_predictions=2)
+    r = serbertus.run_setting(bb, task_data(), KINDS, HEADS, architecture="cerbertus", k=1, lambda_s=1.0, decay=0.8,
+                              mlm_steps=3, masker=masker, learning_rate=1e-3, epochs=1, batch_size=4,
+                              smart={"sigma": 1e-3}, seed=0)
+    assert r.architecture == "CerBERTus k=1" and r.steps == 6 and r.smart_loss > 0
+    assert sorted(r.dev) == sorted(KINDS) and r.dev_predictions["sst"].shape == (8, 5)
+    assert r.dev_predictions["qqp"].shape == (8,) and ((0 <= r.dev_predictions["qqp"]) & (r.dev_predictions["qqp"] <= 1)).all()
+    summary = r.summary()
+    assert {"smart_loss", "mlm_loss_first", "mlm_loss_last"} <= set(summary)
+    assert len([k for k in summary if k.startswith("mlm_loss_step")]) == len(r.mlm_curve["loss"]) == 3
+    after = keras.ops.convert_to_numpy(bb.transformer_layers[0]._self_attention_layer._query_dense.kernel)
+    assert not np.allclose(before, after)  # the shared encoder was trained (MLM, then the tasks)
+
+
+def test_run_setting_errors():
+    data = task_data()
+    with pytest.raises(ValueError, match="lacks the split"):
+        serbertus.run_setting(tiny(), {"sst": {"train": data["sst"]["train"]}}, KINDS, HEADS)
+    with pytest.raises(ValueError, match="needs masker"):
+        serbertus.run_setting(tiny(), {"sst": data["sst"]}, KINDS, HEADS, mlm_steps=2)
+    with pytest.raises(ValueError, match="decay must be"):
+        serbertus.run_setting(tiny(), {"sst": data["sst"]}, KINDS, HEADS, decay=1.5)
+    with pytest.raises(ValueError, match="fewer training examples than one batch"):
+        serbertus.run_setting(tiny(), {"sst": data["sst"]}, KINDS, HEADS, batch_size=16)
+    with pytest.raises(ValueError, match="one task"):
+        serbertus.build_model(tiny(), HEADS, "single")
+    with pytest.raises(ValueError, match="k >= 1"):
+        serbertus.build_model(tiny(), HEADS, "cerbertus", k=0)
+    with pytest.raises(ValueError, match="Unknown architecture"):
+        serbertus.build_model(tiny(), HEADS, "quadruple")
+
+
+def test_rows_predictions_and_ensembles_on_disk(tmp_path):
+    data = task_data()
+    sweep = Sweep(tmp_path / "results.csv", keys=serbertus.KEYS, log=lambda *a: None)
+    runs = {}
+    for seed in (0, 1):
+        for arch in ("multi", "cerbertus"):
+            run = {"experiment": "architecture", "setting": f"{arch} k/1", "task": "sst+qqp+sts", "seed": seed}
+            r = serbertus.run_setting(tiny(seed), data, KINDS, HEADS, architecture=arch, k=1, learning_rate=1e-3,
+                                      batch_size=4, seed=seed)
+            serbertus.record(sweep, run, r)
+            path = serbertus.save_predictions(tmp_path / "predictions", run, r)
+            assert path.name == f"architecture__{arch}_k_1__sst_qqp_sts__{seed}.npz"
+            back = serbertus.load_predictions(tmp_path / "predictions", run)
+            for t in KINDS:
+                np.testing.assert_array_equal(back["test"][t], r.test_predictions[t])
+            runs[(arch, seed)] = back
+    long = sweep.results()
+    assert set(long.task) == {"sst", "qqp", "sts", "sst+qqp+sts"}
+    assert set(long[long.task == "sst"].metric) == {"dev_score", "test_score"}
+    assert {"dev_mean", "test_mean", "params", "steps", "seconds"} <= set(long[long.task == "sst+qqp+sts"].metric)
+    labels = {s: {t: data[t][s][1] for t in KINDS} for s in ("dev", "test")}
+    rows = serbertus.seed_ensembles(runs, labels, KINDS)
+    assert len(rows) == 6 and {r["candidates"] for r in rows} == {2}
+    for r in rows:
+        best = max(runs, key=lambda key: (key[1] == r["seed"],
+                                          task_score(KINDS[r["task"]], labels["dev"][r["task"]],
+                                                     runs[key]["dev"][r["task"]])))
+        assert r["best_single_dev"] == pytest.approx(task_score(KINDS[r["task"]], labels["dev"][r["task"]],
+                                                                runs[best]["dev"][r["task"]]))
+        assert r["dev_score"] >= r["best_single_dev"] and 1 <= r["members"] <= 2
+    with pytest.raises(FileNotFoundError, match="predictions file is gone"):
+        serbertus.load_predictions(tmp_path / "predictions", {**run, "seed": 7})
+
+
+def test_task_kinds_slots_and_inputs():
+    s = Split(["a", "b", "c"], [0, 1, 1], texts_b=["x", "y", "z"])
+    pairs = TextDataset("p", "pairs", {"train": s}, label_names=["no", "yes"])
+    three = TextDataset("p3", "pairs", {"train": Split(["a", "b", "c"], [0, 1, 2], ["x", "y", "z"])},
+                        label_names=["a", "b", "c"])
+    texts = TextDataset("t", "classification", {"train": Split(["a", "b"], [0, 1])}, label_names=["n", "p"])
+    scores = TextDataset("r", "regression", {"train": Split(["a", "b"], [0.5, 2.0])})
+    assert [serbertus.task_kind(d) for d in (pairs, three, texts, scores)] == \
+        ["binary", "classification", "classification", "regression"]
+    assert [serbertus.task_outputs(d) for d in (pairs, three, texts, scores)] == [1, 3, 2, 1]
+    assert [serbertus.slot_for(d) for d in (pairs, texts, scores)] == ["qqp", "sst", "sts"]
+    tagging = TextDataset("g", "tagging", {"train": Split([["a"]], [[0]])}, label_names=["x"])
+    with pytest.raises(ValueError, match="tagging"):
+        serbertus.task_kind(tagging)
+
+    def pre(x):
+        a, b = x if isinstance(x, tuple) else (x, None)
+        ids = np.array([[2, len(t), 3] for t in a], "int32")
+        return {"token_ids": ids, "segment_ids": 0 * ids, "padding_mask": np.ones_like(ids)}
+
+    vocab = CompactVocabulary.fit([np.array([[2, 1, 3]])], 10, special_ids=[0, 1, 2, 3], unk_id=1, original_size=10)
+    out = serbertus.task_inputs(pairs, pre, vocab)
+    assert out["train"][0]["token_ids"].tolist() == [[2, 1, 3]] * 3 and out["train"][1].tolist() == [0, 1, 1]
+
+
+def test_warmup_cosine_schedule_round_trips():
+    s = serbertus.WarmupCosine(2e-3, total_steps=20, warmup_steps=4)
+    rates = [float(s(i)) for i in range(21)]
+    assert rates[0] == pytest.approx(5e-4) and rates[3] == pytest.approx(2e-3) and rates[20] == pytest.approx(0.0)
+    assert all(a >= b for a, b in zip(rates[3:], rates[4:]))
+    again = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(s))
+    assert [float(again(i)) for i in range(21)] == pytest.approx(rates)
+
+
+def test_uncompiled_copy_saves_without_the_optimizer(tmp_path):
+    data = {"sts": task_data()["sts"]}
+    r = serbertus.run_setting(tiny(), data, KINDS, HEADS, learning_rate=1e-3, batch_size=4, decay=0.9)
+    assert r.model.compiled
+    copy = serbertus.uncompiled_copy(r.model)
+    assert not copy.compiled
+    copy.save(tmp_path / "m.keras")
+    with zipfile.ZipFile(tmp_path / "m.keras") as z:
+        assert not json.loads(z.read("config.json")).get("compile_config")   # absent, None or {} (tensorflow)
+    loaded = keras.saving.load_model(tmp_path / "m.keras")
+    np.testing.assert_allclose(predict_tasks(loaded, {"sts": data["sts"]["test"][0]}, KINDS)["sts"],
+                               r.test_predictions["sts"], atol=1e-5)
+
+
+def test_compact_backbone_trains_like_the_full_one():
+    """Same outputs on kept ids, and one AdamW step (clipped, weight decay) leaves them the same."""
+    full = tiny(dropout=0.0)
+    x = inputs(6, 0, low=4, high=20)  # the texts use ids 2, 3 and 4..19 only
+    vocab = CompactVocabulary.fit([x["token_ids"]], VOCAB, special_ids=[0, 1, 2, 3], unk_id=1, original_size=VOCAB)
+    small = compact_backbone(full, vocab)
+    assert small.vocabulary_size == vocab.size < VOCAB and small.count_params() < full.count_params()
+    y = np.arange(6) % 3
+    models = []
+    for bb, feed in ((full, x), (small, vocab(x))):
+        keras.utils.set_random_seed(5)  # the same fresh head in both
+        m = serbertus.build_model(bb, {"sst": 3}, "single", dropout=0.0)
+        m.compile(keras.optimizers.AdamW(1e-2, weight_decay=0.01, global_clipnorm=1.0),
+                  loss={"sst": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
+        before = keras.ops.convert_to_numpy(bb(feed)["pooled_output"])
+        models.append((m, feed, before))
+    np.testing.assert_allclose(models[0][2], models[1][2], atol=1e-5)
+    for m, feed, _ in models:
+        m.train_on_batch(feed, {"sst": y})
+    after = [keras.ops.convert_to_numpy(m(feed)["sst"]) for m, feed, _ in models]
+    np.testing.assert_allclose(after[0], after[1], atol=1e-4)
+    with pytest.raises(ValueError, match="fitted for"):
+        compact_backbone(tiny(vocab=50), vocab)
+
+
+def test_task_mean_needs_every_task():
+    long = pd.DataFrame([("e", "a", "sst", 0, "test_score", 0.5), ("e", "a", "sts", 0, "test_score", 0.3),
+                         ("e", "b", "sst", 0, "test_score", 0.4)],
+                        columns=["experiment", "setting", "task", "seed", "metric", "value"])
+    s = report.add_task_mean(report.scores(long), ["sst", "sts"])
+    means = s[s.task == report.MEAN]
+    assert means.setting.tolist() == ["a"] and means.value.tolist() == [pytest.approx(0.4)]
+    assert report.table(s, ["sst", "sts"]).loc[("e", "b"), "sts"] == "-"
+    with pytest.raises(KeyError, match="No scores"):
+        report.summary(s, ("e", "c"), "sst")
