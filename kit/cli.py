@@ -132,42 +132,93 @@ def notebook_plan(root: Path, mapping: dict, every: list[str] | None = None) -> 
     return plan
 
 
+def test_jobs(root: Path, backends, pytest_args, notebooks: dict[str, list[str]]) -> list[tuple[str, list, dict]]:
+    """``(label, command, env)`` for every run of ``kit test``: pytest per backend, then each notebook under nbval."""
+    jobs = [(f"pytest {b}", [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",   # own temp folder: runs
+             f"--basetemp={root / 'runs' / 'pytest-tmp' / b}", "tests", *pytest_args],     # side by side never share
+             {"KERAS_BACKEND": b}) for b in backends]
+    for b, targets in notebooks.items():
+        for nb in targets:
+            jobs.append((f"{Path(nb).stem} on {b}",
+                         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax",
+                          "--nbval-current-env", "--nbval-cell-timeout", "1800",
+                          "--nbval-sanitize-with", "notebooks/nbval_sanitize.cfg", nb],
+                         {"KERAS_BACKEND": b, "KIT_SCALE": "smoke", "KIT_OUT_ROOT": str(root / "runs" / f"nbval-{b}")}))
+    return jobs
+
+
 def _test(args) -> int:
-    """pytest once per backend (fresh processes), then every notebook with nbval on its backend."""
+    """pytest once per backend (fresh processes) and every notebook with nbval on its backend, ``--jobs`` at a time.
+
+    With more than one job at a time, each job's output goes to ``runs/test-logs/<job>.log`` and is shown when the job
+    ends (in full when it failed); each job gets ``cpu_count // jobs`` threads (``OMP_NUM_THREADS``, XLA's flags).
+    """
     import subprocess
+    import threading
 
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     root = Path(__file__).resolve().parent.parent
-    failed = []
-    total = time.time()
-
-    def run(cmd, env_extra):
-        env = dict(os.environ, **env_extra)
-        shown = " ".join(f"{k}={v}" for k, v in env_extra.items()) + " " + " ".join(cmd)
-        print(f"\n$ {shown}", flush=True)
-        t = time.time()
-        code = subprocess.call(cmd, env=env, cwd=root)
-        print(f"-> exit {code} in {time.time() - t:.0f}s", flush=True)
-        if code != 0:
-            failed.append(shown)
-
-    for b in backends:
-        run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", *args.pytest_args],
-            {"KERAS_BACKEND": b})
-    n_runs = len(backends)
+    plan = {}
     if args.notebooks:
         mapping = dict(NOTEBOOK_BACKENDS)
         for item in filter(None, (x.strip() for x in args.notebook_backends.split(","))):
             nb, _, b = item.partition("=")
             mapping[nb] = b
         every = [b.strip() for b in args.all_notebooks_on.split(",") if b.strip()] if args.all_notebooks_on else None
-        for b, targets in notebook_plan(root, mapping, every).items():
-            run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax",
-                 "--nbval-current-env", "--nbval-cell-timeout", "1800",
-                 "--nbval-sanitize-with", "notebooks/nbval_sanitize.cfg", *targets],
-                {"KERAS_BACKEND": b, "KIT_SCALE": "smoke", "KIT_OUT_ROOT": str(root / "runs" / f"nbval-{b}")})
-            n_runs += 1
-    print(f"\nkit test: {len(failed)} of {n_runs} runs failed "
+        plan = notebook_plan(root, mapping, every)
+    jobs = test_jobs(root, backends, args.pytest_args, plan)
+    width = max(1, min(args.jobs, len(jobs)))
+    threads = max(1, (os.cpu_count() or 1) // width)
+    extra = {}
+    if width > 1:
+        extra = {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
+                 "XLA_FLAGS": (os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
+                               if threads == 1 else os.environ.get("XLA_FLAGS", "")).strip()}
+        extra = {k: v for k, v in extra.items() if v and k not in os.environ}
+    logs = root / "runs" / "test-logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    failed, lock, total = [], threading.Lock(), time.time()
+    queue = list(jobs)
+    print(f"kit test: {len(jobs)} runs, {width} at a time" + (f" ({threads} thread(s) each)" if width > 1 else ""),
+          flush=True)
+
+    def run_one(label, cmd, env_extra):
+        env = dict(os.environ, **extra, **env_extra)
+        shown = " ".join(f"{k}={v}" for k, v in env_extra.items()) + " " + " ".join(cmd)
+        t = time.time()
+        if width == 1:
+            print(f"\n$ {shown}", flush=True)
+            code = subprocess.call(cmd, env=env, cwd=root)
+            text = ""
+        else:
+            with lock:
+                print(f"[{time.time() - total:5.0f}s] start: {label}", flush=True)
+            log = logs / (label.replace(" ", "_") + ".log")
+            with open(log, "w") as f:
+                code = subprocess.call(cmd, env=env, cwd=root, stdout=f, stderr=subprocess.STDOUT)
+            text = log.read_text(errors="replace")
+        with lock:
+            if width > 1:
+                lines = text.rstrip().splitlines()
+                print(f"\n$ {shown}\n" + "\n".join(lines if code else lines[-3:]), flush=True)
+            print(f"-> {label}: exit {code} in {time.time() - t:.0f}s", flush=True)
+            if code != 0:
+                failed.append(shown)
+
+    def worker():
+        while True:
+            with lock:
+                if not queue:
+                    return
+                job = queue.pop(0)
+            run_one(*job)
+
+    pool = [threading.Thread(target=worker) for _ in range(width)]
+    for th in pool:
+        th.start()
+    for th in pool:
+        th.join()
+    print(f"\nkit test: {len(failed)} of {len(jobs)} runs failed "
           f"in {time.time() - total:.0f}s" + ("".join(f"\n  FAILED: {f}" for f in failed)))
     return 1 if failed else 0
 
@@ -208,6 +259,8 @@ def main(argv=None) -> int:
     t.add_argument("--all-notebooks-on", dest="all_notebooks_on", default="",
                    help="run every notebook on each of these backends instead, e.g. jax,tensorflow,torch")
     t.add_argument("--no-notebooks", dest="notebooks", action="store_false")
+    t.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                   help="runs at a time (default: 2 where there are 2 or more CPU cores); each gets cores / jobs threads")
     t.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     args = parser.parse_args(argv)
     try:

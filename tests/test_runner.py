@@ -64,3 +64,23 @@ def test_cli_run_reports_bad_flags(capsys, tmp_path):
 
     assert main(["run", "00", "--text", "review"]) == 1
     assert "--text need --data" in capsys.readouterr().err
+
+
+def test_kit_test_plans_every_notebook_and_backend():
+    """`kit test` runs pytest on each backend and every notebook on its backend, all three backends covered."""
+    from pathlib import Path
+
+    from kit.cli import NOTEBOOK_BACKENDS, notebook_plan, test_jobs
+
+    root = Path(__file__).resolve().parent.parent
+    plan = notebook_plan(root, NOTEBOOK_BACKENDS)
+    notebooks = sorted(p.name for p in (root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    assert sorted(Path(nb).name for nbs in plan.values() for nb in nbs) == notebooks
+    assert set(plan) == {"jax", "tensorflow", "torch"}
+    jobs = test_jobs(root, ["jax", "torch"], ["-k", "x"], plan)
+    assert [j[0] for j in jobs[:2]] == ["pytest jax", "pytest torch"] and jobs[0][1][-2:] == ["-k", "x"]
+    assert jobs[0][1][-4] != jobs[1][1][-4] and jobs[0][1][-4].startswith("--basetemp=")
+    assert len(jobs) == 2 + len(notebooks)
+    for label, cmd, env in jobs[2:]:
+        assert cmd[-1].endswith(".ipynb") and env["KIT_SCALE"] == "smoke" and Path(env["KIT_OUT_ROOT"]).is_absolute()
+        assert env["KERAS_BACKEND"] == NOTEBOOK_BACKENDS[Path(cmd[-1]).name[:2]]
