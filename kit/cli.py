@@ -177,6 +177,7 @@ def _test(args) -> int:
         extra = {k: v for k, v in extra.items() if v and k not in os.environ}
     logs = root / "runs" / "test-logs"
     logs.mkdir(parents=True, exist_ok=True)
+    (root / "runs" / "pytest-tmp").mkdir(parents=True, exist_ok=True)   # pytest makes --basetemp, not its parents
     failed, lock, total = [], threading.Lock(), time.time()
     queue = list(jobs)
     print(f"kit test: {len(jobs)} runs, {width} at a time" + (f" ({threads} thread(s) each)" if width > 1 else ""),
