@@ -269,3 +269,21 @@ def test_truncated_backbone_is_the_bottom_of_the_original():
     assert not np.allclose(out1, keras.ops.convert_to_numpy(bert(x)["sequence_output"]))
     with pytest.raises(ValueError, match="between 1 and 3"):
         truncate_backbone(bert, 4)
+
+
+@pytest.mark.parametrize("pooling", ["cls", "mean"])
+def test_a_strategy_run_trains_under_mixed_bfloat16(pooling):
+    """Stack-and-finetune under mixed precision: bfloat16 activations (the mean pool too), float32 weights, finite."""
+    keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    try:
+        bert = _bert()
+        task = encode_task(_classes(), _pre())
+        model = build_model(bert, task, hidden_dim=4, pooling=pooling)
+        if pooling == "mean":
+            assert model.get_layer("mean_pool").compute_dtype == "bfloat16"
+        run = train_strategy(model, bert, task, "stack_and_finetune", phase1_lr=1e-2, phase2_lr=1e-3,
+                             phase1_epochs=1, phase2_epochs=1, batch_size=8)
+        assert run.encoder_changed == [False, True] and np.isfinite(run.test_outputs).all()
+        assert all(w.dtype == "float32" for w in model.weights if "float" in str(w.dtype))
+    finally:
+        keras.mixed_precision.set_global_policy("float32")
