@@ -41,6 +41,7 @@ import numpy as np
 
 from ..models.mlm import MLMModel
 from .llrd import llrd_optimizer
+from .tlm import fit_in_chunks, stage1_schedule
 
 INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
 
@@ -119,10 +120,7 @@ def further_pretrain(backbone, inputs: dict, masker, *, steps: int, batch_size: 
     if pooler is not None:
         pooler.trainable = False
     try:
-        warm = max(1, int(warmup * steps)) if warmup else 0
-        schedule = keras.optimizers.schedules.CosineDecay(
-            0.0 if warm else learning_rate, decay_steps=max(1, steps - warm), alpha=0.0,
-            warmup_target=learning_rate if warm else None, warmup_steps=warm)
+        schedule = stage1_schedule(learning_rate, steps, warmup, "cosine")   # warm-up, then cosine to 0
         if decay is None:
             optimizer = keras.optimizers.AdamW(schedule, weight_decay=weight_decay, global_clipnorm=1.0)
             optimizer.exclude_from_weight_decay(var_names=["bias", "gamma", "beta"])
@@ -131,18 +129,9 @@ def further_pretrain(backbone, inputs: dict, masker, *, steps: int, batch_size: 
                                        global_clipnorm=1.0)
         model.compile(optimizer=optimizer,
                       loss={"mlm": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
-        chunks = max(1, min(int(chunks), steps))
-        bounds = np.linspace(0, steps, chunks + 1).astype(int)
-        curve = {"step": []}
         t = time.perf_counter()
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            part = MLMBatches(inputs, masker, batch_size, int(b - a), start=int(a), seed=seed)
-            hist = model.fit(part, epochs=1, verbose=verbose, shuffle=False)
-            curve["step"].append(int(b))
-            for key, values in hist.history.items():
-                curve.setdefault(key, []).append(float(values[-1]))
-            if progress is not None:
-                progress(int(b), steps, {k: v[-1] for k, v in curve.items()})
+        curve = fit_in_chunks(model, lambda start, n: MLMBatches(inputs, masker, batch_size, n, start=start, seed=seed),
+                              steps, chunks, verbose=verbose, progress=progress)
         seconds = time.perf_counter() - t
     finally:
         if pooler is not None:

@@ -188,6 +188,25 @@ def stage1_schedule(learning_rate: float, steps: int, warmup: float = 0.06, sche
         warmup_target=learning_rate if warm else None, warmup_steps=warm)
 
 
+def fit_in_chunks(model, batches, steps: int, chunks: int, verbose: int = 0, progress=None) -> dict:
+    """``steps`` optimizer steps as ``chunks`` consecutive ``fit`` calls on ``batches(start, n)`` (one stream).
+
+    Returns the curve: ``{"step": [end of each chunk], <each logged value>: [its mean over the chunk]}``;
+    ``progress(done, steps, logs)`` is called after each chunk.
+    """
+    chunks = max(1, min(int(chunks), steps))
+    bounds = np.linspace(0, steps, chunks + 1).astype(int)
+    curve = {"step": []}
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        hist = model.fit(batches(int(a), int(b - a)), epochs=1, verbose=verbose, shuffle=False)
+        curve["step"].append(int(b))
+        for key, values in hist.history.items():
+            curve.setdefault(key, []).append(float(values[-1]))
+        if progress is not None:
+            progress(int(b), steps, {k: v[-1] for k, v in curve.items()})
+    return curve
+
+
 def compile_stage1(model, *, learning_rate: float, steps: int, warmup: float = 0.06,
                    weight_decay: float = 0.01, schedule: str = "cosine") -> None:
     """AdamW (gradients clipped to global norm 1), linear warm-up then cosine decay to 0 (or constant);
@@ -219,22 +238,15 @@ def train_stage1(model, internal: dict, labels, external: dict | None, masker, *
     stream = TLMBatches(internal, labels, external, masker, rho1=rho1, rho2=rho2, batch_size=batch_size,
                         steps=steps, normalize_internal=normalize_internal, seed=seed)
     check_distribution(model, distribution)
-    chunks = max(1, min(int(chunks), steps))
-    bounds = np.linspace(0, steps, chunks + 1).astype(int)
-    curve = {"step": []}
     t = time.perf_counter()
     with distribution.scope() if distribution is not None else contextlib.nullcontext():
         compile_stage1(model, learning_rate=learning_rate, steps=steps, warmup=warmup, weight_decay=weight_decay,
                        schedule=schedule)
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            part = TLMBatches(internal, labels, external, masker, rho1=rho1, rho2=rho2, batch_size=batch_size,
-                              steps=int(b - a), start=int(a), normalize_internal=normalize_internal, seed=seed)
-            hist = model.fit(part, epochs=1, verbose=verbose, shuffle=False)
-            curve["step"].append(int(b))
-            for key, values in hist.history.items():
-                curve.setdefault(key, []).append(float(values[-1]))
-            if progress is not None:
-                progress(int(b), steps, {k: v[-1] for k, v in curve.items()})
+        curve = fit_in_chunks(
+            model, lambda start, n: TLMBatches(internal, labels, external, masker, rho1=rho1, rho2=rho2,
+                                               batch_size=batch_size, steps=n, start=start,
+                                               normalize_internal=normalize_internal, seed=seed),
+            steps, chunks, verbose=verbose, progress=progress)
     seconds = time.perf_counter() - t
     n_int = stream._counts(steps)[0]  # internal batches among steps 0..steps-1
     seq_len = np.asarray(internal["token_ids"]).shape[1]
