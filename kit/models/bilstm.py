@@ -39,6 +39,20 @@ from keras import ops
 POOLINGS = ("max", "mean", "last", None)
 
 
+def masked_mean(x, mask, axis: int = 1):
+    """Mean over ``axis`` of ``x`` where ``mask`` is true (``x``: ``(batch, steps, dim)``); 0 for rows with none.
+
+    >>> import numpy as np
+    >>> x = np.array([[[1.0], [3.0], [9.0]]], "float32")
+    >>> float(keras.ops.convert_to_numpy(masked_mean(x, np.array([[1, 1, 0]])))[0, 0])
+    2.0
+    """
+    x = keras.ops.convert_to_tensor(x)
+    m = keras.ops.cast(mask, x.dtype)[..., None]
+    return keras.ops.sum(x * m, axis=axis) / keras.ops.maximum(keras.ops.sum(m, axis=axis),
+                                                               keras.ops.cast(1.0, x.dtype))
+
+
 def masked_max(x, mask, axis: int = 1):
     """Max over ``axis`` of ``x`` where ``mask`` is true; 0 for rows with no true entry.
 

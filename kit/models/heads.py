@@ -64,8 +64,9 @@ class MaskedMeanPooling(keras.layers.Layer):
     def call(self, x, padding_mask=None):
         if padding_mask is None:
             return keras.ops.mean(x, axis=1)
-        m = keras.ops.cast(padding_mask, x.dtype)[..., None]
-        return keras.ops.sum(x * m, axis=1) / keras.ops.maximum(keras.ops.sum(m, axis=1), keras.ops.cast(1, x.dtype))
+        from .bilstm import masked_mean
+
+        return masked_mean(x, padding_mask)
 
     def compute_output_shape(self, x_shape, padding_mask_shape=None):
         return (x_shape[0], x_shape[-1])

@@ -24,7 +24,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from .bilstm import BiLSTMEncoder, masked_max
+from .bilstm import BiLSTMEncoder, masked_max, masked_mean
 from .stacked import full_mask, unpack_states
 
 POOLINGS = ("max", "mean")
@@ -76,7 +76,7 @@ class HighwayBiLSTMHead(keras.layers.Layer):
         if self.pooling == "max":
             pooled = masked_max(x, m)
         else:
-            pooled = ops.sum(x * keep, axis=1) / ops.maximum(ops.sum(keep, axis=1), ops.cast(1.0, x.dtype))
+            pooled = masked_mean(x, m)
         return self.logits(self.dropout_layer(pooled, training=training))
 
     def compute_mask(self, inputs, mask=None):

@@ -49,7 +49,7 @@ import keras
 import keras_hub
 from keras import ops
 
-from .bilstm import BiLSTMEncoder
+from .bilstm import BiLSTMEncoder, masked_mean
 from .stacked import unpack_states
 
 _EPS = 1e-12
@@ -184,11 +184,6 @@ def _pair_sides(inputs, mask, drop_special, who):
     return seq, a, b
 
 
-def _masked_mean(x, mask):
-    m = ops.cast(mask, x.dtype)[..., None]
-    return ops.sum(x * m, axis=1) / ops.maximum(ops.sum(m, axis=1), ops.cast(1.0, x.dtype))
-
-
 @keras.saving.register_keras_serializable(package="kit")
 class BiMPMHead(keras.layers.Layer):
     """BiMPM over a pair encoding: context BiLSTM → matching both ways → aggregation BiLSTM → MLP → logits."""
@@ -318,7 +313,7 @@ class SimTransformerHead(keras.layers.Layer):
         x = self.project(self.dropout_layer(x, training=training)) * ops.cast(both, seq.dtype)[..., None]
         for enc in self.encoders:
             x = enc(x, padding_mask=both, training=training)
-        pooled = ops.concatenate([_masked_mean(x, a), _masked_mean(x, b)], axis=-1)
+        pooled = ops.concatenate([masked_mean(x, a), masked_mean(x, b)], axis=-1)
         return self.logits(self.dropout_layer(pooled, training=training))
 
     def compute_mask(self, inputs, mask=None):
