@@ -107,7 +107,7 @@ def test_a_run_does_not_depend_on_what_ran_before():
     np.testing.assert_allclose(run(0), first, rtol=1e-5, atol=1e-6)
 
 
-def test_mean_pooling_light_head_reads_every_token():
+def test_mean_pooling_light_head_builds_and_refuses_other_poolings():
     bert = _bert()
     task = encode_task(_classes(), _pre())
     model = build_model(bert, task, hidden_dim=4, pooling="mean")
