@@ -129,6 +129,19 @@ def test_fit_multitask_with_smart_and_llrd_round_trips(tmp_path):
         np.testing.assert_allclose(again[t], preds[t], atol=1e-5)
 
 
+def test_dev_is_scored_in_the_eval_batch_size(monkeypatch):
+    import kit.train.multitask as mt
+    seen = []
+    real = mt.evaluate_multitask
+    monkeypatch.setattr(mt, "evaluate_multitask", lambda m, d, k, b=64: seen.append(b) or real(m, d, k, b))
+    train = task_data(sizes=(8, 8, 8))
+    fit_multitask(multi_bert(tiny(layers=1), HEADS), train, KINDS, optimizer=keras.optimizers.AdamW(1e-3),
+                  epochs=2, batch_size=8, dev=train, eval_batch_size=4)
+    fit_multitask(multi_bert(tiny(layers=1), HEADS), train, KINDS, optimizer=keras.optimizers.AdamW(1e-3),
+                  epochs=1, batch_size=8, dev=train)
+    assert seen == [4, 4, 64]
+
+
 def test_smart_perturbs_every_encoder_of_a_triple_bert():
     """Noise i reaches task i's output only: SMART hooks each of the three encoders' embedding output."""
     model = triple_bert(tiny(layers=1), HEADS, dropout=0.0)

@@ -16,6 +16,8 @@ singular proper noun (``np``, ``np$``, ``np+...``), ``NPS`` for a plural one
 ['B-NP', 'I-NP', 'O', 'O', 'B-NPS', 'O']
 >>> proper_noun_spans(["np", "np$", "nn", "np"])
 [('NP', 0, 1), ('NP', 3, 3)]
+>>> bio_tags(["fw-nps", "cc", "np-tl-hl"])
+['B-NPS', 'O', 'B-NP']
 >>> bio_tags(["np", "nps"], typed=False)
 ['B-NP', 'I-NP']
 """
@@ -23,6 +25,7 @@ singular proper noun (``np``, ``np$``, ``np+...``), ``NPS`` for a plural one
 from __future__ import annotations
 
 from .dataset import Split, TextDataset
+from .parsers import simplify_brown_tag
 
 #: Entity tag names, in label-id order, for typed and untyped spans.
 TYPED_LABELS = ["O", "B-NP", "I-NP", "B-NPS", "I-NPS"]
@@ -32,20 +35,14 @@ UNTYPED_LABELS = ["O", "B-NP", "I-NP"]
 def is_proper_noun(tag: str) -> bool:
     """Brown proper-noun tags: ``np``, ``np$``, ``nps``, ``nps$``, ``np+bez``, ... (after folding ``-tl`` etc.).
 
-    >>> [is_proper_noun(t) for t in ("np", "nps$", "np+bez", "nn", "nps-tl")]
-    [True, True, True, False, True]
+    >>> [is_proper_noun(t) for t in ("np", "nps$", "np+bez", "nn", "nps-tl", "np-tl-hl", "fw-np")]
+    [True, True, True, False, True, True, True]
     """
-    t = tag.lower()
-    for suffix in ("-tl", "-hl", "-nc"):
-        while t.endswith(suffix) and len(t) > len(suffix):
-            t = t[: -len(suffix)]
-    if t.startswith("fw-"):
-        t = t[3:]
-    return t.split("+")[0] in ("np", "np$", "nps", "nps$")
+    return simplify_brown_tag(tag).split("+")[0] in ("np", "np$", "nps", "nps$")
 
 
 def _is_plural(tag: str) -> bool:
-    return tag.lower().split("+")[0].split("-")[0].startswith("nps")
+    return simplify_brown_tag(tag).split("+")[0].startswith("nps")
 
 
 def proper_noun_spans(tags, typed: bool = True) -> list[tuple[str, int, int]]:

@@ -246,13 +246,14 @@ class _DevEval(keras.callbacks.Callback):
 
 def fit_multitask(model, train: dict, kinds: dict, *, optimizer, epochs: int, batch_size: int, dev: dict | None = None,
                   seed: int = 0, drop_remainder: bool = False, keep_best: bool = True, verbose: int = 0,
-                  **compile_kwargs) -> MultitaskResult:
+                  eval_batch_size: int | None = None, **compile_kwargs) -> MultitaskResult:
     """Compile ``model`` for the tasks and fit it on mt-dnn's mixed stream; score ``dev`` after every epoch.
 
     ``train`` and ``dev`` map each task to ``(inputs, labels)``. With ``dev`` and
     ``keep_best``, the weights of the epoch with the best mean dev score are
     restored. ``model`` may be a :class:`kit.train.smart.SMART` wrapper and
-    ``optimizer`` an :func:`kit.train.llrd.llrd_optimizer`.
+    ``optimizer`` an :func:`kit.train.llrd.llrd_optimizer`. Dev is scored in
+    batches of ``eval_batch_size`` (default: ``max(batch_size, 64)``).
     """
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}.")
@@ -260,7 +261,7 @@ def fit_multitask(model, train: dict, kinds: dict, *, optimizer, epochs: int, ba
     compile_multitask(model, {t: kinds[t] for t in stream.tasks}, optimizer, **compile_kwargs)
     callbacks = []
     if dev:
-        evaluator = _DevEval(dev, kinds, max(batch_size, 64), keep_best)
+        evaluator = _DevEval(dev, kinds, eval_batch_size or max(batch_size, 64), keep_best)
         callbacks.append(evaluator)
     t = time.perf_counter()
     hist = model.fit(stream, epochs=epochs, verbose=verbose, shuffle=False, callbacks=callbacks)

@@ -250,7 +250,7 @@ def run_setting(backbone, data: dict, kinds: dict, heads: dict, *, architecture:
     optimizer = llrd_optimizer(model, model, schedule, decay=decay, weight_decay=weight_decay, global_clipnorm=1.0)
     dev = {t: data[t]["dev"] for t in tasks}
     fit = fit_multitask(trained, train, kinds, optimizer=optimizer, epochs=epochs, batch_size=batch_size,
-                        dev=dev if epochs > 1 else None, seed=seed, drop_remainder=True)
+                        dev=dev if epochs > 1 else None, seed=seed, drop_remainder=True, eval_batch_size=eval_batch_size)
     dev_p = predict_tasks(model, {t: data[t]["dev"][0] for t in tasks}, kinds, eval_batch_size)
     test_p = predict_tasks(model, {t: data[t]["test"][0] for t in tasks}, kinds, eval_batch_size)
     smart_loss = float(fit.history["smart_loss"][-1]) if lambda_s > 0 else None
