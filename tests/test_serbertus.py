@@ -80,6 +80,29 @@ def test_run_setting_multitask_with_smart_decay_and_mlm():
     assert not np.allclose(before, after)  # the shared encoder was trained (MLM, then the tasks)
 
 
+def test_run_setting_in_mixed_bfloat16():
+    """The whole recipe (further MLM, CerBERTus, SMART, layer-wise decay) runs in bfloat16 with float32 weights."""
+    from kit.text import MLMMasker
+
+    previous = keras.config.dtype_policy()
+    keras.config.set_dtype_policy("mixed_bfloat16")
+    try:
+        bb = tiny()
+        masker = MLMMasker(VOCAB, mask_token_id=1, special_token_ids=[0, 2, 3], max_predictions=2)
+        r = serbertus.run_setting(bb, task_data(), KINDS, HEADS, architecture="cerbertus", k=1, lambda_s=1.0,
+                                  decay=0.8, mlm_steps=2, masker=masker, learning_rate=1e-3, epochs=2, batch_size=4,
+                                  smart={"sigma": 1e-3}, seed=0)
+        assert r.smart_loss > 0 and np.isfinite(r.smart_loss)
+        assert all(np.isfinite(v) for v in r.history["loss"]) and np.isfinite(r.mlm_curve["loss"]).all()
+        assert all(np.isfinite(r.dev[t]) and np.isfinite(r.test[t]) for t in KINDS)
+        assert all(np.isfinite(p).all() for p in r.test_predictions.values())
+        assert {w.dtype for w in r.model.trainable_weights} == {"float32"}
+        out = r.model(task_data()["sst"]["dev"][0])
+        assert keras.backend.standardize_dtype(out["sst"].dtype) == "bfloat16"
+    finally:
+        keras.config.set_dtype_policy(previous)
+
+
 def test_run_setting_errors():
     data = task_data()
     with pytest.raises(ValueError, match="lacks the split"):
