@@ -12,7 +12,9 @@ accuracy; float targets (``kit.data.from_csv`` makes them for regression) train
 with mean squared error on a one-unit output and stop on dev loss. Either way the
 weights of the best dev epoch are restored at the end. Tiny training sets are
 repeated so every run takes at least ``min_steps`` optimizer steps (otherwise 1%
-of a small set is one or two updates). ``distribution`` (a
+of a small set is one or two updates): whole shuffled passes, the last one cut
+short, so a run takes ``min_steps`` steps (rounded up to whole epochs), not a
+whole extra pass more. ``distribution`` (a
 ``keras.distribution`` setting, e.g. ``DataParallel`` on jax) trains across
 devices; build the model inside ``distribution.scope()``.
 
@@ -85,9 +87,27 @@ def planned_steps(n: int, epochs: int, batch_size: int, min_steps: int = 0) -> i
 
     >>> planned_steps(300, epochs=2, batch_size=32), planned_steps(16, epochs=1, batch_size=32, min_steps=30)
     (20, 30)
+    >>> planned_steps(900, epochs=1, batch_size=32, min_steps=30)   # 29 batches, topped up to 30 (not doubled)
+    30
     """
-    reps = max(1, math.ceil(min_steps * batch_size / (epochs * n))) if min_steps else 1
-    return epochs * math.ceil(n * reps / batch_size)
+    return epochs * max(math.ceil(n / batch_size), math.ceil(min_steps / epochs) if min_steps else 0)
+
+
+def repeat_index(n: int, epochs: int, batch_size: int, min_steps: int, seed: int = 0) -> np.ndarray | None:
+    """Indices that top a small set up to ``min_steps`` optimizer steps (``None``: no repeat needed).
+
+    Each epoch then holds ``ceil(min_steps / epochs)`` batches: whole shuffled passes over the set, the last one cut
+    short, so every example appears ``r`` or ``r + 1`` times.
+
+    >>> idx = repeat_index(10, epochs=1, batch_size=4, min_steps=6, seed=0)
+    >>> len(idx), sorted(np.bincount(idx, minlength=10).tolist()) == [2, 2, 2, 2, 2, 2, 3, 3, 3, 3]
+    (24, True)
+    """
+    need = math.ceil(min_steps / epochs) * batch_size if min_steps else 0
+    if need <= n:
+        return None
+    rng = np.random.default_rng(seed)
+    return np.concatenate([rng.permutation(n) for _ in range(math.ceil(need / n))])[:need]
 
 
 def is_regression(y) -> bool:
@@ -119,9 +139,8 @@ def fit_classifier(model: keras.Model, x_train, y_train, x_dev, y_dev, *, learni
     if regression and width not in (None, 1):
         raise ValueError(f"Float targets mean regression, but the model has {width} outputs: build it with "
                          "num_classes=1 (one output), or pass integer class labels.")
-    reps = max(1, math.ceil(min_steps * batch_size / (epochs * n))) if min_steps else 1
-    if reps > 1:  # repeat a tiny set (shuffled) so the run gets enough updates
-        idx = np.random.default_rng(seed).permutation(np.tile(np.arange(n), reps))
+    idx = repeat_index(n, epochs, batch_size, min_steps, seed)
+    if idx is not None:  # top a tiny set up (shuffled passes) so the run gets enough updates
         x_train, y_train = _take(x_train, idx), np.asarray(y_train)[idx]
     steps = planned_steps(n, epochs, batch_size, min_steps)
     check_distribution(model, distribution)
