@@ -90,7 +90,7 @@ def planned_steps(n: int, epochs: int, batch_size: int, min_steps: int = 0) -> i
     >>> planned_steps(900, epochs=1, batch_size=32, min_steps=30)   # 29 batches, topped up to 30 (not doubled)
     30
     """
-    return epochs * max(math.ceil(n / batch_size), math.ceil(min_steps / epochs) if min_steps else 0)
+    return epochs * max(math.ceil(n / batch_size), math.ceil(min_steps / epochs))
 
 
 def repeat_index(n: int, epochs: int, batch_size: int, min_steps: int, seed: int = 0) -> np.ndarray | None:
@@ -103,7 +103,7 @@ def repeat_index(n: int, epochs: int, batch_size: int, min_steps: int, seed: int
     >>> len(idx), sorted(np.bincount(idx, minlength=10).tolist()) == [2, 2, 2, 2, 2, 2, 3, 3, 3, 3]
     (24, True)
     """
-    need = math.ceil(min_steps / epochs) * batch_size if min_steps else 0
+    need = math.ceil(min_steps / epochs) * batch_size
     if need <= n:
         return None
     rng = np.random.default_rng(seed)
