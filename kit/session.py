@@ -1,6 +1,7 @@
 """What a notebook run is: scale, sizes, precision, seed, output folder, the user's data, and a header.
 
-Every notebook's first cell is ``S = kit.session.start("01_pretrain_or_not", "pretrain_or_not")``:
+Every notebook's first cell is ``S = kit.session.start("01_pretrain_or_not", "pretrain_or_not")`` (the second
+argument names the paper whose sizes ``S.sizes`` holds):
 it applies ``KIT_PRECISION`` before any model is built, seeds everything,
 makes the output folder and prints one header with the backend, scale,
 precision, versions, devices and, when ``kit run --data`` gave one, the user's
@@ -70,11 +71,12 @@ def start(notebook: str, section: str | None = None, seed: int = 0, verbose: boo
     precision = config.apply_precision()
     config.enable_compile_cache()  # jax: compiled programs are reused across the runs of a sweep
     config.set_seed(seed)
-    sizes = config.sizes()
-    if section is not None:
-        if section not in sizes:
-            raise KeyError(f"No sizes section {section!r}; the scale has {sorted(k for k, v in sizes.items() if isinstance(v, dict))}.")
-        sizes = sizes[section]
+    if section is None:
+        sizes = config.sizes()
+    else:
+        from .papers import sizes as paper_sizes
+
+        sizes = paper_sizes(section)       # the paper's own sizes (kit/papers/<section>/<section>_sizes.py)
     session = Session(notebook, config.scale(), sizes, precision, config.output_dir(notebook), seed,
                       OwnData.from_env())
     if verbose:

@@ -51,3 +51,12 @@ def tiny_inputs(batch=4, seq=10, vocab=64, seed=0):
     mask[:, seq - 3:] = 0
     return {"token_ids": (rng.integers(1, vocab, (batch, seq)) * mask).astype("int32"),
             "segment_ids": np.zeros((batch, seq), "int32"), "padding_mask": mask}
+
+
+def token_states(batch=3, steps=7, dim=8, seed=0, ends=(5, 4)):
+    """A rich head's input dict: random token states and a padding mask whose rows 1, 2, ... end at ``ends``."""
+    rng = np.random.default_rng(seed)
+    mask = np.ones((batch, steps), "int32")
+    for row, end in enumerate(ends, start=1):
+        mask[row, end:] = 0
+    return {"sequence_output": rng.normal(size=(batch, steps, dim)).astype("float32"), "padding_mask": mask}

@@ -15,7 +15,7 @@ def test_maps_are_probabilities_and_reproduce_the_backbone(tiny_bert):
     np.testing.assert_allclose(probs.sum(-1), 1.0, atol=1e-5)
     assert probs[..., 7:].max() < 1e-6  # padding keys (last 3) get no attention
     # the layer-by-layer pass is the backbone's own computation
-    from kit.models.split import split_backbone
+    from kit.models.backbone_parts import split_backbone
 
     parts = split_backbone(tiny_bert)
     h = parts.embeddings({"token_ids": x["token_ids"], "segment_ids": x["segment_ids"]})

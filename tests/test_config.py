@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import kit
+import kit.papers
 from kit import config
 
 
@@ -23,24 +24,42 @@ def test_full_scale(monkeypatch):
 
 def test_medium_scale_is_the_offline_data_at_paper_sizes(monkeypatch):
     monkeypatch.setenv("KIT_SCALE", "medium")
-    P, T = config.sizes()["pretrain_or_not"], config.sizes()["tlm"]
+    P, T = kit.papers.sizes("pretrain_or_not"), kit.papers.sizes("tlm")
     assert config.scale() == "medium" and P["max_eval"] is None and 1.0 in P["train_sizes"]
     assert [2, 256] in P["lstm_sizes"] and P["lstm_plus_pretrained"] == [4, 256] and len(P["lstm_seeds"]) >= 3
     assert (T["num_layers"], T["hidden_dim"]) == (6, 512) and len(T["seeds"]) >= 3 and T["max_train"] is None
     assert set(T["tasks"]) <= set(kit.data.list_datasets(offline_only=True))
 
 
+@pytest.mark.parametrize("paper", config.PAPERS)
+def test_every_paper_has_the_same_sizes_at_every_scale(paper):
+    """Each scale of a paper's sizes table names the same sizes (a size missing at one scale would be a KeyError in
+    the notebook there), and a default is never overridden by a scale (it would not be a default)."""
+    import importlib
+
+    table = importlib.import_module(f"kit.papers.{paper}.{paper}_sizes")
+    assert set(table.SCALES) == set(config.SCALES)
+    keys = {name: set(table.SCALES[name]) for name in table.SCALES}
+    assert len({frozenset(k) for k in keys.values()}) == 1 or paper == "stack_and_finetune", keys
+    assert all(not set(table.DEFAULTS) & k for k in keys.values())
+    assert set(keys["full"]) - set(keys["smoke"]) <= {"backbone"}     # full alone may name the paper's encoder
+
+
 def test_sizes_override_from_json(monkeypatch):
     monkeypatch.setenv("KIT_SIZES", '{"tlm": {"stage1_steps": 7}, "epochs": 1}')
-    s = config.sizes("smoke")
-    assert s["tlm"]["stage1_steps"] == 7 and s["epochs"] == 1 and s["tlm"]["k"] == config.SCALES["smoke"]["tlm"]["k"]
-    assert config.SCALES["smoke"]["tlm"]["stage1_steps"] != 7  # the table itself is untouched
-    monkeypatch.setenv("KIT_SIZES", '{"tlm": {"stage_one_steps": 7}}')
-    with pytest.raises(ValueError, match="unknown size 'tlm.stage_one_steps'"):
-        config.sizes()
-    monkeypatch.setenv("KIT_SIZES", "{not json")
-    with pytest.raises(ValueError, match="KIT_SIZES is not valid JSON"):
-        config.sizes()
+    s, t = config.sizes("smoke"), kit.papers.sizes("tlm", "smoke")
+    assert t["stage1_steps"] == 7 and s["epochs"] == 1 and "tlm" not in s
+    from kit.papers.tlm import tlm_sizes
+
+    assert t["k"] == tlm_sizes.SCALES["smoke"]["k"] and tlm_sizes.SCALES["smoke"]["stage1_steps"] != 7  # table untouched
+    bad = [('{"tlm": {"stage_one_steps": 7}}', "unknown size 'tlm.stage_one_steps'", lambda: kit.papers.sizes("tlm")),
+           ('{"tlmm": {"k": 7}}', "unknown size 'tlmm'", config.sizes),
+           ('{"tlm": 7}', "'tlm' must map to an object of sizes", lambda: kit.papers.sizes("tlm")),
+           ("{not json", "KIT_SIZES is not valid JSON", config.sizes)]
+    for value, message, read in bad:
+        monkeypatch.setenv("KIT_SIZES", value)
+        with pytest.raises(ValueError, match=message):
+            read()
 
 
 def test_train_sizes_mix_counts_and_fractions():

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from kit.analysis.tagging import get_entities
+from kit.analysis.tagging_scores import get_entities
 from kit.data import Split, TextDataset
-from kit.data.derived import derive, headlines, max_words, task_datasets, with_own_data
+from kit.papers.stack_and_finetune.stack_and_finetune_tasks import derive, headlines, max_words, task_datasets, with_own_data
 from kit.data.entities import (TYPED_LABELS, UNTYPED_LABELS, bio_tags, is_proper_noun, proper_noun_entities,
                                proper_noun_spans)
 

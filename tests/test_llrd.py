@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from kit.models import BertBackbone, build_classifier
-from kit.train.llrd import LayerwiseAdamW, format_rate_table, llrd_optimizer, rate_groups, rate_table
+from kit.train.layerwise_decay import LayerwiseAdamW, format_rate_table, llrd_optimizer, rate_groups, rate_table
 from tests.conftest import tiny_inputs
 
 CE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)

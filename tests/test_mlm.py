@@ -6,10 +6,10 @@ import pytest
 
 from kit.models import BertBackbone
 from kit.text.masking import MLMMasker
-from kit.models.mlm import MLMModel
+from kit.models.mlm_model import MLMModel
 from kit.testing import run_layer_test, run_precision_test
-from kit.train.mlm import MLMBatches, further_pretrain
-from kit.train.tlm import evaluate_mlm
+from kit.train.further_pretraining import MLMBatches, further_pretrain
+from kit.train.masked_lm import evaluate_mlm
 
 PAD, UNK, CLS, SEP, MASK = 0, 1, 2, 3, 4
 VOCAB, SEQ = 40, 12

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from kit.models import BertBackbone
-from kit.models.multitask import cerbertus, multi_bert, triple_bert
-from kit.train.llrd import llrd_optimizer
+from kit.models.multitask_bert import cerbertus, multi_bert, triple_bert
+from kit.train.layerwise_decay import llrd_optimizer
 from kit.train.metrics import Pearson, task_predictions, task_score
 from kit.train.multitask import (MultitaskBatches, compile_multitask, evaluate_multitask, fit_multitask,
                                  predict_tasks)

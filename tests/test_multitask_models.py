@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from kit.models import BertBackbone
-from kit.models.multitask import MultitaskBert, cerbertus, multi_bert, parameter_counts, triple_bert
+from kit.models.multitask_bert import MultitaskBert, cerbertus, multi_bert, parameter_counts, triple_bert
 from kit.testing import run_layer_test, run_precision_test
 from tests.conftest import tiny_inputs
 

@@ -7,15 +7,12 @@ import pytest
 from kit.models.cnn_heads import DenseCNNHead
 from kit.models.highway import HighwayBiLSTMHead
 from kit.testing import run_layer_test, run_precision_test
-from kit.train.averaging import average_predictions, predict_average
+from kit.train.ensemble import average_predictions, predict_average
+from tests.conftest import token_states
 
 
 def _states(batch=3, steps=7, dim=8, seed=0):
-    rng = np.random.default_rng(seed)
-    mask = np.ones((batch, steps), "int32")
-    mask[1, 5:] = 0
-    mask[2, 4:] = 0
-    return {"sequence_output": rng.normal(size=(batch, steps, dim)).astype("float32"), "padding_mask": mask}
+    return token_states(batch, steps, dim, seed, ends=(5, 4))
 
 
 def _out(layer, s):

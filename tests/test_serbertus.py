@@ -9,12 +9,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kit.analysis import serbertus as report
 from kit.data import Split, TextDataset
 from kit.models import BertBackbone
-from kit.models.compact import compact_backbone
+from kit.models.bundle import uncompiled_copy
+from kit.models.compact_backbone import compact_backbone
+from kit.papers.serbertus import serbertus_report as report
+from kit.papers.serbertus import serbertus_runs as serbertus
 from kit.text import CompactVocabulary
-from kit.train import Sweep, predict_tasks, serbertus
+from kit.train import Sweep, predict_tasks
 from kit.train.metrics import task_score
 
 KINDS = {"sst": "classification", "qqp": "binary", "sts": "regression"}
@@ -180,20 +182,11 @@ def test_task_kinds_slots_and_inputs():
     assert out["train"][0]["token_ids"].tolist() == [[2, 1, 3]] * 3 and out["train"][1].tolist() == [0, 1, 1]
 
 
-def test_warmup_cosine_schedule_round_trips():
-    s = serbertus.WarmupCosine(2e-3, total_steps=20, warmup_steps=4)
-    rates = [float(s(i)) for i in range(21)]
-    assert rates[0] == pytest.approx(5e-4) and rates[3] == pytest.approx(2e-3) and rates[20] == pytest.approx(0.0)
-    assert all(a >= b for a, b in zip(rates[3:], rates[4:]))
-    again = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(s))
-    assert [float(again(i)) for i in range(21)] == pytest.approx(rates)
-
-
 def test_uncompiled_copy_saves_without_the_optimizer(tmp_path):
     data = {"sts": task_data()["sts"]}
     r = serbertus.run_setting(tiny(), data, KINDS, HEADS, learning_rate=1e-3, batch_size=4, decay=0.9)
     assert r.model.compiled
-    copy = serbertus.uncompiled_copy(r.model)
+    copy = uncompiled_copy(r.model)
     assert not copy.compiled
     copy.save(tmp_path / "m.keras")
     with zipfile.ZipFile(tmp_path / "m.keras") as z:

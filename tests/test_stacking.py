@@ -5,13 +5,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kit.analysis.stacking import (curve_rows, macro_f1, paper_comparison, phase1_story, plot_phase_curve,
+from kit.papers.stack_and_finetune.stack_and_finetune_report import (curve_rows, macro_f1, paper_comparison, phase1_story, plot_phase_curve,
                                    primary_metric, score, strategy_table)
 from kit.data import Split, TextDataset
 from kit.models import BertBackbone, TokenTaggerHead
 from kit.text import BertPreprocessor, WordPieceTokenizer
-from kit.train.stacking import (EncoderWatch, ReusableBackbone, WarmupLinearDecay, build_model, encode_task,
-                                optimizer_factory, planned_epochs, train_strategy)
+from kit.papers.stack_and_finetune.stack_and_finetune_runs import build_model, encode_task, train_strategy
+from kit.train import schedules
+from kit.train.freeze_helpers import EncoderWatch, ReusableBackbone, optimizer_factory, planned_epochs
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad", "film", "a", "play", "##s", "mary", "went",
          "home", "to", "paris", "."]
@@ -159,8 +160,8 @@ def test_optimizers_one_per_phase_with_bert_schedule():
     assert isinstance(a, keras.optimizers.AdamW) and isinstance(b, keras.optimizers.AdamW)
     assert a._learning_rate.total_steps == 20 and a._learning_rate.peak == 1e-3     # phase 1: 4 epochs x 5 steps
     assert b._learning_rate.total_steps == 10 and b._learning_rate.peak == 2e-5     # phase 2: 2 epochs x 5 steps
-    sched = WarmupLinearDecay(1e-3, total_steps=20, warmup_steps=2)
-    assert WarmupLinearDecay(**sched.get_config()).get_config() == sched.get_config()
+    sched = schedules.WarmupLinearDecay(1e-3, total_steps=20, warmup_steps=2)
+    assert schedules.WarmupLinearDecay(**sched.get_config()).get_config() == sched.get_config()
     values = [float(sched(i)) for i in range(21)]
     assert values[1] == pytest.approx(1e-3) and values[-1] == 0.0 and max(values) == pytest.approx(1e-3)
     assert all(x >= y for x, y in zip(values[1:], values[2:]))
@@ -260,7 +261,7 @@ def test_truncated_backbone_is_the_bottom_of_the_original():
         for a, b in zip(one.get_layer(name).get_weights(), bert.get_layer(name).get_weights()):
             np.testing.assert_array_equal(a, b)
     # the copy computes what the original computes up to its first layer
-    from kit.models.split import split_backbone
+    from kit.models.backbone_parts import split_backbone
 
     emb = split_backbone(bert).embeddings({"token_ids": x["token_ids"], "segment_ids": x["segment_ids"]})
     first = bert.transformer_layers[0](emb, padding_mask=x["padding_mask"])

@@ -9,17 +9,14 @@ from kit.models.tagging import (IGNORE, MaskedAccuracy, MaskedSparseCategoricalC
                                 align_labels, build_tagger, word_predictions)
 from kit.testing import run_layer_test, run_precision_test
 from kit.text.wordpiece import BertPreprocessor
+from tests.conftest import token_states
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "##s", "sat", "on", "mat", "##tress",
          "new", "york", ",", "."]
 
 
 def _states(batch=3, steps=6, dim=8, seed=0):
-    rng = np.random.default_rng(seed)
-    mask = np.ones((batch, steps), "int32")
-    mask[1, 4:] = 0
-    mask[2, 2:] = 0
-    return {"sequence_output": rng.normal(size=(batch, steps, dim)).astype("float32"), "padding_mask": mask}
+    return token_states(batch, steps, dim, seed, ends=(4, 2))
 
 
 def _pre(length=12):

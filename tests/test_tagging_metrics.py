@@ -2,7 +2,7 @@
 
 import pytest
 
-from kit.analysis.tagging import entity_f1, entity_scores, get_entities, token_accuracy
+from kit.analysis.tagging_scores import entity_f1, entity_scores, get_entities, token_accuracy
 
 
 @pytest.mark.parametrize("tags,spans", [

@@ -231,7 +231,7 @@ def test_compiled_loss_is_the_documented_objective():
     x = make_inputs()
     y = np.arange(64) % 3
     s = TLMBatches(x, y, x, masker(), rho1=1, rho2=5, batch_size=8, steps=2, normalize_internal=True)
-    from kit.train.tlm import compile_stage1
+    from kit.train.tlm_training import compile_stage1
 
     compile_stage1(model, learning_rate=1e-3, steps=10)
     for i, (w_mlm, w_task) in enumerate([(5 / 6, 1 / 6), (1.0, 0.0)]):

@@ -26,7 +26,7 @@ def attention_maps(backbone, inputs: dict) -> np.ndarray:
     """Softmax attention of every layer and head: ``(layers, batch, heads, seq, seq)`` (NumPy)."""
     import keras
 
-    from ..models.split import split_backbone
+    from ..models.backbone_parts import split_backbone
 
     parts = split_backbone(backbone)
     x = parts.embeddings({"token_ids": inputs["token_ids"], "segment_ids": inputs["segment_ids"]}, training=False)

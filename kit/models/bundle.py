@@ -100,6 +100,44 @@ def save_bundle(folder, model: keras.Model, *, preprocessor=None, vocabulary=Non
     return folder
 
 
+def save_bundle_if_best(folder, model: keras.Model, score: float, *, config: str, score_name: str = "dev_score",
+                        info: dict | None = None, **bundle_args) -> bool:
+    """Save ``model`` as a bundle in ``folder`` when ``score`` (higher is better) beats the score of the bundle saved
+    there by a run of the same ``config`` (a sweep's fingerprint); a bundle of another configuration (another scale,
+    other sizes) does not compete and is replaced. Returns whether it saved.
+
+    ``info`` gains ``score_name: score`` and ``config``; ``bundle_args`` go to :func:`save_bundle`.
+
+    >>> import tempfile
+    >>> from kit.text import WordVocab
+    >>> from kit.models import build_lstm_classifier
+    >>> vocab, folder = WordVocab.fit(["a film"]), tempfile.mkdtemp()
+    >>> m = build_lstm_classifier(len(vocab), 2, n_layers=1, cells=2, embedding_dim=4)
+    >>> args = dict(word_vocab=vocab, sequence_length=4, config="abc")
+    >>> [save_bundle_if_best(folder, m, s, **args) for s in (0.5, 0.4, 0.6)]
+    [True, False, True]
+    >>> save_bundle_if_best(folder, m, 0.1, word_vocab=vocab, sequence_length=4, config="other sizes")
+    True
+    """
+    path = Path(folder) / "bundle.json"
+    saved = json.loads(path.read_text()).get("info", {}) if path.exists() else {}
+    if saved.get("config") == config and score <= saved.get(score_name, -np.inf):
+        return False
+    save_bundle(folder, model, info={**(info or {}), score_name: float(score), "config": config}, **bundle_args)
+    return True
+
+
+def uncompiled_copy(model: keras.Model) -> keras.Model:
+    """A copy of ``model`` (same config and weights) that was never compiled, to save for inference.
+
+    A model saved after ``compile`` carries its optimizer's config, and loading it needs every class in it (e.g. the
+    kit's layer-wise AdamW and its schedule) to be imported first; the copy loads with ``kit.models`` alone.
+    """
+    copy = type(model).from_config(model.get_config())
+    copy.set_weights(model.get_weights())
+    return copy
+
+
 def load_bundle(folder) -> Bundle:
     """Load a folder written by :func:`save_bundle` (on any backend)."""
     from ..text import BertPreprocessor, CompactVocabulary, WordPieceTokenizer, WordVocab

@@ -25,12 +25,14 @@ import keras
 from keras import ops
 
 from .bilstm import masked_max
-from .stacked import full_mask, unpack_states
+from .rich_head import RichHead, full_mask, unpack_states
 
 
 @keras.saving.register_keras_serializable(package="kit")
-class DenseCNNHead(keras.layers.Layer):
+class DenseCNNHead(RichHead):
     """Token states → dense blocks of Conv1D → masked max pool ⊕ [CLS] → logits (``(B, num_classes)``)."""
+
+    CONFIG = ('num_classes', 'filters', 'growth', 'blocks', 'convs_per_block', 'kernel_size', 'dropout', 'use_cls')
 
     def __init__(self, num_classes: int, filters: int = 128, growth: int = 32, blocks: int = 4,
                  convs_per_block: int = 4, kernel_size: int = 3, dropout: float = 0.1, use_cls: bool = True,
@@ -86,16 +88,3 @@ class DenseCNNHead(keras.layers.Layer):
             pooled = ops.concatenate([pooled, seq[:, 0, :]], axis=-1)
         return self.logits(self.dropout_layer(pooled, training=training))
 
-    def compute_mask(self, inputs, mask=None):
-        return None
-
-    def compute_output_shape(self, input_shape):
-        shape = input_shape["sequence_output"] if isinstance(input_shape, dict) else input_shape
-        return (shape[0], self.num_classes)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update({"num_classes": self.num_classes, "filters": self.filters, "growth": self.growth,
-                       "blocks": self.blocks, "convs_per_block": self.convs_per_block,
-                       "kernel_size": self.kernel_size, "dropout": self.dropout, "use_cls": self.use_cls})
-        return config

@@ -25,14 +25,16 @@ import keras
 from keras import ops
 
 from .bilstm import BiLSTMEncoder, masked_max, masked_mean
-from .stacked import full_mask, unpack_states
+from .rich_head import RichHead, full_mask, unpack_states
 
 POOLINGS = ("max", "mean")
 
 
 @keras.saving.register_keras_serializable(package="kit")
-class HighwayBiLSTMHead(keras.layers.Layer):
+class HighwayBiLSTMHead(RichHead):
     """Token states → ``n_layers`` × [BiLSTM(x) + sigmoid(W_g x) ⊙ W_h x] → masked pooling → logits."""
+
+    CONFIG = ('num_classes', 'n_layers', 'cells', 'pooling', 'dropout')
 
     def __init__(self, num_classes: int, n_layers: int = 1, cells: int = 128, pooling: str = "max",
                  dropout: float = 0.1, **kwargs):
@@ -79,15 +81,3 @@ class HighwayBiLSTMHead(keras.layers.Layer):
             pooled = masked_mean(x, m)
         return self.logits(self.dropout_layer(pooled, training=training))
 
-    def compute_mask(self, inputs, mask=None):
-        return None
-
-    def compute_output_shape(self, input_shape):
-        shape = input_shape["sequence_output"] if isinstance(input_shape, dict) else input_shape
-        return (shape[0], self.num_classes)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update({"num_classes": self.num_classes, "n_layers": self.n_layers, "cells": self.cells,
-                       "pooling": self.pooling, "dropout": self.dropout})
-        return config

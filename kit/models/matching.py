@@ -50,7 +50,7 @@ import keras_hub
 from keras import ops
 
 from .bilstm import BiLSTMEncoder, masked_mean
-from .stacked import unpack_states
+from .rich_head import RichHead, unpack_states
 
 _EPS = 1e-12
 
@@ -185,8 +185,10 @@ def _pair_sides(inputs, mask, drop_special, who):
 
 
 @keras.saving.register_keras_serializable(package="kit")
-class BiMPMHead(keras.layers.Layer):
+class BiMPMHead(RichHead):
     """BiMPM over a pair encoding: context BiLSTM → matching both ways → aggregation BiLSTM → MLP → logits."""
+
+    CONFIG = ('num_classes', 'perspectives', 'context_cells', 'aggregation_cells', 'hidden_dim', 'dropout', 'drop_special')
 
     def __init__(self, num_classes: int, perspectives: int = 20, context_cells: int = 100,
                  aggregation_cells: int = 100, hidden_dim: int | None = None, dropout: float = 0.1,
@@ -245,23 +247,13 @@ class BiMPMHead(keras.layers.Layer):
         h = self.dropout_layer(self.hidden(self.dropout_layer(v, training=training)), training=training)
         return self.logits(h)
 
-    def compute_mask(self, inputs, mask=None):
-        return None
-
-    def compute_output_shape(self, input_shape):
-        return (input_shape["sequence_output"][0], self.num_classes)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update({"num_classes": self.num_classes, "perspectives": self.perspectives,
-                       "context_cells": self.context_cells, "aggregation_cells": self.aggregation_cells,
-                       "hidden_dim": self.hidden_dim, "dropout": self.dropout, "drop_special": self.drop_special})
-        return config
 
 
 @keras.saving.register_keras_serializable(package="kit")
-class SimTransformerHead(keras.layers.Layer):
+class SimTransformerHead(RichHead):
     """Sim-Transformer: matching vectors (or token states) → TransformerEncoder layers → side pooling → logits."""
+
+    CONFIG = ('num_classes', 'num_layers', 'num_heads', 'hidden_dim', 'intermediate_dim', 'perspectives', 'use_matching', 'dropout', 'drop_special')
 
     def __init__(self, num_classes: int, num_layers: int = 2, num_heads: int = 4, hidden_dim: int = 128,
                  intermediate_dim: int = 256, perspectives: int = 20, use_matching: bool = True,
@@ -316,16 +308,3 @@ class SimTransformerHead(keras.layers.Layer):
         pooled = ops.concatenate([masked_mean(x, a), masked_mean(x, b)], axis=-1)
         return self.logits(self.dropout_layer(pooled, training=training))
 
-    def compute_mask(self, inputs, mask=None):
-        return None
-
-    def compute_output_shape(self, input_shape):
-        return (input_shape["sequence_output"][0], self.num_classes)
-
-    def get_config(self):
-        config = super().get_config()
-        config.update({"num_classes": self.num_classes, "num_layers": self.num_layers, "num_heads": self.num_heads,
-                       "hidden_dim": self.hidden_dim, "intermediate_dim": self.intermediate_dim,
-                       "perspectives": self.perspectives, "use_matching": self.use_matching,
-                       "dropout": self.dropout, "drop_special": self.drop_special})
-        return config

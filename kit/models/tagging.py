@@ -30,14 +30,14 @@ import numpy as np
 from keras import ops
 
 from .bilstm import BiLSTMEncoder
-from .stacked import build_stacked_model, full_mask, unpack_states
+from .rich_head import RichHead, build_stacked_model, full_mask, unpack_states
 
 #: Label of tokens that carry no word label (non-first sub-tokens, specials, padding).
 IGNORE = -100
 
 
 @keras.saving.register_keras_serializable(package="kit")
-class TokenTaggerHead(keras.layers.Layer):
+class TokenTaggerHead(RichHead):
     """Token states → (BiLSTM, ``n_layers`` × ``cells`` each way) → (Dense ``hidden_dim``, ReLU) → tag logits.
 
     Input: ``{"sequence_output": (B, T, H), "padding_mask": (B, T)}`` or a
@@ -48,6 +48,8 @@ class TokenTaggerHead(keras.layers.Layer):
     initialised, as in the paper; the LSTM keeps Keras' default initialisers.
     ``n_layers=0`` drops the BiLSTM (the finetune-only head).
     """
+
+    CONFIG = ('num_tags', 'n_layers', 'cells', 'hidden_dim', 'dropout')
 
     def __init__(self, num_tags: int, n_layers: int = 1, cells: int = 128, hidden_dim: int | None = None,
                  dropout: float = 0.1, **kwargs):
@@ -86,18 +88,10 @@ class TokenTaggerHead(keras.layers.Layer):
             x = self.dropout_layer(self.hidden(x), training=training)
         return self.logits(x)
 
-    def compute_mask(self, inputs, mask=None):
-        return None
-
     def compute_output_shape(self, input_shape):
         shape = input_shape["sequence_output"] if isinstance(input_shape, dict) else input_shape
         return tuple(shape[:-1]) + (self.num_tags,)
 
-    def get_config(self):
-        config = super().get_config()
-        config.update({"num_tags": self.num_tags, "n_layers": self.n_layers, "cells": self.cells,
-                       "hidden_dim": self.hidden_dim, "dropout": self.dropout})
-        return config
 
 
 def build_tagger(backbone, num_tags: int, n_layers: int = 1, cells: int = 128, hidden_dim: int | None = None,

@@ -60,7 +60,7 @@ class MLMMasker:
 
         With a :class:`kit.text.CompactVocabulary`, ids are those of the compact vocabulary.
         """
-        from .compact import BERT_SPECIAL_TOKENS
+        from .compact_vocabulary import BERT_SPECIAL_TOKENS
 
         ids = [int(tokenizer.token_to_id(t)) for t in BERT_SPECIAL_TOKENS]
         size = tokenizer.vocabulary_size()

@@ -40,6 +40,9 @@ from dataclasses import dataclass
 import keras
 import numpy as np
 
+from . import schedules
+from .optimizers import adamw
+
 
 @dataclass
 class FitResult:
@@ -146,11 +149,10 @@ def fit_classifier(model: keras.Model, x_train, y_train, x_dev, y_dev, *, learni
     check_distribution(model, distribution)
     scope = distribution.scope() if distribution is not None else contextlib.nullcontext()
     with scope:
-        if schedule == "linear":
-            lr = keras.optimizers.schedules.PolynomialDecay(learning_rate, decay_steps=steps, end_learning_rate=0.0)
-            optimizer = keras.optimizers.AdamW(lr, weight_decay=weight_decay)
+        if schedule == "linear":   # AdamW on every weight, the rate decayed linearly to 0
+            optimizer = adamw(schedules.linear(learning_rate, steps), weight_decay=weight_decay, no_decay=())
         else:
-            optimizer = keras.optimizers.Adam(learning_rate)
+            optimizer = keras.optimizers.Adam(schedules.constant(learning_rate))
         if regression:
             model.compile(optimizer=optimizer, loss="mse")
             monitor, mode = "val_loss", "min"

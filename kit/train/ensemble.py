@@ -1,5 +1,18 @@
-"""Dev-gated ensembling (SerBERTus): average unrounded predictions, keep a model only if the dev score does not drop.
+"""Ensembles: plain averaging of models' predictions, and SerBERTus' dev-gated ensemble.
 
+**Averaging** (stack-and-finetune's Experiment B, DenseNet + highway heads):
+:func:`average_predictions` turns each model's logits into probabilities
+(softmax) and averages them, optionally weighted; ``space="logits"`` averages
+the raw logits instead, and a single-output model (regression) is averaged as is.
+
+>>> import numpy as np
+>>> a = np.array([[2.0, 0.0]]); b = np.array([[0.0, 1.0]])
+>>> average_predictions([a, b]).round(3).tolist()
+[[0.575, 0.425]]
+>>> average_predictions([a, b], weights=[0, 1]).argmax(-1).tolist()
+[1]
+
+**Dev-gated** (SerBERTus): average unrounded predictions, keep a model only if the dev score does not drop.
 Per task, independently: candidates are ranked by their own dev score; the
 ensemble starts with the best one; each next candidate is added tentatively
 (an unweighted mean of the members' unrounded predictions: class
@@ -13,7 +26,6 @@ correlation for ``"regression"`` (:func:`kit.train.metrics.task_score`). The
 gate looks at the dev set, so the dev score of the ensemble is optimistic:
 report the test score (or a held-out split) beside it.
 
->>> import numpy as np
 >>> y = np.array([1.0, 2.0, 3.0, 4.0])
 >>> preds = {"a": {"sts": np.array([1.0, 2.6, 2.5, 4.0])},      # Pearson 0.937 alone
 ...          "b": {"sts": np.array([1.3, 1.9, 3.3, 3.4])},      # 0.955: the best, so it starts
@@ -32,6 +44,38 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .metrics import check_kind, task_score
+
+SPACES = ("probs", "logits")
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def average_predictions(outputs, weights=None, space: str = "probs") -> np.ndarray:
+    """Weighted mean of several models' outputs (same shape): probabilities by default."""
+    if space not in SPACES:
+        raise ValueError(f"space must be one of {SPACES}, got {space!r}.")
+    arrays = [np.asarray(o, dtype="float64") for o in outputs]
+    if not arrays:
+        raise ValueError("Nothing to average: pass at least one model's outputs.")
+    shapes = {a.shape for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError(f"All outputs must have the same shape to be averaged; got {sorted(shapes)}.")
+    w = np.ones(len(arrays)) if weights is None else np.asarray(weights, dtype="float64")
+    if w.shape != (len(arrays),) or (w < 0).any() or w.sum() <= 0:
+        raise ValueError(f"weights must be {len(arrays)} non-negative numbers with a positive sum; got {weights}.")
+    if space == "probs" and arrays[0].shape[-1] > 1:
+        arrays = [_softmax(a) for a in arrays]
+    return np.tensordot(w / w.sum(), np.stack(arrays), axes=1)
+
+
+def predict_average(models, x, weights=None, space: str = "probs", batch_size: int = 128) -> np.ndarray:
+    """Run each Keras model on ``x`` and average (see :func:`average_predictions`)."""
+    return average_predictions([m.predict(x, batch_size=batch_size, verbose=0) for m in models], weights, space)
+
 
 
 @dataclass

@@ -55,6 +55,8 @@ from typing import Sequence
 import keras
 import numpy as np
 
+from .optimizers import adamw
+
 STRATEGIES = ("finetune_only", "stack_only", "stack_and_finetune")
 UNFREEZE = ("all", "gradual")
 _MAX_WORDS = ("acc", "f1", "auc", "precision", "recall", "pearson", "spearman", "r2")
@@ -370,7 +372,7 @@ def _make_optimizer(optimizer, lr: float, weight_decay: float):
     if callable(optimizer):
         return optimizer(lr)
     if optimizer == "adamw":
-        return keras.optimizers.AdamW(lr, weight_decay=weight_decay)
+        return adamw(lr, weight_decay, no_decay=())
     if optimizer == "adam":
         return keras.optimizers.Adam(lr)
     if optimizer == "sgd":

@@ -7,7 +7,7 @@ Tasks are therefore sampled in proportion to their size, and every example is
 seen once per epoch.
 
 Training uses Keras' own ``fit`` on one model with a dict of outputs (e.g.
-:class:`kit.models.multitask.MultitaskBert`): every batch carries targets for
+:class:`kit.models.multitask_bert.MultitaskBert`): every batch carries targets for
 every head, and per-output sample weights are 1 for the batch's task and 0 for
 the others, so only the active task's loss counts. Per-task losses and
 metrics: cross-entropy and accuracy (``"classification"``, e.g. SST-5),
@@ -29,7 +29,7 @@ or by :func:`evaluate_multitask`.
 It composes with the other SerBERTus pieces: wrap the model in
 :class:`kit.train.smart.SMART` before compiling (``R_s`` then counts only the
 active task's head, through the same sample weights) and pass an optimizer
-from :func:`kit.train.llrd.llrd_optimizer`.
+from :func:`kit.train.layerwise_decay.llrd_optimizer`.
 
 >>> import numpy as np
 >>> x = {"token_ids": np.ones((10, 4), "int32"), "segment_ids": np.zeros((10, 4), "int32"),
@@ -84,7 +84,7 @@ def _check_model_outputs(model, kinds: dict):
         return
     if not isinstance(structure, dict):
         raise ValueError(f"A multitask model needs a dict of outputs {{task: logits}}; {inner.name!r} has "
-                         f"{type(structure).__name__}. Build it with kit.models.multitask.MultitaskBert.")
+                         f"{type(structure).__name__}. Build it with kit.models.multitask_bert.MultitaskBert.")
     missing = sorted(set(kinds) - set(structure))
     if missing:
         raise ValueError(f"Tasks {missing} have no output in the model (its outputs: {sorted(structure)}).")
@@ -252,7 +252,7 @@ def fit_multitask(model, train: dict, kinds: dict, *, optimizer, epochs: int, ba
     ``train`` and ``dev`` map each task to ``(inputs, labels)``. With ``dev`` and
     ``keep_best``, the weights of the epoch with the best mean dev score are
     restored. ``model`` may be a :class:`kit.train.smart.SMART` wrapper and
-    ``optimizer`` an :func:`kit.train.llrd.llrd_optimizer`. Dev is scored in
+    ``optimizer`` an :func:`kit.train.layerwise_decay.llrd_optimizer`. Dev is scored in
     batches of ``eval_batch_size`` (default: ``max(batch_size, 64)``).
     """
     if epochs < 1:

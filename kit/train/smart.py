@@ -463,6 +463,17 @@ class SMART(keras.Model):
         w = _pick(sample_weight, key)
         return None if w is None else ops.reshape(ops.cast(w, "float32"), (-1,))
 
+    def _total(self, divergence, reduce, adv, clean, kinds, sample_weight):
+        """Sum over the outputs of ``reduce`` (batch sum or mean) of the sample-weighted ``divergence``."""
+        total = 0.0
+        for key, kind in kinds:
+            if kind is None:
+                continue
+            d = divergence(kind, adv[key], clean[key])
+            w = self._weights(sample_weight, key)
+            total = total + reduce(d if w is None else d * w)
+        return total
+
     def perturbation(self, x, y_pred, sample_weight=None, training=True):
         """The final noise for a batch: ``steps`` ascent steps from the initial noise, normalised per token."""
         kinds = self._kinds(y_pred)
@@ -471,14 +482,7 @@ class SMART(keras.Model):
 
         def inner(noises):
             adv = dict(_flat(self.perturbed_outputs(x, noises, training=training)))
-            total = 0.0
-            for key, kind in kinds:
-                if kind is None:
-                    continue
-                d = inner_divergence(kind, adv[key], clean[key])
-                w = self._weights(sample_weight, key)
-                total = total + ops.sum(d if w is None else d * w)  # a sum over the batch, as mt-dnn
-            return total
+            return self._total(inner_divergence, ops.sum, adv, clean, kinds, sample_weight)  # a batch sum, as mt-dnn
 
         for _ in range(self.steps):
             grads = noise_grad(inner, noises)
@@ -491,15 +495,7 @@ class SMART(keras.Model):
         kinds = self._kinds(y_pred)
         noises = self.perturbation(x, y_pred, sample_weight, training=training)
         adv = dict(_flat(self.perturbed_outputs(x, noises, training=training)))
-        clean = dict(_flat(y_pred))
-        total = 0.0
-        for key, kind in kinds:
-            if kind is None:
-                continue
-            d = smoothness_divergence(kind, adv[key], clean[key])
-            w = self._weights(sample_weight, key)
-            total = total + ops.mean(d if w is None else d * w)
-        return total
+        return self._total(smoothness_divergence, ops.mean, adv, dict(_flat(y_pred)), kinds, sample_weight)
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         loss = super().compute_loss(x, y, y_pred, sample_weight, training=training)

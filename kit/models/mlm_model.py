@@ -4,7 +4,7 @@
 ``mask_positions`` (B, P) and returns ``{"mlm": (B, P, vocabulary) logits}``.
 The head is keras-hub's ``MaskedLMHead`` (Dense + GELU + LayerNorm, then the
 output projection) with its projection tied to the backbone's token
-embeddings, as in BERT and :class:`kit.models.tlm.TLMModel`; the rest of the
+embeddings, as in BERT and :class:`kit.models.tlm_model.TLMModel`; the rest of the
 head starts fresh (the offline MiniLM checkpoint ships no MLM head). The tie
 survives ``.keras`` save/load: the model is rebuilt from its backbone.
 
@@ -24,26 +24,43 @@ from __future__ import annotations
 import keras
 import keras_hub
 
+from .backbones import BuiltOnBackbone
+
 INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
 
 
-@keras.saving.register_keras_serializable(package="kit")
-class MLMModel(keras.Model):
-    """BERT backbone + tied ``MaskedLMHead`` on the positions in ``mask_positions``; output ``{"mlm": logits}``."""
-
-    def __init__(self, backbone, max_predictions: int, **kwargs):
+def model_inputs(max_predictions: int | None = None) -> dict:
+    """Keras inputs for the preprocessor's dict, plus ``mask_positions`` (B, ``max_predictions``) when given."""
+    inputs = {k: keras.Input(shape=(None,), dtype="int32", name=k) for k in INPUT_KEYS}
+    if max_predictions is not None:
         if max_predictions < 1:
             raise ValueError(f"max_predictions must be >= 1, got {max_predictions}.")
-        inputs = {k: keras.Input(shape=(None,), dtype="int32", name=k) for k in INPUT_KEYS}
         inputs["mask_positions"] = keras.Input(shape=(max_predictions,), dtype="int32", name="mask_positions")
-        head = keras_hub.layers.MaskedLMHead(
-            vocabulary_size=backbone.vocabulary_size, token_embedding=backbone.token_embedding,
-            intermediate_activation="gelu", kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02),
-            dtype=backbone.dtype_policy, name="mlm_head")
-        # keras-hub builds MaskedLMHead with autocast=False; inside a model whose own policy is mixed (a global
-        # mixed policy) its float32 output bias then meets bfloat16 logits (tensorflow raises, torch upcasts).
-        # Autocasting its variables, as every other layer does, gives the compute dtype on every backend.
-        head.autocast = True
+    return inputs
+
+
+def tied_mlm_head(backbone, name: str = "mlm_head"):
+    """keras-hub's ``MaskedLMHead`` (Dense + GELU + LayerNorm, output bias) projecting with ``backbone``'s token table."""
+    head = keras_hub.layers.MaskedLMHead(
+        vocabulary_size=backbone.vocabulary_size, token_embedding=backbone.token_embedding,
+        intermediate_activation="gelu", kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02),
+        dtype=backbone.dtype_policy, name=name)
+    # keras-hub builds MaskedLMHead with autocast=False; inside a model whose own policy is mixed (a global
+    # mixed policy) its float32 output bias then meets bfloat16 logits (tensorflow raises, torch upcasts).
+    # Autocasting its variables, as every other layer does, gives the compute dtype on every backend.
+    head.autocast = True
+    return head
+
+
+@keras.saving.register_keras_serializable(package="kit")
+class MLMModel(BuiltOnBackbone, keras.Model):
+    """BERT backbone + tied ``MaskedLMHead`` on the positions in ``mask_positions``; output ``{"mlm": logits}``."""
+
+    CONFIG = ('max_predictions',)
+
+    def __init__(self, backbone, max_predictions: int, **kwargs):
+        inputs = model_inputs(max_predictions)
+        head = tied_mlm_head(backbone)
         sequence = backbone({k: inputs[k] for k in INPUT_KEYS})["sequence_output"]
         outputs = {"mlm": head(sequence, mask_positions=inputs["mask_positions"])}
         kwargs.setdefault("name", "mlm")
@@ -51,13 +68,3 @@ class MLMModel(keras.Model):
         self.backbone = backbone
         self.mlm_head = head
         self.max_predictions = int(max_predictions)
-
-    def get_config(self):
-        return {"backbone": keras.layers.serialize(self.backbone), "max_predictions": self.max_predictions,
-                "name": self.name, "trainable": self.trainable}
-
-    @classmethod
-    def from_config(cls, config):
-        config = dict(config)
-        config["backbone"] = keras.layers.deserialize(config["backbone"])
-        return cls(**config)

@@ -16,7 +16,7 @@ The recipe is the same for every run; a setting changes one thing:
 - **optimizer**: AdamW (no weight decay on biases and LayerNorm), gradients
   clipped to global norm 1, the learning rate warmed up linearly over
   ``warmup`` of the steps (from ``rate/warm`` on the first step, not 0), then
-  cosine-decayed to 0 (:class:`WarmupCosine`); ``decay < 1`` scales it per
+  cosine-decayed to 0 (:func:`kit.train.schedules.cosine`); ``decay < 1`` scales it per
   layer (:func:`kit.train.llrd_optimizer`); ``decay = 1`` is the same optimizer
   with every multiplier 1, so "no decay" differs in nothing else;
 - **stream**: one task per batch, all tasks' batches shuffled together
@@ -55,7 +55,6 @@ The recipe is the same for every run; a setting changes one thing:
 
 from __future__ import annotations
 
-import math
 import re
 import time
 from dataclasses import dataclass, field
@@ -64,13 +63,15 @@ from pathlib import Path
 import keras
 import numpy as np
 
-from .. import config
-from ..models.multitask import MultitaskBert, cerbertus, multi_bert, triple_bert
-from .llrd import llrd_optimizer
-from .metrics import check_kind, task_score
-from .mlm import further_pretrain
-from .multitask import INPUT_KEYS, MultitaskBatches, fit_multitask, predict_tasks
-from .smart import SMART
+from ... import config
+from ...models.multitask_bert import MultitaskBert, cerbertus, multi_bert, triple_bert
+from ...train import schedules
+from ...train.ensemble import dev_gated_ensemble
+from ...train.further_pretraining import further_pretrain
+from ...train.layerwise_decay import llrd_optimizer
+from ...train.metrics import check_kind, task_score
+from ...train.multitask import INPUT_KEYS, MultitaskBatches, fit_multitask, predict_tasks
+from ...train.smart import SMART
 
 ARCHITECTURES = ("single", "multi", "cerbertus", "triple")
 #: The Sweep keys of notebook 04's ``results.csv``: ``experiment, setting, task, seed`` (then ``metric, value``).
@@ -117,6 +118,51 @@ def task_inputs(ds, preprocessor, vocabulary=None) -> dict:
     return out
 
 
+def load_tasks(sizes: dict, own=None) -> dict:
+    """``{slot: TextDataset}`` of the scale's three tasks (``sizes["tasks"]``), each subsampled as its spec says;
+    ``own`` (your data set, ``kit.data.notebook_dataset``) takes the slot of its kind (:func:`slot_for`)."""
+    from ...data import load
+
+    datasets = {t: load(spec["dataset"], max_train=spec["max_train"], max_eval=spec["max_eval"], seed=0,
+                        **spec["options"]) for t, spec in sizes["tasks"].items()}
+    if own is not None:
+        spec = sizes["tasks"][slot_for(own)]
+        datasets[slot_for(own)] = own.subsample(spec["max_train"], spec["max_eval"], seed=0)
+    return datasets
+
+
+def kinds_and_heads(datasets: dict) -> tuple[dict, dict]:
+    """``({task: kind}, {task: number of outputs})`` (:func:`task_kind`, :func:`task_outputs`)."""
+    return {t: task_kind(ds) for t, ds in datasets.items()}, {t: task_outputs(ds) for t, ds in datasets.items()}
+
+
+def compact_vocabulary(raw: dict, tokenizer):
+    """A :class:`kit.text.CompactVocabulary` of every id the tasks' texts use (all splits): exact for these texts."""
+    from ...text import CompactVocabulary
+
+    ids = [x["token_ids"] for splits in raw.values() for x, _ in splits.values()]
+    return CompactVocabulary.for_tokenizer(tokenizer, ids, tokenizer.vocabulary_size())
+
+
+def with_vocabulary(raw: dict, vocabulary=None) -> dict:
+    """``raw`` (``{task: {split: (inputs, labels)}}``) with every input mapped to ``vocabulary`` (when given)."""
+    return {t: {s: (vocabulary(x) if vocabulary is not None else x, y) for s, (x, y) in splits.items()}
+            for t, splits in raw.items()}
+
+
+def backbone_factory(name: str, sequence_length: int, vocabulary=None):
+    """A function that returns a fresh copy of the pretrained encoder (every run starts from the checkpoint), cut
+    to ``vocabulary``'s ids when one is given (``kit.models.compact_backbone``)."""
+    from ...models import load_backbone
+    from ...models.compact_backbone import compact_backbone
+
+    def make_backbone():
+        fresh = load_backbone(name, sequence_length=sequence_length).backbone
+        return compact_backbone(fresh, vocabulary) if vocabulary is not None else fresh
+
+    return make_backbone
+
+
 # --- the model and the optimizer -------------------------------------------------------------------------------------
 
 def build_model(backbone, heads: dict, architecture: str = "multi", k: int = 0, dropout: float = 0.1) -> MultitaskBert:
@@ -133,35 +179,6 @@ def build_model(backbone, heads: dict, architecture: str = "multi", k: int = 0, 
             raise ValueError(f"CerBERTus needs k >= 1 task-specific layers (k=0 is multi-BERT), got {k}.")
         return cerbertus(backbone, heads, k=k, dropout=dropout)
     return triple_bert(backbone, heads, dropout=dropout)
-
-
-@keras.saving.register_keras_serializable(package="kit")
-class WarmupCosine(keras.optimizers.schedules.LearningRateSchedule):
-    """Linear warm-up over ``warmup_steps`` (step ``i`` gets ``rate·(i+1)/warmup_steps``), then cosine decay to 0
-    at ``total_steps``.
-
-    >>> s = WarmupCosine(1.0, total_steps=10, warmup_steps=2)
-    >>> [round(float(s(i)), 3) for i in (0, 1, 2, 6, 10)]
-    [0.5, 1.0, 1.0, 0.5, 0.0]
-    """
-
-    def __init__(self, learning_rate: float, total_steps: int, warmup_steps: int = 0):
-        self.learning_rate = float(learning_rate)
-        self.total_steps = max(1, int(total_steps))
-        self.warmup_steps = max(0, min(int(warmup_steps), self.total_steps))
-
-    def __call__(self, step):
-        step = keras.ops.cast(step, "float32")
-        warm = float(max(1, self.warmup_steps))
-        rising = self.learning_rate * keras.ops.minimum(1.0, (step + 1.0) / warm)
-        span = float(max(1, self.total_steps - self.warmup_steps))
-        t = keras.ops.clip((step - float(self.warmup_steps)) / span, 0.0, 1.0)
-        falling = self.learning_rate * 0.5 * (1.0 + keras.ops.cos(math.pi * t))
-        return keras.ops.where(step < float(self.warmup_steps), rising, falling)
-
-    def get_config(self):
-        return {"learning_rate": self.learning_rate, "total_steps": self.total_steps,
-                "warmup_steps": self.warmup_steps}
 
 
 # --- one run -------------------------------------------------------------------------------------------------------
@@ -246,7 +263,7 @@ def run_setting(backbone, data: dict, kinds: dict, heads: dict, *, architecture:
     model = build_model(backbone, {t: heads[t] for t in tasks}, architecture, k, dropout)
     trained = SMART(model, model, lambda_s=lambda_s, seed=seed, **(smart or {})) if lambda_s > 0 else model
     steps = epochs * sum(per_task.values())
-    schedule = WarmupCosine(learning_rate, steps, round(warmup * steps))
+    schedule = schedules.cosine(learning_rate, steps, round(warmup * steps))
     optimizer = llrd_optimizer(model, model, schedule, decay=decay, weight_decay=weight_decay, global_clipnorm=1.0)
     dev = {t: data[t]["dev"] for t in tasks}
     fit = fit_multitask(trained, train, kinds, optimizer=optimizer, epochs=epochs, batch_size=batch_size,
@@ -262,15 +279,84 @@ def run_setting(backbone, data: dict, kinds: dict, heads: dict, *, architecture:
         seconds=time.perf_counter() - start, smart_loss=smart_loss, mlm_curve=mlm_curve, history=fit.history)
 
 
-def uncompiled_copy(model: keras.Model) -> keras.Model:
-    """A copy of ``model`` (same config and weights) that was never compiled, to save for inference.
+# --- the plan: every setting for every seed ------------------------------------------------------------------------
 
-    A model saved after ``compile`` carries its optimizer's config, and loading it needs every class in it (here
-    the kit's layer-wise AdamW and its schedule) to be imported first; the copy loads with ``kit.models`` alone.
+#: The recipe arguments of :func:`run_setting` that come from the sizes, the same for every run.
+RECIPE = ("learning_rate", "epochs", "batch_size", "warmup", "weight_decay", "dropout", "mlm_learning_rate", "smart")
+#: The run keys that are arguments of :func:`run_setting` (the setting's one change).
+OPTIONS = ("architecture", "k", "lambda_s", "decay", "mlm_steps")
+
+
+def settings(sizes: dict, tasks: list) -> list[tuple]:
+    """The notebook's settings, ``(experiment, setting, task, {option: value})``: the single-task baseline on every
+    task, the ablations (SMART ``lambda_s``, layer decay, MLM steps) on ``sizes["ablation_task"]``, the
+    architectures on all tasks at once, and where the sizes ask for them the jointly trained triple-BERT and the
+    paper's best single model."""
+    a, every = sizes["ablation_task"], "+".join(tasks)
+    out = [("baseline", "single-task", t, {}) for t in tasks]
+    out += [("smart", f"lambda_s={x:g}", a, {"lambda_s": x}) for x in sizes["smart_lambdas"]]
+    out += [("llrd", f"decay={d:g}", a, {"decay": d}) for d in sizes["llrd_decays"]]
+    out += [("mlm", f"mlm_steps={n}", a, {"mlm_steps": n}) for n in sizes["mlm_steps"]]
+    out += [("architecture", "multi-BERT", every, {"architecture": "multi"})]
+    out += [("architecture", f"CerBERTus k={k}", every, {"architecture": "cerbertus", "k": k})
+            for k in sizes["cerbertus_k"]]
+    if sizes["joint_triple"]:
+        out += [("architecture", "triple-BERT (joint)", every, {"architecture": "triple"})]
+    if sizes["combined"]:
+        c = sizes["combined"]
+        out += [("combined", f"CerBERTus k={c['k']} + SMART {c['lambda_s']:g} + decay {c['decay']:g}", every,
+                 {"architecture": "cerbertus", **c})]
+    return out
+
+
+def plan(setting_rows: list, sizes: dict, data: dict) -> list[dict]:
+    """Every setting for every seed, with the optimizer ``steps`` each plans (the sweep's ETA reads them)."""
+    def steps(task, options):
+        per_epoch = sum(len(data[t]["train"][1]) // sizes["batch_size"] for t in task.split("+"))
+        return sizes["epochs"] * per_epoch + options.get("mlm_steps", 0)
+
+    return [dict(experiment=e, setting=s, task=t, seed=seed, steps=steps(t, o), **o)
+            for e, s, t, o in setting_rows for seed in sizes["seeds"]]
+
+
+class Experiment:
+    """Notebook 04's runs: :meth:`run_one` trains a planned run, :meth:`record` writes what it produced.
+
+    :meth:`record` appends the run's scores to the sweep's ``results.csv`` (:func:`record`), its unrounded
+    predictions to ``out/predictions/`` (for the ensembles) and, for a multitask run of the first seed with the
+    best mean dev score so far, the model to ``out/best_model/`` (a bundle, ``kit.models.load_bundle``).
     """
-    copy = type(model).from_config(model.get_config())
-    copy.set_weights(model.get_weights())
-    return copy
+
+    def __init__(self, sizes: dict, data: dict, kinds: dict, heads: dict, make_backbone, masker, out, sweep,
+                 **bundle_args):
+        self.sizes, self.data, self.kinds, self.heads = sizes, data, kinds, heads
+        self.make_backbone, self.masker, self.sweep = make_backbone, masker, sweep
+        self.predictions, self.best = Path(out) / "predictions", Path(out) / "best_model"
+        self.bundle_args = bundle_args
+        self.recipe = {k: sizes[k] for k in RECIPE} | {"masker": masker}
+
+    def run_one(self, run: dict) -> SettingResult:
+        """Train ``run`` (a row of :func:`plan`) from a fresh pretrained encoder and score it."""
+        keras.backend.clear_session()
+        config.set_seed(run["seed"])          # before the backbone is built: its dropout layers draw their seeds now
+        options = {k: run[k] for k in OPTIONS if k in run}
+        tasks = {t: self.data[t] for t in run["task"].split("+")}
+        return run_setting(self.make_backbone(), tasks, self.kinds, self.heads, seed=run["seed"], **self.recipe,
+                           **options)
+
+    def record(self, run: dict, result: SettingResult) -> None:
+        """Write ``result``'s scores, predictions and (when it is the best multitask model so far) the model."""
+        from ...models.bundle import save_bundle_if_best, uncompiled_copy
+
+        save_predictions(self.predictions, run, result)
+        tasks = list(self.data)
+        if len(result.dev) == len(tasks) and run["seed"] == self.sizes["seeds"][0]:
+            save_bundle_if_best(self.best, uncompiled_copy(result.model), float(np.mean(list(result.dev.values()))),
+                                config=self.sweep.fingerprint, score_name="dev_mean",
+                                info={"notebook": "04", "run": {k: run[k] for k in KEYS}, "output": tasks[0],
+                                      "kinds": self.kinds, "dev": result.dev, "test": result.test},
+                                **self.bundle_args)
+        record(self.sweep, run, result)
 
 
 # --- results on disk -------------------------------------------------------------------------------------------------
@@ -338,8 +424,6 @@ def seed_ensembles(predictions: dict, labels: dict, kinds: dict) -> list[dict]:
     dev_score, test_score`` of the ensemble and ``best_single`` (the model with
     the best dev score), ``best_single_dev``, ``best_single_test``.
     """
-    from .ensemble import dev_gated_ensemble
-
     rows = []
     for seed in sorted({s for _, s in predictions}):
         mine = {name: p for (name, s), p in predictions.items() if s == seed}
@@ -356,3 +440,35 @@ def seed_ensembles(predictions: dict, labels: dict, kinds: dict) -> list[dict]:
                          "best_single_dev": e.trace[0]["alone"],
                          "best_single_test": task_score(kinds[t], labels["test"][t], mine[first]["test"][t])})
     return rows
+
+
+def model_name(run: dict) -> str:
+    """How a run is named among an ensemble's candidates (the baseline's three single-task models together are the
+    paper's triple-BERT)."""
+    return "triple-BERT (= baseline)" if run["experiment"] == "baseline" else f"{run['experiment']}: {run['setting']}"
+
+
+def ensembles(plan_rows: list, folder, data: dict, kinds: dict):
+    """The dev-gated ensemble of every seed and task (:func:`seed_ensembles`) from the predictions every planned run
+    saved in ``folder``; a data frame, one row per (seed, task)."""
+    import pandas as pd
+
+    predictions = {}
+    for run in plan_rows:
+        p = load_predictions(folder, run)
+        slot = predictions.setdefault((model_name(run), run["seed"]), {"dev": {}, "test": {}})
+        slot["dev"].update(p["dev"])
+        slot["test"].update(p["test"])
+    tasks = list(data)
+    labels = {split: {t: data[t][split][1] for t in tasks} for split in ("dev", "test")}
+    return pd.DataFrame(seed_ensembles(predictions, labels, kinds))
+
+
+def record_ensembles(sweep, ens) -> None:
+    """Each ensemble and the single model it started from (the best by dev) as runs of experiment ``ensemble``."""
+    for r in ens.itertuples():
+        sweep.record({"experiment": "ensemble", "setting": "dev-gated", "task": r.task, "seed": r.seed},
+                     {"dev_score": r.dev_score, "test_score": r.test_score, "members": r.members,
+                      "candidates": r.candidates})
+        sweep.record({"experiment": "ensemble", "setting": "best single model (by dev)", "task": r.task,
+                      "seed": r.seed}, {"dev_score": r.best_single_dev, "test_score": r.best_single_test})

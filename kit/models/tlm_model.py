@@ -20,10 +20,10 @@ and evaluation.
 from __future__ import annotations
 
 import keras
-import keras_hub
 
-from .backbones import BertBackbone
+from .backbones import BertBackbone, BuiltOnBackbone
 from .heads import ClassifierHead, MaskedMeanPooling
+from .mlm_model import INPUT_KEYS, model_inputs, tied_mlm_head
 
 POOLINGS = ("cls", "mean")
 
@@ -38,36 +38,24 @@ def tlm_backbone(vocabulary_size: int, num_layers: int, num_heads: int, hidden_d
                         max_sequence_length=max_sequence_length, hidden_activation="gelu")
 
 
-def _inputs():
-    return {name: keras.Input(shape=(None,), dtype="int32", name=name)
-            for name in ("token_ids", "segment_ids", "padding_mask")}
-
-
 @keras.saving.register_keras_serializable(package="kit")
-class TLMModel(keras.Model):
+class TLMModel(BuiltOnBackbone, keras.Model):
     """BERT backbone + ``ClassifierHead`` + tied ``MaskedLMHead``; outputs ``task`` and ``mlm``.
 
     The task head reads the pooled [CLS] state (``pooling="cls"``, BERT's and the
     paper's choice) or the mean of the token states (``pooling="mean"``).
     """
 
+    CONFIG = ('num_classes', 'max_predictions', 'dropout', 'pooling')
+
     def __init__(self, backbone, num_classes: int, max_predictions: int, dropout: float = 0.1,
                  pooling: str = "cls", **kwargs):
-        if max_predictions < 1:
-            raise ValueError(f"max_predictions must be >= 1, got {max_predictions}.")
         if pooling not in POOLINGS:
             raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}.")
-        inputs = _inputs()
-        inputs["mask_positions"] = keras.Input(shape=(max_predictions,), dtype="int32", name="mask_positions")
+        inputs = model_inputs(max_predictions)
         task_head = ClassifierHead(num_classes, dropout=dropout, name="task_head")
-        mlm_head = keras_hub.layers.MaskedLMHead(
-            vocabulary_size=backbone.vocabulary_size, token_embedding=backbone.token_embedding,
-            intermediate_activation="gelu", kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02),
-            dtype=backbone.dtype_policy, name="mlm_head")
-        # keras-hub builds MaskedLMHead with autocast=False: under a mixed policy its float32 output bias would meet
-        # bfloat16 logits (tensorflow raises, torch upcasts). Autocast it like every other layer.
-        mlm_head.autocast = True
-        out = backbone({k: inputs[k] for k in ("token_ids", "segment_ids", "padding_mask")})
+        mlm_head = tied_mlm_head(backbone)
+        out = backbone({k: inputs[k] for k in INPUT_KEYS})
         pool = MaskedMeanPooling(name="mean_pool") if pooling == "mean" else None
         outputs = {"task": task_head(self._features(out, inputs["padding_mask"], pool)),
                    "mlm": mlm_head(out["sequence_output"], mask_positions=inputs["mask_positions"])}
@@ -87,18 +75,6 @@ class TLMModel(keras.Model):
 
     def classifier(self, name: str = "tlm_classifier") -> keras.Model:
         """The same backbone and task head as a classifier (preprocessor dict → logits); weights shared."""
-        inputs = _inputs()
+        inputs = model_inputs()
         feats = self._features(self.backbone(inputs), inputs["padding_mask"], self.pool)
         return keras.Model(inputs, self.task_head(feats), name=name)
-
-    def get_config(self):
-        return {"backbone": keras.layers.serialize(self.backbone), "num_classes": self.num_classes,
-                "max_predictions": self.max_predictions, "dropout": self.dropout, "pooling": self.pooling,
-                "name": self.name,
-                "trainable": self.trainable}
-
-    @classmethod
-    def from_config(cls, config):
-        config = dict(config)
-        config["backbone"] = keras.layers.deserialize(config["backbone"])
-        return cls(**config)

@@ -1,11 +1,13 @@
-"""Heads stacked on a BERT backbone's token states: the shared input convention and the model builder.
+"""Rich heads on a BERT backbone's token states: their shared base, input convention and the model builder.
 
 Every rich head of notebook 03 (tagger, DenseNet CNN, highway BiLSTM, BiMPM,
 Sim-Transformer) takes a dict ``{"sequence_output": (B, T, H),
 "padding_mask": (B, T), "segment_ids": (B, T)}`` (the last two optional; a bare
-``(B, T, H)`` tensor with a Keras mask works too). :func:`build_stacked_model`
-wires any such head to a backbone, so the backbone stays one layer that the
-freeze scheduler can freeze.
+``(B, T, H)`` tensor with a Keras mask works too). :class:`RichHead` is their
+base (no output mask, ``get_config`` from the ``CONFIG`` names they list);
+:func:`build_stacked_model` wires any such head to a backbone (the "stack" of
+stack-and-finetune), so the backbone stays one layer that the freeze scheduler
+can freeze.
 
 >>> import numpy as np
 >>> seq, mask, seg = unpack_states({"sequence_output": np.zeros((2, 3, 4), "float32"),
@@ -30,6 +32,25 @@ def unpack_states(inputs, mask=None):
     else:
         seq, m, seg = inputs, mask, None
     return seq, (None if m is None else ops.cast(m, "bool")), seg
+
+
+class RichHead(keras.layers.Layer):
+    """Base of the rich heads: no output mask, logits ``(B, num_classes)`` (a tagger overrides the shape), and
+    ``get_config`` holding every ``__init__`` argument named in ``CONFIG`` (kept as attributes of the same names)."""
+
+    CONFIG: tuple = ()
+
+    def compute_mask(self, inputs, mask=None):
+        return None
+
+    def compute_output_shape(self, input_shape):
+        shape = input_shape["sequence_output"] if isinstance(input_shape, dict) else input_shape
+        return (shape[0], self.num_classes)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({name: getattr(self, name) for name in self.CONFIG})
+        return config
 
 
 def full_mask(seq, mask):

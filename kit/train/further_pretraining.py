@@ -1,9 +1,9 @@
 """Further MLM pretraining of a pretrained encoder on the task texts before fine-tuning (Sun et al. 2019, SerBERTus).
 
 The masking is BERT's dynamic masking (:class:`kit.text.masking.MLMMasker`,
-fresh for every batch), the model :class:`kit.models.mlm.MLMModel` (keras-hub's
+fresh for every batch), the model :class:`kit.models.mlm_model.MLMModel` (keras-hub's
 ``MaskedLMHead`` with its output projection tied to the backbone's token
-embeddings, as in :mod:`kit.models.tlm`). No next-sentence prediction
+embeddings, as in :mod:`kit.models.tlm_model`). No next-sentence prediction
 (RoBERTa, SerBERTus).
 
 **The head starts fresh.** The offline MiniLM checkpoint
@@ -39,11 +39,10 @@ from dataclasses import dataclass, field
 import keras
 import numpy as np
 
-from ..models.mlm import MLMModel
-from .llrd import llrd_optimizer
-from .tlm import fit_in_chunks, stage1_schedule
-
-INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
+from ..models.mlm_model import MLMModel
+from .layerwise_decay import llrd_optimizer
+from .masked_lm import INPUT_KEYS, fit_in_chunks, mlm_schedule, pass_rows
+from .optimizers import adamw
 
 
 class MLMBatches(keras.utils.PyDataset):
@@ -73,11 +72,7 @@ class MLMBatches(keras.utils.PyDataset):
         if not 0 <= i < self.steps:
             raise IndexError(i)
         g = self.start + i
-        pos = g * self.batch_size + np.arange(self.batch_size)
-        rows = np.empty(self.batch_size, dtype="int64")
-        for p in np.unique(pos // self.n):
-            perm = np.random.default_rng([self.seed, int(p)]).permutation(self.n)
-            rows[pos // self.n == p] = perm[pos[pos // self.n == p] % self.n]
+        rows = pass_rows(g, self.batch_size, self.n, self.seed)
         batch = {k: v[rows] for k, v in self.inputs.items()}
         m = self.masker(batch["token_ids"], batch["padding_mask"], np.random.default_rng([self.seed, 1, g]))
         x = dict(batch, token_ids=m["token_ids"], mask_positions=m["mask_positions"])
@@ -104,10 +99,10 @@ def further_pretrain(backbone, inputs: dict, masker, *, steps: int, batch_size: 
 
     AdamW (gradients clipped to global norm 1), linear warm-up over ``warmup``
     of the steps then cosine decay to 0. ``decay`` (e.g. 0.95) adds layer-wise
-    LR decay (:func:`kit.train.llrd.llrd_optimizer`), which SerBERTus found
-    hurt less on SST. ``model`` reuses a :class:`kit.models.mlm.MLMModel` of
+    LR decay (:func:`kit.train.layerwise_decay.llrd_optimizer`), which SerBERTus found
+    hurt less on SST. ``model`` reuses a :class:`kit.models.mlm_model.MLMModel` of
     ``backbone`` (e.g. to evaluate it before training with
-    :func:`kit.train.tlm.evaluate_mlm`). ``progress(done, steps, logs)`` is
+    :func:`kit.train.masked_lm.evaluate_mlm`). ``progress(done, steps, logs)`` is
     called after each of the ``chunks`` fits.
     """
     if steps < 1:
@@ -120,10 +115,9 @@ def further_pretrain(backbone, inputs: dict, masker, *, steps: int, batch_size: 
     if pooler is not None:
         pooler.trainable = False
     try:
-        schedule = stage1_schedule(learning_rate, steps, warmup, "cosine")   # warm-up, then cosine to 0
+        schedule = mlm_schedule(learning_rate, steps, warmup, "cosine")   # warm-up, then cosine to 0
         if decay is None:
-            optimizer = keras.optimizers.AdamW(schedule, weight_decay=weight_decay, global_clipnorm=1.0)
-            optimizer.exclude_from_weight_decay(var_names=["bias", "gamma", "beta"])
+            optimizer = adamw(schedule, weight_decay, global_clipnorm=1.0)
         else:
             optimizer = llrd_optimizer(model, backbone, schedule, decay=decay, weight_decay=weight_decay,
                                        global_clipnorm=1.0)

@@ -45,6 +45,7 @@ import re
 
 import keras
 
+from .backbones import BuiltOnBackbone
 from .heads import ClassifierHead
 
 INPUT_NAMES = ("token_ids", "segment_ids", "padding_mask")
@@ -76,7 +77,7 @@ def _copy_weights(original, copy):
 
 
 def _embed(backbone, inputs):
-    """BERT's embedding output, from ``backbone``'s own layers (see kit.models.split)."""
+    """BERT's embedding output, from ``backbone``'s own layers (see kit.models.backbone_parts)."""
     tokens = backbone.token_embedding(inputs["token_ids"])
     positions = backbone.position_embedding(tokens)
     segments = backbone.segment_embedding(inputs["segment_ids"])
@@ -86,7 +87,7 @@ def _embed(backbone, inputs):
 
 
 @keras.saving.register_keras_serializable(package="kit")
-class MultitaskBert(keras.Model):
+class MultitaskBert(BuiltOnBackbone, keras.Model):
     """A BERT encoder shared (fully, partly or not at all) by one classifier/regressor head per task.
 
     Args:
@@ -97,6 +98,8 @@ class MultitaskBert(keras.Model):
         static: also feed each head the pooled output of a frozen pretrained copy.
         dropout: head dropout.
     """
+
+    CONFIG = ('heads', 'k', 'share_embeddings', 'static', 'dropout')
 
     def __init__(self, backbone, heads: dict, k: int = 0, share_embeddings: bool = True, static: bool = False,
                  dropout: float = 0.1, **kwargs):
@@ -215,17 +218,6 @@ class MultitaskBert(keras.Model):
         total = self.count_params()
         return {"architecture": self.architecture, "total": total, "trainable": trainable,
                 "non_trainable": total - trainable}
-
-    def get_config(self):
-        return {"backbone": keras.layers.serialize(self.backbone), "heads": dict(self.heads), "k": self.k,
-                "share_embeddings": self.share_embeddings, "static": self.static, "dropout": self.dropout,
-                "name": self.name, "trainable": self.trainable}
-
-    @classmethod
-    def from_config(cls, config):
-        config = dict(config)
-        config["backbone"] = keras.layers.deserialize(config["backbone"])
-        return cls(**config)
 
 
 def multi_bert(backbone, heads: dict, **kwargs) -> MultitaskBert:

@@ -47,17 +47,8 @@ from dataclasses import dataclass, field
 import keras
 import numpy as np
 
-INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
-
-
-def _check_inputs(x, what: str) -> int:
-    if not isinstance(x, dict) or any(k not in x for k in INPUT_KEYS):
-        raise ValueError(f"{what} must be the preprocessor's dict with {INPUT_KEYS}; got "
-                         f"{sorted(x) if isinstance(x, dict) else type(x).__name__}.")
-    n = len(x["token_ids"])
-    if any(len(x[k]) != n for k in INPUT_KEYS):
-        raise ValueError(f"{what}: token_ids, segment_ids and padding_mask differ in length.")
-    return n
+from .masked_lm import INPUT_KEYS, check_inputs, fit_in_chunks, mlm_schedule, pass_rows
+from .optimizers import adamw
 
 
 class TLMBatches(keras.utils.PyDataset):
@@ -72,7 +63,7 @@ class TLMBatches(keras.utils.PyDataset):
     def __init__(self, internal: dict, labels, external: dict | None, masker, *, rho1: float, rho2: float,
                  batch_size: int, steps: int, start: int = 0, normalize_internal: bool = True, seed: int = 0):
         super().__init__()
-        n_int = _check_inputs(internal, "internal (task) inputs")
+        n_int = check_inputs(internal, "internal (task) inputs")
         if n_int == 0:
             raise ValueError("The task (internal) data is empty: TLM needs labelled task examples.")
         labels = np.asarray(labels)
@@ -83,7 +74,7 @@ class TLMBatches(keras.utils.PyDataset):
         if rho1 != math.inf and rho1 != int(rho1):
             raise ValueError(f"rho1 is a number of external batches per internal batch: an integer or math.inf, "
                              f"got {rho1}.")
-        n_ext = 0 if external is None else _check_inputs(external, "external (retrieved) inputs")
+        n_ext = 0 if external is None else check_inputs(external, "external (retrieved) inputs")
         if rho1 > 0 and n_ext == 0:
             raise ValueError(f"rho1={rho1} asks for external batches but no external data was given: pass the "
                              "retrieved texts' inputs, or set rho1=0 to train on task data only.")
@@ -118,16 +109,6 @@ class TLMBatches(keras.utils.PyDataset):
         n_int = -(-g // (self.rho1 + 1))
         return n_int, g - n_int
 
-    def _rows(self, stream: int, batch_number: int, n: int) -> np.ndarray:
-        """Rows of the ``batch_number``-th batch of a stream: consecutive slices of per-pass shuffles."""
-        pos = batch_number * self.batch_size + np.arange(self.batch_size)
-        passes = pos // n
-        rows = np.empty(self.batch_size, dtype="int64")
-        for p in np.unique(passes):
-            perm = np.random.default_rng([self.seed, stream, int(p)]).permutation(n)
-            rows[passes == p] = perm[pos[passes == p] % n]
-        return rows
-
     def __getitem__(self, i):
         if not 0 <= i < self.steps:
             raise IndexError(i)
@@ -135,11 +116,11 @@ class TLMBatches(keras.utils.PyDataset):
         kind = self.kind(i)
         n_int, n_ext = self._counts(g)
         if kind == "internal":
-            src, rows = self.internal, self._rows(0, n_int, len(self.labels))
+            src, rows = self.internal, pass_rows(n_int, self.batch_size, len(self.labels), self.seed, 0)
             labels = self.labels[rows]
             w_mlm, w_task = self.internal_weights
         else:
-            src, rows = self.external, self._rows(1, n_ext, len(self.external["token_ids"]))
+            src, rows = self.external, pass_rows(n_ext, self.batch_size, len(self.external["token_ids"]), self.seed, 1)
             labels = np.zeros(self.batch_size, dtype=self.labels.dtype)
             w_mlm, w_task = 1.0, 0.0
         batch = {k: np.asarray(src[k])[rows] for k in INPUT_KEYS}
@@ -165,55 +146,11 @@ class Stage1Result:
     curve: dict = field(default_factory=dict)
 
 
-SCHEDULES = ("cosine", "constant")
-
-
-def stage1_schedule(learning_rate: float, steps: int, warmup: float = 0.06, schedule: str = "cosine"):
-    """Linear warm-up over ``warmup`` of the steps, then cosine decay to 0 (``"cosine"``) or a constant rate.
-
-    >>> s = stage1_schedule(1e-3, steps=100, warmup=0.1, schedule="constant")
-    >>> [round(float(s(i)), 6) for i in (0, 5, 10, 99)]
-    [0.0, 0.0005, 0.001, 0.001]
-    """
-    if schedule not in SCHEDULES:
-        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}.")
-    warm = max(1, int(warmup * steps)) if warmup else 0
-    decay = max(1, steps - warm)
-    if schedule == "constant":
-        decay, alpha = 10**12, 1.0  # a cosine that never decays
-    else:
-        alpha = 0.0
-    return keras.optimizers.schedules.CosineDecay(
-        0.0 if warm else learning_rate, decay_steps=decay, alpha=alpha,
-        warmup_target=learning_rate if warm else None, warmup_steps=warm)
-
-
-def fit_in_chunks(model, batches, steps: int, chunks: int, verbose: int = 0, progress=None) -> dict:
-    """``steps`` optimizer steps as ``chunks`` consecutive ``fit`` calls on ``batches(start, n)`` (one stream).
-
-    Returns the curve: ``{"step": [end of each chunk], <each logged value>: [its mean over the chunk]}``;
-    ``progress(done, steps, logs)`` is called after each chunk.
-    """
-    chunks = max(1, min(int(chunks), steps))
-    bounds = np.linspace(0, steps, chunks + 1).astype(int)
-    curve = {"step": []}
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        hist = model.fit(batches(int(a), int(b - a)), epochs=1, verbose=verbose, shuffle=False)
-        curve["step"].append(int(b))
-        for key, values in hist.history.items():
-            curve.setdefault(key, []).append(float(values[-1]))
-        if progress is not None:
-            progress(int(b), steps, {k: v[-1] for k, v in curve.items()})
-    return curve
-
-
 def compile_stage1(model, *, learning_rate: float, steps: int, warmup: float = 0.06,
                    weight_decay: float = 0.01, schedule: str = "cosine") -> None:
     """AdamW (gradients clipped to global norm 1), linear warm-up then cosine decay to 0 (or constant);
     cross-entropy on both outputs."""
-    schedule = stage1_schedule(learning_rate, steps, warmup, schedule)
-    optimizer = keras.optimizers.AdamW(schedule, weight_decay=weight_decay, global_clipnorm=1.0)
-    optimizer.exclude_from_weight_decay(var_names=["bias", "gamma", "beta"])
+    optimizer = adamw(mlm_schedule(learning_rate, steps, warmup, schedule), weight_decay, global_clipnorm=1.0)
     loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     model.compile(optimizer=optimizer, loss={"task": loss, "mlm": loss})
 
@@ -251,33 +188,3 @@ def train_stage1(model, internal: dict, labels, external: dict | None, masker, *
     n_int = stream._counts(steps)[0]  # internal batches among steps 0..steps-1
     seq_len = np.asarray(internal["token_ids"]).shape[1]
     return Stage1Result(steps, n_int, steps - n_int, steps * batch_size * seq_len, seconds, curve)
-
-
-def evaluate_mlm(model, inputs: dict, masker, batch_size: int = 64, seed: int = 0) -> dict:
-    """Masked-token accuracy and loss (nats) on ``inputs``, with a fixed seeded masking (same for every model).
-
-    Scored batch by batch: memory holds one batch's ``(batch, predictions, vocabulary)``
-    logits, never the whole set's (3,000 texts x 20 predictions x 30,522 words would be 7 GB
-    in float32).
-    """
-    n = _check_inputs(inputs, "inputs")
-    if n == 0:
-        raise ValueError("evaluate_mlm got no texts.")
-    rng = np.random.default_rng([seed, 3])
-    m = masker(np.asarray(inputs["token_ids"]), np.asarray(inputs["padding_mask"]), rng)
-    x = {"token_ids": m["token_ids"], "segment_ids": np.asarray(inputs["segment_ids"]),
-         "padding_mask": np.asarray(inputs["padding_mask"]), "mask_positions": m["mask_positions"]}
-    correct, nll, count = 0, 0.0, 0
-    for start in range(0, n, batch_size):
-        part = {k: v[start:start + batch_size] for k, v in x.items()}
-        logits = np.asarray(model.predict_on_batch(part)["mlm"], "float32")   # (b, P, vocabulary)
-        w = m["mask_weights"][start:start + batch_size] > 0
-        target = m["mask_ids"][start:start + batch_size].astype("int64")
-        top = logits.max(-1, keepdims=True)
-        logz = np.log(np.exp(logits - top).sum(-1)) + top[..., 0]
-        target_logit = np.take_along_axis(logits, target[..., None], -1)[..., 0]
-        correct += int((logits.argmax(-1) == target)[w].sum())
-        nll += float((logz - target_logit)[w].astype("float64").sum())
-        count += int(w.sum())
-    count = max(count, 1)
-    return {"mlm_accuracy": correct / count, "mlm_loss": nll / count, "masked_tokens": count}

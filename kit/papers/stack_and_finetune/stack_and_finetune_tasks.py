@@ -1,8 +1,7 @@
-"""Tasks derived from registered data sets: two of Yahoo's (or BBC's) classes, headlines only, short
+"""Notebook 03's tasks, derived from registered data sets: two of Yahoo's (or BBC's) classes, headlines only, short
 sentences, Brown's proper nouns as entities, subsampled for a scale.
 
-A notebook's configuration names each task by a small spec (a dict in
-``kit/config.py``), e.g.::
+The notebook's sizes name each task by a small spec (a dict in ``stack_and_finetune_sizes.py``), e.g.::
 
     {"section": "classification", "dataset": "bbc_news", "classes": ["business", "politics"],
      "text": "headline", "sequence_length": 24, "max_train": 160, "max_eval": None}
@@ -32,7 +31,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .dataset import Split, TextDataset
+from ...data.dataset import Split, TextDataset
 
 SPEC_KEYS = ("dataset", "classes", "text", "labels", "max_words", "max_train", "max_eval", "max_dev", "section",
              "sequence_length")
@@ -94,13 +93,13 @@ def derive(ds: TextDataset, spec: dict, name: str | None = None, seed: int = 0) 
         ds = headlines(ds)
     ds = max_words(ds, spec.get("max_words"))
     if labels == "entities":
-        from .entities import proper_noun_entities
+        from ...data.entities import proper_noun_entities
 
         ds = proper_noun_entities(ds)
     if spec.get("max_train") is not None or spec.get("max_eval") is not None:
         ds = ds.subsample(spec.get("max_train"), spec.get("max_eval"), seed=seed)
     if spec.get("max_dev") is not None and len(ds.dev) > spec["max_dev"]:
-        from .splits import sample_indices
+        from ...data.splits import sample_indices
 
         strat = ds.dev.labels if ds.task in ("classification", "pairs") else None
         dev = ds.dev.take(sample_indices(len(ds.dev), spec["max_dev"], seed=seed, stratify=strat))
@@ -111,7 +110,7 @@ def derive(ds: TextDataset, spec: dict, name: str | None = None, seed: int = 0) 
 def task_datasets(specs: dict, seed: int = 0, load=None) -> dict:
     """``{name: spec}`` → ``{name: TextDataset}``, each source set loaded once (``load``: ``kit.data.load``)."""
     if load is None:
-        from .registry import load
+        from ...data.registry import load
     sources = {}
     out = {}
     for name, spec in specs.items():

@@ -49,15 +49,16 @@ from __future__ import annotations
 import keras
 from keras import ops
 
+from .optimizers import NO_DECAY_NAMES
+
 EMBEDDING_ATTRS = ("token_embedding", "position_embedding", "segment_embedding", "embeddings_layer_norm")
-NO_DECAY_NAMES = ("bias", "gamma", "beta")
 
 
 def depth_layers(backbone) -> dict:
     """``{"embeddings": [layers], "layers": [[layers at depth 0], ..., [depth L-1]], "pooler": [layers]}``.
 
     A BERT backbone gives one layer per depth; a kit multitask model
-    (``kit.models.multitask.MultitaskBert``) lists every copy of a depth
+    (``kit.models.multitask_bert.MultitaskBert``) lists every copy of a depth
     together (CerBERTus' per-task top layers, triple-BERT's encoders).
     """
     if hasattr(backbone, "depth_layers"):

@@ -41,20 +41,19 @@ notebook's cells stay short:
 
 from __future__ import annotations
 
-import hashlib
 import math
-import random
 import time
 from dataclasses import dataclass, field
 
 import keras
 import numpy as np
 
-from ..models.heads import build_classifier
-from ..models.stacked import build_stacked_model
-from ..models.tagging import (MaskedAccuracy, MaskedSparseCategoricalCrossentropy, TokenTaggerHead,
+from ...models.heads import build_classifier
+from ...models.rich_head import build_stacked_model
+from ...models.tagging import (MaskedAccuracy, MaskedSparseCategoricalCrossentropy, TokenTaggerHead,
                               align_labels)
-from .freeze import STRATEGIES, StackResult, stack_and_finetune
+from ...train.freeze import STRATEGIES, StackResult, stack_and_finetune
+from ...train.freeze_helpers import EncoderWatch, optimizer_factory
 
 #: The task kinds the three strategies run on, and the dataset task each one reads.
 KINDS = {"tagging": "tagging", "classification": "classification", "pairs": "pairs"}
@@ -97,7 +96,7 @@ class TaskData:
 
     def word_outputs(self, token_outputs, split: str = "test", fill: int = -1) -> list[list[int]]:
         """Tagging: one predicted label id per word (``fill`` for words cut by the sequence length)."""
-        from ..models.tagging import word_predictions
+        from ...models.tagging import word_predictions
 
         if self.kind != "tagging":
             raise ValueError(f"{self.name} is a {self.kind} task: word outputs are for tagging.")
@@ -158,71 +157,6 @@ def build_model(backbone, task: TaskData, head: keras.layers.Layer | None = None
     return build_stacked_model(backbone, head or light_head(task, hidden_dim, dropout), name=name)
 
 
-class ReusableBackbone:
-    """One pretrained backbone for many runs: :meth:`fresh` puts its pretrained weights back before each one.
-
-    Loading MiniLM again for every run costs seconds; resetting the weights of
-    one backbone object costs milliseconds. :meth:`fresh` also restores every
-    sublayer's and variable's ``trainable`` flag and dropout rate as they were
-    at construction, so nothing a previous run did (freezing, training) carries
-    over. Build each run's model on ``fresh()``'s return value.
-
-    Dropout's random state lives in seed generators that ``set_weights``
-    does not touch; :meth:`fresh` draws new seeds for them from Python's
-    ``random`` (seeded by ``kit.config.set_seed``), so a run with a given seed
-    gets the same dropout masks whatever ran before it.
-    """
-
-    def __init__(self, backbone):
-        self.backbone = backbone
-        self._weights = [np.array(w) for w in backbone.get_weights()]
-        layers = list(backbone._flatten_layers(include_self=True, recursive=True))
-        self._flags = [(layer, layer.trainable) for layer in layers]
-        self._var_flags = [(v, v.trainable) for v in backbone.weights]
-        self._rates = [(layer, layer.rate) for layer in layers if isinstance(layer, keras.layers.Dropout)]
-        self._seed_states = [sg.state for layer in layers for sg in getattr(layer, "_seed_generators", [])]
-
-    def fresh(self):
-        """The backbone with its pretrained weights, trainable flags and dropout rates restored."""
-        for layer, flag in self._flags:
-            layer.trainable = flag
-        for v, flag in self._var_flags:
-            v.trainable = flag
-        for layer, rate in self._rates:
-            layer.rate = rate
-        self.backbone.set_weights(self._weights)
-        for state in self._seed_states:   # as keras.random.SeedGenerator(seed=None) draws its seed
-            state.assign(np.array([random.randint(1, int(1e9)), 0], dtype=keras.backend.standardize_dtype(state.dtype)))
-        return self.backbone
-
-
-class EncoderWatch(keras.callbacks.Callback):
-    """Fingerprints (SHA-1 of the bytes) of some layers' weights at the start and end of every ``fit``.
-
-    ``changed`` lists, per ``fit`` call (= per phase), whether any weight's
-    bytes differ at the end: a frozen encoder must give ``False``.
-    """
-
-    def __init__(self, layers):
-        super().__init__()
-        self.layers = list(layers) if isinstance(layers, (list, tuple)) else [layers]
-        self.changed: list[bool] = []
-        self._start = None
-
-    def fingerprint(self) -> str:
-        h = hashlib.sha1()
-        for layer in self.layers:
-            for v in layer.weights:
-                h.update(np.ascontiguousarray(keras.ops.convert_to_numpy(v)).tobytes())
-        return h.hexdigest()
-
-    def on_train_begin(self, logs=None):
-        self._start = self.fingerprint()
-
-    def on_train_end(self, logs=None):
-        self.changed.append(self.fingerprint() != self._start)
-
-
 @dataclass
 class StrategyRun:
     """One trained model: the scheduler's result, the encoder's fate per phase, the test outputs."""
@@ -251,69 +185,6 @@ class StrategyRun:
             out[f"{p.name}_encoder_changed"] = int(changed)
             out[f"{p.name}_stopped_early"] = int(bool(p.stopped))
         return out
-
-
-@keras.saving.register_keras_serializable(package="kit")
-class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
-    """BERT's schedule: linear warm-up to ``peak`` over ``warmup_steps``, then linear decay to 0 at ``total_steps``.
-
-    >>> s = WarmupLinearDecay(1e-3, total_steps=10, warmup_steps=2)
-    >>> [round(float(s(i)), 6) for i in (0, 1, 2, 6, 10)]
-    [0.0005, 0.001, 0.001, 0.0005, 0.0]
-    """
-
-    def __init__(self, peak: float, total_steps: int, warmup_steps: int = 0):
-        super().__init__()
-        self.peak, self.total_steps = float(peak), int(total_steps)
-        self.warmup_steps = min(int(warmup_steps), self.total_steps)
-
-    def __call__(self, step):
-        step = keras.ops.cast(step, "float32")
-        warm = float(max(self.warmup_steps, 1))
-        up = self.peak * (step + 1.0) / warm
-        down = self.peak * keras.ops.maximum(0.0, (self.total_steps - step)
-                                             / float(max(self.total_steps - self.warmup_steps, 1)))
-        return keras.ops.where(step < self.warmup_steps, up, down)
-
-    def get_config(self):
-        return {"peak": self.peak, "total_steps": self.total_steps, "warmup_steps": self.warmup_steps}
-
-
-SCHEDULES = ("bert_adam", "constant")
-
-
-def optimizer_factory(strategy: str, steps_per_epoch: int, phase1_epochs: int, phase2_epochs: int,
-                      schedule: str = "bert_adam", warmup: float = 0.1, weight_decay: float = 0.01):
-    """A ``lr -> optimizer`` factory for :func:`kit.train.stack_and_finetune`, one fresh optimizer per phase.
-
-    ``"bert_adam"`` is the paper's BERT-Adam: AdamW (weight decay ``weight_decay``, none on biases and
-    LayerNorm) with :class:`WarmupLinearDecay` over each phase's planned steps (warm-up: ``warmup`` of
-    them); ``"constant"`` is AdamW at a constant rate. The scheduler calls the factory once per phase,
-    in order (then once more to leave the model compiled), which is how each call knows its phase.
-
-    >>> make = optimizer_factory("stack_and_finetune", 10, phase1_epochs=3, phase2_epochs=2)
-    >>> [round(float(make(lr).learning_rate), 8) for lr in (1e-3, 2e-5)]   # step 0: 1/3 and 1/2 of the way up
-    [0.00033333, 1e-05]
-    """
-    if schedule not in SCHEDULES:
-        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}.")
-    epochs = {"finetune_only": [phase2_epochs], "stack_only": [phase1_epochs],
-              "stack_and_finetune": [phase1_epochs, phase2_epochs]}[strategy]
-    calls = []
-
-    def make(lr):
-        i = len(calls)
-        calls.append(lr)
-        if schedule == "constant" or i >= len(epochs):
-            rate = lr
-        else:
-            total = max(1, epochs[i] * steps_per_epoch)
-            rate = WarmupLinearDecay(lr, total, int(round(warmup * total)))
-        opt = keras.optimizers.AdamW(rate, weight_decay=weight_decay)
-        opt.exclude_from_weight_decay(var_names=["bias", "gamma", "beta"])
-        return opt
-
-    return make
 
 
 def loss_and_metrics(task: TaskData):
@@ -353,11 +224,130 @@ def train_strategy(model: keras.Model, encoder, task: TaskData, strategy: str, *
     return StrategyRun(strategy, result, watch.changed, outputs, steps, seconds)
 
 
-def planned_epochs(strategy: str, phase1_epochs: int, phase2_epochs: int) -> int:
-    """Most epochs a strategy can run (phase 1 may stop early).
+# --- the notebook's tasks, heads and runs ------------------------------------------------------------------------------
 
-    >>> [planned_epochs(s, 4, 2) for s in STRATEGIES]
-    [2, 4, 6]
+#: The Sweep keys of notebook 03's ``results.csv`` (then ``metric, value``).
+KEYS = ("task", "model", "strategy", "seed")
+#: The rich heads, by the names ``sizes["heads"]`` and ``sizes["section_heads"]`` use.
+HEADS = {"bilstm": "TokenTaggerHead", "densenet": "DenseCNNHead", "highway": "HighwayBiLSTMHead", "bimpm": "BiMPMHead",
+         "sim_transformer": "SimTransformerHead"}
+
+
+def encode_tasks(data: dict, specs: dict, tokenizer) -> dict:
+    """``{name: TaskData}``: each task tokenized by ``tokenizer`` at its spec's ``sequence_length``."""
+    from ...text import BertPreprocessor
+
+    return {name: encode_task(ds, BertPreprocessor(tokenizer, specs[name]["sequence_length"]))
+            for name, ds in data.items()}
+
+
+def rich_head(name: str, num_labels: int, sizes: dict) -> keras.layers.Layer:
+    """The rich head ``name`` (a key of :data:`HEADS`), sized by ``sizes["heads"][name]``, dropout ``sizes["dropout"]``."""
+    from ... import models
+
+    if name not in HEADS:
+        raise ValueError(f"Unknown head {name!r}; the rich heads are {sorted(HEADS)}.")
+    return getattr(models, HEADS[name])(num_labels, **sizes["heads"][name], dropout=sizes["dropout"], name=name)
+
+
+def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
+    """Every run: per task the light head finetune-only, then each rich head stack-only and stack-and-finetune
+    (and finetune-only where ``sizes["rich_head_finetune"]``), for every seed, with its planned optimizer steps."""
+    out = []
+    rich = (["finetune_only"] if sizes["rich_head_finetune"] else []) + ["stack_only", "stack_and_finetune"]
+    for name, heads in models.items():
+        for m, s in [("light", "finetune_only")] + [(h, s) for h in heads[1:] for s in rich]:
+            for seed in sizes["seeds"]:
+                epochs = planned_epochs(s, sizes["phase1_epochs"], sizes["phase2_epochs"])
+                out.append(dict(task=name, model=m, strategy=s, seed=seed,
+                                steps=epochs * tasks[name].steps_per_epoch(sizes["batch_size"])))
+    return out
+
+
+def by_section(tasks: dict, specs: dict) -> dict:
+    """``{section: [task names]}`` for the paper's three experiments (tagging, classification, pairs)."""
+    return {sec: [n for n in tasks if specs[n]["section"] == sec] for sec in ("tagging", "classification", "pairs")}
+
+
+class Experiment:
+    """Notebook 03's runs on one reusable pretrained encoder: models, one run, and what a run writes.
+
+    :meth:`record` appends the run's scores and scheduler summary to the sweep's ``results.csv``, its per-epoch
+    curve to ``curves.csv``, the test outputs of texts and pairs to ``predictions/`` (for the ensemble), and the
+    best stack-and-finetune classifier by dev accuracy to ``best_model/``.
     """
-    return {"finetune_only": phase2_epochs, "stack_only": phase1_epochs,
-            "stack_and_finetune": phase1_epochs + phase2_epochs}[strategy]
+
+    def __init__(self, sizes: dict, tasks: dict, specs: dict, encoder, tokenizer, out, sweep):
+        self.sizes, self.tasks, self.specs, self.encoder = sizes, tasks, specs, encoder
+        self.tokenizer, self.sweep = tokenizer, sweep
+        self.out, self.curves_path, self.predictions = out, out / "curves.csv", out / "predictions"
+        self.predictions.mkdir(parents=True, exist_ok=True)
+        self.models = {name: ["light"] + sizes["section_heads"][specs[name]["section"]] for name in tasks}
+        self.recipe = {k: sizes[k] for k in ("phase1_lr", "phase2_lr", "phase1_epochs", "phase2_epochs", "batch_size",
+                                             "weight_decay", "schedule", "warmup")}
+        self.recipe["divergence"] = {"threshold": sizes["divergence_threshold"],
+                                     "patience": sizes["divergence_patience"]}
+
+    def make_model(self, task_name: str, model_name: str) -> keras.Model:
+        """The encoder (pretrained weights put back) with the light head or the rich head ``model_name``."""
+        task = self.tasks[task_name]
+        head = None if model_name == "light" else rich_head(model_name, task.num_labels, self.sizes)
+        return build_model(self.encoder.fresh(), task, head, hidden_dim=self.sizes["light_hidden_dim"],
+                           dropout=self.sizes["dropout"], pooling=self.sizes["light_pooling"],
+                           name=f"{task_name}_{model_name}")
+
+    def run_one(self, run: dict) -> tuple:
+        """Train ``run`` (a row of :func:`plan`): ``(model, StrategyRun)``."""
+        from ... import config
+
+        config.set_seed(run["seed"])
+        model = self.make_model(run["task"], run["model"])
+        return model, train_strategy(model, self.encoder.backbone, self.tasks[run["task"]], run["strategy"],
+                                     **self.recipe)
+
+    def record(self, run: dict, model: keras.Model, result: StrategyRun) -> None:
+        """Write what ``run`` produced (curve, predictions, best model, scores); the model is then let go."""
+        import gc
+
+        import pandas as pd
+
+        from ...models.bundle import save_bundle_if_best
+        from ...text import BertPreprocessor
+        from .stack_and_finetune_report import curve_rows, score
+
+        task, keys = self.tasks[run["task"]], {k: run[k] for k in KEYS}
+        curve = pd.DataFrame(curve_rows(result, **keys, config=self.sweep.fingerprint))
+        curve.to_csv(self.curves_path, mode="a", header=not self.curves_path.exists(), index=False)
+        if task.kind != "tagging":
+            np.save(self.predictions / "{task}__{model}__{strategy}__{seed}.npy".format(**keys), result.test_outputs)
+        if task.kind == "classification" and run["strategy"] == "stack_and_finetune":
+            save_bundle_if_best(self.out / "best_model", model, result.result.best_dev, config=self.sweep.fingerprint,
+                                score_name="dev_accuracy", info={"notebook": "03", **keys},
+                                preprocessor=BertPreprocessor(self.tokenizer, self.specs[run["task"]]["sequence_length"]),
+                                label_names=task.label_names)
+        self.sweep.record(run, {**score(task, result.test_outputs), **result.summary()})
+        del model
+        gc.collect()
+
+    def curves(self):
+        """This configuration's per-epoch curves (``curves.csv``)."""
+        import pandas as pd
+
+        frame = pd.read_csv(self.curves_path)
+        return frame[frame.config == self.sweep.fingerprint]
+
+    def record_ensembles(self, names: list) -> None:
+        """The ensemble of Experiment B: per task, strategy and seed, the average of the rich heads' class
+        probabilities (``kit.train.average_predictions``), scored and written as model ``ensemble``."""
+        from ...train.ensemble import average_predictions
+        from .stack_and_finetune_report import score
+
+        for name in names:
+            members = [h for h in self.models[name] if h != "light"]
+            for strategy in ("stack_only", "stack_and_finetune"):
+                for seed in self.sizes["seeds"]:
+                    files = [self.predictions / f"{name}__{m}__{strategy}__{seed}.npy" for m in members]
+                    if all(f.exists() for f in files):
+                        probs = average_predictions([np.load(f) for f in files])
+                        self.sweep.record(dict(task=name, model="ensemble", strategy=strategy, seed=seed),
+                                          score(self.tasks[name], probs))

@@ -1,0 +1,98 @@
+"""Notebook 01's report: the gap to the transformer as data grows (Figure 1), Table 2 and the sentences and checks.
+
+Every number comes from ``results.csv``: accuracy per model and training size as mean ± standard error over seeds
+(:func:`kit.analysis.summarize`); a gap is the transformer's mean minus the model's, with the standard error of a
+difference (:func:`kit.analysis.difference`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...analysis.spread import difference, format_mean_se, summarize
+from .pretrain_or_not_runs import TRANSFORMER
+
+
+def accuracy_stats(results):
+    """Test accuracy per (model, train_examples): mean, se, std, seeds."""
+    return summarize(results[results.metric == "test_accuracy"], ["model", "train_examples"])
+
+
+def gaps(stats, names, train_sizes) -> dict:
+    """``{model: {n: transformer - model}}`` (a :class:`kit.analysis.Difference`) for every model but the
+    transformer, at every training size."""
+    return {m: {n: difference(stats.loc[(TRANSFORMER, n)], stats.loc[(m, n)]) for n in train_sizes}
+            for m in names if m != TRANSFORMER}
+
+
+def figure1(stats, gap: dict, names, train_sizes, data_name: str):
+    """Left: test accuracy against training examples per model; right: the gap to the transformer (Figure 1)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(1, 2, figsize=(12, 4))
+    for name in names:
+        g = stats.loc[name]
+        ax[0].errorbar(g.index, g["mean"], yerr=g["se"].fillna(0), marker="o", capsize=3, label=name)
+    for name, d in gap.items():
+        ax[1].errorbar(train_sizes, [d[n].value * 100 for n in train_sizes],
+                       yerr=[np.nan_to_num(d[n].se) * 100 for n in train_sizes], marker="o", capsize=3, label=name)
+    ax[0].set(xscale="log", xlabel="training examples", ylabel="test accuracy", title=f"{data_name}: accuracy vs data")
+    ax[1].axhline(0, color="grey", lw=0.8)
+    ax[1].set(xscale="log", xlabel="training examples", ylabel=f"gap to {TRANSFORMER} (points)",
+              title="the gap (paper's Fig. 1)")
+    ax[0].legend(fontsize=8)
+    ax[1].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def table2(stats, gap: dict, names, params: dict, largest: int):
+    """The paper's Table 2 for this run, at the largest size: accuracy, the gap, seeds, parameters (no embeddings)."""
+    import pandas as pd
+
+    top = stats.xs(largest, level="train_examples")
+    return pd.DataFrame({
+        "accuracy": [format_mean_se(top.loc[m, "mean"], top.loc[m, "se"]) for m in names],
+        "Δ to transformer (points)": ["-" if m == TRANSFORMER else gap[m][largest].text(100, digits=1).split(" (")[0]
+                                      for m in names],
+        "seeds": [int(top.loc[m, "seeds"]) for m in names],
+        "params (no emb.)": [f"{params[m]:,}" for m in names]}, index=list(names))
+
+
+def sentences(stats, gap: dict, model_specs: dict, train_sizes, timing, sequence_length: int) -> list[str]:
+    """What this run shows: each gap at the smallest and the largest size and how much it shrank; the pretrained
+    table's effect at both ends; the LSTM's speed against the transformer's."""
+    lo, hi = train_sizes[0], train_sizes[-1]
+    lines = []
+    for m, d in gap.items():
+        shrink = difference({"mean": d[lo].value, "se": d[lo].se, "seeds": min(d[lo].seeds)},
+                            {"mean": d[hi].value, "se": d[hi].se, "seeds": min(d[hi].seeds)})
+        lines.append(f"{m}: gap to {TRANSFORMER} {d[lo].text(100, ' points')} at {lo:,} examples -> "
+                     f"{d[hi].text(100, ' points')} at {hi:,}; the gap shrank by {shrink.text(100, ' points')}")
+    plain = [m for m, spec in model_specs.items() if spec[0] == "lstm"][-1]
+    pre = [m for m, spec in model_specs.items() if spec[0] == "lstm+pretrained"][0]
+    for n in (lo, hi):
+        lines.append(f"pretrained embeddings ({pre} vs {plain}) at {n:,} examples: "
+                     f"{difference(stats.loc[(pre, n)], stats.loc[(plain, n)]).text(100, ' points')}")
+    r = timing[timing.model == "LSTM-2-256"].iloc[0]
+    t = timing[(timing.model == "MiniLM-L6") & (timing.batch_size == r.batch_size)].iloc[0]
+    lines.append(f"inference, batch {r.batch_size} x {sequence_length} on {r.device} ({r.backend}): LSTM-2-256 "
+                 f"{r.median_ms:.1f} ms, MiniLM-L6 {t.median_ms:.1f} ms: the LSTM is {r['speed-up vs MiniLM']}x as fast "
+                 "(the paper: LSTM-2-256 21x as fast as RoBERTa-Base on a CPU)")
+    return lines
+
+
+def checks(results, stats, gap: dict, plan_rows, num_classes: int, largest: int, smallest: int) -> dict:
+    """What CI asserts on every run: the sweep is complete, it starts where the transformer has left chance behind,
+    and the paper's mechanism shows: the gap at the largest size is below the gap at the smallest."""
+    chance = 1 / num_classes
+    first = next(iter(gap))
+    return {
+        "every run measured": int((results.metric == "test_accuracy").sum()) == len(plan_rows),
+        "the transformer is >10 points above chance at every size": bool((stats.loc[TRANSFORMER]["mean"]
+                                                                           > chance + 0.10).all()),
+        "the LSTMs learn something at the largest size": bool(max(stats.loc[(m, largest), "mean"] for m in gap)
+                                                              > chance + 0.05),
+        f"the gap at the largest size is below the gap at the smallest ({first})":
+            gap[first][largest].value < gap[first][smallest].value,
+    }

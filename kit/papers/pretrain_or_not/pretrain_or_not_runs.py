@@ -1,0 +1,187 @@
+"""Notebook 01's runs: LSTM-n-k from scratch, LSTM-n-k + a pretrained token table, and the fine-tuned transformer,
+each trained on growing subsets of one training set; the inference timing of the paper's sizes.
+
+- :class:`Inputs` reads the texts two ways: a word vocabulary (the LSTMs from scratch) and the encoder's WordPiece
+  ids (the "+ pretrained" LSTM and the transformer), with one fixed order so every smaller subset is inside every
+  larger one;
+- :func:`models` names the models of the scale (``LSTM-n-k``, ``LSTM-n-k + MiniLM emb``, the transformer);
+- :class:`Experiment` builds a model, trains one planned run (:func:`kit.train.fit_classifier`: the paper's
+  recipes, early stopping on dev accuracy) and scores it;
+- :func:`time_models` times the paper's model sizes (:func:`kit.analysis.time_inference`).
+
+>>> models({"lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64]})
+{'LSTM-2-64': ('lstm', 2, 64), 'LSTM-2-64 + MiniLM emb': ('lstm+pretrained', 2, 64), 'MiniLM-L6 fine-tuned': ('transformer', 6, 384)}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import keras
+import numpy as np
+
+#: The fine-tuned pretrained transformer's name in the tables.
+TRANSFORMER = "MiniLM-L6 fine-tuned"
+#: The Sweep keys of notebook 01's ``results.csv`` (then ``metric, value``).
+KEYS = ("model", "train_examples", "seed")
+
+
+@dataclass
+class Inputs:
+    """The texts of every split as word ids (``words``) and WordPiece inputs (``wordpieces``), and the fixed
+    ``order`` of the training set (the first ``n`` of it are the run with ``n`` examples)."""
+
+    vocab: object
+    words: dict
+    wordpieces: dict
+    order: np.ndarray
+
+    @classmethod
+    def prepare(cls, ds, largest: int, sequence_length: int, preprocessor, max_words: int = 20000) -> Inputs:
+        """The word vocabulary is fitted on the training texts of the largest run; the order is seeded (1234)."""
+        from ...text import WordVocab
+
+        order = np.random.default_rng(1234).permutation(len(ds.train))      # 300 ⊂ 900 ⊂ ... : one fixed order
+        vocab = WordVocab.fit([ds.train.texts[i] for i in order[:largest]], max_size=max_words)
+        splits = ("train", "dev", "test")
+        return cls(vocab, {s: vocab.encode(ds[s].texts, sequence_length) for s in splits},
+                   {s: preprocessor(ds[s].texts) for s in splits}, order)
+
+    def of(self, kind: str, split: str, idx=None):
+        """The inputs a model of ``kind`` reads (``lstm``: word ids; ``lstm+pretrained``: WordPiece ids; the
+        transformer: the preprocessor's dict), rows ``idx`` of them when given."""
+        x = self.words[split] if kind == "lstm" else self.wordpieces[split]["token_ids"] \
+            if kind == "lstm+pretrained" else self.wordpieces[split]
+        if idx is None:
+            return x
+        return {k: v[idx] for k, v in x.items()} if isinstance(x, dict) else x[idx]
+
+
+def models(sizes: dict) -> dict:
+    """``{name: (kind, n_layers, cells)}``: the scale's LSTM-n-k, the LSTM with the pretrained table, the transformer."""
+    out = {f"LSTM-{n}-{k}": ("lstm", n, k) for n, k in sizes["lstm_sizes"]}
+    n, k = sizes["lstm_plus_pretrained"]
+    out[f"LSTM-{n}-{k} + MiniLM emb"] = ("lstm+pretrained", n, k)
+    out[TRANSFORMER] = ("transformer", 6, 384)
+    return out
+
+
+def recipes(sizes: dict) -> dict:
+    """The paper's two recipes (:func:`kit.train.fit_classifier`'s arguments): LSTMs with Adam at a constant rate,
+    the transformer with AdamW decayed linearly to 0."""
+    return {
+        "lstm": dict(learning_rate=sizes["lstm_lr"], epochs=sizes["lstm_epochs"], batch_size=sizes["lstm_batch"],
+                     schedule="constant", min_steps=sizes["lstm_min_steps"], patience=sizes["lstm_patience"]),
+        "transformer": dict(learning_rate=sizes["transformer_lr"], epochs=sizes["transformer_epochs"],
+                            batch_size=sizes["transformer_batch"], schedule="linear",
+                            min_steps=sizes["transformer_min_steps"]),
+    }
+
+
+def recipe_of(kind: str, sizes: dict) -> dict:
+    """The recipe of a model of ``kind`` (both LSTMs train alike)."""
+    return recipes(sizes)["transformer" if kind == "transformer" else "lstm"]
+
+
+def plan(model_specs: dict, train_sizes: list, sizes: dict) -> list[dict]:
+    """Every model at every training size for every seed of its kind, with its planned optimizer steps."""
+    from ...train import planned_steps
+
+    out = []
+    for name, (kind, _, _) in model_specs.items():
+        r = recipe_of(kind, sizes)
+        seeds = sizes["transformer_seeds"] if kind == "transformer" else sizes["lstm_seeds"]
+        out += [dict(model=name, train_examples=n, seed=s,
+                     steps=planned_steps(n, r["epochs"], r["batch_size"], r["min_steps"]))
+                for n in train_sizes for s in seeds]
+    return out
+
+
+class Experiment:
+    """Notebook 01's runs on one data set: :meth:`make_model` and :meth:`run_one` (fit, score, keep the model of the
+    largest transformer run in ``out/best_model/``)."""
+
+    def __init__(self, ds, sizes: dict, inputs: Inputs, token_table, encoder, out, largest: int):
+        self.ds, self.sizes, self.inputs, self.token_table, self.encoder = ds, sizes, inputs, token_table, encoder
+        self.out, self.largest = out, largest
+        self.models = models(sizes)
+
+    def make_model(self, spec: tuple) -> keras.Model:
+        """A fresh model of ``spec`` (``(kind, n_layers, cells)``); the transformer from fresh pretrained weights."""
+        from ... import models as m
+
+        kind, n, k = spec
+        if kind == "lstm":
+            return m.build_lstm_classifier(len(self.inputs.vocab), self.ds.num_classes, n_layers=n, cells=k,
+                                           embedding_dim=self.sizes["embedding_dim"])
+        if kind == "lstm+pretrained":
+            return m.build_lstm_classifier(self.token_table.shape[0], self.ds.num_classes, n_layers=n, cells=k,
+                                           embedding_dim=self.sizes["embedding_dim"], pretrained_table=self.token_table)
+        fresh = m.load_backbone(self.encoder.name, sequence_length=self.sizes["sequence_length"])
+        return m.build_classifier(fresh.backbone, num_classes=self.ds.num_classes, dropout=0.1)
+
+    def run_one(self, run: dict) -> dict:
+        """Train ``run`` (a row of :func:`plan`) on the first ``train_examples`` of the fixed order; its metrics."""
+        from ... import config
+        from ...models import save_bundle
+        from ...train import accuracy, fit_classifier
+
+        kind, idx = self.models[run["model"]][0], self.inputs.order[: run["train_examples"]]
+        config.set_seed(run["seed"])
+        model = self.make_model(self.models[run["model"]])
+        fit = fit_classifier(model, self.inputs.of(kind, "train", idx), self.ds.train.y[idx],
+                             self.inputs.of(kind, "dev"), self.ds.dev.y, seed=run["seed"], **recipe_of(kind, self.sizes))
+        acc = accuracy(model, self.inputs.of(kind, "test"), self.ds.test.y)
+        if kind == "transformer" and run["train_examples"] == self.largest \
+                and run["seed"] == self.sizes["transformer_seeds"][0]:
+            save_bundle(self.out / "best_model", model, preprocessor=self.encoder.preprocessor,
+                        label_names=self.ds.label_names, info={"notebook": "01", "data": self.ds.name,
+                                                               "train_examples": run["train_examples"],
+                                                               "test_accuracy": acc})
+        keras.backend.clear_session()
+        return {"test_accuracy": acc, "dev_accuracy": fit.best_dev_accuracy, "train_seconds": fit.seconds,
+                "steps": fit.steps}
+
+
+def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequence_length: int):
+    """The paper's Table 3 on this machine: the paper's model sizes (LSTM-2-256, LSTM-4-256, LSTM-4-256 + the
+    pretrained table; fresh weights, speed does not depend on training) beside the transformer, each at every batch
+    size, on real test texts repeated to fill ``sequence_length``; a data frame with each model's speed-up."""
+    import pandas as pd
+
+    from ... import models as m
+    from ...analysis import time_inference
+    from ...text import BertPreprocessor
+
+    vocab, table, enc = experiment.inputs.vocab, experiment.token_table, experiment.encoder
+    builders = {
+        "LSTM-2-256": lambda: m.build_lstm_classifier(len(vocab), 2, n_layers=2, cells=256, embedding_dim=300),
+        "LSTM-4-256": lambda: m.build_lstm_classifier(len(vocab), 2, n_layers=4, cells=256, embedding_dim=300),
+        "LSTM-4-256 + MiniLM emb": lambda: m.build_lstm_classifier(table.shape[0], 2, n_layers=4, cells=256,
+                                                                   embedding_dim=300, pretrained_table=table),
+        "MiniLM-L6": lambda: m.build_classifier(m.load_backbone(enc.name, sequence_length=sequence_length).backbone, 2),
+    }
+    texts = [" ".join([t] * 20) for t in experiment.ds.test.texts[: max(batch_sizes)]]   # long enough to fill the length
+    word, wordpiece = vocab.encode(texts, sequence_length), BertPreprocessor(enc.tokenizer, sequence_length)(texts)
+    rows = []
+    for name, build in builders.items():
+        model = build()
+        for b in batch_sizes:
+            x = wordpiece["token_ids"][:b] if "MiniLM emb" in name else \
+                {k: v[:b] for k, v in wordpiece.items()} if name == "MiniLM-L6" else word[:b]
+            rows.append(time_inference(model, x, repeats=repeats, name=name))
+            print(f"{name:<26} batch {b}: {rows[-1]['median_ms']:8.1f} ms", flush=True)
+        keras.backend.clear_session()
+    timing = pd.DataFrame(rows)
+    minilm_ms = timing[timing.model == "MiniLM-L6"].set_index("batch_size").median_ms
+    timing["speed-up vs MiniLM"] = timing.apply(lambda r: minilm_ms[r.batch_size] / r.median_ms, axis=1).round(1)
+    return timing
+
+
+def record_timing(sweep, timing, params: dict, names, sequence_length: int) -> None:
+    """The timing and parameter counts into ``results.csv`` too, as runs with ``train_examples=0, seed=-1``."""
+    for name in names:
+        row = {f"inference_ms_b{r.batch_size}_L{sequence_length}": r.median_ms
+               for r in timing[timing.model == name].itertuples()}
+        sweep.record(dict(model=name, train_examples=0, seed=-1),
+                     row | ({"params_without_embeddings": params[name]} if name in params else {}))

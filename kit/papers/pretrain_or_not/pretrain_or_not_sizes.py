@@ -1,0 +1,41 @@
+"""Notebook 01's sizes: what never changes with the scale, then each scale.
+
+``train_sizes`` entries above 1 are numbers of examples, entries up to 1 fractions of the training set
+(:func:`kit.config.train_sizes`). The paper: LSTMs at a constant rate in {2.5e-4 ... 1e-3}, batch 64; the
+transformer batch 32, its rate decayed linearly to 0.
+"""
+
+DEFAULTS = {"lstm_lr": 1e-3, "lstm_batch": 64, "transformer_batch": 32}
+
+#: medium and full train the paper's LSTM sizes with three seeds and time them at the paper's shapes
+_PAPER_MODELS = {
+    "max_eval": None, "lstm_seeds": [0, 1, 2], "transformer_seeds": [0, 1, 2], "lstm_sizes": [[2, 256]],
+    "lstm_plus_pretrained": [4, 256], "embedding_dim": 300, "lstm_min_steps": 100,
+    "timing_batch_sizes": [128, 256, 384], "timing_sequence_length": 512,
+}
+
+SCALES = {
+    # smaller LSTMs than the paper's (said on screen), three training sizes, 2 seeds, a CPU
+    "smoke": {
+        "dataset": "rt_snippets", "max_eval": 500, "train_sizes": [300, 900, 2700], "sequence_length": 48,
+        "lstm_seeds": [0, 1], "transformer_seeds": [0, 1],
+        "lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64], "embedding_dim": 64,
+        "lstm_epochs": 6, "lstm_min_steps": 60, "lstm_patience": 2,
+        "transformer_epochs": 1, "transformer_lr": 1e-4, "transformer_min_steps": 30,
+        "timing_batch_sizes": [32], "timing_sequence_length": 128, "timing_repeats": 3,
+    },
+    # every offline sentence (8,454), the paper's LSTM-2-256 and LSTM-4-256 + pretrained, 3 seeds, one GPU
+    "medium": {
+        **_PAPER_MODELS, "dataset": "rt_snippets", "train_sizes": [300, 1000, 3000, 1.0], "sequence_length": 64,
+        "lstm_epochs": 10, "lstm_patience": 3, "transformer_epochs": 3, "transformer_lr": 5e-5,
+        "transformer_min_steps": 60, "timing_repeats": 10,
+    },
+    # Yelp polarity (560k): 4 fractions x 3 seeds x 3 models at length 256, LSTMs <= 2 epochs with early stopping,
+    # the transformer 1 epoch: ~3 GPU-hours on an H100 by GPU.md's step rates (the notebook prints the plan and its
+    # ETA). The paper: 7 fractions, 10 epochs, length 512 (~110 GPU-hours).
+    "full": {
+        **_PAPER_MODELS, "dataset": "yelp_polarity", "train_sizes": [0.01, 0.1, 0.3, 1.0], "sequence_length": 256,
+        "lstm_epochs": 2, "lstm_patience": 1, "transformer_epochs": 1, "transformer_lr": 2e-5,
+        "transformer_min_steps": 100, "timing_repeats": 30,
+    },
+}

@@ -1,0 +1,294 @@
+"""Notebook 04's report: its tables beside the paper's, its figure, the sentences it prints and the checks CI reads.
+
+Reading ``results.csv``: the CSV is long (``experiment, setting, task, seed, metric, value``, written by
+:func:`kit.papers.serbertus.serbertus_runs.record`). :func:`scores` keeps one metric as a
+column ``value`` per (experiment, setting, task, seed); :func:`add_task_mean`
+adds each run's mean over the tasks (the paper's headline "avg"), only where a
+setting has a score for every task; :func:`table` shows mean ± standard error
+over seeds, one column per task; :func:`compare` is the difference of two
+settings on one task with its standard error and a verdict
+(:func:`kit.analysis.difference`).
+
+>>> import pandas as pd
+>>> rows = [("baseline", "single-task", t, s, "test_score", v) for t, s, v in
+...         [("sst", 0, 0.40), ("sst", 1, 0.44), ("sts", 0, 0.20), ("sts", 1, 0.30)]]
+>>> rows += [("architecture", "multi-BERT", t, s, "test_score", v) for t, s, v in
+...          [("sst", 0, 0.42), ("sst", 1, 0.42), ("sts", 0, 0.10), ("sts", 1, 0.14)]]
+>>> long = pd.DataFrame(rows, columns=["experiment", "setting", "task", "seed", "metric", "value"])
+>>> s = add_task_mean(scores(long), ["sst", "sts"])
+>>> [str(v) for v in table(s, ["sst", "sts"]).loc[("architecture", "multi-BERT")]]
+['42.0 ± 0.0', '12.0 ± 2.0', '27.0 ± 1.0', '2']
+>>> compare(s, ("architecture", "multi-BERT"), ("baseline", "single-task"), "mean").text(100, " points")
+'-6.5 ± 3.6 points (within the noise, 2 seeds each)'
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...analysis.baselines import constant_guess
+from ...analysis.spread import difference, format_mean_se, summarize
+from . import serbertus_paper as paper
+from .serbertus_runs import KEYS
+
+MEAN = "mean"
+#: The baseline setting every ablation is compared with: one encoder per task, trained alone.
+BASE = ("baseline", "single-task")
+
+
+def scores(long, metric: str = "test_score"):
+    """Rows ``experiment, setting, task, seed, value`` of one metric."""
+    out = long[long.metric == metric][["experiment", "setting", "task", "seed", "value"]]
+    return out.reset_index(drop=True)
+
+
+def add_task_mean(frame, tasks, label: str = MEAN):
+    """``frame`` plus, per (experiment, setting, seed) that scored every task in ``tasks``, a row ``task=label``
+    with the mean of those scores."""
+    import pandas as pd
+
+    tasks = list(tasks)
+    part = frame[frame.task.isin(tasks)]
+    g = part.groupby(["experiment", "setting", "seed"], sort=False)
+    full = g.task.nunique() == len(tasks)
+    means = g.value.mean()[full].reset_index()
+    means["task"] = label
+    return pd.concat([frame, means[frame.columns]], ignore_index=True)
+
+
+def table(frame, tasks, index=("experiment", "setting"), scale: float = 100.0, digits: int = 1):
+    """Mean ± standard error over seeds: one row per ``index``, one column per task (and ``mean`` when present),
+    and the number of seeds."""
+    import pandas as pd
+
+    index = list(index)
+    cols = list(tasks) + ([MEAN] if (frame.task == MEAN).any() else [])
+    s = summarize(frame[frame.task.isin(cols)], index + ["task"])
+    text = {key: format_mean_se(r["mean"], r["se"], scale, digits) for key, r in s.iterrows()}
+    rows = {}
+    for key in dict.fromkeys(tuple(k[:-1]) for k in text):
+        rows[key if len(key) > 1 else key[0]] = {c: text.get(key + (c,), "-") for c in cols}
+        rows[key if len(key) > 1 else key[0]]["seeds"] = int(s.loc[[k for k in text if k[:-1] == key], "seeds"].max())
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    if len(index) > 1:
+        out.index = pd.MultiIndex.from_tuples(out.index, names=index)
+    else:
+        out.index.name = index[0]
+    return out
+
+
+def summary(frame, setting: tuple, task: str):
+    """``summarize`` row (mean, se, std, seeds) of one (experiment, setting) on one task."""
+    e, s = setting
+    part = frame[(frame.experiment == e) & (frame.setting == s) & (frame.task == task)]
+    if part.empty:
+        raise KeyError(f"No scores for {setting} on task {task!r}.")
+    return summarize(part.assign(key=0), "key").iloc[0]
+
+
+def compare(frame, a: tuple, b: tuple, task: str):
+    """``a - b`` on ``task`` (settings as ``(experiment, setting)``): a :class:`kit.analysis.spread.Difference`."""
+    return difference(summary(frame, a, task), summary(frame, b, task))
+
+
+def finite(values) -> bool:
+    """True when every value is a finite number."""
+    return bool(np.isfinite(np.asarray(values, dtype="float64")).all())
+
+
+# --- the tasks and the models -----------------------------------------------------------------------------------------
+
+def constant_guesses(datasets: dict, kinds: dict) -> dict:
+    """``{task: test score of always predicting the training majority}`` (0 for a regression task's Pearson)."""
+    return {t: constant_guess(ds.train.y, ds.test.y, "pearson" if kinds[t] == "regression" else "accuracy")
+            for t, ds in datasets.items()}
+
+
+def task_table(datasets: dict, kinds: dict):
+    """One row per task: the paper's task it stands in for, the data set, its kind, sizes, metric, constant guess."""
+    import pandas as pd
+
+    guess = constant_guesses(datasets, kinds)
+    return pd.DataFrame([{"task": t, "stands in for": paper.TASKS[t], "data": ds.name, "kind": kinds[t], **ds.sizes(),
+                          "score": "Pearson" if kinds[t] == "regression" else "accuracy",
+                          "constant guess (test)": round(guess[t], 3)} for t, ds in datasets.items()]).set_index("task")
+
+
+def cut_lengths(raw: dict, sequence_length: int) -> str:
+    """One line per task: the median number of tokens and the share of texts cut at ``sequence_length``."""
+    lines = []
+    for t, splits in raw.items():
+        lengths = np.concatenate([x["padding_mask"].sum(1) for x, _ in splits.values()])
+        lines.append(f"{t}: median {int(np.median(lengths))} tokens, {np.mean(lengths >= sequence_length):.0%} of "
+                     f"texts cut at {sequence_length}")
+    return "\n".join(lines)
+
+
+def architecture_sizes(backbone, heads: dict, ks):
+    """Parameters of multi-BERT (k = 0), each CerBERTus k and triple-BERT on ``backbone`` (``parameter_counts``)."""
+    import pandas as pd
+
+    from ...models import parameter_counts
+
+    counts = pd.DataFrame(parameter_counts(backbone, heads, ks=(0, *ks)))
+    counts = counts.set_index("architecture")[["k", "total", "vs_multi"]]
+    counts["total"] = counts["total"].map("{:,}".format)
+    return counts
+
+
+# --- the results ------------------------------------------------------------------------------------------------------
+
+def pick(frame, *settings):
+    """The rows of ``frame`` whose ``(experiment, setting)`` is one of ``settings``."""
+    return frame[[(e, s) in settings for e, s in zip(frame.experiment, frame.setting)]]
+
+
+def results(long, tasks) -> tuple:
+    """``(test, dev)``: each run's score per task and their mean over the tasks (:func:`add_task_mean`)."""
+    return tuple(add_task_mean(scores(long, m), tasks) for m in ("test_score", "dev_score"))
+
+
+def baseline_table(test, dev, tasks, guesses: dict):
+    """The baseline's test and dev scores (mean ± SE over seeds) beside each task's constant guess."""
+    import pandas as pd
+
+    out = pd.concat({"test": table(pick(test, BASE), tasks), "dev": table(pick(dev, BASE), tasks)})
+    out["constant guess"] = [" / ".join(f"{100 * guesses[t]:.1f}" for t in tasks)] * len(out)
+    return out
+
+
+def _ablation(test, experiment: str, baseline_label: str, task: str):
+    import pandas as pd
+
+    part = pd.concat([pick(test, BASE).assign(setting=baseline_label), test[test.experiment == experiment]])
+    return table(part[part.task == task].assign(experiment=experiment), [task], index=["setting"])
+
+
+def _mean_of(long, experiment: str, metric: str):
+    m = long[(long.experiment == experiment) & (long.metric == metric)]
+    return m.groupby("setting").value.mean().round(3)
+
+
+def ablation_tables(test, long, task: str) -> dict:
+    """The SMART, layer-decay and further-pretraining tables on the ablation ``task`` (test), the baseline as their
+    zero row, with SMART's ``R_s`` and the MLM loss at the start and end of further pretraining."""
+    smart = _ablation(test, "smart", "lambda_s=0", task).join(_mean_of(long, "smart", "smart_loss").rename(
+        "smart_loss (R_s)"))
+    mlm = _ablation(test, "mlm", "mlm_steps=0", task).join(_mean_of(long, "mlm", "mlm_loss_first").rename(
+        "MLM loss, first chunk")).join(_mean_of(long, "mlm", "mlm_loss_last").rename("MLM loss, last chunk"))
+    return {"smart": smart, "llrd": _ablation(test, "llrd", "decay=1", task), "mlm": mlm}
+
+
+def architectures(test, long, first_seed: int) -> tuple:
+    """``(scores, {setting: parameters as trained})`` of the baseline (three encoders: triple-BERT), the
+    multitask architectures and the combined model."""
+    import pandas as pd
+
+    arch = pd.concat([pick(test, BASE).assign(experiment="architecture", setting="triple-BERT (= baseline)"),
+                      test[test.experiment.isin(["architecture", "combined"])]])
+    params = long[(long.metric == "params") & (long.experiment.isin(["architecture", "combined"]))]
+    size = params.groupby("setting").value.first().to_dict()
+    size["triple-BERT (= baseline)"] = sum(long[(long.experiment == "baseline") & (long.metric == "params") &
+                                                (long.seed == first_seed)].value)
+    return arch, size
+
+
+def architecture_table(arch, size: dict, tasks):
+    """The paper's Table 6 for this run: each architecture's scores and its parameters as trained."""
+    out = table(arch, tasks, index=["setting"])
+    out["parameters (as trained)"] = [f"{size[s] / 1e6:.1f}M" for s in out.index]
+    return out
+
+
+def ensemble_table(test, ens, tasks):
+    """The paper's Table 7 for this run: the dev-gated ensemble beside the best single model by dev."""
+    out = table(test[test.experiment == "ensemble"], tasks, index=["setting"])
+    out["members / candidates"] = " | ".join(f"{t}: {ens[ens.task == t].members.mean():.1f} / "
+                                             f"{ens[ens.task == t].candidates.mean():.0f}" for t in tasks)
+    return out
+
+
+def figure(test, dev, arch, size: dict, long, task: str):
+    """Three panels: SMART's lambda_s sweep (the paper's Figure 4), score against size per architecture (Table 6),
+    and the MLM loss during further pretraining (Figure 5's mechanism)."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    fig, ax = plt.subplots(1, 3, figsize=(16, 4.2))
+    for frame, label in ((test, "test"), (dev, "dev")):
+        sm = pd.concat([pick(frame, BASE).assign(setting="lambda_s=0"), frame[frame.experiment == "smart"]])
+        s = summarize(sm[sm.task == task], "setting")
+        lam = [float(x.split("=")[1]) for x in s.index]
+        ax[0].errorbar(lam, 100 * s["mean"], yerr=100 * s["se"].fillna(0), marker="o", capsize=3, label=label)
+    ax[0].set(xscale="symlog", xlabel="SMART weight lambda_s (0 = baseline)", ylabel=f"{task} score (points)",
+              title=f"SMART on {task} (the paper's Figure 4)")
+    ax[0].legend()
+    for name, r in summarize(arch[arch.task == MEAN], "setting").iterrows():
+        ax[1].errorbar(size[name] / 1e6, 100 * r["mean"], yerr=100 * (0 if np.isnan(r["se"]) else r["se"]),
+                       marker="o", capsize=3)
+        ax[1].annotate(name, (size[name] / 1e6, 100 * r["mean"]), fontsize=8, xytext=(4, 4), textcoords="offset points")
+    ax[1].set(xlabel="parameters (millions, as trained)", ylabel="mean of the 3 tasks (test, points)",
+              title="architectures (the paper's Table 6)")
+    curve = long[(long.experiment == "mlm") & long.metric.str.startswith("mlm_loss_step")]
+    for (setting, seed), g in curve.groupby(["setting", "seed"]):
+        g = g.assign(step=g.metric.str.replace("mlm_loss_step", "").astype(int)).sort_values("step")
+        ax[2].plot(g.step, g.value, marker=".", label=f"{setting}, seed {seed}")
+    ax[2].set(xlabel="further-pretraining step", ylabel="MLM loss (nats)", title="further MLM pretraining (fresh head)")
+    ax[2].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+# --- what this run shows ---------------------------------------------------------------------------------------------
+
+def sentences(test, sizes: dict, tasks, guesses: dict) -> list[str]:
+    """Every comparison the notebook states, from this run's scores: the difference with its standard error and
+    verdict (:func:`compare`), the paper's number in brackets; then each baseline beside its constant guess."""
+    a, multi = sizes["ablation_task"], ("architecture", "multi-BERT")
+    says = lambda label, x, y, task, key: (  # noqa: E731
+        f"{label}: {compare(test, x, y, task).text(100, ' points')} [paper: {paper.SAYS[key]}]")
+    lines = [says(f"SMART lambda_s={x:g} vs none ({a})", ("smart", f"lambda_s={x:g}"), BASE, a, "smart")
+             for x in sizes["smart_lambdas"]]
+    lines += [says(f"layer decay {d:g} vs none ({a})", ("llrd", f"decay={d:g}"), BASE, a, "llrd")
+              for d in sizes["llrd_decays"]]
+    lines += [says(f"{n} MLM steps first vs none ({a})", ("mlm", f"mlm_steps={n}"), BASE, a, "mlm")
+              for n in sizes["mlm_steps"]]
+    lines.append(says("multi-BERT vs triple-BERT (mean of tasks)", multi, BASE, MEAN, "multi"))
+    lines += [says(f"CerBERTus k={k} vs multi-BERT (mean of tasks)", ("architecture", f"CerBERTus k={k}"), multi,
+                   MEAN, "cerbertus") for k in sizes["cerbertus_k"]]
+    lines.append(says("dev-gated ensemble vs the best single model by dev (mean of tasks)", ("ensemble", "dev-gated"),
+                      ("ensemble", "best single model (by dev)"), MEAN, "ensemble"))
+    for t in tasks:
+        s = summary(test, BASE, t)
+        lines.append(f"{t}: the baseline scores {format_mean_se(s['mean'], s['se'], 100, 1)} on test; a constant "
+                     f"guess {100 * guesses[t]:.1f}")
+    return lines
+
+
+def checks(long, test, plan_rows, done: set, sizes: dict, rates, counts, ens, out) -> dict:
+    """What CI asserts on every run, as ``{claim: bool}`` (facts that do not depend on the backend)."""
+    trained = long[long.experiment != "ensemble"]
+    seeds = trained[trained.metric == "test_score"].groupby(["experiment", "setting", "task"]).seed.nunique()
+    decay = sizes["llrd_decays"][0]
+    groups = [rates[i]["multiplier"] for i in range(1, len(rates) - 1)]
+    in_order = [int(str(counts.loc[n, "total"]).replace(",", "")) for n in counts.index]
+    mlm = long[long.experiment == "mlm"].pivot_table(index=["setting", "seed"], columns="metric", values="value")
+    smart = long[(long.experiment == "smart") & (long.metric == "smart_loss")]
+    files = ("results.csv", "table_baseline.csv", "table_smart.csv", "table_llrd.csv", "table_mlm.csv",
+             "table6_architectures.csv", "table7_ensemble.csv", "ensembles.csv", "serbertus_results.png")
+    return {
+        "every planned run measured": all(tuple(str(r[k]) for k in KEYS) in done for r in plan_rows),
+        "every setting has at least 2 seeds": bool(seeds.min() >= 2),
+        "every score is a finite number": finite(test.value),
+        "SMART logged a positive smoothness term in every lambda_s > 0 run":
+            len(smart) == len(sizes["smart_lambdas"]) * len(sizes["seeds"]) and bool((smart.value > 0).all()),
+        "rate table: top layer at the base rate, each layer below x decay, embeddings decay^L":
+            bool(np.isclose(groups[-1], 1.0) and all(np.isclose(lo, decay * hi) for lo, hi in zip(groups, groups[1:]))
+                 and np.isclose(rates[0]["multiplier"], decay ** len(groups))),
+        "parameters grow from multi-BERT through CerBERTus k to triple-BERT": in_order == sorted(in_order),
+        "further MLM pretraining lowered the MLM loss in every run":
+            bool((mlm["mlm_loss_last"] < mlm["mlm_loss_first"]).all()),
+        "every ensemble starts from its best single model and keeps its dev score or better":
+            bool((ens.members >= 1).all() and (ens.dev_score >= ens.best_single_dev - 1e-12).all()),
+        "tables and figures written": all((out / f).exists() for f in files),
+    }

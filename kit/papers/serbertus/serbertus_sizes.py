@@ -1,0 +1,53 @@
+"""Notebook 04's sizes: what never changes with the scale, then each scale.
+
+Each task names the registered data set standing in for (or being) the paper's SST-5, QQP and STS-B. SMART's
+settings are the paper's (1 step, epsilon 1e-6, sigma 1e-5, eta 1e-3, p = inf); ``smart_lambdas``,
+``llrd_decays``, ``mlm_steps`` and ``cerbertus_k`` are the ablations' grids; ``combined`` is the paper's best
+single model (CerBERTus + SMART + layer decay), run where it is set.
+"""
+
+DEFAULTS = {
+    "ablation_task": "sst", "warmup": 0.1, "weight_decay": 0.01, "dropout": 0.1,
+    "smart_lambdas": [1.0, 10.0], "smart": {"epsilon": 1e-6, "sigma": 1e-5, "eta": 1e-3, "steps": 1, "norm": "inf"},
+}
+
+SCALES = {
+    # MiniLM-L6 (6 layers; the paper: BERT-base, 12) on 160 training examples per task, one epoch of batch 16 at
+    # length 32, 2 seeds, CPU; MiniLM's token table cut to the ids the task texts use (exact for these texts, ~25%
+    # faster steps). Every experiment runs; most differences are noise at this size (said on screen).
+    "smoke": {
+        "backbone": "minilm-l6",
+        "tasks": {"sst": {"dataset": "rt_snippets", "options": {"target": "5class"}, "max_train": 160, "max_eval": 128},
+                  "qqp": {"dataset": "wordnet_pairs", "options": {}, "max_train": 160, "max_eval": 128},
+                  "sts": {"dataset": "wordnet_graded", "options": {}, "max_train": 160, "max_eval": 128}},
+        "sequence_length": 32, "compact_vocabulary": True, "batch_size": 16, "epochs": 1, "learning_rate": 1e-4,
+        "seeds": [0, 1], "llrd_decays": [0.95], "mlm_steps": [20], "mlm_learning_rate": 5e-5, "cerbertus_k": [1, 2],
+        "joint_triple": False, "combined": None,
+    },
+    # the offline stand-ins at full size (the WordNet pair sets subsampled to 8k), MiniLM-L6, 3 seeds, 2 epochs (best
+    # dev epoch kept), every ablation plus the jointly trained triple-BERT and the paper's best single model:
+    # ~70k step-equivalents, ~15-20 minutes on one GPU with jax by GPU.md's step rates (not yet timed)
+    "medium": {
+        "backbone": "minilm-l6",
+        "tasks": {"sst": {"dataset": "rt_snippets", "options": {"target": "5class"}, "max_train": None,
+                          "max_eval": None},
+                  "qqp": {"dataset": "wordnet_pairs", "options": {}, "max_train": 8000, "max_eval": 1000},
+                  "sts": {"dataset": "wordnet_graded", "options": {}, "max_train": 8000, "max_eval": 1000}},
+        "sequence_length": 64, "compact_vocabulary": False, "batch_size": 32, "epochs": 2, "learning_rate": 5e-5,
+        "seeds": [0, 1, 2], "llrd_decays": [0.95, 0.9], "mlm_steps": [500], "mlm_learning_rate": 2e-5,
+        "cerbertus_k": [1, 2, 3], "joint_triple": True, "combined": {"k": 2, "lambda_s": 10.0, "decay": 0.95},
+    },
+    # SerBERTus' own setting: BERT-base (keras-hub preset), SST-5 trees, GLUE QQP (100k of its 364k training pairs)
+    # and STS-B from your copies (KIT_DATA_SST5, KIT_DATA_GLUE_QQP, KIT_DATA_GLUE_STSB), 3 epochs, 3 seeds, k in
+    # {2, 4, 6} as the paper's Table 6, its best single model (CerBERTus k=2, SMART lambda 12, decay 0.95): ~300k
+    # step-equivalents, ~2 GPU-hours on an H100 with jax by GPU.md's BERT-base step rate (~9 hours on torch)
+    "full": {
+        "backbone": "bert_base_en_uncased",
+        "tasks": {"sst": {"dataset": "sst5", "options": {}, "max_train": None, "max_eval": None},
+                  "qqp": {"dataset": "glue_qqp", "options": {}, "max_train": 100000, "max_eval": 5000},
+                  "sts": {"dataset": "glue_stsb", "options": {}, "max_train": None, "max_eval": None}},
+        "sequence_length": 128, "compact_vocabulary": False, "batch_size": 32, "epochs": 3, "learning_rate": 2e-5,
+        "seeds": [0, 1, 2], "llrd_decays": [0.95, 0.9], "mlm_steps": [2000], "mlm_learning_rate": 1e-5,
+        "cerbertus_k": [2, 4, 6], "joint_triple": False, "combined": {"k": 2, "lambda_s": 12.0, "decay": 0.95},
+    },
+}

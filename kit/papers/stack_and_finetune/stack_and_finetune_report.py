@@ -1,0 +1,346 @@
+"""Notebook 03's report: scores, phase curves, the strategy tables beside the paper's, its figures, the sentences it
+prints and the checks CI reads.
+
+- :func:`score` gives a trained model's test scores from its outputs: accuracy
+  and macro-F1 for texts and pairs; word-level token accuracy for tagging,
+  plus entity-level precision/recall/F1 when the tags are BIO chunks.
+- :func:`curve_rows` flattens a run's per-epoch history (all phases) with the
+  reason phase 1 stopped; :func:`plot_phase_curve` draws train vs dev accuracy
+  with the end of phase 1 marked.
+- :func:`strategy_table` puts mean ± standard error over seeds side by side,
+  one column per strategy, with stack-and-finetune's differences to the other two.
+
+>>> import numpy as np
+>>> from kit.papers.stack_and_finetune.stack_and_finetune_runs import TaskData
+>>> task = TaskData("toy", "classification", ["a", "b"], {}, {"test": np.array([0, 1, 1, 0])})
+>>> s = score(task, np.array([[2.0, 0.0], [0.0, 1.0], [3.0, 0.0], [1.0, 0.0]]))
+>>> s["accuracy"], round(s["macro_f1"], 3)
+(0.75, 0.733)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...analysis.baselines import constant_guess
+from ...analysis.spread import difference, format_mean_se, summarize
+from ...analysis.tagging_scores import entity_scores, token_accuracy
+
+#: The metric each kind of task is compared on (tagging: entity F1 where the tags are entities).
+PRIMARY = {"classification": "accuracy", "pairs": "accuracy", "tagging": "token_accuracy"}
+
+
+def primary_metric(task) -> str:
+    """``entity_f1`` for an entity task, else the kind's headline metric (``PRIMARY``)."""
+    return "entity_f1" if task.is_entity_task else PRIMARY[task.kind]
+
+
+def macro_f1(y_true, y_pred, n_classes: int) -> float:
+    """Unweighted mean over classes of F1 (a class never predicted nor present is skipped).
+
+    >>> round(macro_f1([0, 0, 1, 1], [0, 1, 1, 1], 2), 3)
+    0.733
+    """
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    f1s = []
+    for c in range(n_classes):
+        tp = int(((y_pred == c) & (y_true == c)).sum())
+        fp = int(((y_pred == c) & (y_true != c)).sum())
+        fn = int(((y_pred != c) & (y_true == c)).sum())
+        if tp + fp + fn == 0:
+            continue
+        f1s.append(2 * tp / (2 * tp + fp + fn))
+    return float(np.mean(f1s)) if f1s else 0.0
+
+
+def score(task, outputs, split: str = "test") -> dict:
+    """Scores of ``outputs`` (logits or probabilities) against ``task``'s ``split`` labels."""
+    outputs = np.asarray(outputs)
+    n = len(task.y[split])
+    if len(outputs) != n:
+        raise ValueError(f"{task.name}: {len(outputs)} outputs for the {n} examples of its {split!r} split; "
+                         "predict the same split you score.")
+    if task.kind != "tagging":
+        y = np.asarray(task.y[split])
+        pred = outputs.argmax(-1)
+        return {"accuracy": float((pred == y).mean()), "macro_f1": macro_f1(y, pred, task.num_labels)}
+    gold = task.words[split]
+    pred = task.word_outputs(outputs, split, fill=-1)  # a word cut off by the sequence length counts as wrong
+    out = {"token_accuracy": token_accuracy(gold, pred)}
+    if task.is_entity_task:
+        names = task.label_names
+        outside = names.index("O") if "O" in names else 0
+        as_tags = lambda seqs: [[names[t if t >= 0 else outside] for t in s] for s in seqs]  # noqa: E731
+        e = entity_scores(as_tags(gold), as_tags(pred))
+        out.update(entity_f1=e["f1"], entity_precision=e["precision"], entity_recall=e["recall"],
+                   entities=e["n_true"])
+    return out
+
+
+def curve_rows(run, **keys) -> list[dict]:
+    """One row per epoch of every phase of a :class:`stack_and_finetune_runs.StrategyRun` (or ``StackResult``).
+
+    Columns: ``keys``, ``phase, epoch, global_epoch, train, dev, loss, val_loss``,
+    ``encoder_frozen`` and ``stopped`` (why the phase ended early, on its rows).
+    """
+    result = getattr(run, "result", run)
+    frozen = {p.name: p.encoder_frozen for p in result.phases}
+    why = {p.name: p.stopped or "" for p in result.phases}
+    return [{**keys, **r, "encoder_frozen": frozen[r["phase"]], "stopped": why[r["phase"]]}
+            for r in result.curve()]
+
+
+def phase1_story(curve) -> str:
+    """One sentence on where phase 1 of a stack-and-finetune curve stopped and why (``curve``: its rows)."""
+    rows = [r for r in (curve.to_dict("records") if hasattr(curve, "to_dict") else curve) if r["phase"] == "phase1"]
+    if not rows:
+        return "no phase 1 (finetune-only)"
+    n, reason = len(rows), rows[-1]["stopped"]
+    last = rows[-1]
+    head = f"phase 1 ran {n} epoch{'s' if n > 1 else ''} (train {last['train']:.3f}, dev {last['dev']:.3f} at the end)"
+    if isinstance(reason, str) and reason:
+        return f"{head}; stopped because {reason}"
+    return f"{head}; it reached its epoch cap without diverging"
+
+
+def plot_phase_curve(ax, curve, title: str = "", metric: str = "accuracy"):
+    """Train vs dev ``metric`` per epoch over both phases; phase 1 shaded, its end marked."""
+    rows = curve.to_dict("records") if hasattr(curve, "to_dict") else list(curve)
+    x = [r["global_epoch"] + 1 for r in rows]
+    ax.plot(x, [r["train"] for r in rows], "o-", label=f"train {metric} (running mean, dropout on)")
+    ax.plot(x, [r["dev"] for r in rows], "s-", label=f"dev {metric}")
+    n1 = sum(r["phase"] == "phase1" and bool(r["encoder_frozen"]) for r in rows)
+    if n1:
+        ax.axvspan(0.5, n1 + 0.5, color="grey", alpha=0.15, label="phase 1: encoder frozen")
+        ax.axvline(n1 + 0.5, color="grey", ls="--", lw=1)
+    ax.set(xlabel="epoch (both phases)", ylabel=metric, title=title)
+    ax.legend(fontsize=7, loc="lower right")
+    return ax
+
+
+def strategy_table(results, metric: str, light: str = "light", scale: float = 100.0, digits: int = 1):
+    """The paper's comparison: per task and rich head, mean ± SE over seeds of each strategy, and the differences.
+
+    ``results``: long rows ``task, model, strategy, seed, metric, value``.
+    finetune-only is the ``light`` model's row of the same task (the paper's
+    light head); stack-only and stack-and-finetune are the rich head's (and
+    the rich head's own finetune-only row, where it was run, gets a column
+    too). The last columns are stack-and-finetune minus finetune-only (light
+    head) and minus stack-only, each with its standard error and verdict
+    (:func:`kit.analysis.difference`), in points when ``scale=100``.
+    """
+    import pandas as pd
+
+    rows = results[results.metric == metric]
+    stats = summarize(rows, ["task", "model", "strategy"])
+    get = lambda *k: stats.loc[k] if k in stats.index else None  # noqa: E731
+    fmt = lambda st: "-" if st is None else format_mean_se(st["mean"], st["se"], scale, digits)  # noqa: E731
+    diff = lambda a, b: "-" if a is None or b is None else difference(a, b).text(scale, "", digits)  # noqa: E731
+    out = []
+    for task, model in rows[rows.model != light][["task", "model"]].drop_duplicates().itertuples(index=False):
+        ft, so, sf = get(task, light, "finetune_only"), get(task, model, "stack_only"), \
+            get(task, model, "stack_and_finetune")
+        row = {"task": task, "head": model, "finetune-only (light head)": fmt(ft)}
+        if get(task, model, "finetune_only") is not None:
+            row["finetune-only (this head)"] = fmt(get(task, model, "finetune_only"))
+        row.update({"stack-only": fmt(so), "stack-and-finetune": fmt(sf), "S&F - finetune-only": diff(sf, ft),
+                    "S&F - stack-only": diff(sf, so)})
+        out.append(row)
+    if not out:
+        raise ValueError(f"No rich-head rows with metric {metric!r} in the results.")
+    return pd.DataFrame(out).set_index(["task", "head"]).fillna("-")
+
+
+def paper_comparison(results, paper, task_of: dict, scale: float = 100.0, digits: int = 1):
+    """The paper's reported differences beside ours.
+
+    ``paper``: rows with ``experiment, section, metric, a, b, paper, says``
+    where ``a`` and ``b`` are ``(model, strategy)`` and ``paper`` the
+    paper's ``a - b`` in points (None where it gives only a direction);
+    ``task_of``: section → our task. Ours is ``a - b`` over seeds with its
+    standard error and verdict, or "not run" when a side is missing.
+    """
+    import pandas as pd
+
+    stats = summarize(results, ["task", "model", "strategy", "metric"])
+    out = []
+    for r in (paper.to_dict("records") if hasattr(paper, "to_dict") else paper):
+        task = task_of.get(r["section"])
+        ka, kb = (task, *r["a"], r["metric"]), (task, *r["b"], r["metric"])
+        ours = difference(stats.loc[ka], stats.loc[kb]).text(scale, "", digits) \
+            if ka in stats.index and kb in stats.index else "not run"
+        out.append({"experiment": r["experiment"], "comparison": f"{'/'.join(r['a'])} - {'/'.join(r['b'])}",
+                    "metric": r["metric"], "paper says": r["says"],
+                    "paper (points)": "-" if r["paper"] is None else f"{r['paper']:+.2f}",
+                    "our task": task, "ours (points)": ours})
+    return pd.DataFrame(out)
+
+
+# --- the notebook's tables, figures, sentences and checks --------------------------------------------------------------
+
+def data_table(data: dict, specs: dict):
+    """One row per task: its section, split sizes, number of labels and (entity tasks) test entities."""
+    import pandas as pd
+
+    rows = []
+    for name, ds in data.items():
+        extra = ds.info.get("entities", {}).get("test")
+        rows.append({"task": name, "section": specs[name]["section"], **ds.sizes(), "labels": ds.num_classes,
+                     "test entities": "-" if extra is None else extra})
+    return pd.DataFrame(rows).set_index("task")
+
+
+def encoding_lines(tasks: dict, specs: dict) -> str:
+    """One line per encoded task: kind, sequence length, labels, and how many sentences the length cut."""
+    lines = []
+    for name, task in tasks.items():
+        cut = {k.split("_")[0]: v for k, v in task.info.items() if k.endswith("_truncated")}
+        lines.append(f"{name:<24} {task.kind:<15} length {specs[name]['sequence_length']:>3}  labels "
+                     f"{task.num_labels:>3}" + (f"  sentences cut by the length: {cut}" if cut else ""))
+    return "\n".join(lines)
+
+
+def head_sizes(experiment):
+    """Parameters of every (task, head) model beside the encoder's."""
+    import gc
+
+    import pandas as pd
+
+    rows, encoder_params = [], experiment.encoder.backbone.count_params()
+    for name, heads in experiment.models.items():
+        for m in heads:
+            total = experiment.make_model(name, m).count_params()
+            rows.append({"task": name, "head": m, "head parameters": f"{total - encoder_params:,}",
+                         "encoder parameters": f"{encoder_params:,}"})
+    gc.collect()
+    return pd.DataFrame(rows).set_index(["task", "head"])
+
+
+def cls_spread(backbone, task, n: int = 64) -> tuple[float, float]:
+    """How much the [CLS] state and the mean token state vary across ``n`` dev texts of ``task`` (the std per
+    dimension, averaged): a light head can only learn from a state that varies."""
+    import keras
+
+    x = {k: v[:n] for k, v in task.x["dev"].items()}
+    seq = keras.ops.convert_to_numpy(backbone(x)["sequence_output"])
+    m = x["padding_mask"][..., None]
+    return float(seq[:, 0].std(0).mean()), float(((seq * m).sum(1) / m.sum(1)).std(0).mean())
+
+
+def phase1_figure(curves, first_seed: int) -> tuple:
+    """Train vs dev accuracy per epoch of every stack-and-finetune run of ``first_seed``, phase 1 shaded; returns
+    ``(figure, one sentence per panel on where phase 1 stopped)``."""
+    import matplotlib.pyplot as plt
+
+    sf = curves[(curves.strategy == "stack_and_finetune") & (curves.seed == first_seed)]
+    panels = list(sf.groupby(["task", "model"], sort=False))
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.4), squeeze=False)
+    stories = []
+    for ax, ((task_name, model_name), g) in zip(axes[0], panels):
+        plot_phase_curve(ax, g, title=f"{task_name}\n{model_name}")
+        stories.append(f"{task_name} / {model_name}: {phase1_story(g)}")
+    fig.tight_layout()
+    return fig, stories
+
+
+def wide(results):
+    """One row per run, one column per metric."""
+    return results.pivot_table(index=["task", "model", "strategy", "seed"], columns="metric",
+                               values="value").reset_index()
+
+
+def phase1_stops(runs_wide):
+    """Per task and head: how many stack-and-finetune runs, their mean phase-1 and phase-2 epochs, how many phase 1s
+    the divergence rule stopped."""
+    ph = runs_wide[runs_wide.strategy == "stack_and_finetune"]
+    return ph.groupby(["task", "model"]).agg(seeds=("seed", "count"), phase1_epochs=("phase1_epochs", "mean"),
+                                             stopped_by_the_rule=("phase1_stopped_early", "sum"),
+                                             phase2_epochs=("phase2_epochs", "mean"))
+
+
+def section_metrics(section: str, task) -> list:
+    """The metrics a section's tables show: entity F1 (entity tasks) and token accuracy; accuracy and macro-F1."""
+    if section == "tagging":
+        return (["entity_f1"] if task.is_entity_task else []) + ["token_accuracy"]
+    return ["accuracy", "macro_f1"] if section == "classification" else ["accuracy"]
+
+
+def strategies_figure(results, primary: dict):
+    """One bar chart per task: each (head, strategy)'s test score on the task's primary metric, ± one SE."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(primary), figsize=(3.4 * len(primary), 3.4), squeeze=False)
+    for ax, (name, metric) in zip(axes[0], primary.items()):
+        st = summarize(results[(results.task == name) & (results.metric == metric)], ["model", "strategy"])
+        labels = [f"{m}\n{s.replace('_and_', '&').replace('_only', '')}" for m, s in st.index]
+        ax.bar(range(len(st)), 100 * st["mean"], yerr=100 * st["se"].fillna(0), capsize=3,
+               color=["C0" if s == "finetune_only" else "C1" if s == "stack_only" else "C2" for _, s in st.index])
+        ax.set_xticks(range(len(st)), labels, fontsize=7, rotation=60)
+        ax.set(title=name, ylabel=f"test {metric} (%)", ylim=(max(0, 100 * st["mean"].min() - 15), None))
+    fig.tight_layout()
+    return fig
+
+
+def sentences(results, runs_wide, primary: dict, models: dict, specs: dict, sizes: dict) -> list[str]:
+    """Every comparison the notebook states, from this run: each rich head's stack-and-finetune against
+    finetune-only and stack-only with its standard error and verdict; phase-1 stops; seconds per run."""
+    stats = summarize(results, ["task", "model", "strategy", "metric"])
+
+    def said(task, a, b, metric):
+        ka, kb = (task, *a, metric), (task, *b, metric)
+        return difference(stats.loc[ka], stats.loc[kb]).text(100, " points") \
+            if ka in stats.index and kb in stats.index else "not run"
+
+    lines = []
+    for name, metric in primary.items():
+        ft = stats.loc[(name, "light", "finetune_only", metric)]
+        lines.append(f"{name} ({metric}): finetune-only {format_mean_se(ft['mean'], ft['se'], 100, 1)}")
+        for m in models[name][1:] + (["ensemble"] if specs[name]["section"] == "classification" else []):
+            lines.append(f"  {m}: stack-and-finetune vs finetune-only "
+                         f"{said(name, (m, 'stack_and_finetune'), ('light', 'finetune_only'), metric)}; "
+                         f"vs stack-only {said(name, (m, 'stack_and_finetune'), (m, 'stack_only'), metric)}")
+    sf = runs_wide[runs_wide.strategy == "stack_and_finetune"]
+    lines.append(f"phase 1 was stopped by the divergence rule in {int(sf.phase1_stopped_early.sum())} of {len(sf)} "
+                 f"stack-and-finetune runs; the others reached the {sizes['phase1_epochs']}-epoch cap")
+    secs = summarize(results[results.metric == "seconds"], "strategy")["mean"]
+    lines.append(f"mean seconds per run: { {k: round(v, 1) for k, v in secs.items()} }")
+    return lines
+
+
+def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out) -> dict:
+    """What CI asserts on every run, as ``{claim: bool}``: every run is there; the freeze scheduler did what it
+    promises in every run; the tasks are learned well above their constant guess; the files exist."""
+    import pandas as pd
+
+    def of(metric, **where):
+        rows = runs_wide
+        for k, v in where.items():
+            rows = rows[rows[k] == v]
+        return rows[metric]
+
+    frozen = pd.concat([of("phase1_encoder_changed", strategy=s) for s in ("stack_only", "stack_and_finetune")])
+    sf = runs_wide[runs_wide.strategy == "stack_and_finetune"]
+    pos = [n for n in sections["tagging"] if not tasks[n].is_entity_task]
+    ent = [n for n in sections["tagging"] if tasks[n].is_entity_task]
+    guess = {n: constant_guess(data[n].train.labels, data[n].test.labels, "token_accuracy") for n in pos}
+    guess |= {n: constant_guess(data[n].train.y, data[n].test.y) for n in sections["classification"]}
+    files = ("results.csv", "curves.csv", "phase1_curves.png", "strategies.png", "paper_vs_ours.csv",
+             "best_model/model.keras")
+    by_run = lambda n, metric: runs_wide[runs_wide.task == n].groupby(["model", "strategy"])[metric]  # noqa: E731
+    return {
+        "every planned run measured": len(runs_wide) == len(plan_rows),
+        "at least 2 seeds per task, head and strategy":
+            bool(runs_wide.groupby(["task", "model", "strategy"]).size().min() >= 2),
+        "frozen phases left the encoder bit-identical": bool((frozen == 0).all()),
+        "unfrozen phases changed it": bool((of("phase1_encoder_changed", strategy="finetune_only") == 1).all()
+                                           and (of("phase2_encoder_changed", strategy="stack_and_finetune") == 1).all()),
+        "phase 2 trains more parameters than phase 1": bool((sf.phase2_trainable_params > sf.phase1_trainable_params)
+                                                            .all()),
+        "POS: finetune-only beats the most frequent tag by > 20 points":
+            all(bool(of("token_accuracy", task=n, strategy="finetune_only").mean() > guess[n] + 0.2) for n in pos),
+        "entities: every strategy finds entities (mean entity F1 > 0.1)":
+            all(bool(g.mean() > 0.1) for n in ent for _, g in by_run(n, "entity_f1")),
+        "classification: every strategy beats the majority class by > 10 points":
+            all(bool(g.mean() > guess[n] + 0.1) for n in sections["classification"] for _, g in by_run(n, "accuracy")),
+        "figures and tables written": all((out / f).exists() for f in files),
+    }

@@ -1,0 +1,74 @@
+"""Notebook 03's sizes: what never changes with the scale, then each scale.
+
+Each task is a spec (``stack_and_finetune_tasks.derive``): its section (tagging, classification, pairs), the
+registered data set, how to narrow it, its sequence length and sizes. ``heads`` sizes the rich heads;
+``section_heads`` says which heads each section runs. The paper's recipe: phase-1 LR 1e-3, BERT-Adam with weight
+decay 0.01 (warm-up over 10% of a phase's steps, then linear decay), dropout 0.1.
+"""
+
+DEFAULTS = {
+    "section_heads": {"tagging": ["bilstm"], "classification": ["densenet", "highway"],
+                      "pairs": ["bimpm", "sim_transformer"]},
+    "dropout": 0.1, "weight_decay": 0.01, "schedule": "bert_adam", "warmup": 0.1, "divergence_patience": 2,
+}
+
+_SHORT_TAGGING = {"section": "tagging", "dataset": "brown_pos", "max_words": 20, "sequence_length": 32,
+                  "max_train": 128, "max_eval": 128, "max_dev": 64}
+_TAGGING = {"section": "tagging", "dataset": "brown_pos", "max_words": None, "sequence_length": 64,
+            "max_train": 4000, "max_eval": 1000, "max_dev": 500}
+_HEADLINES = {"section": "classification", "dataset": "bbc_news", "classes": ["business", "politics"],
+              "text": "headline", "max_eval": None}
+_PAPER_HEADS = {
+    "bilstm": {"n_layers": 1, "cells": 256},
+    "densenet": {"filters": 128, "growth": 32, "blocks": 4, "convs_per_block": 4},
+    "bimpm": {"perspectives": 20, "context_cells": 100, "aggregation_cells": 100, "hidden_dim": 128},
+    "sim_transformer": {"num_layers": 2, "num_heads": 4, "hidden_dim": 128, "intermediate_dim": 256,
+                        "perspectives": 20},
+}
+
+SCALES = {
+    # MiniLM-L6's bottom 3 layers on 128-160 training examples per task and a few epochs (the mechanism: freezing,
+    # phase-1 stopping, three strategies with seeds; not the paper's numbers)
+    "smoke": {
+        "tasks": {"brown_pos": _SHORT_TAGGING, "brown_entities": {**_SHORT_TAGGING, "labels": "entities"},
+                  "bbc_business_politics": {**_HEADLINES, "sequence_length": 24, "max_train": 160},
+                  "wordnet_pairs": {"section": "pairs", "dataset": "wordnet_pairs", "sequence_length": 32,
+                                    "max_train": 128, "max_eval": 128, "max_dev": 64}},
+        "heads": {"bilstm": {"n_layers": 1, "cells": 64},
+                  "densenet": {"filters": 64, "growth": 16, "blocks": 2, "convs_per_block": 2},
+                  "highway": {"n_layers": 1, "cells": 64},
+                  "bimpm": {"perspectives": 10, "context_cells": 32, "aggregation_cells": 32, "hidden_dim": 64},
+                  "sim_transformer": {"num_layers": 1, "num_heads": 2, "hidden_dim": 32, "intermediate_dim": 64,
+                                      "perspectives": 5}},
+        "encoder_layers": 3, "light_hidden_dim": 128, "light_pooling": "mean", "rich_head_finetune": False,
+        "seeds": [0, 1], "batch_size": 16, "phase1_lr": 3e-3, "phase2_lr": 4e-4, "phase1_epochs": 4,
+        "phase2_epochs": 2, "divergence_threshold": 0.05,
+    },
+    # 66 runs (4 tasks; finetune-only, stack-only, stack-and-finetune with each rich head; 3 seeds); on one GPU
+    # ~20-25 minutes by step-rate estimates (not yet timed): the big offline sets are subsampled to fit, BBC is whole
+    "medium": {
+        "tasks": {"brown_pos": _TAGGING, "brown_entities": {**_TAGGING, "labels": "entities"},
+                  "bbc_business_politics": {**_HEADLINES, "sequence_length": 32, "max_train": None},
+                  "wordnet_pairs": {"section": "pairs", "dataset": "wordnet_pairs", "sequence_length": 48,
+                                    "max_train": 8000, "max_eval": 1000, "max_dev": 500}},
+        "heads": {**_PAPER_HEADS, "highway": {"n_layers": 2, "cells": 128}},
+        "encoder_layers": None, "light_hidden_dim": None, "light_pooling": "cls", "rich_head_finetune": True,
+        "seeds": [0, 1, 2], "batch_size": 32, "phase1_lr": 1e-3, "phase2_lr": 5e-5, "phase1_epochs": 5,
+        "phase2_epochs": 3, "divergence_threshold": 0.03,
+    },
+    # the paper's data: CoNLL-2003 NER (your copy), 2 of Yahoo Answers' 10 classes (the paper does not say which: two
+    # that are easy to confuse), QQP; BERT-base as the paper; 54 runs, a few GPU-hours on one GPU by step-rate estimates
+    "full": {
+        "tasks": {"conll2003": {"section": "tagging", "dataset": "conll2003", "sequence_length": 128,
+                                "max_train": None, "max_eval": None},
+                  "yahoo_2class": {"section": "classification", "dataset": "yahoo_answers",
+                                   "classes": ["Education & Reference", "Science & Mathematics"],
+                                   "sequence_length": 128, "max_train": 20000, "max_eval": 5000},
+                  "qqp": {"section": "pairs", "dataset": "glue_qqp", "sequence_length": 64, "max_train": 50000,
+                          "max_eval": 10000}},
+        "heads": {**_PAPER_HEADS, "highway": {"n_layers": 2, "cells": 256}},
+        "backbone": "bert_base_en_uncased", "encoder_layers": None, "light_hidden_dim": None, "light_pooling": "cls",
+        "rich_head_finetune": True, "seeds": [0, 1, 2], "batch_size": 32, "phase1_lr": 1e-3, "phase2_lr": 2e-5,
+        "phase1_epochs": 5, "phase2_epochs": 3, "divergence_threshold": 0.03,
+    },
+}

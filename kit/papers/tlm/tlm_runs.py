@@ -1,0 +1,249 @@
+"""Notebook 02's runs: TLM's data step (BM25 retrieval with the task texts as queries, random retrieval as the
+control), its tokens, and one run: stage 1 (joint MLM + task, :func:`kit.train.train_stage1`), stage 2 (the task
+alone, :func:`kit.train.fit_classifier`) and the scores; and the pretrained baseline fine-tuned on the same data.
+
+- :func:`load_tasks`, :func:`load_corpus`: the tasks and the general corpus (``KIT_TLM_CORPUS``: your own);
+- :func:`retrieve`: every task's external data for each K (BM25) and the random control of the same size;
+- :class:`Tokens`: the tasks' and the retrieved passages' WordPiece ids on a compact vocabulary, and the masker;
+- :func:`settings` / :func:`plan`: the main setting per task and the ablations (retrieval, K, rho1, rho2);
+- :class:`Experiment`: :meth:`~Experiment.make_tlm`, :meth:`~Experiment.run_one` (= stage 1, then
+  :meth:`~Experiment.finish`), :meth:`~Experiment.run_baseline`.
+
+>>> settings({"tasks": {"news": "news"}, "ablation_task": "news", "k": 8, "rho1": 3, "rho2": 20, "k_ablation": [2],
+...           "rho1_ablation": [], "rho2_ablation": [0]})[-1]
+('news', {'retrieval': 'bm25', 'K': 8, 'rho1': 3, 'rho2': 0})
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass
+
+import keras
+import numpy as np
+
+#: The Sweep keys of notebook 02's ``results.csv`` (then ``metric, value``).
+KEYS = ("experiment", "task", "retrieval", "K", "rho1", "rho2", "seed")
+#: Where to find your own general corpus: a text file, one passage per line.
+CORPUS_ENV = "KIT_TLM_CORPUS"
+
+
+def load_tasks(sizes: dict, own=None) -> dict:
+    """``{name: TextDataset}``: the scale's tasks (``sizes["tasks"]``), or your data set alone when ``own`` is given,
+    each subsampled to ``max_train`` / ``max_eval``."""
+    from ...data import load
+
+    if own is not None:
+        return {own.name: own.subsample(sizes["max_train"], sizes["max_eval"], seed=0)}
+    return {name: load(name, max_train=sizes["max_train"], max_eval=sizes["max_eval"], seed=0) for name in sizes["tasks"]}
+
+
+def load_corpus() -> tuple[list, np.ndarray]:
+    """``(passages, origin of each)``: your corpus (``KIT_TLM_CORPUS``) or the kit's general corpus."""
+    if os.environ.get(CORPUS_ENV):
+        with open(os.environ[CORPUS_ENV], encoding="utf-8") as f:
+            corpus = [line.strip() for line in f if line.strip()]
+        return corpus, np.array(["your corpus"] * len(corpus))
+    from ...data import general_corpus
+
+    general = general_corpus()
+    return general.splits["all"].texts, np.array(general.info["origin"])
+
+
+def retrieve(tasks: dict, corpus: list, sizes: dict) -> tuple[dict, dict]:
+    """TLM's data step for every task: ``selections[(task, "bm25", K)]`` (the doc ids of the union of each training
+    text's top-K; the ablation task also at ``k_ablation``), ``selections[(task, "random", K)]`` (random retrieval of
+    the same size) and ``found_by[(task, K)]`` (the :class:`kit.retrieval.ExternalSelection`). The task's own texts
+    are kept out."""
+    from ...retrieval import BM25Retriever, random_retrieval, select_external, task_text_mask
+
+    t0 = time.perf_counter()
+    retriever = BM25Retriever(corpus, method="lucene")
+    print(f"BM25 index over {len(corpus):,} passages: {time.perf_counter() - t0:.1f} s")
+    selections, found_by = {}, {}
+    for name, ds in tasks.items():
+        keep_out = ds.dev.texts + ds.test.texts
+        for k in [sizes["k"]] + (sizes["k_ablation"] if name == sizes["ablation_task"] else []):
+            t0 = time.perf_counter()
+            sel = select_external(ds.train.texts, corpus, k=k, retriever=retriever, exclude_texts=keep_out)
+            selections[(name, "bm25", k)], found_by[(name, k)] = sel.doc_ids, sel
+            print(f"{name} K={k}: {len(sel):,} passages from {sel.n_queries} queries in {time.perf_counter() - t0:.1f} s")
+        exclude = np.flatnonzero(task_text_mask(corpus, ds.train.texts + keep_out))
+        selections[(name, "random", sizes["k"])] = random_retrieval(
+            len(corpus), len(selections[(name, "bm25", sizes["k"])]), seed=0, exclude=exclude)
+    return selections, found_by
+
+
+@dataclass
+class Tokens:
+    """The WordPiece ids of the tasks (``task_ids``: full vocabulary, ``x``: compact) and of every retrieved passage
+    (``corpus_ids``, ``row_of[doc id]`` its row), the compact ``vocabulary`` and the ``masker``."""
+
+    task_ids: dict
+    x: dict
+    corpus_ids: dict
+    row_of: np.ndarray
+    vocabulary: object
+    masker: object
+
+    @classmethod
+    def prepare(cls, tasks: dict, corpus: list, selections: dict, preprocessor, vocabulary_size: int) -> Tokens:
+        """Tokenize the passages any selection holds and the tasks' texts; keep the ``vocabulary_size`` most
+        frequent ids of the retrieved passages and the training texts (``kit.text.CompactVocabulary``)."""
+        from ...text import CompactVocabulary, MLMMasker
+
+        needed = np.unique(np.concatenate(list(selections.values())))
+        corpus_ids = preprocessor([corpus[i] for i in needed])
+        row_of = np.full(len(corpus), -1)
+        row_of[needed] = np.arange(len(needed))
+        task_ids = {name: {s: preprocessor(ds[s].texts) for s in ("train", "dev", "test")} for name, ds in tasks.items()}
+        tok = preprocessor.tokenizer
+        vocab = CompactVocabulary.for_tokenizer(
+            tok, [corpus_ids["token_ids"]] + [v["train"]["token_ids"] for v in task_ids.values()], vocabulary_size)
+        masker = MLMMasker.for_tokenizer(tok, preprocessor.sequence_length, vocabulary=vocab)
+        x = {name: {s: vocab(v) for s, v in splits.items()} for name, splits in task_ids.items()}
+        return cls(task_ids, x, corpus_ids, row_of, vocab, masker)
+
+    def external(self, doc_ids) -> dict:
+        """The compact inputs of the passages ``doc_ids`` (a selection)."""
+        return self.vocabulary({k: v[self.row_of[doc_ids]] for k, v in self.corpus_ids.items()})
+
+
+def main_setting(sizes: dict) -> dict:
+    """The paper's main setting at this scale: BM25, top-K, rho1 and rho2 as the sizes say."""
+    return dict(retrieval="bm25", K=sizes["k"], rho1=sizes["rho1"], rho2=sizes["rho2"])
+
+
+def settings(sizes: dict) -> list[tuple]:
+    """``(task, setting)`` pairs: every task's main setting and its random-retrieval control; on the ablation task
+    the other K, "only task data" (rho1 = 0, no retrieval), the other rho1 and rho2."""
+    main, a = main_setting(sizes), sizes["ablation_task"]
+    out = []
+    for name in sizes["tasks"]:
+        out += [(name, main), (name, {**main, "retrieval": "random"})]
+    out += [(a, {**main, "K": k}) for k in sizes["k_ablation"]] + [(a, {**main, "rho1": 0, "K": 0, "retrieval": "none"})]
+    out += [(a, {**main, "rho1": r}) for r in sizes["rho1_ablation"]] + [(a, {**main, "rho2": r})
+                                                                         for r in sizes["rho2_ablation"]]
+    return out
+
+
+def plan(setting_rows: list, sizes: dict, tasks: dict) -> list[dict]:
+    """Every setting for every seed, with its optimizer steps (stage 1's, then stage 2's epochs)."""
+    stage2 = lambda name: sizes["stage2_epochs"] * math.ceil(len(tasks[name].train) / sizes["batch_size"])  # noqa: E731
+    return [dict(experiment="tlm", task=name, **s, seed=seed, steps=sizes["stage1_steps"] + stage2(name))
+            for name, s in setting_rows for seed in sizes["seeds"]]
+
+
+def baseline_plan(sizes: dict, tasks: dict) -> list[dict]:
+    """The pretrained baseline: every task for every seed (its keys hold ``retrieval="-"``, K, rho1, rho2 = 0)."""
+    return [dict(experiment="minilm_finetuned", task=name, retrieval="-", K=0, rho1=0, rho2=0, seed=seed,
+                 steps=sizes["baseline_epochs"] * math.ceil(len(tasks[name].train) / sizes["baseline_batch"]))
+            for name in tasks for seed in sizes["seeds"]]
+
+
+def scores(model, x, y) -> tuple[float, float]:
+    """``(accuracy, macro-F1)`` of a classifier's argmax on ``x``."""
+    from sklearn.metrics import f1_score
+
+    pred = model.predict(x, batch_size=128, verbose=0).argmax(-1)
+    return float((pred == y).mean()), float(f1_score(y, pred, average="macro"))
+
+
+class Experiment:
+    """Notebook 02's runs on its tasks and tokens (one TLM run: :meth:`run_one`; the baseline: :meth:`run_baseline`).
+
+    The main TLM model of each task (first seed) is saved as ``out/tlm_<task>.keras`` (section 7 reads it), the
+    ablation task's classifier as ``out/best_model/`` (a bundle), the fine-tuned baseline's backbone of the ablation
+    task as ``out/minilm_finetuned_<task>.keras``.
+    """
+
+    def __init__(self, sizes: dict, tasks: dict, tokens: Tokens, selections: dict, encoder, out):
+        self.sizes, self.tasks, self.tokens, self.selections = sizes, tasks, tokens, selections
+        self.encoder, self.out = encoder, out
+        self.main = main_setting(sizes)
+        self.stage1 = dict(steps=sizes["stage1_steps"], batch_size=sizes["batch_size"],
+                           learning_rate=sizes["stage1_lr"], warmup=sizes["warmup"], chunks=4)
+
+    def make_tlm(self, num_classes: int, seed: int):
+        """A TLM model from scratch (:class:`kit.models.TLMModel`), seeded first."""
+        from ... import config
+        from ...models import TLMModel, tlm_backbone
+
+        s = self.sizes
+        config.set_seed(seed)
+        backbone = tlm_backbone(self.tokens.vocabulary.size, s["num_layers"], s["num_heads"], s["hidden_dim"],
+                                s["intermediate_dim"], max_sequence_length=s["sequence_length"], dropout=s["dropout"])
+        return TLMModel(backbone, num_classes, self.tokens.masker.max_predictions, dropout=s["dropout"],
+                        pooling=s["pooling"])
+
+    def external(self, run: dict):
+        """The retrieved passages' inputs of ``run`` (None for rho1 = 0: task data only)."""
+        if run["rho1"] == 0:
+            return None
+        return self.tokens.external(self.selections[(run["task"], run["retrieval"], run["K"])])
+
+    def run_one(self, run: dict) -> dict:
+        """One TLM run: a model from scratch, stage 1 on the interleaved stream, then :meth:`finish`."""
+        from ...train import train_stage1
+
+        ds, x = self.tasks[run["task"]], self.tokens.x[run["task"]]
+        model = self.make_tlm(ds.num_classes, run["seed"])
+        s1 = train_stage1(model, x["train"], ds.train.y, self.external(run), self.tokens.masker, rho1=run["rho1"],
+                          rho2=run["rho2"], seed=run["seed"], **self.stage1)
+        return self.finish(run, model, s1)
+
+    def finish(self, run: dict, model, s1) -> dict:
+        """After stage 1: its test scores and the MLM's on dev texts, stage 2 (the task loss alone, early stopping on
+        dev accuracy), the final scores and the training compute; the main models saved; the run's metrics."""
+        from ...analysis import training_flops
+        from ...models import save_bundle
+        from ...train import evaluate_mlm, fit_classifier
+
+        s, task, seed = self.sizes, run["task"], run["seed"]
+        ds, x = self.tasks[task], self.tokens.x[task]
+        clf = model.classifier()
+        stage1_acc, stage1_f1 = scores(clf, x["test"], ds.test.y)
+        mlm = evaluate_mlm(model, x["dev"], self.tokens.masker)
+        fit = fit_classifier(clf, x["train"], ds.train.y, x["dev"], ds.dev.y, learning_rate=s["stage2_lr"],
+                             epochs=s["stage2_epochs"], batch_size=s["batch_size"], schedule="linear", seed=seed)
+        acc, f1 = scores(clf, x["test"], ds.test.y)
+        tokens = s1.tokens + fit.steps * s["batch_size"] * s["sequence_length"]
+        if all(run[k] == v for k, v in self.main.items()) and seed == s["seeds"][0]:
+            model.save(self.out / f"tlm_{task}.keras")                 # the main model of each task, for section 7
+            if task == s["ablation_task"]:
+                save_bundle(self.out / "best_model", clf, preprocessor=self.encoder.preprocessor,
+                            vocabulary=self.tokens.vocabulary, label_names=ds.label_names,
+                            info={"notebook": "02", "task": task, "test_accuracy": acc})
+        curve = {f"stage1_mlm_loss_step{i}": v for i, v in zip(s1.curve["step"], s1.curve["mlm_loss"])}
+        passages = 0 if run["rho1"] == 0 else len(self.selections[(task, run["retrieval"], run["K"])])
+        keras.backend.clear_session()
+        return dict(test_accuracy=acc, test_macro_f1=f1, stage1_test_accuracy=stage1_acc,
+                    stage1_test_macro_f1=stage1_f1, dev_accuracy=fit.best_dev_accuracy,
+                    mlm_accuracy=mlm["mlm_accuracy"], mlm_loss=mlm["mlm_loss"],
+                    external_passages=passages,
+                    params=model.count_params(), train_tokens=tokens,
+                    flops=training_flops(tokens, model.count_params()), seconds=s1.seconds + fit.seconds, **curve)
+
+    def run_baseline(self, run: dict) -> dict:
+        """The pretrained encoder fine-tuned on the task (the paper's recipe: AdamW, rate decayed linearly to 0)."""
+        from ... import config
+        from ...analysis import training_flops
+        from ...models import build_classifier, load_backbone
+        from ...train import fit_classifier
+
+        s, ds, x = self.sizes, self.tasks[run["task"]], self.tokens.task_ids[run["task"]]
+        config.set_seed(run["seed"])
+        pretrained = load_backbone(self.encoder.name, sequence_length=s["sequence_length"])
+        clf = build_classifier(pretrained.backbone, ds.num_classes, dropout=0.1)
+        fit = fit_classifier(clf, x["train"], ds.train.y, x["dev"], ds.dev.y, learning_rate=s["baseline_lr"],
+                             epochs=s["baseline_epochs"], batch_size=s["baseline_batch"], schedule="linear",
+                             seed=run["seed"])
+        acc, f1 = scores(clf, x["test"], ds.test.y)
+        tokens, params = fit.steps * s["baseline_batch"] * s["sequence_length"], pretrained.backbone.count_params()
+        if run["seed"] == s["seeds"][0] and run["task"] == s["ablation_task"]:
+            pretrained.backbone.save(self.out / f"minilm_finetuned_{run['task']}.keras")   # for the attention heads
+        keras.backend.clear_session()
+        return dict(test_accuracy=acc, test_macro_f1=f1, params=params, train_tokens=tokens,
+                    flops=training_flops(tokens, params), seconds=fit.seconds)

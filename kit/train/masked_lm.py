@@ -1,0 +1,106 @@
+"""What TLM's stage 1 and further MLM pretraining share: batches of per-pass shuffles, the warm-up schedule, fits in
+chunks with a loss curve, and masked-token scoring.
+
+>>> first, second = pass_rows(0, 3, 6, 0), pass_rows(1, 3, 6, 0)      # two batches of 3 from 6 examples
+>>> sorted(first.tolist() + second.tolist())                          # one pass: every example once
+[0, 1, 2, 3, 4, 5]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import schedules
+
+INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
+
+
+def check_inputs(x, what: str) -> int:
+    """The number of examples in a preprocessor dict ``x`` (``what`` names it in the error)."""
+    if not isinstance(x, dict) or any(k not in x for k in INPUT_KEYS):
+        raise ValueError(f"{what} must be the preprocessor's dict with {INPUT_KEYS}; got "
+                         f"{sorted(x) if isinstance(x, dict) else type(x).__name__}.")
+    n = len(x["token_ids"])
+    if any(len(x[k]) != n for k in INPUT_KEYS):
+        raise ValueError(f"{what}: token_ids, segment_ids and padding_mask differ in length.")
+    return n
+
+
+def pass_rows(batch_number: int, batch_size: int, n: int, *key: int) -> np.ndarray:
+    """Rows of the ``batch_number``-th batch of a stream over ``n`` examples: consecutive slices of per-pass
+    shuffles, pass ``p`` shuffled by ``numpy.random.default_rng([*key, p])`` (so a stream resumes anywhere)."""
+    pos = batch_number * batch_size + np.arange(batch_size)
+    passes = pos // n
+    rows = np.empty(batch_size, dtype="int64")
+    for p in np.unique(passes):
+        perm = np.random.default_rng([*key, int(p)]).permutation(n)
+        rows[passes == p] = perm[pos[passes == p] % n]
+    return rows
+
+
+SCHEDULES = ("cosine", "constant")
+
+
+def mlm_schedule(learning_rate: float, steps: int, warmup: float = 0.06, schedule: str = "cosine"):
+    """Linear warm-up from 0 over ``warmup`` of the steps (at least one), then cosine decay to 0 (``"cosine"``) or
+    a constant rate (:mod:`kit.train.schedules`, ``start="zero"``).
+
+    >>> s = mlm_schedule(1e-3, steps=100, warmup=0.1, schedule="constant")
+    >>> [round(float(s(i)), 6) for i in (0, 5, 10, 99)]
+    [0.0, 0.0005, 0.001, 0.001]
+    """
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}.")
+    warm = max(1, int(warmup * steps)) if warmup else 0
+    if schedule == "constant":
+        return schedules.constant(learning_rate, warm)
+    return schedules.cosine(learning_rate, steps, warm, start="zero")
+
+
+def fit_in_chunks(model, batches, steps: int, chunks: int, verbose: int = 0, progress=None) -> dict:
+    """``steps`` optimizer steps as ``chunks`` consecutive ``fit`` calls on ``batches(start, n)`` (one stream).
+
+    Returns the curve: ``{"step": [end of each chunk], <each logged value>: [its mean over the chunk]}``;
+    ``progress(done, steps, logs)`` is called after each chunk.
+    """
+    chunks = max(1, min(int(chunks), steps))
+    bounds = np.linspace(0, steps, chunks + 1).astype(int)
+    curve = {"step": []}
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        hist = model.fit(batches(int(a), int(b - a)), epochs=1, verbose=verbose, shuffle=False)
+        curve["step"].append(int(b))
+        for key, values in hist.history.items():
+            curve.setdefault(key, []).append(float(values[-1]))
+        if progress is not None:
+            progress(int(b), steps, {k: v[-1] for k, v in curve.items()})
+    return curve
+
+
+def evaluate_mlm(model, inputs: dict, masker, batch_size: int = 64, seed: int = 0) -> dict:
+    """Masked-token accuracy and loss (nats) on ``inputs``, with a fixed seeded masking (same for every model).
+
+    Scored batch by batch: memory holds one batch's ``(batch, predictions, vocabulary)``
+    logits, never the whole set's (3,000 texts x 20 predictions x 30,522 words would be 7 GB
+    in float32).
+    """
+    n = check_inputs(inputs, "inputs")
+    if n == 0:
+        raise ValueError("evaluate_mlm got no texts.")
+    rng = np.random.default_rng([seed, 3])
+    m = masker(np.asarray(inputs["token_ids"]), np.asarray(inputs["padding_mask"]), rng)
+    x = {"token_ids": m["token_ids"], "segment_ids": np.asarray(inputs["segment_ids"]),
+         "padding_mask": np.asarray(inputs["padding_mask"]), "mask_positions": m["mask_positions"]}
+    correct, nll, count = 0, 0.0, 0
+    for start in range(0, n, batch_size):
+        part = {k: v[start:start + batch_size] for k, v in x.items()}
+        logits = np.asarray(model.predict_on_batch(part)["mlm"], "float32")   # (b, P, vocabulary)
+        w = m["mask_weights"][start:start + batch_size] > 0
+        target = m["mask_ids"][start:start + batch_size].astype("int64")
+        top = logits.max(-1, keepdims=True)
+        logz = np.log(np.exp(logits - top).sum(-1)) + top[..., 0]
+        target_logit = np.take_along_axis(logits, target[..., None], -1)[..., 0]
+        correct += int((logits.argmax(-1) == target)[w].sum())
+        nll += float((logz - target_logit)[w].astype("float64").sum())
+        count += int(w.sum())
+    count = max(count, 1)
+    return {"mlm_accuracy": correct / count, "mlm_loss": nll / count, "masked_tokens": count}
