@@ -31,7 +31,6 @@ import keras
 import numpy as np
 
 from . import schedules
-from .freeze import STRATEGIES
 from .optimizers import adamw
 
 

@@ -53,7 +53,7 @@ from ...models.rich_head import build_stacked_model
 from ...models.tagging import (MaskedAccuracy, MaskedSparseCategoricalCrossentropy, TokenTaggerHead,
                               align_labels)
 from ...train.freeze import STRATEGIES, StackResult, stack_and_finetune
-from ...train.freeze_helpers import EncoderWatch, optimizer_factory
+from ...train.freeze_helpers import EncoderWatch, optimizer_factory, planned_epochs
 
 #: The task kinds the three strategies run on, and the dataset task each one reads.
 KINDS = {"tagging": "tagging", "classification": "classification", "pairs": "pairs"}

@@ -31,7 +31,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...data.dataset import Split, TextDataset
+from ...data.dataset import TextDataset
 
 SPEC_KEYS = ("dataset", "classes", "text", "labels", "max_words", "max_train", "max_eval", "max_dev", "section",
              "sequence_length")
