@@ -217,3 +217,16 @@ def test_select_external_keeps_dev_and_test_texts_out():
     sel = select_external(["red apple"], corpus, k=3, method="okapi", exclude_texts=["red apple trees grow"])
     assert 2 not in sel.doc_ids.tolist() and sel.excluded == 1
     assert sorted(sel.doc_ids.tolist()) == [0, 1]
+
+
+def test_a_tie_straddling_k_goes_to_the_lower_document_ids():
+    # 40 identical documents tie; argpartition alone keeps an arbitrary member of the tie at the k-th place
+    corpus = ["cat dog"] * 40 + ["cat cat dog bird"] + ["fish"] * 10
+    r = BM25Retriever(corpus, method="lucene")
+    for k in (1, 2, 5, 17, 39, 41, 45):
+        ids, scores = r.retrieve(["cat dog"], k=k)
+        full = np.argsort(-r.get_scores("cat dog"), kind="stable")[:k]     # stable: ties by lower id
+        assert ids[0].tolist() == [i for i in full.tolist() if r.get_scores("cat dog")[i] > 0][:k] + \
+            [-1] * max(0, k - 41), k
+    tied = sorted(set(r.retrieve(["cat dog"], k=5)[0][0].tolist()) - {40})
+    assert tied == list(range(len(tied)))

@@ -206,7 +206,7 @@ def test_strategy_table_and_paper_comparison():
     t = strategy_table(_results(), "accuracy")
     row = t.loc[("t", "rich")]
     assert row["finetune-only (light head)"] == "81.0 ± 1.0" and row["stack-and-finetune"] == "85.0 ± 1.0"
-    assert row["S&F - finetune-only"] == "+4.0 ± 1.4 (larger, 2 seeds each)"
+    assert row["S&F - finetune-only"] == "+4.0 ± 1.4 (within the noise: Welch t = 2.83, df = 2.0, p = 0.106; 2 seeds each)"
     assert row["S&F - stack-only"].startswith("+14.0")
     with pytest.raises(ValueError, match="No rich-head rows"):
         strategy_table(_results(), "f1")
@@ -215,7 +215,7 @@ def test_strategy_table_and_paper_comparison():
              {"experiment": "X", "section": "classification", "metric": "accuracy", "a": ("ensemble", "stack_only"),
               "b": ("light", "finetune_only"), "paper": None, "says": "?"}]
     side = paper_comparison(_results(), paper, {"classification": "t"})
-    assert side["ours (points)"].tolist() == ["+4.0 ± 1.4 (larger, 2 seeds each)", "not run"]
+    assert side["ours (points)"].tolist() == ["+4.0 ± 1.4 (within the noise: Welch t = 2.83, df = 2.0, p = 0.106; 2 seeds each)", "not run"]
     assert side["paper (points)"].tolist() == ["+0.72", "-"]
 
 

@@ -3,9 +3,10 @@
 from .baselines import constant_guess, majority_label
 from .attention import attention_maps, classify_heads, head_statistics, plot_heads, special_token_ids
 from .flops import format_flops, training_flops, training_tokens
-from .spread import Difference, difference, format_mean_se, summarize
+from .bootstrap import Bootstrap, paired_bootstrap
+from .spread import Difference, difference, format_mean_se, paired_difference, summarize, welch
 from .tagging_scores import entity_f1, entity_scores, get_entities, token_accuracy
 from .timing import time_inference
 
-__all__ = ["constant_guess", "majority_label", "entity_f1", "entity_scores", "get_entities", "token_accuracy", "Difference", "difference", "format_mean_se", "summarize", "attention_maps", "classify_heads", "format_flops", "head_statistics", "plot_heads",
+__all__ = ["constant_guess", "majority_label", "entity_f1", "entity_scores", "get_entities", "token_accuracy", "Bootstrap", "paired_bootstrap", "Difference", "difference", "paired_difference", "welch", "format_mean_se", "summarize", "attention_maps", "classify_heads", "format_flops", "head_statistics", "plot_heads",
            "special_token_ids", "time_inference", "training_flops", "training_tokens"]

@@ -195,9 +195,13 @@ class BM25Retriever:
         if exclude is not None:
             hits &= ~exclude
         masked = np.where(hits, scores, -np.inf)
-        top = np.argpartition(masked, -k)[-k:] if k < self.n_docs else np.arange(self.n_docs)
-        top = top[np.isfinite(masked[top])]
-        order = np.lexsort((top, -masked[top]))  # best first; ties by lower document id
+        if k < self.n_docs:
+            kth = masked[np.argpartition(masked, -k)[-k:]].min()
+            # every document tied with the k-th score competes: argpartition keeps an arbitrary member of a tie
+            top = np.flatnonzero(masked >= kth) if np.isfinite(kth) else np.flatnonzero(np.isfinite(masked))
+        else:
+            top = np.flatnonzero(np.isfinite(masked))
+        order = np.lexsort((top, -masked[top]))[:k]  # best first; ties by lower document id
         ids = np.full(k, -1, dtype="int64")
         out = np.zeros(k, dtype="float64")
         ids[: len(order)] = top[order]

@@ -137,6 +137,7 @@ def optimizer_factory(strategy: str, steps_per_epoch: int, phase1_epochs: int, p
 def planned_epochs(strategy: str, phase1_epochs: int, phase2_epochs: int) -> int:
     """Most epochs a strategy can run (phase 1 may stop early).
 
+    >>> from kit.train.freeze import STRATEGIES
     >>> [planned_epochs(s, 4, 2) for s in STRATEGIES]
     [2, 4, 6]
     """

@@ -19,7 +19,7 @@ settings on one task with its standard error and a verdict
 >>> [str(v) for v in table(s, ["sst", "sts"]).loc[("architecture", "multi-BERT")]]
 ['42.0 ± 0.0', '12.0 ± 2.0', '27.0 ± 1.0', '2']
 >>> compare(s, ("architecture", "multi-BERT"), ("baseline", "single-task"), "mean").text(100, " points")
-'-6.5 ± 3.6 points (within the noise, 2 seeds each)'
+'-6.5 ± 3.6 points (within the noise: Welch t = -1.79, df = 1.2, p = 0.298; 2 seeds each)'
 """
 
 from __future__ import annotations

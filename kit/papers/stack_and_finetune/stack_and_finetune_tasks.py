@@ -53,6 +53,7 @@ def headlines(ds: TextDataset) -> TextDataset:
 def max_words(ds: TextDataset, n: int | None) -> TextDataset:
     """The sentences of a tagging set with at most ``n`` words, in every split (``None``: all of them).
 
+    >>> from kit.data import Split, TextDataset
     >>> s = Split(texts=[["a", "b"], ["a", "b", "c"]], labels=[[0, 0], [0, 0, 0]])
     >>> max_words(TextDataset("toy", "tagging", {"train": s}, ["x"]), 2).sizes()
     {'train': 1}
@@ -73,6 +74,7 @@ def max_words(ds: TextDataset, n: int | None) -> TextDataset:
 def derive(ds: TextDataset, spec: dict, name: str | None = None, seed: int = 0) -> TextDataset:
     """``ds`` narrowed as ``spec`` says (classes, text view, sentence length, labels, subsample).
 
+    >>> from kit.data import Split, TextDataset
     >>> s = Split(texts=["x\\ny", "z", "w"] * 4, labels=[0, 1, 2] * 4)
     >>> ds = TextDataset("toy", "classification", {"train": s, "dev": s, "test": s}, ["a", "b", "c"])
     >>> d = derive(ds, {"classes": ["c", "a"], "text": "headline", "max_train": 4, "max_dev": 8}, name="two")
@@ -130,6 +132,7 @@ def with_own_data(specs: dict, datasets: dict, own, seed: int = 0) -> tuple[dict
     ``max_train``/``max_eval``/``max_dev`` and read at its ``sequence_length``; the other
     tasks stay. Returns new ``(specs, datasets)``; ``own=None`` returns them as given.
 
+    >>> from kit.data import Split, TextDataset
     >>> s = Split(texts=["a", "b"] * 5, labels=[0, 1] * 5)
     >>> mine = TextDataset("mine", "classification", {"train": s, "dev": s, "test": s}, ["x", "y"])
     >>> specs = {"bbc": {"section": "classification", "sequence_length": 24, "max_train": 4},
