@@ -92,6 +92,40 @@ def test_unknown_backbone_name():
         load_backbone("minilm-l12")
 
 
+def test_a_preset_name_loads_from_kit_preset_dir(minilm, tmp_path, monkeypatch):
+    from kit.models.backbones import minilm_path
+
+    (tmp_path / "bert_tiny_en_uncased").symlink_to(minilm_path(), target_is_directory=True)
+    monkeypatch.setenv("KIT_PRESET_DIR", str(tmp_path))
+    local = load_backbone("bert_tiny_en_uncased", sequence_length=16)
+    assert "KIT_PRESET_DIR" in local.source
+    x = local.preprocessor(["a local copy of a preset"])
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(local.backbone(x)["sequence_output"]),
+                               keras.ops.convert_to_numpy(minilm.backbone(minilm.preprocessor(
+                                   ["a local copy of a preset"]))["sequence_output"])[:, :16], atol=1e-5)
+
+
+def _hub_reachable() -> bool:
+    import socket
+
+    try:
+        socket.getaddrinfo("api.kaggle.com", 443)
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(_hub_reachable(), reason="the model hub answers here: the offline error cannot be seen")
+def test_an_offline_preset_name_fails_at_once_saying_what_to_do(monkeypatch, tmp_path):
+    import time
+
+    monkeypatch.setenv("KIT_PRESET_DIR", str(tmp_path))      # empty: no local copy
+    t = time.perf_counter()
+    with pytest.raises(ConnectionError, match=r"bert_tiny_en_uncased.*KIT_PRESET_DIR.*save_to_preset"):
+        load_backbone("bert_tiny_en_uncased")
+    assert time.perf_counter() - t < 60
+
+
 def test_split_parts_equal_whole(minilm):
     parts = minilm.parts()
     x = minilm.preprocessor(["The parts must compose to the whole.", "Twice."])

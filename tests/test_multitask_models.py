@@ -38,6 +38,33 @@ def test_precision_tier():
     run_precision_test(cerbertus_with_dtype, {"heads": HEADS, "k": 2, "static": True}, x)
 
 
+@pytest.mark.parametrize("k,share", [(0, True), (2, True), (3, False)])
+def test_mean_pooling_reads_the_masked_mean_and_round_trips(k, share, tmp_path):
+    x = tiny_inputs(batch=4, seq=SEQ, vocab=VOCAB)
+    run_layer_test(MultitaskBert, {"backbone": tiny(), "heads": HEADS, "k": k, "share_embeddings": share,
+                                   "dropout": 0.0, "pooling": "mean"}, x,
+                   expected_output_shape={"sst": (4, 5), "qqp": (4, 1), "sts": (4, 1)})
+    bb = tiny()
+    model = MultitaskBert(bb, HEADS, k=k, share_embeddings=share, pooling="mean", dropout=0.0)
+    # the head of the first task sees the masked mean of the last layer, not [CLS] through the pooler
+    seq = bb(x)["sequence_output"]
+    mask = np_(x["padding_mask"]).astype("float32")[..., None]
+    mean = (np_(seq) * mask).sum(1) / mask.sum(1)
+    head = model.get_layer("sst_head")
+    np.testing.assert_allclose(np_(model(x)["sst"]), np_(head(mean)), rtol=1e-4, atol=1e-5)
+    if share:
+        assert model.depth_layers()["pooler"] == []
+    cls_model = MultitaskBert(tiny(), HEADS, k=k, share_embeddings=share, dropout=0.0)
+    assert not np.allclose(np_(cls_model(x)["sst"]), np_(model(x)["sst"]))
+    path = tmp_path / "mean.keras"
+    model.save(path)
+    back = keras.saving.load_model(path)
+    assert back.pooling == "mean"
+    np.testing.assert_allclose(np_(back(x)["sts"]), np_(model(x)["sts"]), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="pooling must be one of"):
+        MultitaskBert(tiny(), HEADS, pooling="max")
+
+
 @pytest.mark.parametrize("build", ["multi", "cerbertus1", "cerbertus3", "triple", "static2"])
 def test_branches_start_from_the_pretrained_encoder_and_counts_match(build):
     bb = tiny()

@@ -141,7 +141,7 @@ def test_rows_predictions_and_ensembles_on_disk(tmp_path):
             runs[(arch, seed)] = back
     long = sweep.results()
     assert set(long.task) == {"sst", "qqp", "sts", "sst+qqp+sts"}
-    assert set(long[long.task == "sst"].metric) == {"dev_score", "test_score"}
+    assert set(long[long.task == "sst"].metric) == {"dev_score", "test_score", "train_score"}
     assert {"dev_mean", "test_mean", "params", "steps", "seconds"} <= set(long[long.task == "sst+qqp+sts"].metric)
     labels = {s: {t: data[t][s][1] for t in KINDS} for s in ("dev", "test")}
     rows = serbertus.seed_ensembles(runs, labels, KINDS)
@@ -231,3 +231,64 @@ def test_task_mean_needs_every_task():
     assert report.table(s, ["sst", "sts"]).loc[("e", "b"), "sts"] == "-"
     with pytest.raises(KeyError, match="No scores"):
         report.summary(s, ("e", "c"), "sst")
+
+
+def _fake_sweep(tmp_path, llrd_moves=True, learns=True):
+    """A results.csv and saved test predictions for every planned run of a small grid, without training: the
+    ablation task's scores come from the predictions, so the report's Welch and bootstrap lines can be checked."""
+    from kit.train.metrics import task_score
+
+    sizes = {"ablation_task": "sst", "smart_lambdas": [10.0], "llrd_decays": [0.8], "mlm_steps": [5],
+             "cerbertus_k": [1], "joint_triple": False, "combined": None, "seeds": [0, 1, 2], "batch_size": 4,
+             "epochs": 1}
+    rng = np.random.default_rng(0)
+    y = {"sst": rng.integers(0, 2, 60), "qqp": rng.integers(0, 2, 60).astype("float32"), "sts": rng.normal(size=60)}
+    data = {t: {"train": (None, v[:40]), "dev": (None, v), "test": (None, v)} for t, v in y.items()}
+    kinds = {"sst": "classification", "qqp": "binary", "sts": "regression"}
+    sweep = Sweep(tmp_path / "results.csv", keys=serbertus.KEYS, log=lambda *a: None)
+    plan = serbertus.plan(serbertus.settings(sizes, list(y)), sizes, {t: {"train": (None, np.zeros(8))} for t in y})
+    skill = {"baseline": 0.8, "smart": 0.8, "llrd": 0.75 if llrd_moves else 0.8, "mlm": 0.8, "architecture": 0.85}
+    for run in plan:
+        rs = np.random.default_rng(hash((run["setting"], run["seed"])) % 2**32 if run["experiment"] != "llrd" or
+                                   llrd_moves else hash(("single-task", run["seed"])) % 2**32)
+        good = rs.random(60) < (skill[run["experiment"]] if learns else 0.5)
+        preds = {"sst": np.eye(2)[np.where(good, y["sst"], 1 - y["sst"])],
+                 "qqp": np.where(good, y["qqp"], 1 - y["qqp"]) * 0.8 + 0.1,
+                 "sts": y["sts"] * (1 if learns else 0) + rs.normal(size=60)}
+        tasks = run["task"].split("+")
+        r = serbertus.SettingResult(None, "x", dev={t: 0.5 for t in tasks},
+                                    test={t: task_score(kinds[t], y[t], preds[t]) for t in tasks},
+                                    dev_predictions={t: preds[t] for t in tasks},
+                                    test_predictions={t: preds[t] for t in tasks}, params=10, steps=1, seconds=1.0,
+                                    smart_loss=0.1 if run["experiment"] == "smart" else None,
+                                    mlm_curve={"step": [1, 5], "loss": [5.0, 4.0]} if run["experiment"] == "mlm" else None,
+                                    train={t: 0.95 for t in tasks})
+        serbertus.save_predictions(tmp_path / "predictions", run, r)
+        serbertus.record(sweep, run, r)
+    serbertus.record_ensembles(sweep, serbertus.ensembles(plan, tmp_path / "predictions", data, kinds))
+    return sizes, plan, data, kinds, sweep
+
+
+def test_report_sentences_name_their_tests_and_the_checks_can_fail(tmp_path):
+    sizes, plan, data, kinds, sweep = _fake_sweep(tmp_path)
+    long = sweep.results()
+    test, _ = report.results(long, list(data))
+    guesses = {"sst": 0.5, "qqp": 0.5, "sts": 0.0}
+    lines = report.sentences(test, sizes, list(data), guesses, report.gap_scores(long))
+    verdicts = [x for x in lines if " vs " in x]
+    assert verdicts and all("Welch t" in x and "df = " in x for x in verdicts), lines
+    assert any("train - test gap" in x for x in lines)
+    boot = report.bootstrap_lines(plan, tmp_path / "predictions", data, kinds, sizes, resamples=200)
+    assert len(boot) == 3 + 2 * 3 and all("paired bootstrap over 60 test examples × 3 seeds" in x for x in boot), boot
+    for name in ("table_baseline.csv", "table_smart.csv", "table_llrd.csv", "table_mlm.csv", "table6_architectures.csv",
+                 "table7_ensemble.csv", "ensembles.csv", "serbertus_results.png"):
+        (tmp_path / name).write_text("x")
+    ok = report.checks(long, test, plan, sweep.done(), sizes, guesses, list(data), tmp_path)
+    assert all(ok.values()), ok
+    # a layer decay that changes nothing, and models that do not learn, are caught
+    sizes, plan, data, kinds, sweep = _fake_sweep(tmp_path / "broken", llrd_moves=False, learns=False)
+    long = sweep.results()
+    test, _ = report.results(long, list(data))
+    bad = report.checks(long, test, plan, sweep.done(), sizes, guesses, list(data), tmp_path)
+    assert not bad["every baseline beats its constant guess (10 points of accuracy, Pearson 0.3)"]
+    assert not bad["layer decay changed the test scores (it is applied)"]

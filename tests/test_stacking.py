@@ -211,12 +211,40 @@ def test_strategy_table_and_paper_comparison():
     with pytest.raises(ValueError, match="No rich-head rows"):
         strategy_table(_results(), "f1")
     paper = [{"experiment": "X", "section": "classification", "metric": "accuracy", "a": ("rich", "stack_and_finetune"),
-              "b": ("light", "finetune_only"), "paper": 0.72, "says": "+0.72%"},
+              "b": ("light", "finetune_only"), "paper": 0.72, "says": "+0.72%", "direction": 1},
              {"experiment": "X", "section": "classification", "metric": "accuracy", "a": ("ensemble", "stack_only"),
-              "b": ("light", "finetune_only"), "paper": None, "says": "?"}]
+              "b": ("light", "finetune_only"), "paper": None, "says": "?", "direction": 1}]
     side = paper_comparison(_results(), paper, {"classification": "t"})
     assert side["ours (points)"].tolist() == ["+4.0 ± 1.4 (within the noise: Welch t = 2.83, df = 2.0, p = 0.106; 2 seeds each)", "not run"]
-    assert side["paper (points)"].tolist() == ["+0.72", "-"]
+    assert side["paper (points)"].tolist() == ["+0.72", "(direction only)"]
+    assert side["ours vs the paper"].tolist() == ["within the noise (the paper's sign)", "not run"]
+    # the paper's own table: no "+nan" where it gives only a direction
+    from kit.papers.stack_and_finetune.stack_and_finetune_paper import COMPARISONS
+    ours = paper_comparison(_results(), COMPARISONS, {"classification": "t"})
+    assert not ours["paper (points)"].str.contains("nan").any()
+
+
+def test_matched_budget_runs_finetune_only_for_both_phases():
+    from kit.papers.stack_and_finetune.stack_and_finetune_runs import MATCHED, plan, recipe_of
+
+    class T:
+        def steps_per_epoch(self, batch_size):
+            return 10
+
+    sizes = {"seeds": [0, 1, 2], "phase1_epochs": 4, "phase2_epochs": 2, "batch_size": 16,
+             "rich_head_finetune": False, "matched_budget": True}
+    rows = plan({"t": ["light", "bimpm"]}, sizes, {"t": T()})
+    steps = {(r["model"], r["strategy"]): r["steps"] for r in rows}
+    assert steps == {("light", "finetune_only"): 20, ("light", MATCHED): 60, ("bimpm", "stack_only"): 40,
+                     ("bimpm", "stack_and_finetune"): 60}
+    assert len(rows) == 4 * 3
+    assert recipe_of(MATCHED, sizes)[1]["phase2_epochs"] == 6 and recipe_of("stack_only", sizes)[0] == "stack_only"
+    rows = _results()
+    extra = pd.DataFrame([("t", "light", MATCHED, seed, "accuracy", v) for seed, v in enumerate([0.83, 0.85])],
+                         columns=rows.columns)
+    t = strategy_table(pd.concat([rows, extra]), "accuracy").loc[("t", "rich")]
+    assert t["finetune-only, same epochs as S&F"] == "84.0 ± 1.0"
+    assert t["S&F - finetune-only (same epochs)"].startswith("+1.0 ± 1.4 (within the noise: Welch t")
 
 
 def test_curves_and_the_phase1_story():

@@ -343,3 +343,29 @@ def test_evaluate_mlm_memory_stays_small_with_the_full_vocabulary():
 def test_evaluate_mlm_rejects_empty_input():
     with pytest.raises(ValueError, match="no texts"):
         evaluate_mlm(small_model(), {k: v[:0] for k, v in make_inputs().items()}, masker())
+
+
+def test_topic_nearness_finds_bm25_nearer_than_random():
+    from kit.data import Split, TextDataset
+    from kit.papers.tlm.tlm_report import topic_nearness
+    from kit.retrieval import random_retrieval, select_external
+
+    rng = np.random.default_rng(0)
+    cats = ["cat", "kitten", "purr", "whiskers", "meow", "litter", "feline"]
+    cars = ["car", "engine", "wheel", "brake", "fuel", "garage", "driver"]
+    other = ["river", "mountain", "poem", "history", "music", "bread", "winter"]
+
+    def text(words, n=8):
+        return " ".join(rng.choice(words, n))
+
+    texts = [text(cats) for _ in range(30)] + [text(cars) for _ in range(30)]
+    labels = [0] * 30 + [1] * 30
+    split = Split(texts=texts, labels=labels)
+    ds = TextDataset("toy", "classification", {"train": split, "dev": split, "test": split}, ["cats", "cars"])
+    corpus = [text(cats) for _ in range(100)] + [text(cars) for _ in range(100)] + [text(other) for _ in range(800)]
+    sel = select_external(texts, corpus, k=3)
+    selections = {("toy", "random", 3): random_retrieval(len(corpus), len(sel), seed=0)}
+    t = topic_nearness({"toy": ds}, {("toy", 3): sel}, selections, corpus, k=3)
+    row = t.loc["toy"]
+    assert row["classifier dev accuracy"] == 1.0
+    assert row["BM25: near"] > 0.9 and row["random: near"] < 0.7, t

@@ -57,3 +57,22 @@ def constant_guess(y_train, y_test, metric: str = "accuracy") -> float:
     hit = float(np.sum(y == guess))
     f1 = 2 * hit / (hit + len(y)) if len(y) else 0.0    # precision hit/len(y), recall 1 (or 0 when absent)
     return float(f1 / len(classes))
+
+
+def record_constant_guesses(sweep, guesses: dict, **keys) -> None:
+    """Write each task's constant guess to ``sweep``'s ``results.csv`` as rows of their own: metric
+    ``constant_guess``, ``task`` the run rows' task name, the other keys from ``keys`` (e.g. ``experiment="constant
+    guess"``; keys not given are written as ``"-"``). A reader of the CSV alone can then set every score beside the
+    floor it must clear.
+
+    >>> import tempfile, pathlib
+    >>> from kit.train import Sweep
+    >>> sweep = Sweep(pathlib.Path(tempfile.mkdtemp()) / "results.csv", keys=["task", "model", "seed"], log=None)
+    >>> record_constant_guesses(sweep, {"sst": 0.52, "sts": 0.0}, model="constant guess", seed=0)
+    >>> sweep.results()[["task", "model", "metric", "value"]].values.tolist()
+    [['sst', 'constant guess', 'constant_guess', 0.52], ['sts', 'constant guess', 'constant_guess', 0.0]]
+    """
+    for task, value in guesses.items():
+        run = {k: keys.get(k, "-") for k in sweep.keys}
+        run["task"] = task
+        sweep.record(run, {"constant_guess": float(value)})

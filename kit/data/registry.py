@@ -303,13 +303,14 @@ REGISTRY.update({
         "wordnet_pairs", "pairs",
         "WordNet 3.0 gloss-example matching: (definition, example sentence), 1 = the example illustrates that "
         "synset, 0 = another sense of the same word (hard negatives); balanced, split by word",
-        wordnet.LICENCE, [WORDNET_DEB], wordnet.wordnet_pairs, "69,324 pairs (55,578 / 6,824 / 6,922)"),
+        wordnet.LICENCE, [WORDNET_DEB], wordnet.wordnet_pairs, "69,324 pairs (55,578 / 6,824 / 6,922)",
+        options={"negatives": wordnet.NEGATIVES}),
     "wordnet_graded": DatasetSpec(
         "wordnet_graded", "pair_regression",
         "WordNet 3.0 graded sense similarity (STS-B stand-in): (example sentence, definition) scored 0-5 as "
         "5 x Wu-Palmer similarity of their synsets (WordNet's hierarchy, not human ratings); nouns and verbs, "
         "split by word", wordnet.LICENCE, [WORDNET_DEB], wordnet.wordnet_graded,
-        "49,772 pairs (39,628 / 5,080 / 5,064)"),
+        "49,772 pairs (39,628 / 5,080 / 5,064)", options={"unrelated": (0, 1, 2)}),
     "yahoo_answers": DatasetSpec("yahoo_answers", "classification",
                                  "Yahoo! Answers topics, 10 classes (CSV: class 1-10, title, content, answer)",
                                  "research use (Zhang et al. 2015)",

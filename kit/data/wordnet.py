@@ -167,16 +167,24 @@ def _lemma_split(lemmas, seed: int, dev: float = 0.1, test: float = 0.1) -> dict
     return where
 
 
-def pair_rows(synsets: dict, seed: int = SPLIT_SEED) -> list[dict]:
-    """The rows of :func:`wordnet_pairs` before splitting: one positive and one hard negative per example.
+NEGATIVES = ("hard", "random", "mixed")
+
+
+def pair_rows(synsets: dict, seed: int = SPLIT_SEED, negatives: str = "hard") -> list[dict]:
+    """The rows of :func:`wordnet_pairs` before splitting: one positive and one negative per example.
 
     Each row: ``lemma``, ``definition``, ``example``, ``label`` (1 same synset,
-    0 another sense of ``lemma``), ``synset`` and ``example_synset`` keys. The
-    negative sense is drawn (seeded) from the word's other senses in the same
-    part of speech when it has any, else from its other parts of speech.
+    0 another synset), ``synset`` and ``example_synset`` keys. A hard negative
+    is drawn (seeded) from the word's other senses in the same part of speech
+    when it has any, else from its other parts of speech; a random negative is
+    any other synset's definition; ``"mixed"`` takes either, half and half.
     """
+    if negatives not in NEGATIVES:
+        raise ValueError(f"negatives must be one of {NEGATIVES}, got {negatives!r}.")
     index = senses_by_lemma(synsets)
     rng = np.random.default_rng(seed)
+    other_rng = np.random.default_rng(seed + 7)   # random negatives: the hard draws above stay the same
+    keys = [k for k, s in synsets.items() if s.definition]
     rows = []
     for lemma, key, example in _lemma_examples(synsets, index, same_pos=False):
         others = [k for k in index[lemma] if k != key and synsets[k].definition]
@@ -185,6 +193,10 @@ def pair_rows(synsets: dict, seed: int = SPLIT_SEED) -> list[dict]:
         if not pool or not synsets[key].definition:
             continue
         neg = pool[int(rng.integers(len(pool)))]
+        if negatives == "random" or (negatives == "mixed" and other_rng.random() < 0.5):
+            neg = key
+            while neg == key or lemma in synsets[neg].lemmas:
+                neg = keys[int(other_rng.integers(len(keys)))]
         rows.append({"lemma": lemma, "definition": synsets[key].definition, "example": example, "label": 1,
                      "synset": key, "example_synset": key})
         rows.append({"lemma": lemma, "definition": synsets[neg].definition, "example": example, "label": 0,
@@ -208,7 +220,7 @@ def _to_dataset(name, task, rows, label_key, label_names, seed, info) -> TextDat
                        info={"split_by": "lemma (no word in two splits)", "lemmas": lemma_counts, **info})
 
 
-def wordnet_pairs(folder, seed: int = SPLIT_SEED) -> TextDataset:
+def wordnet_pairs(folder, seed: int = SPLIT_SEED, negatives: str = "hard") -> TextDataset:
     """Gloss-example matching from WordNet 3.0: does this example sentence illustrate this definition?
 
     For each example sentence in WordNet that uses one of its synset's words,
@@ -223,10 +235,19 @@ def wordnet_pairs(folder, seed: int = SPLIT_SEED) -> TextDataset:
     words): train 55,578 / dev 6,824 / test 6,922. No example sentence is in
     two splits; a definition can be (2,231 of 31,044 are), when its synset has
     two words that fell in different splits.
+
+    ``negatives="random"`` pairs each example instead with the definition of a
+    random synset that does not contain the word (an easy negative: the topic
+    alone tells them apart), ``"mixed"`` with either, half and half, seeded.
+    Hard negatives need a model that knows word senses; a small model learns
+    the mixed set from a few hundred pairs.
     """
-    rows = pair_rows(parse_wordnet(folder), seed)
+    rows = pair_rows(parse_wordnet(folder), seed, negatives)
+    what = {"hard": "another sense of the word", "random": "a random other synset",
+            "mixed": "another sense of the word or a random synset (half each)"}[negatives]
     return _to_dataset("wordnet_pairs", "pairs", rows, "label", ["different", "same"], seed,
-                       {"pairs": "(definition, example sentence): 1 = same synset, 0 = another sense of the word"})
+                       {"pairs": f"(definition, example sentence): 1 = same synset, 0 = {what}",
+                        "negatives": negatives})
 
 
 # --- Wu-Palmer similarity on the hypernym graph ---------------------------------------------------
@@ -282,25 +303,34 @@ class Hierarchy:
         return 2.0 * d / (up_a[c] + up_b[c] + 2.0 * d)
 
 
-def graded_rows(synsets: dict, seed: int = SPLIT_SEED, others_per_example: int = 2) -> list[dict]:
-    """The rows of :func:`wordnet_graded` before splitting (nouns and verbs only)."""
+def graded_rows(synsets: dict, seed: int = SPLIT_SEED, others_per_example: int = 2, unrelated: int = 0) -> list[dict]:
+    """The rows of :func:`wordnet_graded` before splitting (nouns and verbs only); ``unrelated`` more pairs per
+    example with the definition of a random synset of the same part of speech that does not contain the word."""
     synsets = {k: s for k, s in synsets.items() if k[0] in ("n", "v")}
     index = senses_by_lemma(synsets)
     tree = Hierarchy(synsets)
     rng = np.random.default_rng(seed)
+    other_rng = np.random.default_rng(seed + 7)   # the unrelated picks: the sense picks above stay the same
+    by_pos = {pos: [k for k, s in synsets.items() if k[0] == pos and s.definition] for pos in ("n", "v")}
     rows = []
     for lemma, key, example in _lemma_examples(synsets, index, same_pos=True):
         others = [k for k in index[lemma] if k != key and k[0] == key[0] and synsets[k].definition]
         if not others or not synsets[key].definition:
             continue
         picked = [others[i] for i in sorted(rng.permutation(len(others))[:others_per_example])]
+        pool = by_pos[key[0]]
+        for _ in range(unrelated):
+            k = key
+            while k == key or lemma in synsets[k].lemmas:
+                k = pool[int(other_rng.integers(len(pool)))]
+            picked.append(k)
         for k in [key] + picked:
             rows.append({"lemma": lemma, "example": example, "definition": synsets[k].definition,
                          "score": round(5.0 * tree.wup(key, k), 3), "synset": k, "example_synset": key})
     return rows
 
 
-def wordnet_graded(folder, seed: int = SPLIT_SEED) -> TextDataset:
+def wordnet_graded(folder, seed: int = SPLIT_SEED, unrelated: int = 0) -> TextDataset:
     """Graded sense similarity from WordNet 3.0 (nouns, verbs): a stand-in for STS-B's 0-5 scores.
 
     For each noun or verb example sentence that uses one of its synset's words
@@ -318,8 +348,13 @@ def wordnet_graded(folder, seed: int = SPLIT_SEED) -> TextDataset:
     From wordnet-base 3.0 this makes 49,772 pairs (17,787 examples, 6,530
     words): train 39,628 / dev 5,080 / test 5,064; 35.4% of the pairs score
     5.0, the rest spread over [0.43, 4.77] (mean of all 2.94).
+
+    ``unrelated=n`` adds, per example, ``n`` pairs with the definition of a
+    random noun (verb) synset that does not contain the word, scored the same
+    way (mostly low): the scores then span "same sense", "other sense of the
+    word" and "another topic", a range a small model can learn from few pairs.
     """
-    rows = graded_rows(parse_wordnet(folder, pos=("n", "v")), seed)
+    rows = graded_rows(parse_wordnet(folder, pos=("n", "v")), seed, unrelated=unrelated)
     return _to_dataset("wordnet_graded", "pair_regression", rows, "score", None, seed,
                        {"score": "5 x Wu-Palmer similarity of the example's synset and the defined synset "
-                                 "(WordNet hypernym hierarchy, not human ratings)"})
+                                 "(WordNet hypernym hierarchy, not human ratings)", "unrelated": unrelated})

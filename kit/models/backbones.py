@@ -173,11 +173,22 @@ def preset_tokenizer(preset: str) -> WordPieceTokenizer:
                               strip_accents=config.get("strip_accents") or None)
 
 
+def local_preset(name: str) -> Path | None:
+    """``$KIT_PRESET_DIR/<name>`` when that folder exists (a keras-hub preset or a HuggingFace BERT folder)."""
+    root = os.environ.get("KIT_PRESET_DIR")
+    if not root or not name or "/" in name or name.startswith("."):
+        return None
+    folder = Path(root).expanduser() / name
+    return folder if folder.is_dir() else None
+
+
 def load_backbone(name: str = "minilm-l6", sequence_length: int = 128, dtype=None) -> LoadedBackbone:
     """Load a pretrained BERT-family encoder with its tokenizer and preprocessor.
 
     ``name`` is ``"minilm-l6"`` (offline), a keras-hub preset name such as
-    ``"bert_base_en_uncased"`` (needs the model hub), or a local folder
+    ``"bert_base_en_uncased"`` (read from ``$KIT_PRESET_DIR/<name>`` when that
+    folder exists, else downloaded: offline that fails at once with a
+    ``ConnectionError`` that says where to put a copy), or a local folder
     (a keras-hub preset or a HuggingFace BERT folder with config.json,
     vocab.txt and model.safetensors).
     """
@@ -189,6 +200,10 @@ def load_backbone(name: str = "minilm-l6", sequence_length: int = 128, dtype=Non
         folder = Path(name).expanduser()
         preset, source = str(folder), f"local folder {folder}"
         activation = _hf_activation(folder)
+    elif local_preset(name) is not None:
+        folder = local_preset(name)
+        preset, source = str(folder), f"local preset {folder} (KIT_PRESET_DIR)"
+        activation = _hf_activation(folder)
     elif name in getattr(keras_hub.models.BertBackbone, "presets", {}) or name.startswith(("kaggle://", "hf://")):
         preset, source, activation = name, f"keras-hub preset {name}", None
     else:
@@ -199,8 +214,19 @@ def load_backbone(name: str = "minilm-l6", sequence_length: int = 128, dtype=Non
         raise ValueError(
             f"Unknown backbone {name!r}. Offline: {list(OFFLINE_BACKBONES)}; keras-hub BERT presets "
             f"(online): {known[1:6]}...; or a local folder path." + (f" Did you mean {close}?" if close else ""))
-    backbone = _from_preset(preset, activation, dtype=dtype)
-    tokenizer = preset_tokenizer(preset)
+    try:
+        backbone = _from_preset(preset, activation, dtype=dtype)
+        tokenizer = preset_tokenizer(preset)
+    except (OSError, ConnectionError) as exc:   # requests' ConnectionError is an OSError too
+        if os.path.isdir(preset):
+            raise
+        raise ConnectionError(
+            f"Could not download the keras-hub preset {name!r} (no network to the model hub here: "
+            f"{type(exc).__name__}). Put a copy of it in a local folder and pass its path "
+            f"(load_backbone('/path/to/{name}')), or set KIT_PRESET_DIR to a folder that holds {name}/. On a machine "
+            f"with network, `python -c \"import keras_hub; keras_hub.models.BertBackbone.from_preset('{name}')"
+            f".save_to_preset('{name}')\"` writes one (copy the tokenizer's assets with it, or use a HuggingFace "
+            "BERT folder with config.json, vocab.txt and model.safetensors).") from None
     pre = BertPreprocessor(tokenizer, sequence_length=sequence_length,
                            max_sequence_length=backbone.max_sequence_length)
     return LoadedBackbone(name, backbone, tokenizer, pre, source)

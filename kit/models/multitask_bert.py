@@ -16,6 +16,10 @@ its [CLS] pooled output; ``heads`` maps each task to its number of outputs:
 - ``static=True`` (SerBERTus' "static BERT"): each head also reads the pooled
   output of a frozen copy of the pretrained encoder (no dropout), concatenated
   to its own.
+- ``pooling="mean"``: heads read the masked mean of the last layer's token
+  vectors instead of the [CLS] pooler (BERT's own way is ``"cls"``). Sentence
+  encoders such as MiniLM were trained for the mean; with it a few hundred
+  examples are enough to learn a pair task. The poolers are then unused (and frozen).
 
 The model saves and loads as ``.keras`` (the pretrained backbone is kept in the
 config; the copies are rebuilt from it and their weights loaded). Every task's
@@ -46,9 +50,10 @@ import re
 import keras
 
 from .backbones import BuiltOnBackbone
-from .heads import ClassifierHead
+from .heads import ClassifierHead, MaskedMeanPooling
 
 INPUT_NAMES = ("token_ids", "segment_ids", "padding_mask")
+POOLINGS = ("cls", "mean")
 
 
 def _inputs():
@@ -97,12 +102,15 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
         share_embeddings: ``False`` with ``k = num_layers`` gives triple-BERT (one full copy per task).
         static: also feed each head the pooled output of a frozen pretrained copy.
         dropout: head dropout.
+        pooling: ``"cls"`` (BERT's [CLS] pooler, the paper's) or ``"mean"`` (masked mean of the tokens).
     """
 
-    CONFIG = ('heads', 'k', 'share_embeddings', 'static', 'dropout')
+    CONFIG = ('heads', 'k', 'share_embeddings', 'static', 'dropout', 'pooling')
 
     def __init__(self, backbone, heads: dict, k: int = 0, share_embeddings: bool = True, static: bool = False,
-                 dropout: float = 0.1, **kwargs):
+                 dropout: float = 0.1, pooling: str = "cls", **kwargs):
+        if pooling not in POOLINGS:
+            raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}.")
         heads = {str(t): int(n) for t, n in dict(heads).items()}
         if not heads:
             raise ValueError("heads is empty: give {task: number of outputs}, e.g. {'sst': 5, 'qqp': 1, 'sts': 1}.")
@@ -143,19 +151,28 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
                 h_t = h
                 for layer in top:
                     h_t = layer(h_t, padding_mask=inputs["padding_mask"])
+                if pooling == "mean":
+                    pooler = None
+                    pooled[task] = MaskedMeanPooling(name=f"{task}_mean_pool", dtype=dtype)(
+                        h_t, inputs["padding_mask"])
+                else:
+                    pooled[task] = pooler(h_t[:, cls, :])
                 tops[task], poolers[task] = top, pooler
-                pooled[task] = pooler(h_t[:, cls, :])
         else:
             for i, task in enumerate(tasks):
                 enc = backbone if i == 0 else _clone_backbone(backbone, f"{task}_{backbone.name}")
                 encoders.append(enc)
                 tops[task], poolers[task] = list(enc.transformer_layers), enc.pooled_dense
-                pooled[task] = enc(inputs)["pooled_output"]
+                out = enc(inputs)
+                pooled[task] = out["pooled_output"] if pooling == "cls" else MaskedMeanPooling(
+                    name=f"{task}_mean_pool", dtype=dtype)(out["sequence_output"], inputs["padding_mask"])
         static_encoder = None
         if static:
             static_encoder = _clone_backbone(backbone, f"static_{backbone.name}", dropout=0.0)
             static_encoder.trainable = False
-            frozen = static_encoder(inputs)["pooled_output"]
+            out = static_encoder(inputs)
+            frozen = out["pooled_output"] if pooling == "cls" else MaskedMeanPooling(
+                name="static_mean_pool", dtype=dtype)(out["sequence_output"], inputs["padding_mask"])
             pooled = {t: keras.layers.Concatenate(name=f"{t}_with_static", dtype=dtype)([p, frozen])
                       for t, p in pooled.items()}
         head_layers = {t: ClassifierHead(n, dropout=dropout, name=f"{t}_head", dtype=dtype) for t, n in heads.items()}
@@ -163,9 +180,11 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         # copies are now built: start them from the pretrained weights
         if share_embeddings and k > 0:
-            originals = list(backbone.transformer_layers[n_layers - k:]) + [backbone.pooled_dense]
+            originals = list(backbone.transformer_layers[n_layers - k:])
+            originals += [backbone.pooled_dense] if pooling == "cls" else []
             for task in tasks[1:]:
-                for orig, copy in zip(originals, tops[task] + [poolers[task]]):
+                copies = tops[task] + ([poolers[task]] if pooling == "cls" else [])
+                for orig, copy in zip(originals, copies):
                     _copy_weights(orig, copy)
         self.backbone = backbone
         self.heads = heads
@@ -173,6 +192,10 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
         self.share_embeddings = bool(share_embeddings)
         self.static = bool(static)
         self.dropout = float(dropout)
+        self.pooling = pooling
+        if pooling == "mean":   # unused poolers: frozen, so no optimizer waits for their gradients
+            for enc in encoders:
+                enc.pooled_dense.trainable = False
         # references into the graph (not tracked again: they are saved once, as the graph's layers)
         object.__setattr__(self, "_encoders", tuple(encoders))
         object.__setattr__(self, "_tops", {t: tuple(v) for t, v in tops.items()})
@@ -209,7 +232,9 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
             for enc in self._encoders:
                 for i, layer in enumerate(enc.transformer_layers):
                     layers[i].append(layer)
-        poolers = list({id(p): p for p in self._poolers.values()}.values())
+        poolers = list({id(p): p for p in self._poolers.values() if p is not None}.values())
+        if self.pooling == "mean" and self.share_embeddings:
+            poolers = []   # the mean has no weights; the backbone's pooler is not in the graph
         return {"embeddings": embeddings, "layers": layers, "pooler": poolers}
 
     def parameter_summary(self) -> dict:

@@ -15,18 +15,19 @@ _PAPER_MODELS = {
 }
 
 SCALES = {
-    # smaller LSTMs than the paper's (said on screen), three training sizes, 2 seeds, a CPU
+    # smaller LSTMs than the paper's (said on screen), three training sizes, 3 seeds, a CPU
     "smoke": {
         "dataset": "rt_snippets", "max_eval": 500, "train_sizes": [300, 900, 2700], "sequence_length": 48,
-        "lstm_seeds": [0, 1], "transformer_seeds": [0, 1],
+        "lstm_seeds": [0, 1, 2], "transformer_seeds": [0, 1, 2],
         "lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64], "embedding_dim": 64,
         "lstm_epochs": 6, "lstm_min_steps": 60, "lstm_patience": 2,
         "transformer_epochs": 1, "transformer_lr": 1e-4, "transformer_min_steps": 30,
         "timing_batch_sizes": [32], "timing_sequence_length": 128, "timing_repeats": 3,
     },
-    # every offline sentence (8,454), the paper's LSTM-2-256 and LSTM-4-256 + pretrained, 3 seeds, one GPU
+    # every offline sentence (8,454), the paper's LSTM-2-256 and LSTM-4-256 + pretrained, 5 seeds, one GPU
     "medium": {
         **_PAPER_MODELS, "dataset": "rt_snippets", "train_sizes": [300, 1000, 3000, 1.0], "sequence_length": 64,
+        "lstm_seeds": [0, 1, 2, 3, 4], "transformer_seeds": [0, 1, 2, 3, 4],
         "lstm_epochs": 10, "lstm_patience": 3, "transformer_epochs": 3, "transformer_lr": 5e-5,
         "transformer_min_steps": 60, "timing_repeats": 10,
     },

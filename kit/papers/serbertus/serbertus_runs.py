@@ -150,35 +150,47 @@ def with_vocabulary(raw: dict, vocabulary=None) -> dict:
             for t, splits in raw.items()}
 
 
-def backbone_factory(name: str, sequence_length: int, vocabulary=None):
+def backbone_factory(name: str, sequence_length: int, vocabulary=None, num_layers: int | None = None):
     """A function that returns a fresh copy of the pretrained encoder (every run starts from the checkpoint), cut
-    to ``vocabulary``'s ids when one is given (``kit.models.compact_backbone``)."""
+    to ``vocabulary``'s ids when one is given (``kit.models.compact_backbone``) and to its bottom ``num_layers``
+    layers when set (``kit.models.truncate``). The checkpoint is read once; each call builds a new backbone from
+    its config and the kept weights (a fraction of a second instead of seconds)."""
     from ...models import load_backbone
     from ...models.compact_backbone import compact_backbone
+    from ...models.truncate import truncate_backbone
+
+    template = load_backbone(name, sequence_length=sequence_length).backbone
+    template = compact_backbone(template, vocabulary) if vocabulary is not None else template
+    template = truncate_backbone(template, num_layers)
+    cls, config = type(template), template.get_config()
+    weights = [keras.ops.convert_to_numpy(w) for w in template.weights]
+    del template
 
     def make_backbone():
-        fresh = load_backbone(name, sequence_length=sequence_length).backbone
-        return compact_backbone(fresh, vocabulary) if vocabulary is not None else fresh
+        fresh = cls.from_config(config)
+        fresh.set_weights(weights)
+        return fresh
 
     return make_backbone
 
 
 # --- the model and the optimizer -------------------------------------------------------------------------------------
 
-def build_model(backbone, heads: dict, architecture: str = "multi", k: int = 0, dropout: float = 0.1) -> MultitaskBert:
+def build_model(backbone, heads: dict, architecture: str = "multi", k: int = 0, dropout: float = 0.1,
+                pooling: str = "cls") -> MultitaskBert:
     """``single``/``multi``: one encoder with a head per task; ``cerbertus``: per-task top ``k`` layers;
-    ``triple``: a whole encoder per task."""
+    ``triple``: a whole encoder per task. ``pooling``: ``"cls"`` (BERT's pooler) or ``"mean"`` (the tokens' mean)."""
     if architecture not in ARCHITECTURES:
         raise ValueError(f"Unknown architecture {architecture!r}; use one of {ARCHITECTURES}.")
     if architecture == "single" and len(heads) != 1:
         raise ValueError(f"architecture='single' is one task; got {sorted(heads)}. Use 'multi' for several.")
     if architecture in ("single", "multi"):
-        return multi_bert(backbone, heads, dropout=dropout)
+        return multi_bert(backbone, heads, dropout=dropout, pooling=pooling)
     if architecture == "cerbertus":
         if k < 1:
             raise ValueError(f"CerBERTus needs k >= 1 task-specific layers (k=0 is multi-BERT), got {k}.")
-        return cerbertus(backbone, heads, k=k, dropout=dropout)
-    return triple_bert(backbone, heads, dropout=dropout)
+        return cerbertus(backbone, heads, k=k, dropout=dropout, pooling=pooling)
+    return triple_bert(backbone, heads, dropout=dropout, pooling=pooling)
 
 
 # --- one run -------------------------------------------------------------------------------------------------------
@@ -200,6 +212,7 @@ class SettingResult:
     smart_loss: float | None = None
     mlm_curve: dict | None = None
     history: dict = field(default_factory=dict)
+    train: dict = field(default_factory=dict)
 
     def summary(self) -> dict:
         """Metrics shared by the run's tasks: ``params, steps, seconds`` (+ ``smart_loss``; the MLM loss first,
@@ -225,14 +238,17 @@ def run_setting(backbone, data: dict, kinds: dict, heads: dict, *, architecture:
                 lambda_s: float = 0.0, decay: float = 1.0, mlm_steps: int = 0, masker=None,
                 learning_rate: float = 2e-5, epochs: int = 1, batch_size: int = 32, warmup: float = 0.1,
                 weight_decay: float = 0.01, dropout: float = 0.1, mlm_learning_rate: float = 1e-5,
-                smart: dict | None = None, seed: int = 0, eval_batch_size: int = 128) -> SettingResult:
+                smart: dict | None = None, seed: int = 0, eval_batch_size: int = 128,
+                pooling: str = "cls") -> SettingResult:
     """Train one setting on ``data = {task: {"train"|"dev"|"test": (inputs, labels)}}`` and score it.
 
     ``backbone`` is a fresh pretrained encoder (it is trained in place); ``kinds``
     and ``heads`` give each task's kind and number of outputs. ``smart`` holds
     SMART's other arguments (``epsilon, sigma, eta, steps, norm``). ``masker``
     (a :class:`kit.text.MLMMasker` for the backbone's vocabulary) is needed
-    when ``mlm_steps > 0``. Seeds Python, NumPy and Keras with ``seed`` first.
+    when ``mlm_steps > 0``. Seeds Python, NumPy and Keras with ``seed`` first. The result also holds each
+    task's score on (the first :data:`TRAIN_SCORED` examples of) its training set (``train``): the train-test gap is
+    what a regulariser such as SMART shrinks.
     """
     if not data:
         raise ValueError("data is empty: give {task: {'train': (x, y), 'dev': (x, y), 'test': (x, y)}}.")
@@ -260,7 +276,7 @@ def run_setting(backbone, data: dict, kinds: dict, heads: dict, *, architecture:
                                learning_rate=mlm_learning_rate, warmup=warmup, chunks=min(4, int(mlm_steps)),
                                seed=seed)
         mlm_curve = mlm.curve
-    model = build_model(backbone, {t: heads[t] for t in tasks}, architecture, k, dropout)
+    model = build_model(backbone, {t: heads[t] for t in tasks}, architecture, k, dropout, pooling)
     trained = SMART(model, model, lambda_s=lambda_s, seed=seed, **(smart or {})) if lambda_s > 0 else model
     steps = epochs * sum(per_task.values())
     schedule = schedules.cosine(learning_rate, steps, round(warmup * steps))
@@ -270,19 +286,26 @@ def run_setting(backbone, data: dict, kinds: dict, heads: dict, *, architecture:
                         dev=dev if epochs > 1 else None, seed=seed, drop_remainder=True, eval_batch_size=eval_batch_size)
     dev_p = predict_tasks(model, {t: data[t]["dev"][0] for t in tasks}, kinds, eval_batch_size)
     test_p = predict_tasks(model, {t: data[t]["test"][0] for t in tasks}, kinds, eval_batch_size)
+    seen = {t: {k: np.asarray(v)[:TRAIN_SCORED] for k, v in data[t]["train"][0].items()} for t in tasks}
+    train_p = predict_tasks(model, seen, kinds, eval_batch_size)
     smart_loss = float(fit.history["smart_loss"][-1]) if lambda_s > 0 else None
     return SettingResult(
         model=model, architecture=model.architecture if len(tasks) > 1 else "single-task",
         dev={t: task_score(kinds[t], data[t]["dev"][1], dev_p[t]) for t in tasks},
         test={t: task_score(kinds[t], data[t]["test"][1], test_p[t]) for t in tasks},
         dev_predictions=dev_p, test_predictions=test_p, params=int(model.count_params()), steps=fit.steps,
-        seconds=time.perf_counter() - start, smart_loss=smart_loss, mlm_curve=mlm_curve, history=fit.history)
+        seconds=time.perf_counter() - start, smart_loss=smart_loss, mlm_curve=mlm_curve, history=fit.history,
+        train={t: task_score(kinds[t], data[t]["train"][1][:TRAIN_SCORED], train_p[t]) for t in tasks})
 
 
 # --- the plan: every setting for every seed ------------------------------------------------------------------------
 
+#: How many training examples per task :func:`run_setting` scores for the train score (the train-test gap).
+TRAIN_SCORED = 128
+
 #: The recipe arguments of :func:`run_setting` that come from the sizes, the same for every run.
-RECIPE = ("learning_rate", "epochs", "batch_size", "warmup", "weight_decay", "dropout", "mlm_learning_rate", "smart")
+RECIPE = ("learning_rate", "epochs", "batch_size", "warmup", "weight_decay", "dropout", "mlm_learning_rate", "smart",
+          "pooling")
 #: The run keys that are arguments of :func:`run_setting` (the setting's one change).
 OPTIONS = ("architecture", "k", "lambda_s", "decay", "mlm_steps")
 
@@ -368,6 +391,8 @@ def record(sweep, run: dict, result: SettingResult) -> None:
     tasks = list(result.dev)
     for t in tasks:
         metrics = {"dev_score": result.dev[t], "test_score": result.test[t]}
+        if t in result.train:
+            metrics["train_score"] = result.train[t]
         if len(tasks) == 1:
             metrics.update(result.summary())
         sweep.record({**run, "task": t}, metrics)

@@ -3,7 +3,7 @@
 The text of the paper gives its findings as differences (its Tables 2-4 did not survive the text extraction, so
 their absolute scores are not quoted). Each row: the experiment, the section of our tasks it maps to, the metric,
 ``a`` and ``b`` as ``(model, strategy)``, the paper's ``a - b`` in points (None where it gives only a direction),
-and how the paper says it.
+how the paper says it, and the direction of its finding (+1: ``a`` is better, -1: worse).
 
 >>> float(COMPARISONS.loc[0, "paper"]), COMPARISONS.loc[0, "a"]
 (0.99, ('bilstm', 'stack_and_finetune'))
@@ -27,3 +27,4 @@ COMPARISONS = pd.DataFrame([
     ("C: Quora question pairs", "pairs", "accuracy", ("sim_transformer", "stack_and_finetune"),
      ("bimpm", "stack_and_finetune"), None, "after fine-tuning Sim-Transformer 'out-performs' BiMPM"),
 ], columns=["experiment", "section", "metric", "a", "b", "paper", "says"])
+COMPARISONS["direction"] = [+1, +1, +1, +1, +1, -1, +1]

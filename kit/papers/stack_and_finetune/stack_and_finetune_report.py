@@ -126,8 +126,11 @@ def strategy_table(results, metric: str, light: str = "light", scale: float = 10
     light head); stack-only and stack-and-finetune are the rich head's (and
     the rich head's own finetune-only row, where it was run, gets a column
     too). The last columns are stack-and-finetune minus finetune-only (light
-    head) and minus stack-only, each with its standard error and verdict
-    (:func:`kit.analysis.difference`), in points when ``scale=100``.
+    head) and minus stack-only, each with its standard error and Welch's t-test
+    (:func:`kit.analysis.difference`), in points when ``scale=100``. Where the
+    light head also ran finetune-only for as many epochs as both phases
+    (``finetune_only_matched``), it gets a column and a difference of its own:
+    the comparison at an equal number of epochs.
     """
     import pandas as pd
 
@@ -140,15 +143,35 @@ def strategy_table(results, metric: str, light: str = "light", scale: float = 10
     for task, model in rows[rows.model != light][["task", "model"]].drop_duplicates().itertuples(index=False):
         ft, so, sf = get(task, light, "finetune_only"), get(task, model, "stack_only"), \
             get(task, model, "stack_and_finetune")
+        matched = get(task, light, "finetune_only_matched")
         row = {"task": task, "head": model, "finetune-only (light head)": fmt(ft)}
+        if matched is not None:
+            row["finetune-only, same epochs as S&F"] = fmt(matched)
         if get(task, model, "finetune_only") is not None:
             row["finetune-only (this head)"] = fmt(get(task, model, "finetune_only"))
-        row.update({"stack-only": fmt(so), "stack-and-finetune": fmt(sf), "S&F - finetune-only": diff(sf, ft),
-                    "S&F - stack-only": diff(sf, so)})
+        row.update({"stack-only": fmt(so), "stack-and-finetune": fmt(sf), "S&F - finetune-only": diff(sf, ft)})
+        if matched is not None:
+            row["S&F - finetune-only (same epochs)"] = diff(sf, matched)
+        row["S&F - stack-only"] = diff(sf, so)
         out.append(row)
     if not out:
         raise ValueError(f"No rich-head rows with metric {metric!r} in the results.")
     return pd.DataFrame(out).set_index(["task", "head"]).fillna("-")
+
+
+def agreement(d, direction: int) -> str:
+    """How a :class:`kit.analysis.Difference` stands to the paper's direction (+1: ``a`` better, -1: worse).
+
+    >>> from kit.analysis import welch
+    >>> agreement(welch(0.05, 0.005, 5, 0.0, 0.005, 5), +1), agreement(welch(-0.05, 0.005, 5, 0.0, 0.005, 5), +1)
+    ('same direction, found', 'opposite direction, found')
+    >>> agreement(welch(0.01, 0.02, 3, 0.0, 0.02, 3), -1)
+    'within the noise (the opposite sign)'
+    """
+    sign = 1 if d.value > 0 else -1 if d.value < 0 else 0
+    if d.verdict in ("larger", "smaller"):
+        return "same direction, found" if sign == direction else "opposite direction, found"
+    return "within the noise (" + ("the paper's sign" if sign == direction else "the opposite sign") + ")"
 
 
 def paper_comparison(results, paper, task_of: dict, scale: float = 100.0, digits: int = 1):
@@ -156,9 +179,10 @@ def paper_comparison(results, paper, task_of: dict, scale: float = 100.0, digits
 
     ``paper``: rows with ``experiment, section, metric, a, b, paper, says``
     where ``a`` and ``b`` are ``(model, strategy)`` and ``paper`` the
-    paper's ``a - b`` in points (None where it gives only a direction);
+    paper's ``a - b`` in points (None where it gives only a direction) and ``direction`` (+1 or -1);
     ``task_of``: section → our task. Ours is ``a - b`` over seeds with its
-    standard error and verdict, or "not run" when a side is missing.
+    standard error and Welch's t-test, or "not run" when a side is missing; the last column says whether ours
+    goes the paper's way (:func:`agreement`).
     """
     import pandas as pd
 
@@ -167,12 +191,13 @@ def paper_comparison(results, paper, task_of: dict, scale: float = 100.0, digits
     for r in (paper.to_dict("records") if hasattr(paper, "to_dict") else paper):
         task = task_of.get(r["section"])
         ka, kb = (task, *r["a"], r["metric"]), (task, *r["b"], r["metric"])
-        ours = difference(stats.loc[ka], stats.loc[kb]).text(scale, "", digits) \
-            if ka in stats.index and kb in stats.index else "not run"
+        d = difference(stats.loc[ka], stats.loc[kb]) if ka in stats.index and kb in stats.index else None
+        known = r["paper"] is not None and not pd.isna(r["paper"])
         out.append({"experiment": r["experiment"], "comparison": f"{'/'.join(r['a'])} - {'/'.join(r['b'])}",
                     "metric": r["metric"], "paper says": r["says"],
-                    "paper (points)": "-" if r["paper"] is None else f"{r['paper']:+.2f}",
-                    "our task": task, "ours (points)": ours})
+                    "paper (points)": f"{r['paper']:+.2f}" if known else "(direction only)",
+                    "our task": task, "ours (points)": "not run" if d is None else d.text(scale, "", digits),
+                    "ours vs the paper": "not run" if d is None else agreement(d, r["direction"])})
     return pd.DataFrame(out)
 
 
@@ -281,9 +306,23 @@ def strategies_figure(results, primary: dict):
     return fig
 
 
-def sentences(results, runs_wide, primary: dict, models: dict, specs: dict, sizes: dict) -> list[str]:
-    """Every comparison the notebook states, from this run: each rich head's stack-and-finetune against
-    finetune-only and stack-only with its standard error and verdict; phase-1 stops; seconds per run."""
+def constant_guesses(data: dict, tasks: dict) -> dict:
+    """``{task: the constant guess on its primary metric}``: the training set's most frequent tag (token accuracy),
+    class (accuracy); 0 for entity F1 (a constant "outside" tag finds no entity)."""
+    out = {}
+    for name, ds in data.items():
+        metric = primary_metric(tasks[name])
+        out[name] = 0.0 if metric == "entity_f1" else constant_guess(
+            ds.train.labels if metric == "token_accuracy" else ds.train.y,
+            ds.test.labels if metric == "token_accuracy" else ds.test.y, metric)
+    return out
+
+
+def sentences(results, runs_wide, primary: dict, models: dict, specs: dict, sizes: dict,
+              guesses: dict | None = None) -> list[str]:
+    """Every comparison the notebook states, from this run: the budgets; each rich head's stack-and-finetune against
+    finetune-only (at its own and at an equal number of epochs) and stack-only, with Welch's t-test; the two rich
+    heads against each other; phase-1 stops; seconds per run."""
     stats = summarize(results, ["task", "model", "strategy", "metric"])
 
     def said(task, a, b, metric):
@@ -291,14 +330,32 @@ def sentences(results, runs_wide, primary: dict, models: dict, specs: dict, size
         return difference(stats.loc[ka], stats.loc[kb]).text(100, " points") \
             if ka in stats.index and kb in stats.index else "not run"
 
-    lines = []
+    p1, p2 = sizes["phase1_epochs"], sizes["phase2_epochs"]
+    matched = sizes.get("matched_budget")
+    lines = [f"budgets: finetune-only trains {p2} epochs, stack-and-finetune up to {p1} (head only) + {p2}"
+             + (f"; finetune-only also ran {p1 + p2} epochs, the same total" if matched else
+                " (the budgets differ: read its gain over finetune-only with that in mind)")]
     for name, metric in primary.items():
         ft = stats.loc[(name, "light", "finetune_only", metric)]
-        lines.append(f"{name} ({metric}): finetune-only {format_mean_se(ft['mean'], ft['se'], 100, 1)}")
+        line = f"{name} ({metric}): finetune-only {format_mean_se(ft['mean'], ft['se'], 100, 1)}"
+        if (name, "light", "finetune_only_matched", metric) in stats.index:
+            fm = stats.loc[(name, "light", "finetune_only_matched", metric)]
+            line += f", at {p1 + p2} epochs {format_mean_se(fm['mean'], fm['se'], 100, 1)}"
+        if guesses and name in guesses:
+            line += f"; a constant guess {100 * guesses[name]:.1f}"
+        lines.append(line)
         for m in models[name][1:] + (["ensemble"] if specs[name]["section"] == "classification" else []):
-            lines.append(f"  {m}: stack-and-finetune vs finetune-only "
-                         f"{said(name, (m, 'stack_and_finetune'), ('light', 'finetune_only'), metric)}; "
-                         f"vs stack-only {said(name, (m, 'stack_and_finetune'), (m, 'stack_only'), metric)}")
+            sf = (m, "stack_and_finetune")
+            lines.append(f"  {m}: stack-and-finetune vs finetune-only {said(name, sf, ('light', 'finetune_only'), metric)}")
+            if matched:
+                lines.append(f"  {m}: stack-and-finetune vs finetune-only at the same epochs "
+                             f"{said(name, sf, ('light', 'finetune_only_matched'), metric)}")
+            lines.append(f"  {m}: stack-and-finetune vs stack-only {said(name, sf, (m, 'stack_only'), metric)}")
+        rich = models[name][1:]
+        if len(rich) == 2:
+            a, b = rich[1], rich[0]
+            lines.append(f"  {a} vs {b}, both stack-and-finetune: "
+                         f"{said(name, (a, 'stack_and_finetune'), (b, 'stack_and_finetune'), metric)}")
     sf = runs_wide[runs_wide.strategy == "stack_and_finetune"]
     lines.append(f"phase 1 was stopped by the divergence rule in {int(sf.phase1_stopped_early.sum())} of {len(sf)} "
                  f"stack-and-finetune runs; the others reached the {sizes['phase1_epochs']}-epoch cap")
@@ -307,7 +364,7 @@ def sentences(results, runs_wide, primary: dict, models: dict, specs: dict, size
     return lines
 
 
-def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out) -> dict:
+def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out, min_seeds: int = 3) -> dict:
     """What CI asserts on every run, as ``{claim: bool}``: every run is there; the freeze scheduler did what it
     promises in every run; the tasks are learned well above their constant guess; the files exist."""
     import pandas as pd
@@ -323,14 +380,14 @@ def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out) -
     pos = [n for n in sections["tagging"] if not tasks[n].is_entity_task]
     ent = [n for n in sections["tagging"] if tasks[n].is_entity_task]
     guess = {n: constant_guess(data[n].train.labels, data[n].test.labels, "token_accuracy") for n in pos}
-    guess |= {n: constant_guess(data[n].train.y, data[n].test.y) for n in sections["classification"]}
+    guess |= {n: constant_guess(data[n].train.y, data[n].test.y) for n in sections["classification"] + sections["pairs"]}
     files = ("results.csv", "curves.csv", "phase1_curves.png", "strategies.png", "paper_vs_ours.csv",
              "best_model/model.keras")
     by_run = lambda n, metric: runs_wide[runs_wide.task == n].groupby(["model", "strategy"])[metric]  # noqa: E731
     return {
         "every planned run measured": len(runs_wide) == len(plan_rows),
-        "at least 2 seeds per task, head and strategy":
-            bool(runs_wide.groupby(["task", "model", "strategy"]).size().min() >= 2),
+        f"at least {min_seeds} seeds per task, head and strategy":
+            bool(runs_wide.groupby(["task", "model", "strategy"]).size().min() >= min_seeds),
         "frozen phases left the encoder bit-identical": bool((frozen == 0).all()),
         "unfrozen phases changed it": bool((of("phase1_encoder_changed", strategy="finetune_only") == 1).all()
                                            and (of("phase2_encoder_changed", strategy="stack_and_finetune") == 1).all()),
@@ -342,5 +399,8 @@ def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out) -
             all(bool(g.mean() > 0.1) for n in ent for _, g in by_run(n, "entity_f1")),
         "classification: every strategy beats the majority class by > 10 points":
             all(bool(g.mean() > guess[n] + 0.1) for n in sections["classification"] for _, g in by_run(n, "accuracy")),
+        "pairs: finetune-only beats the majority class by > 10 points":
+            all(bool(of("accuracy", task=n, strategy="finetune_only").mean() > guess[n] + 0.1)
+                for n in sections["pairs"]),
         "figures and tables written": all((out / f).exists() for f in files),
     }

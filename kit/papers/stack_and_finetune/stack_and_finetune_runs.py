@@ -250,15 +250,35 @@ def rich_head(name: str, num_labels: int, sizes: dict) -> keras.layers.Layer:
     return getattr(models, HEADS[name])(num_labels, **sizes["heads"][name], dropout=sizes["dropout"], name=name)
 
 
+#: finetune-only trained for as many epochs as stack-and-finetune's two phases together (``sizes["matched_budget"]``).
+MATCHED = "finetune_only_matched"
+
+
+def recipe_of(strategy: str, recipe: dict) -> tuple[str, dict]:
+    """``(strategy for the freeze scheduler, recipe)``: :data:`MATCHED` is finetune-only whose one phase lasts
+    ``phase1_epochs + phase2_epochs`` epochs.
+
+    >>> recipe_of(MATCHED, {"phase1_epochs": 4, "phase2_epochs": 2})
+    ('finetune_only', {'phase1_epochs': 4, 'phase2_epochs': 6})
+    """
+    if strategy != MATCHED:
+        return strategy, recipe
+    return "finetune_only", {**recipe, "phase2_epochs": recipe["phase1_epochs"] + recipe["phase2_epochs"]}
+
+
 def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
-    """Every run: per task the light head finetune-only, then each rich head stack-only and stack-and-finetune
-    (and finetune-only where ``sizes["rich_head_finetune"]``), for every seed, with its planned optimizer steps."""
+    """Every run: per task the light head finetune-only (and, where ``sizes["matched_budget"]``, finetune-only for
+    as many epochs as stack-and-finetune's two phases: :data:`MATCHED`), then each rich head stack-only and
+    stack-and-finetune (and finetune-only where ``sizes["rich_head_finetune"]``), for every seed, with its planned
+    optimizer steps."""
     out = []
     rich = (["finetune_only"] if sizes["rich_head_finetune"] else []) + ["stack_only", "stack_and_finetune"]
+    light = [("light", "finetune_only")] + ([("light", MATCHED)] if sizes.get("matched_budget") else [])
     for name, heads in models.items():
-        for m, s in [("light", "finetune_only")] + [(h, s) for h in heads[1:] for s in rich]:
+        for m, s in light + [(h, s) for h in heads[1:] for s in rich]:
             for seed in sizes["seeds"]:
-                epochs = planned_epochs(s, sizes["phase1_epochs"], sizes["phase2_epochs"])
+                s_run, r = recipe_of(s, sizes)
+                epochs = planned_epochs(s_run, r["phase1_epochs"], r["phase2_epochs"])
                 out.append(dict(task=name, model=m, strategy=s, seed=seed,
                                 steps=epochs * tasks[name].steps_per_epoch(sizes["batch_size"])))
     return out
@@ -302,8 +322,8 @@ class Experiment:
 
         config.set_seed(run["seed"])
         model = self.make_model(run["task"], run["model"])
-        return model, train_strategy(model, self.encoder.backbone, self.tasks[run["task"]], run["strategy"],
-                                     **self.recipe)
+        strategy, recipe = recipe_of(run["strategy"], self.recipe)
+        return model, train_strategy(model, self.encoder.backbone, self.tasks[run["task"]], strategy, **recipe)
 
     def record(self, run: dict, model: keras.Model, result: StrategyRun) -> None:
         """Write what ``run`` produced (curve, predictions, best model, scores); the model is then let go."""

@@ -9,7 +9,8 @@ The notebook's sizes name each task by a small spec (a dict in ``stack_and_finet
 and :func:`task_datasets` turns a ``{name: spec}`` dict into
 ``{name: TextDataset}``, loading each source set once. Spec keys:
 
-- ``dataset``: a registered name (``kit.data.load``);
+- ``dataset``: a registered name (``kit.data.load``); ``options``: the loader's options (e.g.
+  ``{"negatives": "random"}`` for ``wordnet_pairs``);
 - ``classes``: keep only these classes, relabelled in this order (``select_classes``);
 - ``text``: ``"full"`` (default) or ``"headline"`` (each text's first line);
 - ``labels``: for a tagging set, ``"tags"`` (default: its own tags) or ``"entities"`` (Brown's
@@ -33,7 +34,7 @@ import numpy as np
 
 from ...data.dataset import TextDataset
 
-SPEC_KEYS = ("dataset", "classes", "text", "labels", "max_words", "max_train", "max_eval", "max_dev", "section",
+SPEC_KEYS = ("dataset", "options", "classes", "text", "labels", "max_words", "max_train", "max_eval", "max_dev", "section",
              "sequence_length")
 TEXT_VIEWS = ("full", "headline")
 LABEL_VIEWS = ("tags", "entities")
@@ -118,9 +119,11 @@ def task_datasets(specs: dict, seed: int = 0, load=None) -> dict:
     for name, spec in specs.items():
         if "dataset" not in spec:
             raise KeyError(f"task {name!r}: its spec names no 'dataset'.")
-        if spec["dataset"] not in sources:
-            sources[spec["dataset"]] = load(spec["dataset"])
-        out[name] = derive(sources[spec["dataset"]], spec, name=name, seed=seed)
+        options = dict(spec.get("options") or {})
+        key = (spec["dataset"], tuple(sorted(options.items())))
+        if key not in sources:
+            sources[key] = load(spec["dataset"], **options)
+        out[name] = derive(sources[key], spec, name=name, seed=seed)
     return out
 
 

@@ -35,6 +35,35 @@ def external_table(selections: dict, origin, corpus: list):
     return pd.DataFrame(rows)
 
 
+def topic_nearness(tasks: dict, found_by: dict, selections: dict, corpus: list, k: int, seed: int = 0):
+    """How near the retrieved passages are to their queries' topics, BM25 against random, one row per task.
+
+    A topic classifier (TF-IDF + logistic regression) is trained on the task's own training texts and labels; each
+    passage BM25 retrieved is labelled by it, and counted as near when that label is the label of the task text that
+    retrieved it. For random retrieval each passage is paired with a random training text. ``near`` is the share
+    of near passages; ``classifier dev accuracy`` says how far to trust the labelling (on the task's own dev texts).
+    """
+    import pandas as pd
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    rows = []
+    rng = np.random.default_rng(seed)
+    for name, ds in tasks.items():
+        vec = TfidfVectorizer(sublinear_tf=True, min_df=2, stop_words="english")
+        clf = LogisticRegression(max_iter=1000).fit(vec.fit_transform(ds.train.texts), ds.train.y)
+        dev_acc = float((clf.predict(vec.transform(ds.dev.texts)) == ds.dev.y).mean())
+        sel = found_by[(name, k)]
+        bm25 = clf.predict(vec.transform([corpus[i] for i in sel.doc_ids])) == np.asarray(ds.train.y)[sel.query_id]
+        rand_ids = selections[(name, "random", k)]
+        queries = rng.integers(0, len(ds.train.y), len(rand_ids))
+        rand = clf.predict(vec.transform([corpus[i] for i in rand_ids])) == np.asarray(ds.train.y)[queries]
+        rows.append({"task": name, "classes": ds.num_classes, "classifier dev accuracy": round(dev_acc, 3),
+                     "BM25: near": round(float(bm25.mean()), 3), "random: near": round(float(rand.mean()), 3),
+                     "passages": len(bm25)})
+    return pd.DataFrame(rows).set_index("task")
+
+
 def highlight(text: str, other: str, limit: int = 320) -> str:
     """``text`` (cut at ``limit`` characters) as HTML, the words it shares with ``other`` marked."""
     from ...retrieval import english_stopwords, word_tokenize

@@ -16,15 +16,15 @@ SCALES = {
         "max_train": 500, "max_eval": 300, "sequence_length": 48, "vocabulary_size": 5000,
         "num_layers": 2, "num_heads": 4, "hidden_dim": 64, "intermediate_dim": 256, "dropout": 0.0, "pooling": "mean",
         "k": 8, "k_ablation": [2], "stage1_steps": 400, "batch_size": 32, "stage1_lr": 2e-3,
-        "stage2_epochs": 6, "stage2_lr": 1e-3, "seeds": [0, 1], "baseline_lr": 1e-4, "attention_texts": 64,
+        "stage2_epochs": 6, "stage2_lr": 1e-3, "seeds": [0, 1, 2], "baseline_lr": 1e-4, "attention_texts": 64,
     },
-    # the offline tasks at full size, the paper's 6-layer x 512 model, 3 seeds, one GPU
+    # the offline tasks at full size, the paper's 6-layer x 512 model, 5 seeds, one GPU
     "medium": {
         "tasks": {"bbc_news": "news", "rt_snippets": "reviews"}, "ablation_task": "bbc_news",
         "max_train": None, "max_eval": None, "sequence_length": 128, "vocabulary_size": 30522,
         "num_layers": 6, "num_heads": 8, "hidden_dim": 512, "intermediate_dim": 2048, "dropout": 0.1, "pooling": "mean",
         "k": 8, "k_ablation": [], "stage1_steps": 1000, "batch_size": 64, "stage1_lr": 5e-4,
-        "stage2_epochs": 3, "stage2_lr": 5e-5, "seeds": [0, 1, 2], "baseline_lr": 5e-5, "attention_texts": 256,
+        "stage2_epochs": 3, "stage2_lr": 5e-5, "seeds": [0, 1, 2, 3, 4], "baseline_lr": 5e-5, "attention_texts": 256,
     },
     # AG News / IMDB with the paper's 6-layer x 512 model, 10k steps of batch 128 per run, 3 seeds: ~2 GPU-hours (the
     # paper's small scale is BERT-base, 1e5 steps of batch 256: set the numbers to it if you have the compute). Give
