@@ -200,3 +200,26 @@ def test_real_wordnet_pairs_and_graded(wordnet_dir):
     assert g.sizes() == {"train": 39628, "dev": 5080, "test": 5064}
     y = np.concatenate([s.y for s in g.splits.values()])
     assert 0.4 < y.min() and y.max() == 5.0 and 0.3 < (y == 5.0).mean() < 0.4
+
+
+def test_random_and_mixed_negatives_and_unrelated_pairs(tmp_path):
+    folder = _toy_wordnet(tmp_path)
+    syn = parse_wordnet(folder)
+    hard = pair_rows(syn)
+    assert pair_rows(syn, negatives="hard") == hard          # the default is unchanged
+    for mode in ("random", "mixed"):
+        rows = pair_rows(syn, negatives=mode)
+        assert [r["example"] for r in rows] == [r["example"] for r in hard]   # same examples, same positives
+        negs = [r for r in rows if r["label"] == 0]
+        other_word = [r["lemma"] not in syn[r["synset"]].lemmas for r in negs]
+        assert all(other_word) if mode == "random" else 0.2 < np.mean(other_word) < 0.8
+        assert all(r["synset"] != r["example_synset"] for r in negs)
+    with pytest.raises(ValueError, match="negatives must be one of"):
+        pair_rows(syn, negatives="easy")
+    assert wordnet_pairs(folder, negatives="random").info["negatives"] == "random"
+    base = graded_rows(parse_wordnet(folder, pos=("n", "v")))
+    more = graded_rows(parse_wordnet(folder, pos=("n", "v")), unrelated=1)
+    assert len(more) > len(base)
+    assert [r for r in more if r["lemma"] in syn[r["synset"]].lemmas] == base   # the word's own senses unchanged
+    extra = [r for r in more if r["lemma"] not in syn[r["synset"]].lemmas]
+    assert extra and all(r["score"] < 5.0 for r in extra)
