@@ -100,9 +100,10 @@ def test_a_preset_name_loads_from_kit_preset_dir(minilm, tmp_path, monkeypatch):
     local = load_backbone("bert_tiny_en_uncased", sequence_length=16)
     assert "KIT_PRESET_DIR" in local.source
     x = local.preprocessor(["a local copy of a preset"])
+    # 16 vs 40 positions: float sums differ by ~1e-5
     np.testing.assert_allclose(keras.ops.convert_to_numpy(local.backbone(x)["sequence_output"]),
                                keras.ops.convert_to_numpy(minilm.backbone(minilm.preprocessor(
-                                   ["a local copy of a preset"]))["sequence_output"])[:, :16], atol=1e-5)
+                                   ["a local copy of a preset"]))["sequence_output"])[:, :16], atol=1e-4)
 
 
 def _hub_reachable() -> bool:

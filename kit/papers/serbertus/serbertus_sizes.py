@@ -7,8 +7,8 @@ single model (CerBERTus + SMART + layer decay), run where it is set.
 """
 
 DEFAULTS = {
-    "ablation_task": "sst", "warmup": 0.1, "weight_decay": 0.01, "dropout": 0.1, "pooling": "cls", "encoder_layers": None,
-    "smart_lambdas": [1.0, 10.0], "smart": {"epsilon": 1e-6, "sigma": 1e-5, "eta": 1e-3, "steps": 1, "norm": "inf"},
+    "ablation_task": "sst", "warmup": 0.1, "weight_decay": 0.01, "dropout": 0.1,
+    "smart": {"epsilon": 1e-6, "sigma": 1e-5, "eta": 1e-3, "steps": 1, "norm": "inf"},
 }
 
 SCALES = {
@@ -37,7 +37,7 @@ SCALES = {
     # dev epoch kept), every ablation plus the jointly trained triple-BERT and the paper's best single model:
     # ~115k step-equivalents, ~25-35 minutes on one GPU with jax by GPU.md's step rates (not yet timed)
     "medium": {
-        "backbone": "minilm-l6", "pooling": "mean",
+        "backbone": "minilm-l6", "encoder_layers": None, "pooling": "mean", "smart_lambdas": [1.0, 10.0],
         "tasks": {"sst": {"dataset": "rt_snippets", "options": {"target": "5class"}, "max_train": None,
                           "max_eval": None},
                   "qqp": {"dataset": "wordnet_pairs", "options": {"negatives": "mixed"}, "max_train": 8000,
@@ -53,7 +53,7 @@ SCALES = {
     # {2, 4, 6} as the paper's Table 6, its best single model (CerBERTus k=2, SMART lambda 12, decay 0.95): ~300k
     # step-equivalents, ~2 GPU-hours on an H100 with jax by GPU.md's BERT-base step rate (~9 hours on torch)
     "full": {
-        "backbone": "bert_base_en_uncased",
+        "backbone": "bert_base_en_uncased", "encoder_layers": None, "pooling": "cls", "smart_lambdas": [1.0, 10.0],
         "tasks": {"sst": {"dataset": "sst5", "options": {}, "max_train": None, "max_eval": None},
                   "qqp": {"dataset": "glue_qqp", "options": {}, "max_train": 100000, "max_eval": 5000},
                   "sts": {"dataset": "glue_stsb", "options": {}, "max_train": None, "max_eval": None}},
