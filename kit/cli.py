@@ -133,10 +133,12 @@ def notebook_plan(root: Path, mapping: dict, every: list[str] | None = None) -> 
 
 
 def test_jobs(root: Path, backends, pytest_args, notebooks: dict[str, list[str]]) -> list[tuple[str, list, dict]]:
-    """``(label, command, env)`` for every run of ``kit test``: pytest per backend, then each notebook under nbval."""
+    """``(label, command, env)`` for every run of ``kit test``: pytest per backend (the tests marked ``one_backend``
+    under the first backend only), then each notebook under nbval."""
     jobs = [(f"pytest {b}", [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",   # own temp folder: runs
-             f"--basetemp={root / 'runs' / 'pytest-tmp' / b}", "tests", *pytest_args],     # side by side never share
-             {"KERAS_BACKEND": b}) for b in backends]
+             f"--basetemp={root / 'runs' / 'pytest-tmp' / b}", "tests",                    # side by side never share
+             *([] if i == 0 else ["-m", "not one_backend"]), *pytest_args],   # see pyproject's one_backend
+             {"KERAS_BACKEND": b}) for i, b in enumerate(backends)]
     for b, targets in notebooks.items():
         for nb in targets:
             jobs.append((f"{Path(nb).stem} on {b}",

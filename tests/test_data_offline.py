@@ -5,6 +5,9 @@ import pytest
 
 import kit.data as kd
 
+# no Keras here: `kit test` runs this module under its first backend only
+pytestmark = pytest.mark.one_backend
+
 
 @pytest.fixture(scope="module")
 def rt():

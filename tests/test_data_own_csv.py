@@ -10,6 +10,9 @@ import pytest
 from kit.data import TextDataset, from_csv
 from kit.data.own import OwnData, notebook_dataset
 
+# no Keras here: `kit test` runs this module under its first backend only
+pytestmark = pytest.mark.one_backend
+
 
 def _file(tmp_path, text, name="mine.csv"):
     p = tmp_path / name

@@ -7,6 +7,9 @@ import pytest
 
 import kit.data as kd
 
+# no Keras here: `kit test` runs this module under its first backend only
+pytestmark = pytest.mark.one_backend
+
 
 @pytest.fixture(autouse=True)
 def _cache(monkeypatch, tmp_path):

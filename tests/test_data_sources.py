@@ -8,6 +8,9 @@ import pytest
 
 from kit.data.sources import Source, materialize, unpack
 
+# no Keras here: `kit test` runs this module under its first backend only
+pytestmark = pytest.mark.one_backend
+
 
 def _tarball(path, files):
     with tarfile.open(path, "w:gz") as tar:

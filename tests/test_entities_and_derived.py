@@ -9,6 +9,9 @@ from kit.papers.stack_and_finetune.stack_and_finetune_tasks import derive, headl
 from kit.data.entities import (TYPED_LABELS, UNTYPED_LABELS, bio_tags, is_proper_noun, proper_noun_entities,
                                proper_noun_spans)
 
+# no Keras here: `kit test` runs this module under its first backend only
+pytestmark = pytest.mark.one_backend
+
 POS = ["at", "np", "np$", "nn", "nps", ".", "np+bez", "np"]
 
 

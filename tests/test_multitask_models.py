@@ -41,9 +41,10 @@ def test_precision_tier():
 @pytest.mark.parametrize("k,share", [(0, True), (2, True), (3, False)])
 def test_mean_pooling_reads_the_masked_mean_and_round_trips(k, share, tmp_path):
     x = tiny_inputs(batch=4, seq=SEQ, vocab=VOCAB)
-    run_layer_test(MultitaskBert, {"backbone": tiny(), "heads": HEADS, "k": k, "share_embeddings": share,
-                                   "dropout": 0.0, "pooling": "mean"}, x,
-                   expected_output_shape={"sst": (4, 5), "qqp": (4, 1), "sts": (4, 1)})
+    if k == 2:   # the whole layer contract once (it trains, saves and reloads); the checks below for every build
+        run_layer_test(MultitaskBert, {"backbone": tiny(), "heads": HEADS, "k": k, "share_embeddings": share,
+                                       "dropout": 0.0, "pooling": "mean"}, x,
+                       expected_output_shape={"sst": (4, 5), "qqp": (4, 1), "sts": (4, 1)})
     bb = tiny()
     model = MultitaskBert(bb, HEADS, k=k, share_embeddings=share, pooling="mean", dropout=0.0)
     # the head of the first task sees the masked mean of the last layer, not [CLS] through the pooler

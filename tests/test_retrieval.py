@@ -7,6 +7,9 @@ from rank_bm25 import BM25L, BM25Okapi, BM25Plus
 from kit.retrieval import (BM25Retriever, SearchEngineRetriever, ShardedBM25, make_queries, rake_keywords,
                            random_retrieval, select_external, word_tokenize)
 
+# no Keras here: `kit test` runs this module under its first backend only
+pytestmark = pytest.mark.one_backend
+
 
 def _corpora():
     rng = np.random.default_rng(0)

@@ -7,6 +7,9 @@ import pytest
 
 from kit.runner import CellError, notebook_env, run_notebook
 
+# no Keras here: `kit test` runs this module under its first backend only
+pytestmark = pytest.mark.one_backend
+
 
 def _notebook(path, cells):
     nb = {"cells": [{"cell_type": "code", "source": src, "metadata": {}, "outputs": [], "execution_count": None}
@@ -79,7 +82,11 @@ def test_kit_test_plans_every_notebook_and_backend():
     assert set(plan) == {"jax", "tensorflow", "torch"}
     jobs = test_jobs(root, ["jax", "torch"], ["-k", "x"], plan)
     assert [j[0] for j in jobs[:2]] == ["pytest jax", "pytest torch"] and jobs[0][1][-2:] == ["-k", "x"]
-    assert jobs[0][1][-4] != jobs[1][1][-4] and jobs[0][1][-4].startswith("--basetemp=")
+    assert jobs[1][1][-2:] == ["-k", "x"]
+    temps = [next(a for a in cmd if a.startswith("--basetemp=")) for _, cmd, _ in jobs[:2]]
+    assert temps[0] != temps[1]
+    # the Keras-free tests run under the first backend only
+    assert "not one_backend" not in jobs[0][1] and jobs[1][1][-4:-2] == ["-m", "not one_backend"]
     assert len(jobs) == 2 + len(notebooks)
     for label, cmd, env in jobs[2:]:
         assert cmd[-1].endswith(".ipynb") and env["KIT_SCALE"] == "smoke" and Path(env["KIT_OUT_ROOT"]).is_absolute()

@@ -49,6 +49,7 @@ def task_data(n=8):
     return out
 
 
+@pytest.mark.one_backend   # the notebook's runner; test_run_setting_in_mixed_bfloat16 runs it on every backend
 def test_run_setting_single_task_with_epochs_keeps_the_best_dev_epoch():
     data = {"sst": task_data()["sst"]}
     r = serbertus.run_setting(tiny(), data, KINDS, HEADS, architecture="single", learning_rate=1e-3, epochs=2,
@@ -63,6 +64,7 @@ def test_run_setting_single_task_with_epochs_keeps_the_best_dev_epoch():
     assert set(r.summary()) == {"params", "steps", "seconds"}
 
 
+@pytest.mark.one_backend   # the notebook's runner; test_run_setting_in_mixed_bfloat16 runs it on every backend
 def test_run_setting_multitask_with_smart_decay_and_mlm():
     from kit.text import MLMMasker
 
@@ -123,6 +125,7 @@ def test_run_setting_errors():
         serbertus.build_model(tiny(), HEADS, "quadruple")
 
 
+@pytest.mark.one_backend   # the notebook's files and ensembles; run_setting is tested on every backend
 def test_rows_predictions_and_ensembles_on_disk(tmp_path):
     data = task_data()
     sweep = Sweep(tmp_path / "results.csv", keys=serbertus.KEYS, log=lambda *a: None)

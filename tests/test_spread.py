@@ -7,6 +7,9 @@ from scipy import stats
 
 from kit.analysis import difference, paired_bootstrap, paired_difference, summarize, welch
 
+# no Keras here: `kit test` runs this module under its first backend only
+pytestmark = pytest.mark.one_backend
+
 
 def arms(a, b):
     runs = pd.DataFrame({"arm": ["a"] * len(a) + ["b"] * len(b), "value": list(a) + list(b)})

@@ -120,6 +120,8 @@ def test_mean_pooling_light_head_builds_and_refuses_other_poolings():
         build_model(bert, task, pooling="max")
 
 
+@pytest.mark.one_backend   # the notebook's runner; its Keras parts (freeze scheduler, EncoderWatch) are tested on
+# every backend, and so is this runner under mixed_bfloat16 (the last test)
 @pytest.mark.parametrize("strategy,changed", [("finetune_only", [True]), ("stack_only", [False]),
                                               ("stack_and_finetune", [False, True])])
 def test_train_strategy_watches_the_encoder(strategy, changed):
@@ -247,6 +249,7 @@ def test_matched_budget_runs_finetune_only_for_both_phases():
     assert t["S&F - finetune-only (same epochs)"].startswith("+1.0 ± 1.4 (within the noise: Welch t")
 
 
+@pytest.mark.one_backend   # the notebook's curves and story; train_strategy is tested on every backend
 def test_curves_and_the_phase1_story():
     bert = _bert()
     task = encode_task(_classes(), _pre())

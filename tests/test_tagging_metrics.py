@@ -4,6 +4,9 @@ import pytest
 
 from kit.analysis.tagging_scores import entity_f1, entity_scores, get_entities, token_accuracy
 
+# no Keras here: `kit test` runs this module under its first backend only
+pytestmark = pytest.mark.one_backend
+
 
 @pytest.mark.parametrize("tags,spans", [
     (["B-PER", "I-PER", "O", "B-LOC"], [("PER", 0, 1), ("LOC", 3, 3)]),      # BIO, entity at the end

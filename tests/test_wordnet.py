@@ -11,6 +11,9 @@ from kit.data.debian import deb_files, extract_deb, make_deb, read_ar
 from kit.data.wordnet import (Hierarchy, _lemma_split, graded_rows, pair_rows, parse_data_lines, parse_wordnet,
                               split_gloss, wordnet_graded, wordnet_pairs)
 
+# no Keras here: `kit test` runs this module under its first backend only
+pytestmark = pytest.mark.one_backend
+
 DEB_URL = "https://deb.debian.org/debian/pool/main/w/wordnet/wordnet-base_3.0-37_all.deb"
 DEB_SHA256 = "61060d960f9ada8fa120872312eccd3ecebfbab8c4579e4f5a74e1cf67620752"
 HEADER = "  1 This software and database is being provided to you, the LICENSEE, by  \n"

@@ -266,15 +266,26 @@ def recipe_of(strategy: str, recipe: dict) -> tuple[str, dict]:
     return "finetune_only", {**recipe, "phase2_epochs": recipe["phase1_epochs"] + recipe["phase2_epochs"]}
 
 
+def matched_budget(sizes: dict, task: str) -> bool:
+    """Whether ``task`` also runs :data:`MATCHED`: ``sizes["matched_budget"]`` is ``True`` (every task), ``False``
+    or a list of task names (smoke scale runs it on its cheapest task only).
+
+    >>> matched_budget({"matched_budget": ["brown_entities"]}, "brown_entities"), matched_budget({}, "qqp")
+    (True, False)
+    """
+    value = sizes.get("matched_budget", False)
+    return task in value if isinstance(value, (list, tuple)) else bool(value)
+
+
 def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
-    """Every run: per task the light head finetune-only (and, where ``sizes["matched_budget"]``, finetune-only for
+    """Every run: per task the light head finetune-only (and, where :func:`matched_budget`, finetune-only for
     as many epochs as stack-and-finetune's two phases: :data:`MATCHED`), then each rich head stack-only and
     stack-and-finetune (and finetune-only where ``sizes["rich_head_finetune"]``), for every seed, with its planned
     optimizer steps."""
     out = []
     rich = (["finetune_only"] if sizes["rich_head_finetune"] else []) + ["stack_only", "stack_and_finetune"]
-    light = [("light", "finetune_only")] + ([("light", MATCHED)] if sizes.get("matched_budget") else [])
     for name, heads in models.items():
+        light = [("light", "finetune_only")] + ([("light", MATCHED)] if matched_budget(sizes, name) else [])
         for m, s in light + [(h, s) for h in heads[1:] for s in rich]:
             for seed in sizes["seeds"]:
                 s_run, r = recipe_of(s, sizes)
