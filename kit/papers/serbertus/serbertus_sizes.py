@@ -17,7 +17,7 @@ SCALES = {
     # 3 seeds, CPU; the token table cut to the ids the task texts use (exact for these texts). Chosen so every
     # baseline clears its constant guess (measured on torch, 2026-11-24: SST stand-in 61.7% vs 50.8%, QQP stand-in
     # 70.8% vs 50%, STS stand-in Pearson 0.57 vs 0; at 224 examples ~67%, ~70%, ~0.65) in 17 minutes on a 2-core CPU
-    # beside another notebook (CI's setting; about 9 alone). The stand-ins are easier than at medium: binary
+    # beside another notebook (CI's setting; not timed alone). The stand-ins are easier than at medium: binary
     # sentiment, random (not same-word) negatives, and human-rated Amazon sentences for the score task. CerBERTus is
     # not trained at this scale: its three top-layer branches all run on every batch, so a run cost 92 s against
     # multi-BERT's 53 s (torch, 2-core CPU), over the budget; it runs at medium.
