@@ -57,7 +57,8 @@ def find_notebook(name: str) -> Path:
 def notebook_env(data=None, text=None, label=None, text_a=None, text_b=None, task=None) -> dict:
     """The environment ``kit run --data FILE --text COL --label COL`` (pairs: ``--text-a/--text-b``) sets.
 
-    Checks the flags together, so a mistake stops before a kernel starts.
+    Checks the flags together, so a mistake stops before a kernel starts. A relative path is read from the folder
+    the command was typed in (the kernel runs in the notebook's folder, so it gets the absolute path).
     """
     given = {"text": text, "label": label, "text_a": text_a, "text_b": text_b, "task": task}
     if data is None:
@@ -65,8 +66,9 @@ def notebook_env(data=None, text=None, label=None, text_a=None, text_b=None, tas
         if stray:
             raise ValueError(f"{', '.join(stray)} need --data FILE (your CSV or TSV).")
         return {}
-    if not Path(data).expanduser().is_file():
-        raise FileNotFoundError(f"--data {data}: no such file.")
+    path = Path(data).expanduser().resolve()
+    if not path.is_file():
+        raise FileNotFoundError(f"--data {data}: no such file (looked for {path}).")
     if label is None:
         raise ValueError("--data needs --label COL (the column with the labels or scores).")
     pair = text_a is not None or text_b is not None
@@ -74,7 +76,7 @@ def notebook_env(data=None, text=None, label=None, text_a=None, text_b=None, tas
         raise ValueError("Sentence pairs need both --text-a COL and --text-b COL.")
     if pair == (text is not None):
         raise ValueError("Give --text COL for single texts, or --text-a COL --text-b COL for pairs (not both).")
-    env = {OWN_DATA_ENV["file"]: str(data)}
+    env = {OWN_DATA_ENV["file"]: str(path)}
     env.update({OWN_DATA_ENV[k]: v for k, v in given.items() if v is not None})
     return env
 

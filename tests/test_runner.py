@@ -49,7 +49,7 @@ def test_data_flags_are_checked_before_a_kernel_starts(tmp_path):
     csv = tmp_path / "q.csv"
     csv.write_text("q1,q2,dup\na,b,1\n")
     assert notebook_env(str(csv), text_a="q1", text_b="q2", label="dup") == {
-        "KIT_DATA_FILE": str(csv), "KIT_LABEL": "dup", "KIT_TEXT_A": "q1", "KIT_TEXT_B": "q2"}
+        "KIT_DATA_FILE": str(csv.resolve()), "KIT_LABEL": "dup", "KIT_TEXT_A": "q1", "KIT_TEXT_B": "q2"}
     with pytest.raises(ValueError, match="--label COL"):
         notebook_env(str(csv), text="q1")
     with pytest.raises(ValueError, match="both --text-a COL and --text-b COL"):
@@ -60,6 +60,15 @@ def test_data_flags_are_checked_before_a_kernel_starts(tmp_path):
         notebook_env(str(tmp_path / "nope.csv"), text="q1", label="dup")
     with pytest.raises(ValueError, match="--text, --label need --data"):
         notebook_env(text="q1", label="dup")
+
+
+def test_a_relative_data_path_is_read_from_where_the_command_was_typed(tmp_path, monkeypatch):
+    (tmp_path / "q.csv").write_text("t,l\na,1\n")
+    monkeypatch.chdir(tmp_path)
+    env = notebook_env("q.csv", text="t", label="l")
+    assert env["KIT_DATA_FILE"] == str((tmp_path / "q.csv").resolve())   # absolute: the kernel runs elsewhere
+    with pytest.raises(FileNotFoundError, match=str(tmp_path.resolve() / "nope.csv")):
+        notebook_env("nope.csv", text="t", label="l")
 
 
 def test_cli_run_reports_bad_flags(capsys, tmp_path):
