@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis.spread import difference, format_mean_se, summarize
-from .pretrain_or_not_runs import TRANSFORMER
+from .pretrain_or_not_runs import transformer_of
 
 
 def accuracy_stats(results):
@@ -18,19 +18,20 @@ def accuracy_stats(results):
     return summarize(results[results.metric == "test_accuracy"], ["model", "train_examples"])
 
 
-def gaps(stats, names, train_sizes) -> dict:
+def gaps(stats, model_specs: dict, train_sizes) -> dict:
     """``{model: {n: transformer - model}}`` (a :class:`kit.analysis.Difference`) for every model but the
     transformer, at every training size."""
-    return {m: {n: difference(stats.loc[(TRANSFORMER, n)], stats.loc[(m, n)]) for n in train_sizes}
-            for m in names if m != TRANSFORMER}
+    top = transformer_of(model_specs)
+    return {m: {n: difference(stats.loc[(top, n)], stats.loc[(m, n)]) for n in train_sizes}
+            for m in model_specs if m != top}
 
 
-def figure1(stats, gap: dict, names, train_sizes, data_name: str):
+def figure1(stats, gap: dict, model_specs: dict, train_sizes, data_name: str):
     """Left: test accuracy against training examples per model; right: the gap to the transformer (Figure 1)."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(1, 2, figsize=(12, 4))
-    for name in names:
+    for name in model_specs:
         g = stats.loc[name]
         ax[0].errorbar(g.index, g["mean"], yerr=g["se"].fillna(0), marker="o", capsize=3, label=name)
     for name, d in gap.items():
@@ -38,7 +39,7 @@ def figure1(stats, gap: dict, names, train_sizes, data_name: str):
                        yerr=[np.nan_to_num(d[n].se) * 100 for n in train_sizes], marker="o", capsize=3, label=name)
     ax[0].set(xscale="log", xlabel="training examples", ylabel="test accuracy", title=f"{data_name}: accuracy vs data")
     ax[1].axhline(0, color="grey", lw=0.8)
-    ax[1].set(xscale="log", xlabel="training examples", ylabel=f"gap to {TRANSFORMER} (points)",
+    ax[1].set(xscale="log", xlabel="training examples", ylabel=f"gap to {transformer_of(model_specs)} (points)",
               title="the gap (paper's Fig. 1)")
     ax[0].legend(fontsize=8)
     ax[1].legend(fontsize=8)
@@ -46,14 +47,14 @@ def figure1(stats, gap: dict, names, train_sizes, data_name: str):
     return fig
 
 
-def table2(stats, gap: dict, names, params: dict, largest: int):
+def table2(stats, gap: dict, model_specs: dict, params: dict, largest: int):
     """The paper's Table 2 for this run, at the largest size: accuracy, the gap, seeds, parameters (no embeddings)."""
     import pandas as pd
 
-    top = stats.xs(largest, level="train_examples")
+    top, names = stats.xs(largest, level="train_examples"), list(model_specs)
     return pd.DataFrame({
         "accuracy": [format_mean_se(top.loc[m, "mean"], top.loc[m, "se"]) for m in names],
-        "Δ to transformer (points)": ["-" if m == TRANSFORMER else gap[m][largest].text(100, digits=1).split(" (")[0]
+        "Δ to transformer (points)": ["-" if m not in gap else gap[m][largest].text(100, digits=1).split(" (")[0]
                                       for m in names],
         "seeds": [int(top.loc[m, "seeds"]) for m in names],
         "params (no emb.)": [f"{params[m]:,}" for m in names]}, index=list(names))
@@ -67,7 +68,7 @@ def sentences(stats, gap: dict, model_specs: dict, train_sizes, timing, sequence
     for m, d in gap.items():
         shrink = difference({"mean": d[lo].value, "se": d[lo].se, "seeds": min(d[lo].seeds)},
                             {"mean": d[hi].value, "se": d[hi].se, "seeds": min(d[hi].seeds)})
-        lines.append(f"{m}: gap to {TRANSFORMER} {d[lo].text(100, ' points')} at {lo:,} examples -> "
+        lines.append(f"{m}: gap to {transformer_of(model_specs)} {d[lo].text(100, ' points')} at {lo:,} examples -> "
                      f"{d[hi].text(100, ' points')} at {hi:,}; the gap shrank by {shrink.text(100, ' points')}")
     plain = [m for m, spec in model_specs.items() if spec[0] == "lstm"][-1]
     pre = [m for m, spec in model_specs.items() if spec[0] == "lstm+pretrained"][0]
@@ -82,17 +83,19 @@ def sentences(stats, gap: dict, model_specs: dict, train_sizes, timing, sequence
     return lines
 
 
-def checks(results, stats, gap: dict, plan_rows, num_classes: int, largest: int, smallest: int) -> dict:
-    """What CI asserts on every run: the sweep is complete, it starts where the transformer has left chance behind,
-    and the paper's mechanism shows: the gap at the largest size is below the gap at the smallest."""
-    chance = 1 / num_classes
-    first = next(iter(gap))
+def checks(results, stats, gap: dict, plan_rows, model_specs: dict, num_classes: int, largest: int,
+           smallest: int) -> dict:
+    """What CI asserts on every run, about the kit rather than the paper: the sweep is complete, the transformer has
+    left chance behind at every size, the LSTMs learn and gain from more data (a broken subset or vocabulary fails
+    here). Whether the gap shrinks, the paper's finding, is a sentence with its test (:func:`sentences`), not a check:
+    at smoke scale it can go either way."""
+    chance, top = 1 / num_classes, transformer_of(model_specs)
     return {
         "every run measured": int((results.metric == "test_accuracy").sum()) == len(plan_rows),
-        "the transformer is >10 points above chance at every size": bool((stats.loc[TRANSFORMER]["mean"]
-                                                                           > chance + 0.10).all()),
+        "the transformer is >10 points above chance at every size": bool((stats.loc[top]["mean"] > chance + 0.10)
+                                                                          .all()),
         "the LSTMs learn something at the largest size": bool(max(stats.loc[(m, largest), "mean"] for m in gap)
                                                               > chance + 0.05),
-        f"the gap at the largest size is below the gap at the smallest ({first})":
-            gap[first][largest].value < gap[first][smallest].value,
+        "the LSTMs score higher at the largest size than at the smallest": all(
+            stats.loc[(m, largest), "mean"] > stats.loc[(m, smallest), "mean"] for m in gap),
     }

@@ -11,6 +11,8 @@ each trained on growing subsets of one training set; the inference timing of the
 
 >>> models({"lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64]})
 {'LSTM-2-64': ('lstm', 2, 64), 'LSTM-2-64 + MiniLM emb': ('lstm+pretrained', 2, 64), 'MiniLM-L6 fine-tuned': ('transformer', 6, 384)}
+>>> transformer_of(models({"lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64], "encoder_layers": 3}))
+'MiniLM-L6 (bottom 3 layers) fine-tuned'
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 import keras
 import numpy as np
 
-#: The fine-tuned pretrained transformer's name in the tables.
+#: The fine-tuned pretrained transformer's name in the tables (all of MiniLM-L6's layers; see :func:`transformer_name`).
 TRANSFORMER = "MiniLM-L6 fine-tuned"
 #: The Sweep keys of notebook 01's ``results.csv`` (then ``metric, value``).
 KEYS = ("model", "train_examples", "seed")
@@ -57,12 +59,25 @@ class Inputs:
         return {k: v[idx] for k, v in x.items()} if isinstance(x, dict) else x[idx]
 
 
+def transformer_name(sizes: dict) -> str:
+    """The transformer's name: ``MiniLM-L6 fine-tuned``, or with ``encoder_layers`` set (smoke scale), the bottom
+    layers it keeps."""
+    k = sizes.get("encoder_layers")
+    return TRANSFORMER if k in (None, 6) else f"MiniLM-L6 (bottom {k} layers) fine-tuned"
+
+
+def transformer_of(model_specs: dict) -> str:
+    """The name of the transformer among :func:`models`' specs."""
+    return next(name for name, spec in model_specs.items() if spec[0] == "transformer")
+
+
 def models(sizes: dict) -> dict:
-    """``{name: (kind, n_layers, cells)}``: the scale's LSTM-n-k, the LSTM with the pretrained table, the transformer."""
+    """``{name: (kind, n_layers, cells)}``: the scale's LSTM-n-k, the LSTM with the pretrained table, the transformer
+    (MiniLM-L6, or its bottom ``encoder_layers`` layers)."""
     out = {f"LSTM-{n}-{k}": ("lstm", n, k) for n, k in sizes["lstm_sizes"]}
     n, k = sizes["lstm_plus_pretrained"]
     out[f"LSTM-{n}-{k} + MiniLM emb"] = ("lstm+pretrained", n, k)
-    out[TRANSFORMER] = ("transformer", 6, 384)
+    out[transformer_name(sizes)] = ("transformer", sizes.get("encoder_layers") or 6, 384)
     return out
 
 
@@ -107,8 +122,11 @@ class Experiment:
         self.models = models(sizes)
 
     def make_model(self, spec: tuple) -> keras.Model:
-        """A fresh model of ``spec`` (``(kind, n_layers, cells)``); the transformer from fresh pretrained weights."""
+        """A fresh model of ``spec`` (``(kind, n_layers, cells)``); the transformer from fresh pretrained weights,
+        cut to its bottom ``n_layers`` (:func:`kit.models.truncate.truncate_backbone`), read through [CLS] or the
+        mean token state (``transformer_pooling``)."""
         from ... import models as m
+        from ...models.truncate import truncate_backbone
 
         kind, n, k = spec
         if kind == "lstm":
@@ -118,7 +136,8 @@ class Experiment:
             return m.build_lstm_classifier(self.token_table.shape[0], self.ds.num_classes, n_layers=n, cells=k,
                                            embedding_dim=self.sizes["embedding_dim"], pretrained_table=self.token_table)
         fresh = m.load_backbone(self.encoder.name, sequence_length=self.sizes["sequence_length"])
-        return m.build_classifier(fresh.backbone, num_classes=self.ds.num_classes, dropout=0.1)
+        return m.build_classifier(truncate_backbone(fresh.backbone, n), num_classes=self.ds.num_classes, dropout=0.1,
+                                  pooling=self.sizes.get("transformer_pooling", "cls"))
 
     def run_one(self, run: dict) -> dict:
         """Train ``run`` (a row of :func:`plan`) on the first ``train_examples`` of the fixed order; its metrics."""
