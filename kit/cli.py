@@ -79,21 +79,32 @@ def _data(args) -> int:
 
 
 def _run(args) -> int:
-    from .runner import CellError, find_notebook, notebook_env, run_notebook
+    import signal
+
+    from .runner import CellError, check_data, find_notebook, notebook_env, run_notebook
 
     try:
         nb = find_notebook(args.notebook)
-        env = notebook_env(args.data, args.text, args.label, args.text_a, args.text_b, args.task)
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        env = notebook_env(args.data, args.text, args.label, args.text_a, args.text_b, args.task, args.encoding,
+                           args.delimiter, args.skip_empty)
+        check_data(nb, env)                     # a bad file stops here, in seconds, before a kernel starts
+    except (FileNotFoundError, ValueError, KeyError, IsADirectoryError) as exc:
+        print(f"error: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
         return 1
     if args.scale:
         env["KIT_SCALE"] = args.scale
     if args.precision:
         env["KIT_PRECISION"] = args.precision
     out = Path(args.out) if args.out else Path("runs") / f"{nb.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)        # `kill` stops like Ctrl-C: the notebook so far is kept
     try:
         result = run_notebook(nb, out, timeout=args.timeout, env=env, in_process=args.in_process)
+    except KeyboardInterrupt:
+        print(f"\nstopped; the notebook so far is in {out}", file=sys.stderr)
+        return 130
     except Exception as exc:  # a cell failed: the partial notebook is saved for reading
         failed = isinstance(exc, CellError)
         if not failed:
@@ -115,6 +126,11 @@ def _run(args) -> int:
 #: 01 on torch (the BiLSTM's fused fast path), 02 on jax (XLA is ~3x faster than torch for its tiny from-scratch
 #: BERT on a CPU), 00 on tensorflow (so the TensorFlow path of a whole lesson runs somewhere).
 NOTEBOOK_BACKENDS = {"00": "tensorflow", "01": "torch", "02": "jax", "03": "jax", "04": "torch"}
+
+#: Minutes each run of ``kit test`` took on 2026-11-25 (2 cores, 2 runs side by side, 1 thread each): only the order
+#: of the queue reads them (the longest first, so no long run starts last while the other worker idles).
+EXPECTED_MINUTES = {"pytest jax": 10, "pytest tensorflow": 15, "pytest torch": 3, "00": 3, "01": 24, "02": 30,
+                    "03": 22, "04": 17}
 
 
 def notebook_plan(root: Path, mapping: dict, every: list[str] | None = None) -> dict[str, list[str]]:
@@ -149,6 +165,19 @@ def test_jobs(root: Path, backends, pytest_args, notebooks: dict[str, list[str]]
     return jobs
 
 
+def longest_first(jobs: list) -> list:
+    """``jobs`` in the order ``kit test`` starts them: by :data:`EXPECTED_MINUTES`, longest first (unknown: 5).
+
+    >>> [j[0] for j in longest_first([("pytest torch",), ("02_tlm on jax",), ("pytest jax",)])]
+    ['02_tlm on jax', 'pytest jax', 'pytest torch']
+    """
+    def minutes(job):
+        label = job[0]
+        return EXPECTED_MINUTES.get(label, EXPECTED_MINUTES.get(label[:2], 5) if label[:2].isdigit() else 5)
+
+    return sorted(jobs, key=minutes, reverse=True)
+
+
 def _test(args) -> int:
     """pytest once per backend (fresh processes) and every notebook with nbval on its backend, ``--jobs`` at a time.
 
@@ -181,7 +210,7 @@ def _test(args) -> int:
     logs.mkdir(parents=True, exist_ok=True)
     (root / "runs" / "pytest-tmp").mkdir(parents=True, exist_ok=True)   # pytest makes --basetemp, not its parents
     failed, lock, total = [], threading.Lock(), time.time()
-    queue = list(jobs)
+    queue = longest_first(jobs)
     print(f"kit test: {len(jobs)} runs, {width} at a time" + (f" ({threads} thread(s) each)" if width > 1 else ""),
           flush=True)
 
@@ -246,6 +275,9 @@ def main(argv=None) -> int:
     r.add_argument("--precision", choices=["float32", "mixed_bfloat16", "mixed_float16"],
                    help="sets KIT_PRECISION for this run")
     r.add_argument("--data", help="your CSV/TSV file (with a header row) instead of the notebook's data set")
+    r.add_argument("--encoding", help="the file's encoding when it is not UTF-8 (e.g. cp1252, latin-1)")
+    r.add_argument("--delimiter", help="the file's delimiter when it is not found from the header (, TAB ; |)")
+    r.add_argument("--skip-empty", action="store_true", help="drop rows with an empty text instead of stopping")
     r.add_argument("--text", help="the column with the texts")
     r.add_argument("--label", help="the column with the labels (classes) or scores (regression)")
     r.add_argument("--text-a", dest="text_a", help="sentence pairs: the first text's column")

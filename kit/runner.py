@@ -54,13 +54,15 @@ def find_notebook(name: str) -> Path:
     return matches[0]
 
 
-def notebook_env(data=None, text=None, label=None, text_a=None, text_b=None, task=None) -> dict:
+def notebook_env(data=None, text=None, label=None, text_a=None, text_b=None, task=None, encoding=None,
+                 delimiter=None, skip_empty=False) -> dict:
     """The environment ``kit run --data FILE --text COL --label COL`` (pairs: ``--text-a/--text-b``) sets.
 
     Checks the flags together, so a mistake stops before a kernel starts. A relative path is read from the folder
     the command was typed in (the kernel runs in the notebook's folder, so it gets the absolute path).
     """
-    given = {"text": text, "label": label, "text_a": text_a, "text_b": text_b, "task": task}
+    given = {"text": text, "label": label, "text_a": text_a, "text_b": text_b, "task": task, "encoding": encoding,
+             "delimiter": delimiter, "skip_empty": "1" if skip_empty else None}
     if data is None:
         stray = [f"--{k.replace('_', '-')}" for k, v in given.items() if v]
         if stray:
@@ -76,9 +78,34 @@ def notebook_env(data=None, text=None, label=None, text_a=None, text_b=None, tas
         raise ValueError("Sentence pairs need both --text-a COL and --text-b COL.")
     if pair == (text is not None):
         raise ValueError("Give --text COL for single texts, or --text-a COL --text-b COL for pairs (not both).")
+    if given["delimiter"] in ("\\t", "tab", "TAB"):            # what a shell passes for a tab
+        given["delimiter"] = "\t"
     env = {OWN_DATA_ENV["file"]: str(path)}
     env.update({OWN_DATA_ENV[k]: v for k, v in given.items() if v is not None})
     return env
+
+
+#: What each notebook's experiments can take (the ``tasks`` of its ``kit.data.notebook_dataset`` call; a test keeps
+#: them equal), so ``kit run`` can refuse another kind before a kernel starts.
+NOTEBOOK_TASKS = {"00": ("classification", "regression", "pairs", "pair_regression"), "01": ("classification",),
+                  "02": ("classification",), "03": ("classification", "pairs"),
+                  "04": ("classification", "pairs", "pair_regression", "regression")}
+
+
+def check_data(notebook: Path, env: dict):
+    """Read the user's file (``env`` from :func:`notebook_env`) here, as the notebook will, before a kernel starts.
+
+    Every problem with the file (encoding, columns, empty texts, a class too small, the wrong kind of data for the
+    notebook) stops within seconds with the notebook's own message; returns the data set, or None without ``--data``.
+    """
+    from .data.own import OwnData, check_kind
+
+    if OWN_DATA_ENV["file"] not in env:
+        return None
+    with _environ(env):
+        ds = OwnData.from_env().load()
+    tasks = NOTEBOOK_TASKS.get(Path(notebook).name[:2])
+    return check_kind(ds, tasks, f"Notebook {Path(notebook).stem}") if tasks else ds
 
 
 @contextlib.contextmanager

@@ -169,7 +169,7 @@ def test_unclosed_quote_names_the_line(tmp_path):
 
 @pytest.mark.parametrize("value", ["nan", "NaN", "NA", "null", "None"])
 def test_missing_labels_are_refused(tmp_path, value):
-    p = _file(tmp_path, "text,label\n" + _rows(10, lambda i: f"t{i},{'pos' if i != 6 else value}"))
+    p = _file(tmp_path, "text,label\n" + _rows(10, lambda i: f"t{i},{'pos' if i < 6 else value}"))
     with pytest.raises(ValueError, match=f"line 8: the label in column 'label' is missing \\('{value}'\\)"):
         from_csv(p, text="text", label="label")
     if value == "None":  # a real class called None is kept when named

@@ -100,3 +100,117 @@ def test_kit_test_plans_every_notebook_and_backend():
     for label, cmd, env in jobs[2:]:
         assert cmd[-1].endswith(".ipynb") and env["KIT_SCALE"] == "smoke" and Path(env["KIT_OUT_ROOT"]).is_absolute()
         assert env["KERAS_BACKEND"] == NOTEBOOK_BACKENDS[Path(cmd[-1]).name[:2]]
+
+
+def test_kit_test_starts_the_longest_runs_first():
+    """The queue starts the notebooks that take longest, pytest runs after them (sorted, stable among equals)."""
+    from pathlib import Path
+
+    from kit.cli import NOTEBOOK_BACKENDS, longest_first, notebook_plan, test_jobs
+
+    root = Path(__file__).resolve().parent.parent
+    jobs = longest_first(test_jobs(root, ["jax", "tensorflow", "torch"], [], notebook_plan(root, NOTEBOOK_BACKENDS)))
+    labels = [j[0] for j in jobs]
+    assert labels[0] == "02_tlm on jax" and labels[-1] in ("pytest torch", "00_start_here on tensorflow")
+    assert labels.index("pytest tensorflow") < labels.index("pytest jax") < labels.index("pytest torch")
+    assert sorted(labels) == sorted(j[0] for j in test_jobs(root, ["jax", "tensorflow", "torch"], [],
+                                                              notebook_plan(root, NOTEBOOK_BACKENDS)))
+
+
+GOOD = "text,label\n" + "".join(f'"a text, {i}\nwith a line break",{"ab"[i % 2]}\n' for i in range(30))
+BAD_DATA = {   # name: (file bytes, kit run flags after the file, what the error must say)
+    "empty file": (b"", ["--text", "text", "--label", "label"], "is empty"),
+    "header only": (b"text,label\n", ["--text", "text", "--label", "label"], "no data rows"),
+    "latin-1 bytes": (GOOD.replace("a text", "caf\xe9").encode("latin-1"), ["--text", "text", "--label", "label"],
+                      "--encoding cp1252"),
+    "a wrong column": (GOOD.encode(), ["--text", "review", "--label", "label"], "has no column 'review'"),
+    "empty texts": ((GOOD + ',a\n  ,b\n').encode(), ["--text", "text", "--label", "label"], "--skip-empty"),
+    "a pair with a missing side": (b"q1,q2,dup\n" + b"".join(b"a%d,b,%d\n" % (i, i % 2) for i in range(30))
+                                   + b"lonely,,1\n", ["--text-a", "q1", "--text-b", "q2", "--label", "dup"],
+                                   "empty text"),
+    "a class of one row": ((GOOD + "odd one,c\n").encode(), ["--text", "text", "--label", "label"],
+                           "'c' (1, line 62) has fewer than 3 rows"),
+    "scores to a classification notebook": (
+        ("text,score\n" + "".join(f"t{i},{i / 7:.3f}\n" for i in range(30))).encode(),
+        ["--text", "text", "--label", "score"], "Notebook 01_pretrain_or_not needs classification data"),
+    "a binary file": (b"PK\x03\x04" + bytes(200), ["--text", "text", "--label", "label"], "not a text file"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_DATA))
+def test_kit_run_refuses_bad_data_before_a_kernel_starts(case, tmp_path, capsys, monkeypatch):
+    """Each bad file stops `kit run` in the CLI process with the reader's message: no kernel, no notebook run."""
+    import time
+
+    import kit.runner
+    from kit.cli import main
+
+    def no_kernel(*a, **k):
+        raise AssertionError("a kernel was started for a bad file")
+
+    monkeypatch.setattr(kit.runner, "run_notebook", no_kernel)
+    content, flags, message = BAD_DATA[case]
+    (tmp_path / "mine.csv").write_bytes(content)
+    t = time.perf_counter()
+    assert main(["run", "01", "--data", str(tmp_path / "mine.csv"), *flags, "--out", str(tmp_path / "o")]) == 1
+    assert time.perf_counter() - t < 30
+    assert message in capsys.readouterr().err
+
+
+def test_kit_run_flags_fix_what_the_errors_name(tmp_path, capsys, monkeypatch):
+    """--encoding, --skip-empty and --delimiter reach both the check and the notebook; a 5 MB text is read."""
+    import kit.runner
+    from kit.cli import main
+
+    seen = {}
+
+    def fake_run(nb, out, timeout, env, in_process):
+        out.mkdir(parents=True, exist_ok=True)
+        seen.update(env)
+        with kit.runner._environ(env):     # the notebook's own read, as in the kernel
+            seen["rows"] = sum(kit.runner.check_data(nb, env).sizes().values())
+        return out / nb.name
+
+    monkeypatch.setattr(kit.runner, "run_notebook", fake_run)
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes((GOOD.replace("a text", "caf\xe9") + ",a\n").replace(",", ";").encode("latin-1"))
+    args = ["run", "01", "--data", str(latin), "--text", "text", "--label", "label", "--out", str(tmp_path / "o")]
+    assert main(args + ["--encoding", "latin-1", "--delimiter", ";", "--skip-empty"]) == 0
+    assert seen["KIT_ENCODING"] == "latin-1" and seen["KIT_SKIP_EMPTY"] == "1" and seen["rows"] == 30
+    tab = tmp_path / "tab.txt"
+    tab.write_text(GOOD.replace(",", "\t").replace("a text\t", "a text "))
+    assert main(["run", "01", "--data", str(tab), "--text", "text", "--label", "label", "--delimiter", "\\t",
+                 "--out", str(tmp_path / "o")]) == 0
+    assert seen["KIT_DELIMITER"] == "\t"
+    long = tmp_path / "long.csv"
+    long.write_text(GOOD + '"' + "word " * 1_000_000 + '",a\n')
+    assert main(["run", "01", "--data", str(long), "--text", "text", "--label", "label",
+                 "--out", str(tmp_path / "o")]) == 0
+    assert seen["rows"] == 31
+
+
+def test_kit_run_stopped_says_where_the_notebook_is(tmp_path, capsys, monkeypatch):
+    import kit.runner
+    from kit.cli import main
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(kit.runner, "run_notebook", interrupted)
+    assert main(["run", "00", "--out", str(tmp_path / "o")]) == 130
+    assert f"stopped; the notebook so far is in {tmp_path / 'o'}" in capsys.readouterr().err
+
+
+def test_each_notebook_takes_the_kinds_of_data_kit_run_checks():
+    """NOTEBOOK_TASKS (what `kit run` checks before a kernel) equals each notebook's notebook_dataset(tasks=...)."""
+    import re
+    from pathlib import Path
+
+    from kit.papers.serbertus import serbertus_runs as runs
+    from kit.runner import NOTEBOOK_TASKS
+
+    for nb in sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        source = "".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code")
+        call = re.search(r"notebook_dataset\((?:.|\n)*?tasks=(\([^)]*\)|tuple\(runs\.SLOTS\))", source)
+        assert call, nb.name
+        assert tuple(eval(call.group(1), {"runs": runs})) == NOTEBOOK_TASKS[nb.name[:2]], nb.name

@@ -38,6 +38,8 @@ from .splits import split_indices
 MISSING_LABELS = ("", "nan", "na", "n/a", "null", "none")
 #: All-integer labels with at most this many distinct values are classes; more are a regression target.
 MAX_INTEGER_CLASSES = 20
+#: Rows a class needs at least (one each for train, dev and test).
+MIN_CLASS_ROWS = 3
 _DELIMITERS = (",", "\t", ";", "|")
 
 
@@ -66,8 +68,8 @@ def _decode(path: Path, raw: bytes, encoding: str | None) -> tuple[str, str]:
         line = raw[: exc.start].count(b"\n") + 1
         raise ValueError(
             f"{path.name}, line {line}: byte {raw[exc.start:exc.start + 1]!r} is not valid {encoding}. The file "
-            f"is in another encoding: pass it, e.g. from_csv(..., encoding='cp1252') for Windows/Excel files or "
-            f"'latin-1', or re-save the file as UTF-8.") from None
+            f"is in another encoding: pass it, e.g. from_csv(..., encoding='cp1252') (kit run: --encoding cp1252) "
+            f"for Windows/Excel files or 'latin-1', or re-save the file as UTF-8.") from None
 
 
 def _pick_delimiter(path: Path, first_line: str, wanted: list[str]) -> str:
@@ -133,6 +135,7 @@ def from_csv(path, text: str | None = None, label: str | None = None, *, text_a:
     if delimiter is None:
         delimiter = _pick_delimiter(path, first_line, wanted)
     reader = csv.reader(io.StringIO(content.lstrip("\ufeff"), newline=""), delimiter=delimiter, strict=True)
+    csv.field_size_limit(max(csv.field_size_limit(), len(content) + 1))   # a long text is data, not an error
     try:
         header = [h.strip() for h in next(reader)]
     except csv.Error as exc:
@@ -145,7 +148,7 @@ def from_csv(path, text: str | None = None, label: str | None = None, *, text_a:
             hint = ""
             if len(header) == 1:
                 hint = (f" Only one column was found with delimiter {delimiter!r}: is the file separated by "
-                        "something else? Pass delimiter=';' (or '\\t', '|').")
+                        "something else? Pass delimiter=';' (or '\\t', '|'; kit run: --delimiter ';').")
             raise KeyError(f"{path.name} has no column {col!r}. Its columns are {header}.{hint}")
     idx = {c: header.index(c) for c in wanted}
 
@@ -183,7 +186,7 @@ def from_csv(path, text: str | None = None, label: str | None = None, *, text_a:
         lines.append(lineno)
     if empty_text and not skip_empty:
         raise ValueError(f"{path.name}: {len(empty_text)} row(s) have an empty text (first at line {empty_text[0]}). "
-                         "Fill them in, or pass skip_empty=True to drop them.")
+                         "Fill them in, or pass skip_empty=True (kit run: --skip-empty) to drop them.")
     n = len(cols[label])
     if n == 0:
         raise ValueError(f"{path.name} has a header but no data rows" +
@@ -222,6 +225,14 @@ def from_csv(path, text: str | None = None, label: str | None = None, *, text_a:
     else:
         parts = split_indices(n, dev=dev, test=test, seed=seed,
                               stratify=labels if chosen in ("classification", "pairs") else None)
+        if names is not None:
+            counts = np.bincount(labels, minlength=len(names))
+            few = [f"{names[i]!r} ({counts[i]}, line {lines[raw_labels.index(names[i])]})"
+                   for i in np.flatnonzero(counts < MIN_CLASS_ROWS) if counts[i]]
+            if few:
+                raise ValueError(f"{path.name}: class {', '.join(few)} has fewer than {MIN_CLASS_ROWS} rows; every "
+                                 "class needs one in each of train, dev and test. Add rows, merge it into another "
+                                 "class, or drop its rows.")
     splits = {k: pool.take(v) for k, v in parts.items()}
     ds = TextDataset(name or path.stem, chosen, splits, names, source=str(path),
                      description=f"your data: {path.name}",
@@ -266,7 +277,8 @@ def _infer_task(values, label_names, pair) -> tuple[str, str]:
 
 #: Environment variables ``kit run`` sets from its flags; notebooks read them in their parameters cell.
 OWN_DATA_ENV = {"file": "KIT_DATA_FILE", "text": "KIT_TEXT", "label": "KIT_LABEL", "text_a": "KIT_TEXT_A",
-                "text_b": "KIT_TEXT_B", "task": "KIT_TASK"}
+                "text_b": "KIT_TEXT_B", "task": "KIT_TASK", "encoding": "KIT_ENCODING", "delimiter": "KIT_DELIMITER",
+                "skip_empty": "KIT_SKIP_EMPTY"}
 
 
 @dataclass
@@ -279,6 +291,9 @@ class OwnData:
     text_a: str | None = None
     text_b: str | None = None
     task: str | None = None
+    encoding: str | None = None
+    delimiter: str | None = None
+    skip_empty: str | None = None
 
     @classmethod
     def from_env(cls) -> "OwnData | None":
@@ -297,8 +312,21 @@ class OwnData:
         return self.text_a is not None or self.text_b is not None
 
     def load(self, **kwargs) -> TextDataset:
+        options = dict(encoding=self.encoding, delimiter=self.delimiter,
+                       skip_empty=(self.skip_empty or "").lower() in ("1", "true", "yes"))
         return from_csv(self.file, text=self.text, label=self.label, text_a=self.text_a, text_b=self.text_b,
-                        task=self.task, **kwargs)
+                        task=self.task, **{**options, **kwargs})
+
+
+def check_kind(ds: TextDataset, tasks, notebook: str = "this notebook", needs: str | None = None) -> TextDataset:
+    """``ds`` if its task is one of ``tasks`` (what a notebook's experiment can use), else a ValueError that says so."""
+    if ds.task not in tasks:
+        raise ValueError(f"{notebook} needs {needs or ' or '.join(tasks) + ' data'} (task "
+                         f"{' or '.join(map(repr, tasks))}); {ds.source or ds.name} gives task {ds.task!r}. "
+                         + ("Pass --task classification if the numbers are classes. "
+                            if ds.task == "regression" and "classification" in tasks else "")
+                         + "Notebook 00 takes any kind of CSV.")
+    return ds
 
 
 def notebook_dataset(default, *, tasks=("classification",), needs: str = "single texts with class labels",
@@ -306,15 +334,9 @@ def notebook_dataset(default, *, tasks=("classification",), needs: str = "single
     """The user's CSV (``kit run --data ...``) if one is set, else ``default()``; checked against ``tasks``.
 
     A notebook states what its experiment can use (``tasks``, and ``needs`` in words); data of another
-    kind stops at once with a message that says what it needs.
+    kind stops at once with a message that says what it needs (``kit run`` checks the same before a kernel starts).
     """
     own = OwnData.from_env()
     if own is None:
         return default()
-    ds = own.load(**kwargs)
-    if ds.task not in tasks:
-        raise ValueError(f"{notebook} needs {needs} (task {' or '.join(map(repr, tasks))}); {own.file} gives "
-                         f"task {ds.task!r}. " + ("Pass --task classification if the numbers are classes. "
-                                                  if ds.task == "regression" and "classification" in tasks else "")
-                         + "Notebook 00 takes any kind of CSV.")
-    return ds
+    return check_kind(own.load(**kwargs), tasks, notebook, needs)
