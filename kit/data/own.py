@@ -312,8 +312,8 @@ class OwnData:
         return self.text_a is not None or self.text_b is not None
 
     def load(self, **kwargs) -> TextDataset:
-        options = dict(encoding=self.encoding, delimiter=self.delimiter,
-                       skip_empty=(self.skip_empty or "").lower() in ("1", "true", "yes"))
+        options = {"encoding": self.encoding, "delimiter": self.delimiter,
+                   "skip_empty": (self.skip_empty or "").lower() in ("1", "true", "yes")}
         return from_csv(self.file, text=self.text, label=self.label, text_a=self.text_a, text_b=self.text_b,
                         task=self.task, **{**options, **kwargs})
 
