@@ -123,7 +123,18 @@ def split_runs(runs, sizes: dict) -> tuple:
     return tlm, base, main
 
 
-def table2(tlm, base, main):
+def baseline_name(sizes: dict) -> str:
+    """The pretrained baseline's name: ``MiniLM-L6 fine-tuned``, or with ``baseline_layers`` set (smoke scale), the
+    bottom layers it keeps.
+
+    >>> baseline_name({"baseline_layers": 3})
+    'MiniLM-L6 (bottom 3 layers) fine-tuned'
+    """
+    k = sizes.get("baseline_layers")
+    return f"MiniLM-L6 (bottom {k} layers) fine-tuned" if k else "MiniLM-L6 fine-tuned"
+
+
+def table2(tlm, base, main, sizes: dict):
     """The paper's Table 2 for this run: TLM's main setting and the fine-tuned baseline, scores and compute."""
     import pandas as pd
 
@@ -132,7 +143,7 @@ def table2(tlm, base, main):
                                        training_flops=df.groupby("task").flops.mean().map(format_flops) + flops_suffix)
 
     return pd.concat({"TLM (from scratch, this run)": rows(tlm[main]),
-                      "MiniLM-L6 fine-tuned (this run)": rows(base, " + pretraining")},
+                      f"{baseline_name(sizes)} (this run)": rows(base, " + pretraining")},
                      names=["model"]).swaplevel().sort_index()
 
 
@@ -223,7 +234,7 @@ def sentences(tlm, base, main, tasks: dict, sizes: dict, unigram: dict, heads) -
     lines = []
     for name in tasks:
         f_t, f_b = tlm[main & (tlm.task == name)].flops.mean(), base[base.task == name].flops.mean()
-        lines.append(f"{name}: TLM vs fine-tuned MiniLM, test accuracy "
+        lines.append(f"{name}: TLM vs {baseline_name(s)}, test accuracy "
                      f"{difference(s_tlm.loc[name], s_base.loc[name]).text(100, ' points')}; TLM trained with "
                      f"{format_flops(f_t)} FLOPs, MiniLM's fine-tuning alone {format_flops(f_b)} on top of its pretraining.")
     for name in tasks:

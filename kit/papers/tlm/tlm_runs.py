@@ -231,19 +231,21 @@ class Experiment:
         from ... import config
         from ...analysis import training_flops
         from ...models import build_classifier, load_backbone
+        from ...models.truncate import truncate_backbone
         from ...train import fit_classifier
 
         s, ds, x = self.sizes, self.tasks[run["task"]], self.tokens.task_ids[run["task"]]
         config.set_seed(run["seed"])
         pretrained = load_backbone(self.encoder.name, sequence_length=s["sequence_length"])
-        clf = build_classifier(pretrained.backbone, ds.num_classes, dropout=0.1)
+        backbone = truncate_backbone(pretrained.backbone, s["baseline_layers"])
+        clf = build_classifier(backbone, ds.num_classes, dropout=0.1, pooling=s["baseline_pooling"])
         fit = fit_classifier(clf, x["train"], ds.train.y, x["dev"], ds.dev.y, learning_rate=s["baseline_lr"],
                              epochs=s["baseline_epochs"], batch_size=s["baseline_batch"], schedule="linear",
                              seed=run["seed"])
         acc, f1 = scores(clf, x["test"], ds.test.y)
-        tokens, params = fit.steps * s["baseline_batch"] * s["sequence_length"], pretrained.backbone.count_params()
+        tokens, params = fit.steps * s["baseline_batch"] * s["sequence_length"], backbone.count_params()
         if run["seed"] == s["seeds"][0] and run["task"] == s["ablation_task"]:
-            pretrained.backbone.save(self.out / f"minilm_finetuned_{run['task']}.keras")   # for the attention heads
+            backbone.save(self.out / f"minilm_finetuned_{run['task']}.keras")   # for the attention heads
         keras.backend.clear_session()
         return dict(test_accuracy=acc, test_macro_f1=f1, params=params, train_tokens=tokens,
                     flops=training_flops(tokens, params), seconds=fit.seconds)
