@@ -129,8 +129,8 @@ NOTEBOOK_BACKENDS = {"00": "tensorflow", "01": "torch", "02": "jax", "03": "jax"
 
 #: Minutes each run of ``kit test`` took on 2026-11-25 (2 cores, 2 runs side by side, 1 thread each): only the order
 #: of the queue reads them (the longest first, so no long run starts last while the other worker idles).
-EXPECTED_MINUTES = {"pytest jax": 10, "pytest tensorflow": 15, "pytest torch": 3, "00": 3, "01": 24, "02": 30,
-                    "03": 22, "04": 17}
+EXPECTED_MINUTES = {"pytest jax": 15, "pytest tensorflow": 18, "pytest torch": 4, "00": 11, "01": 26, "02": 35,
+                    "03": 28, "04": 17}
 
 
 def notebook_plan(root: Path, mapping: dict, every: list[str] | None = None) -> dict[str, list[str]]:
