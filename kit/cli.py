@@ -96,6 +96,7 @@ def _run(args) -> int:
     if args.precision:
         env["KIT_PRECISION"] = args.precision
     out = Path(args.out) if args.out else Path("runs") / f"{nb.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
+
     def stop(signum, frame):
         raise KeyboardInterrupt
 
@@ -171,11 +172,8 @@ def longest_first(jobs: list) -> list:
     >>> [j[0] for j in longest_first([("pytest torch",), ("02_tlm on jax",), ("pytest jax",)])]
     ['02_tlm on jax', 'pytest jax', 'pytest torch']
     """
-    def minutes(job):
-        label = job[0]
-        return EXPECTED_MINUTES.get(label, EXPECTED_MINUTES.get(label[:2], 5) if label[:2].isdigit() else 5)
-
-    return sorted(jobs, key=minutes, reverse=True)
+    return sorted(jobs, key=lambda job: EXPECTED_MINUTES.get(job[0], EXPECTED_MINUTES.get(job[0][:2], 5)),
+                  reverse=True)
 
 
 def _test(args) -> int:
