@@ -86,7 +86,7 @@ def _run(args) -> int:
     try:
         nb = find_notebook(args.notebook)
         env = notebook_env(args.data, args.text, args.label, args.text_a, args.text_b, args.task, args.encoding,
-                           args.delimiter, args.skip_empty)
+                           args.delimiter, args.skip_empty, args.tag_column)
         check_data(nb, env)                     # a bad file stops here, in seconds, before a kernel starts
     except (FileNotFoundError, ValueError, KeyError, IsADirectoryError) as exc:
         print(f"error: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
@@ -265,14 +265,16 @@ def main(argv=None) -> int:
     d.add_argument("-n", type=int, default=5, help="rows to show")
     r = sub.add_parser("run", help="execute a notebook headless at the current scale (KIT_SCALE)",
                        description="Execute a notebook headless. With --data it reruns on your CSV/TSV: "
-                       "kit run 01 --data my.csv --text review --label stars (pairs: --text-a q1 --text-b q2).")
+                       "kit run 01 --data my.csv --text review --label stars (pairs: --text-a q1 --text-b q2; notebook 03's "
+                       "tagging: kit run 03 --data my.conll).")
     r.add_argument("notebook", help="its number (00, 01, ...) or a path")
     r.add_argument("--out", help="output folder (default runs/<notebook>-<time>)")
     r.add_argument("--timeout", type=int, default=3600, help="seconds per cell")
     r.add_argument("--scale", choices=["smoke", "medium", "full"], help="sets KIT_SCALE for this run")
     r.add_argument("--precision", choices=["float32", "mixed_bfloat16", "mixed_float16"],
                    help="sets KIT_PRECISION for this run")
-    r.add_argument("--data", help="your CSV/TSV file (with a header row) instead of the notebook's data set")
+    r.add_argument("--data", help="your CSV/TSV file (with a header row), or for notebook 03's tagging a CoNLL file (a token per "
+                   "line, its tag in a column), instead of the notebook's data set")
     r.add_argument("--encoding", help="the file's encoding when it is not UTF-8 (e.g. cp1252, latin-1)")
     r.add_argument("--delimiter", help="the file's delimiter when it is not found from the header (, TAB ; |)")
     r.add_argument("--skip-empty", action="store_true", help="drop rows with an empty text instead of stopping")
@@ -280,8 +282,10 @@ def main(argv=None) -> int:
     r.add_argument("--label", help="the column with the labels (classes) or scores (regression)")
     r.add_argument("--text-a", dest="text_a", help="sentence pairs: the first text's column")
     r.add_argument("--text-b", dest="text_b", help="sentence pairs: the second text's column")
-    r.add_argument("--task", choices=["classification", "regression", "pairs", "pair_regression"],
-                   help="override the task the kit infers from the labels")
+    r.add_argument("--task", choices=["classification", "regression", "pairs", "pair_regression", "tagging"],
+                   help="override the task the kit infers from the labels (tagging: a CoNLL file of tagged tokens)")
+    r.add_argument("--tag-column", dest="tag_column", type=int,
+                   help="tagged tokens: the column with the tags (0 = the token; default -1, the last)")
     r.add_argument("--in-process", dest="in_process", action="store_true",
                    help="run the cells in this Python process (no Jupyter kernel needed, e.g. on a bare GPU box)")
     t = sub.add_parser("test", help="the test suite on every backend, then the notebooks (what CI runs)")

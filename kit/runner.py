@@ -55,22 +55,38 @@ def find_notebook(name: str) -> Path:
 
 
 def notebook_env(data=None, text=None, label=None, text_a=None, text_b=None, task=None, encoding=None,
-                 delimiter=None, skip_empty=False) -> dict:
-    """The environment ``kit run --data FILE --text COL --label COL`` (pairs: ``--text-a/--text-b``) sets.
+                 delimiter=None, skip_empty=False, tag_column=None) -> dict:
+    """The environment ``kit run --data FILE --text COL --label COL`` (pairs: ``--text-a/--text-b``; tagged tokens:
+    a CoNLL-form file, ``--task tagging`` or a ``.conll`` name, ``--tag-column N``) sets.
 
     Checks the flags together, so a mistake stops before a kernel starts. A relative path is read from the folder
     the command was typed in (the kernel runs in the notebook's folder, so it gets the absolute path).
     """
+    from .data.conll import TAGGED_SUFFIXES
+
     given = {"text": text, "label": label, "text_a": text_a, "text_b": text_b, "task": task, "encoding": encoding,
-             "delimiter": delimiter, "skip_empty": "1" if skip_empty else None}
+             "delimiter": delimiter, "skip_empty": "1" if skip_empty else None,
+             "tag_column": None if tag_column is None else str(tag_column)}
     if data is None:
         stray = [f"--{k.replace('_', '-')}" for k, v in given.items() if v]
         if stray:
-            raise ValueError(f"{', '.join(stray)} need --data FILE (your CSV or TSV).")
+            raise ValueError(f"{', '.join(stray)} need --data FILE (your CSV or TSV, or a CoNLL file of tagged "
+                             "tokens).")
         return {}
     path = Path(data).expanduser().resolve()
-    if not path.is_file():
+    tagged = task == "tagging" or (task is None and path.suffix.lower() in TAGGED_SUFFIXES)
+    if not (path.is_file() or (tagged and path.is_dir())):
         raise FileNotFoundError(f"--data {data}: no such file (looked for {path}).")
+    if tagged:
+        stray = [f"--{k.replace('_', '-')}" for k in ("text", "label", "text_a", "text_b", "delimiter", "skip_empty")
+                 if given[k]]
+        if stray:
+            raise ValueError(f"{', '.join(stray)} do not apply to tagged tokens: a CoNLL file has a token per line and "
+                             "its tag in a column (--tag-column N, default the last).")
+        return {OWN_DATA_ENV["file"]: str(path), OWN_DATA_ENV["task"]: "tagging",
+                **{OWN_DATA_ENV[k]: given[k] for k in ("encoding", "tag_column") if given[k] is not None}}
+    if tag_column is not None:
+        raise ValueError("--tag-column is for tagged tokens (a CoNLL file: --task tagging or a .conll name).")
     if label is None:
         raise ValueError("--data needs --label COL (the column with the labels or scores).")
     pair = text_a is not None or text_b is not None
@@ -88,7 +104,7 @@ def notebook_env(data=None, text=None, label=None, text_a=None, text_b=None, tas
 #: What each notebook's experiments can take (the ``tasks`` of its ``kit.data.notebook_dataset`` call; a test keeps
 #: them equal), so ``kit run`` can refuse another kind before a kernel starts.
 NOTEBOOK_TASKS = {"00": ("classification", "regression", "pairs", "pair_regression"), "01": ("classification",),
-                  "02": ("classification",), "03": ("classification", "pairs"),
+                  "02": ("classification",), "03": ("tagging", "classification", "pairs"),
                   "04": ("classification", "pairs", "pair_regression", "regression")}
 
 

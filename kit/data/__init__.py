@@ -1,4 +1,4 @@
-"""Data sets: the registry of real offline text, the papers' formats, and your own CSV.
+"""Data sets: the registry of real offline text, the papers' formats, and your own CSV or CoNLL file.
 
 >>> import kit.data
 >>> sorted(kit.data.list_datasets())[:3]
@@ -6,8 +6,9 @@
 """
 
 from .dataset import Split, TextDataset
+from .conll import from_conll
 from .own import OwnData, from_csv, notebook_dataset
 from .registry import REGISTRY, fetch, general_corpus, list_datasets, load, spec
 
-__all__ = ["Split", "TextDataset", "OwnData", "from_csv", "notebook_dataset", "REGISTRY", "fetch", "general_corpus", "list_datasets",
+__all__ = ["Split", "TextDataset", "OwnData", "from_csv", "from_conll", "notebook_dataset", "REGISTRY", "fetch", "general_corpus", "list_datasets",
            "load", "spec"]

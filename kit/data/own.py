@@ -68,7 +68,7 @@ def _decode(path: Path, raw: bytes, encoding: str | None) -> tuple[str, str]:
         line = raw[: exc.start].count(b"\n") + 1
         raise ValueError(
             f"{path.name}, line {line}: byte {raw[exc.start:exc.start + 1]!r} is not valid {encoding}. The file "
-            f"is in another encoding: pass it, e.g. from_csv(..., encoding='cp1252') (kit run: --encoding cp1252) "
+            f"is in another encoding: pass it, e.g. encoding='cp1252' (kit run: --encoding cp1252) "
             f"for Windows/Excel files or 'latin-1', or re-save the file as UTF-8.") from None
 
 
@@ -278,7 +278,7 @@ def _infer_task(values, label_names, pair) -> tuple[str, str]:
 #: Environment variables ``kit run`` sets from its flags; notebooks read them in their parameters cell.
 OWN_DATA_ENV = {"file": "KIT_DATA_FILE", "text": "KIT_TEXT", "label": "KIT_LABEL", "text_a": "KIT_TEXT_A",
                 "text_b": "KIT_TEXT_B", "task": "KIT_TASK", "encoding": "KIT_ENCODING", "delimiter": "KIT_DELIMITER",
-                "skip_empty": "KIT_SKIP_EMPTY"}
+                "skip_empty": "KIT_SKIP_EMPTY", "tag_column": "KIT_TAG_COLUMN"}
 
 
 @dataclass
@@ -294,6 +294,7 @@ class OwnData:
     encoding: str | None = None
     delimiter: str | None = None
     skip_empty: str | None = None
+    tag_column: str | None = None
 
     @classmethod
     def from_env(cls) -> "OwnData | None":
@@ -311,7 +312,23 @@ class OwnData:
     def is_pair(self) -> bool:
         return self.text_a is not None or self.text_b is not None
 
+    @property
+    def is_tagged(self) -> bool:
+        """A CoNLL-form file of tagged tokens (``task="tagging"``, or a name ending in ``.conll``, ``.iob`` ...)."""
+        from .conll import TAGGED_SUFFIXES
+
+        return self.task == "tagging" or Path(self.file).suffix.lower() in TAGGED_SUFFIXES
+
     def load(self, **kwargs) -> TextDataset:
+        if self.is_tagged:
+            from .conll import from_conll
+
+            try:
+                column = int(self.tag_column) if self.tag_column not in (None, "") else -1
+            except ValueError:
+                raise ValueError(f"The tag column must be a number (0 = the token, -1 = the last column), got "
+                                 f"{self.tag_column!r}.") from None
+            return from_conll(self.file, column, encoding=self.encoding, **kwargs)
         options = {"encoding": self.encoding, "delimiter": self.delimiter,
                    "skip_empty": (self.skip_empty or "").lower() in ("1", "true", "yes")}
         return from_csv(self.file, text=self.text, label=self.label, text_a=self.text_a, text_b=self.text_b,

@@ -346,8 +346,19 @@ def parse_imdb_split(folder: Path):
 def parse_conll(path: Path, tag_column: int = -1):
     """CoNLL-2003: ``token POS chunk NER`` per line, blank line between sentences."""
     path = _need(Path(path), "a CoNLL file")
+    return conll_sentences(read_text(path), path.name, tag_column)
+
+
+def conll_sentences(text: str, name: str = "the file", tag_column: int = -1) -> list[tuple[list, list]]:
+    r"""``(tokens, tags)`` per sentence of CoNLL-form ``text``: a token per line, its columns separated by spaces or
+    tabs, the token first and the tag in column ``tag_column`` (0-based; -1 the last); a blank line ends a sentence,
+    ``-DOCSTART-`` lines are skipped. Every line must have as many columns as the first.
+
+    >>> conll_sentences("EU NNP B-ORG\nrejects VBZ O\n\n-DOCSTART- -X- O\n\nPeter NNP B-PER\r\n")
+    [(['EU', 'rejects'], ['B-ORG', 'O']), (['Peter'], ['B-PER'])]
+    """
     sents, tokens, tags, width = [], [], [], None
-    for lineno, line in enumerate(lines(read_text(path)), 1):
+    for lineno, line in enumerate(lines(text), 1):
         line = line.strip()
         if not line or line.startswith("-DOCSTART-"):
             if tokens:
@@ -357,14 +368,18 @@ def parse_conll(path: Path, tag_column: int = -1):
         cols = line.split()
         width = width or len(cols)
         if len(cols) != width or len(cols) < 2:
-            raise ValueError(f"{path.name}, line {lineno}: expected {width} space-separated columns "
-                             f"(token POS chunk NER), got {len(cols)}: {line[:60]!r}")
+            raise ValueError(f"{name}, line {lineno}: expected {max(width, 2)} columns separated by spaces or tabs "
+                             f"(the token first, then e.g. POS, chunk, NER), got {len(cols)}: {line[:60]!r}. "
+                             "A token with a space in it, or a line without its tag, breaks the file's form.")
+        if not -width <= tag_column < width or tag_column % width == 0:
+            raise ValueError(f"{name}: tag column {tag_column} does not exist or is the token column; its lines have "
+                             f"{width} columns (0 = token ... {width - 1}, or -1 for the last).")
         tokens.append(cols[0])
         tags.append(cols[tag_column])
     if tokens:
         sents.append((tokens, tags))
     if not sents:
-        raise ValueError(f"{path} holds no sentences.")
+        raise ValueError(f"{name} holds no sentences (a token per line, a blank line between sentences).")
     return sents
 
 

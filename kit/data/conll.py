@@ -1,0 +1,74 @@
+"""Your own tagged data: a CoNLL-form file (a token per line, its tag in a column) to a tagging :class:`TextDataset`.
+
+Notebook 03's tagging task (the paper's NER) can run on it: ``kit run 03 --data my.conll`` (``--tag-column N`` when the
+tag is not the last column). A folder with CoNLL-2003's file names (``eng.train``/``eng.testa``/``eng.testb`` or
+``train.txt``/``valid.txt``/``test.txt``) keeps its own splits; a single file is split by sentences (seeded).
+
+>>> import tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "mine.conll")
+>>> sent = "Peter NNP B-PER\\nvisits VBZ O\\nParis NNP B-LOC\\n.\\t.\\tO\\n\\n"
+>>> _ = open(path, "w", encoding="utf-8").write("-DOCSTART- -X- O\\n\\n" + sent * 30)
+>>> ds = from_conll(path, verbose=False)
+>>> ds.task, ds.label_names, ds.sizes(), ds.train.texts[0]
+('tagging', ['B-LOC', 'B-PER', 'O'], {'train': 24, 'dev': 3, 'test': 3}, ['Peter', 'visits', 'Paris', '.'])
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .dataset import Split, TextDataset
+from .own import _decode
+from .parsers import conll_sentences
+from .splits import split_indices
+
+#: File endings read as CoNLL-form tagged data by ``kit run --data`` (any file works with ``--task tagging``).
+TAGGED_SUFFIXES = (".conll", ".conllu", ".iob", ".bio", ".bioes")
+#: CoNLL-2003's file names per split, in a folder.
+SPLIT_FILES = {"train": ("eng.train", "train.txt", "train.conll"), "dev": ("eng.testa", "valid.txt", "dev.txt",
+                                                                          "dev.conll", "valid.conll"),
+               "test": ("eng.testb", "test.txt", "test.conll")}
+
+
+def from_conll(path, tag_column: int = -1, *, dev: float = 0.1, test: float = 0.1, seed: int = 0,
+               encoding: str | None = None, name: str | None = None, verbose: bool = True) -> TextDataset:
+    """Read a CoNLL-form file (or a folder of CoNLL-2003's three files) into a tagging :class:`TextDataset`.
+
+    Texts are token lists, labels tag ids (``label_names`` sorted). Lines may be separated by spaces or tabs and end
+    in CRLF; the encoding is UTF-8 unless a BOM says otherwise (pass e.g. ``encoding="latin-1"``). A malformed line
+    stops with its line number.
+    """
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise FileNotFoundError(f"No such file or folder: {path}. Check the path (relative paths start at "
+                                f"{Path.cwd()}).")
+    if path.is_dir():
+        files = {k: next((path / c for c in names if (path / c).is_file()), None) for k, names in SPLIT_FILES.items()}
+        missing = [f"{k} ({' or '.join(SPLIT_FILES[k])})" for k, f in files.items() if f is None]
+        if missing:
+            raise FileNotFoundError(f"{path} is a folder, so it needs one CoNLL file per split; none for "
+                                    f"{', '.join(missing)}. Or give one file and the kit splits it.")
+        raw = {k: _read(f, tag_column, encoding) for k, f in files.items()}
+    else:
+        sents = _read(path, tag_column, encoding)
+        parts = split_indices(len(sents), dev=dev, test=test, seed=seed)
+        raw = {k: [sents[i] for i in idx] for k, idx in parts.items()}
+    names = sorted({t for part in raw.values() for _, tags in part for t in tags})
+    if len(names) < 2:
+        raise ValueError(f"{path.name}: every token has the tag {names[0]!r}; a tagger needs at least two tags. "
+                         f"Is the tag in another column? (--tag-column N; now {tag_column}).")
+    index = {t: i for i, t in enumerate(names)}
+    splits = {k: Split([s for s, _ in part], [[index[t] for t in tags] for _, tags in part])
+              for k, part in raw.items()}
+    ds = TextDataset(name or path.stem, "tagging", splits, names, source=str(path),
+                     description=f"your data: {path.name}", info={"tag_column": tag_column})
+    if verbose:
+        n = sum(len(p) for p in raw.values())
+        print(f"{path.name}: {n:,} sentences, {len(names)} tags, task 'tagging'; "
+              + ", ".join(f"{k} {v:,}" for k, v in ds.sizes().items()))
+    return ds
+
+
+def _read(path: Path, tag_column: int, encoding: str | None) -> list:
+    text, _ = _decode(path, path.read_bytes(), encoding)
+    return conll_sentences(text.lstrip("\ufeff"), path.name, tag_column)
