@@ -214,3 +214,27 @@ def test_each_notebook_takes_the_kinds_of_data_kit_run_checks():
         call = re.search(r"notebook_dataset\((?:.|\n)*?tasks=(\([^)]*\)|tuple\(runs\.SLOTS\))", source)
         assert call, nb.name
         assert tuple(eval(call.group(1), {"runs": runs})) == NOTEBOOK_TASKS[nb.name[:2]], nb.name
+
+
+def test_kit_sh_installs_once_then_runs_kit_and_ci_uses_it(tmp_path):
+    """The two commands of README: `./kit.sh run 00` / `./kit.sh test` run `kit` in .venv; .ci/run goes through it."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    ci = (root / ".ci" / "run").read_text()
+    assert "./kit.sh info" in ci and "./kit.sh test" in ci
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "kit").write_text('#!/usr/bin/env bash\necho "kit got: $*"\n')
+    (venv / "bin" / "kit").chmod(0o755)
+    out = subprocess.run([str(root / "kit.sh"), "run", "00", "--scale", "smoke"], capture_output=True, text=True,
+                         env=dict(os.environ, KIT_VENV=str(venv)), timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "kit got: run 00 --scale smoke"
+    old = tmp_path / "python3.9"                 # no environment yet and a Python that is too old: it says so
+    old.write_text('#!/usr/bin/env bash\n[ "$1" = "--version" ] && echo "Python 3.9.18" && exit 0\nexit 1\n')
+    old.chmod(0o755)
+    out = subprocess.run([str(root / "kit.sh"), "test"], capture_output=True, text=True, timeout=60,
+                         env=dict(os.environ, KIT_VENV=str(tmp_path / "none"), KIT_PYTHON=str(old)))
+    assert out.returncode == 1 and "Python 3.9.18 is too old" in out.stderr
+    assert not (tmp_path / "none").exists()
