@@ -25,6 +25,7 @@ def test_a_file_is_split_by_sentences_with_its_tags(tmp_path):
     ds = from_conll(path, verbose=False)
     assert ds.task == "tagging" and ds.label_names == ["B-MISC", "B-ORG", "O"]
     assert ds.sizes() == {"train": 32, "dev": 4, "test": 4}
+    assert ds.info["entities"] == {"train": 64, "dev": 8, "test": 8}     # notebook 03's data table shows them
     words = [w for s in ds.splits.values() for w in s.texts]
     assert all(len(w) == 5 for w in words) and len({w[2] for w in words}) == 40   # every sentence once
     tags = ds.train.labels[0]

@@ -106,13 +106,15 @@ def test_kit_test_starts_the_longest_runs_first():
     """The queue starts the notebooks that take longest, pytest runs after them (sorted, stable among equals)."""
     from pathlib import Path
 
-    from kit.cli import NOTEBOOK_BACKENDS, longest_first, notebook_plan, test_jobs
+    from kit.cli import EXPECTED_MINUTES, NOTEBOOK_BACKENDS, longest_first, notebook_plan, test_jobs
 
     root = Path(__file__).resolve().parent.parent
     jobs = longest_first(test_jobs(root, ["jax", "tensorflow", "torch"], [], notebook_plan(root, NOTEBOOK_BACKENDS)))
     labels = [j[0] for j in jobs]
-    assert labels[0] == "02_tlm on jax" and labels[-1] in ("pytest torch", "00_start_here on tensorflow")
-    assert labels.index("pytest tensorflow") < labels.index("pytest jax") < labels.index("pytest torch")
+    assert labels[0] == "01_pretrain_or_not on torch" and labels[-1] == "pytest torch"
+    assert labels.index("pytest jax") < labels.index("pytest tensorflow") < labels.index("pytest torch")
+    minutes = [EXPECTED_MINUTES.get(label, EXPECTED_MINUTES.get(label[:2])) for label in labels]
+    assert minutes == sorted(minutes, reverse=True)
     assert sorted(labels) == sorted(j[0] for j in test_jobs(root, ["jax", "tensorflow", "torch"], [],
                                                               notebook_plan(root, NOTEBOOK_BACKENDS)))
 

@@ -60,13 +60,29 @@ def from_conll(path, tag_column: int = -1, *, dev: float = 0.1, test: float = 0.
     index = {t: i for i, t in enumerate(names)}
     splits = {k: Split([s for s, _ in part], [[index[t] for t in tags] for _, tags in part])
               for k, part in raw.items()}
+    info = {"tag_column": tag_column}
+    if any(t[:2] in ("B-", "I-", "S-", "E-") for t in names):          # chunk tags: count the entities per split
+        info["entities"] = {k: sum(_spans(tags) for _, tags in part) for k, part in raw.items()}
     ds = TextDataset(name or path.stem, "tagging", splits, names, source=str(path),
-                     description=f"your data: {path.name}", info={"tag_column": tag_column})
+                     description=f"your data: {path.name}", info=info)
     if verbose:
         n = sum(len(p) for p in raw.values())
         print(f"{path.name}: {n:,} sentences, {len(names)} tags, task 'tagging'; "
               + ", ".join(f"{k} {v:,}" for k, v in ds.sizes().items()))
     return ds
+
+
+def _spans(tags: list[str]) -> int:
+    """Entities in one sentence's BIO/IOB1/BIOES tags: a span starts at B- or S-, or at an I-/E- that does not
+    continue a span of its type."""
+    n, prev = 0, "O"
+    for tag in tags:
+        kind = tag[2:] if tag[:2] in ("B-", "I-", "S-", "E-") else None
+        if kind is not None and (tag[:2] in ("B-", "S-") or prev[2:] != kind or prev[:2] in ("E-", "S-")
+                                 or prev == "O"):
+            n += 1
+        prev = tag if kind is not None else "O"
+    return n
 
 
 def _read(path: Path, tag_column: int, encoding: str | None) -> list:
