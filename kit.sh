@@ -7,7 +7,8 @@
 #
 # PyTorch comes first, in the build that fits the machine: CUDA where `nvidia-smi` answers, else the CPU build
 # (PyTorch's CPU index; where that index cannot be reached, the CPU wheel a package mirror serves, KIT_TORCH below).
-# KIT_PYTHON picks the interpreter (default python3); KIT_VENV the folder (default .venv beside this script).
+# KIT_TORCH_BUILD=cpu|cuda overrides the detection; KIT_PYTHON picks the interpreter (default python3); KIT_VENV the
+# folder (default .venv beside this script). To reinstall, delete the folder.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="${KIT_VENV:-$here/.venv}"
@@ -18,11 +19,17 @@ if [ ! -x "$venv/bin/kit" ]; then
         echo "kit.sh: $("$python" --version 2>&1) is too old: the kit needs Python 3.11 or newer (KIT_PYTHON=python3.12 ./kit.sh ...)." >&2
         exit 1
     }
-    echo "kit.sh: first run: installing the kit into $venv (a few minutes, once)" >&2
+    build="${KIT_TORCH_BUILD:-auto}"                        # auto | cpu | cuda: the override of the detection
+    if [ "$build" = auto ]; then
+        build=cpu
+        if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi >/dev/null 2>&1; then build=cuda; fi
+    fi
+    case "$build" in cpu|cuda) ;; *) echo "kit.sh: KIT_TORCH_BUILD=$build: use auto, cpu or cuda." >&2; exit 1;; esac
+    echo "kit.sh: first run: installing the kit into $venv with the $build build of PyTorch (a few minutes, once)" >&2
     "$python" -m venv "$venv"
     pip=("$venv/bin/python" -m pip install -q)
     "${pip[@]}" --upgrade pip
-    if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi >/dev/null 2>&1; then
+    if [ "$build" = cuda ]; then
         "${pip[@]}" torch                                   # an NVIDIA GPU: the default, CUDA build
     else                                                    # no GPU: never the several GB of CUDA packages
         "${pip[@]}" --retries 0 --timeout 15 torch --index-url https://download.pytorch.org/whl/cpu 2>/dev/null \

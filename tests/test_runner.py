@@ -239,4 +239,7 @@ def test_kit_sh_installs_once_then_runs_kit_and_ci_uses_it(tmp_path):
     out = subprocess.run([str(root / "kit.sh"), "test"], capture_output=True, text=True, timeout=60,
                          env=dict(os.environ, KIT_VENV=str(tmp_path / "none"), KIT_PYTHON=str(old)))
     assert out.returncode == 1 and "Python 3.9.18 is too old" in out.stderr
+    out = subprocess.run([str(root / "kit.sh"), "test"], capture_output=True, text=True, timeout=60,
+                         env=dict(os.environ, KIT_VENV=str(tmp_path / "none"), KIT_TORCH_BUILD="gpu"))
+    assert out.returncode == 1 and "KIT_TORCH_BUILD=gpu: use auto, cpu or cuda" in out.stderr
     assert not (tmp_path / "none").exists()

@@ -141,6 +141,7 @@ def with_own_data(specs: dict, datasets: dict, own, seed: int = 0) -> tuple[dict
     >>> specs = {"bbc": {"section": "classification", "sequence_length": 24, "max_train": 4},
     ...          "wn": {"section": "pairs"}}
     >>> new_specs, new_data = with_own_data(specs, {"bbc": None, "wn": None}, mine)
+    your data 'mine' (classification) takes the place of the classification task 'bbc'
     >>> list(new_specs), new_specs["mine"]["sequence_length"], new_data["mine"].sizes()
     (['wn', 'mine'], 24, {'train': 4, 'dev': 10, 'test': 10})
     """
@@ -151,6 +152,7 @@ def with_own_data(specs: dict, datasets: dict, own, seed: int = 0) -> tuple[dict
         have = sorted({spec.get("section") for spec in specs.values()})
         raise ValueError(f"Your data is a {own.task!r} set, but this notebook's tasks are {have}: give data of one "
                          "of those kinds.")
+    print(f"your data {own.name!r} ({own.task}) takes the place of the {own.task} task {same[0]!r}")
     old = specs[same[0]]
     spec = {k: old[k] for k in ("section", "sequence_length", "max_train", "max_eval", "max_dev") if k in old}
     specs = {k: v for k, v in specs.items() if k != same[0]} | {own.name: spec}
