@@ -23,7 +23,8 @@ def describe_devices() -> str:
 
             if torch.cuda.is_available():
                 return f"GPU: {torch.cuda.get_device_name(0)} (x{torch.cuda.device_count()})"
-            return f"CPU ({torch.get_num_threads()} threads)"
+            n = torch.get_num_threads()
+            return f"CPU ({n} thread{'' if n == 1 else 's'})"
         if backend == "tensorflow":
             import tensorflow as tf
 
