@@ -26,6 +26,24 @@ def pytest_report_header(config):
     return f"KERAS_BACKEND={os.environ.get('KERAS_BACKEND', '(unset: tensorflow)')}, KIT_SCALE={os.environ.get('KIT_SCALE', 'smoke')}"
 
 
+@pytest.fixture
+def kit_run_reads(monkeypatch):
+    """`kit run` without a kernel: each run's environment, and the data set the notebook reads with it (``"ds"``)."""
+    import kit.runner
+
+    seen = {}
+
+    def fake_run(nb, out, timeout, env, in_process):
+        out.mkdir(parents=True, exist_ok=True)
+        seen.update(env)
+        with kit.runner._environ(env):     # the notebook's own read, as in the kernel
+            seen["ds"] = kit.runner.check_data(nb, env)
+        return out / nb.name
+
+    monkeypatch.setattr(kit.runner, "run_notebook", fake_run)
+    return seen
+
+
 @pytest.fixture(scope="session")
 def minilm():
     from kit.models import load_backbone

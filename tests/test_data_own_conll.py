@@ -81,21 +81,11 @@ def test_latin1_reads_with_its_encoding(tmp_path):
     assert from_conll(path, encoding="latin-1", verbose=False).train.texts[0][2].startswith("M\xfcnchen")
 
 
-def test_kit_run_03_takes_a_conll_file_and_01_refuses_it(tmp_path, capsys, monkeypatch):
+def test_kit_run_03_takes_a_conll_file_and_01_refuses_it(tmp_path, capsys, kit_run_reads):
     """`kit run 03 --data my.conll` sets the tagging task and its column; other notebooks stop before a kernel."""
-    import kit.runner
     from kit.cli import main
 
-    seen = {}
-
-    def fake_run(nb, out, timeout, env, in_process):
-        out.mkdir(parents=True, exist_ok=True)
-        seen.update(env)
-        with kit.runner._environ(env):            # the notebook's own read, as in the kernel
-            seen["ds"] = kit.runner.check_data(nb, env)
-        return out / nb.name
-
-    monkeypatch.setattr(kit.runner, "run_notebook", fake_run)
+    seen = kit_run_reads
     path = _write(tmp_path / "mine.txt", _conll().encode())
     out = ["--out", str(tmp_path / "o")]
     assert main(["run", "03", "--data", str(path), "--task", "tagging", "--tag-column", "2", *out]) == 0

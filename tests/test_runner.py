@@ -159,26 +159,16 @@ def test_kit_run_refuses_bad_data_before_a_kernel_starts(case, tmp_path, capsys,
     assert message in capsys.readouterr().err
 
 
-def test_kit_run_flags_fix_what_the_errors_name(tmp_path, capsys, monkeypatch):
+def test_kit_run_flags_fix_what_the_errors_name(tmp_path, kit_run_reads):
     """--encoding, --skip-empty and --delimiter reach both the check and the notebook; a 5 MB text is read."""
-    import kit.runner
     from kit.cli import main
 
-    seen = {}
-
-    def fake_run(nb, out, timeout, env, in_process):
-        out.mkdir(parents=True, exist_ok=True)
-        seen.update(env)
-        with kit.runner._environ(env):     # the notebook's own read, as in the kernel
-            seen["rows"] = sum(kit.runner.check_data(nb, env).sizes().values())
-        return out / nb.name
-
-    monkeypatch.setattr(kit.runner, "run_notebook", fake_run)
+    seen = kit_run_reads
     latin = tmp_path / "latin.csv"
     latin.write_bytes((GOOD.replace("a text", "caf\xe9") + ",a\n").replace(",", ";").encode("latin-1"))
     args = ["run", "01", "--data", str(latin), "--text", "text", "--label", "label", "--out", str(tmp_path / "o")]
     assert main(args + ["--encoding", "latin-1", "--delimiter", ";", "--skip-empty"]) == 0
-    assert seen["KIT_ENCODING"] == "latin-1" and seen["KIT_SKIP_EMPTY"] == "1" and seen["rows"] == 30
+    assert seen["KIT_ENCODING"] == "latin-1" and seen["KIT_SKIP_EMPTY"] == "1" and sum(seen["ds"].sizes().values()) == 30
     tab = tmp_path / "tab.txt"
     tab.write_text(GOOD.replace(",", "\t").replace("a text\t", "a text "))
     assert main(["run", "01", "--data", str(tab), "--text", "text", "--label", "label", "--delimiter", "\\t",
@@ -188,7 +178,7 @@ def test_kit_run_flags_fix_what_the_errors_name(tmp_path, capsys, monkeypatch):
     long.write_text(GOOD + '"' + "word " * 1_000_000 + '",a\n')
     assert main(["run", "01", "--data", str(long), "--text", "text", "--label", "label",
                  "--out", str(tmp_path / "o")]) == 0
-    assert seen["rows"] == 31
+    assert sum(seen["ds"].sizes().values()) == 31
 
 
 def test_kit_run_stopped_says_where_the_notebook_is(tmp_path, capsys, monkeypatch):
