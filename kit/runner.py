@@ -62,7 +62,7 @@ def notebook_env(data=None, text=None, label=None, text_a=None, text_b=None, tas
     Checks the flags together, so a mistake stops before a kernel starts. A relative path is read from the folder
     the command was typed in (the kernel runs in the notebook's folder, so it gets the absolute path).
     """
-    from .data.conll import TAGGED_SUFFIXES
+    from .data.conll import is_tagged_file
 
     given = {"text": text, "label": label, "text_a": text_a, "text_b": text_b, "task": task, "encoding": encoding,
              "delimiter": delimiter, "skip_empty": "1" if skip_empty else None,
@@ -74,7 +74,7 @@ def notebook_env(data=None, text=None, label=None, text_a=None, text_b=None, tas
                              "tokens).")
         return {}
     path = Path(data).expanduser().resolve()
-    tagged = task == "tagging" or (task is None and path.suffix.lower() in TAGGED_SUFFIXES)
+    tagged = is_tagged_file(path, task)
     if not (path.is_file() or (tagged and path.is_dir())):
         raise FileNotFoundError(f"--data {data}: no such file (looked for {path}).")
     if tagged:

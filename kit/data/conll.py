@@ -30,6 +30,16 @@ SPLIT_FILES = {"train": ("eng.train", "train.txt", "train.conll"), "dev": ("eng.
                "test": ("eng.testb", "test.txt", "test.conll")}
 
 
+def is_tagged_file(path, task: str | None = None) -> bool:
+    """Whether ``kit run --data`` reads ``path`` as CoNLL-form tagged tokens: ``task="tagging"``, or no task and a
+    name ending in one of :data:`TAGGED_SUFFIXES`.
+
+    >>> is_tagged_file("ner.conll"), is_tagged_file("ner.txt", "tagging"), is_tagged_file("ner.conll", "pairs")
+    (True, True, False)
+    """
+    return task == "tagging" or (task is None and Path(path).suffix.lower() in TAGGED_SUFFIXES)
+
+
 def from_conll(path, tag_column: int = -1, *, dev: float = 0.1, test: float = 0.1, seed: int = 0,
                encoding: str | None = None, name: str | None = None, verbose: bool = True) -> TextDataset:
     """Read a CoNLL-form file (or a folder of CoNLL-2003's three files) into a tagging :class:`TextDataset`.

@@ -315,9 +315,9 @@ class OwnData:
     @property
     def is_tagged(self) -> bool:
         """A CoNLL-form file of tagged tokens (``task="tagging"``, or a name ending in ``.conll``, ``.iob`` ...)."""
-        from .conll import TAGGED_SUFFIXES
+        from .conll import is_tagged_file
 
-        return self.task == "tagging" or Path(self.file).suffix.lower() in TAGGED_SUFFIXES
+        return is_tagged_file(self.file, self.task)
 
     def load(self, **kwargs) -> TextDataset:
         if self.is_tagged:
