@@ -132,7 +132,7 @@ NOTEBOOK_BACKENDS = {"00": "tensorflow", "01": "torch", "02": "jax", "03": "torc
 #: Minutes each run of ``kit test`` took on 2026-11-25 (2 cores, 2 runs side by side, 1 thread each): only the order
 #: of the queue reads them (the longest first, so no long run starts last while the other worker idles).
 EXPECTED_MINUTES = {"pytest jax": 16, "pytest tensorflow": 12, "pytest torch": 3, "00": 11, "01": 26, "02": 22,
-                    "03": 18, "04": 18}
+                    "03": 18, "04": 18, "solutions": 8}
 
 
 def notebook_plan(root: Path, mapping: dict, every: list[str] | None = None) -> dict[str, list[str]]:
@@ -152,7 +152,7 @@ def notebook_plan(root: Path, mapping: dict, every: list[str] | None = None) -> 
 
 def test_jobs(root: Path, backends, pytest_args, notebooks: dict[str, list[str]]) -> list[tuple[str, list, dict]]:
     """``(label, command, env)`` for every run of ``kit test``: pytest per backend (the tests marked ``one_backend``
-    under the first backend only), then each notebook under nbval."""
+    under the first backend only), then each notebook under nbval, then the notebooks' exercise solutions."""
     jobs = [(f"pytest {b}", [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",   # own temp folder: runs
              f"--basetemp={root / 'runs' / 'pytest-tmp' / b}", "tests",                    # side by side never share
              *([] if i == 0 else ["-m", "not one_backend"]), *pytest_args],   # see pyproject's one_backend
@@ -164,6 +164,10 @@ def test_jobs(root: Path, backends, pytest_args, notebooks: dict[str, list[str]]
                           "--nbval-current-env", "--nbval-cell-timeout", "1800",
                           "--nbval-sanitize-with", "notebooks/nbval_sanitize.cfg", nb],
                          {"KERAS_BACKEND": b, "KIT_SCALE": "smoke", "KIT_OUT_ROOT": str(root / "runs" / f"nbval-{b}")}))
+    if notebooks:   # every exercise's solution (kit/exercises.py), at smoke, under the first backend
+        jobs.append((f"solutions on {backends[0]}", [sys.executable, "-m", "kit.exercises", "--all"],
+                     {"KERAS_BACKEND": backends[0], "KIT_SCALE": "smoke",
+                      "KIT_OUT_ROOT": str(root / "runs" / "solutions")}))
     return jobs
 
 
@@ -173,8 +177,20 @@ def longest_first(jobs: list) -> list:
     >>> [j[0] for j in longest_first([("pytest torch",), ("02_tlm on jax",), ("pytest jax",)])]
     ['02_tlm on jax', 'pytest jax', 'pytest torch']
     """
-    return sorted(jobs, key=lambda job: EXPECTED_MINUTES.get(job[0], EXPECTED_MINUTES.get(job[0][:2], 5)),
-                  reverse=True)
+    return sorted(jobs, key=lambda job: expected_minutes(job[0]), reverse=True)
+
+
+def expected_minutes(label: str) -> float:
+    """A run's :data:`EXPECTED_MINUTES` by its label ("pytest jax"), its name before " on " ("solutions on torch") or
+    its notebook number ("02_tlm on jax"); 5 when unknown.
+
+    >>> expected_minutes("02_tlm on jax") == EXPECTED_MINUTES["02"], expected_minutes("new job")
+    (True, 5)
+    """
+    for key in (label, label.split(" on ")[0], label[:2]):
+        if key in EXPECTED_MINUTES:
+            return EXPECTED_MINUTES[key]
+    return 5
 
 
 def _test(args) -> int:

@@ -96,8 +96,11 @@ def test_kit_test_plans_every_notebook_and_backend():
     assert temps[0] != temps[1]
     # the Keras-free tests run under the first backend only
     assert "not one_backend" not in jobs[0][1] and jobs[1][1][-4:-2] == ["-m", "not one_backend"]
-    assert len(jobs) == 2 + len(notebooks)
-    for label, cmd, env in jobs[2:]:
+    assert len(jobs) == 2 + len(notebooks) + 1
+    # the notebooks' exercise solutions: one more run, under the first backend, at smoke
+    assert jobs[-1][0] == "solutions on jax" and jobs[-1][1][-2:] == ["kit.exercises", "--all"]
+    assert jobs[-1][2]["KERAS_BACKEND"] == "jax" and jobs[-1][2]["KIT_SCALE"] == "smoke"
+    for label, cmd, env in jobs[2:-1]:
         assert cmd[-1].endswith(".ipynb") and env["KIT_SCALE"] == "smoke" and Path(env["KIT_OUT_ROOT"]).is_absolute()
         assert env["KERAS_BACKEND"] == NOTEBOOK_BACKENDS[Path(cmd[-1]).name[:2]]
 
@@ -106,14 +109,14 @@ def test_kit_test_starts_the_longest_runs_first():
     """The queue starts the notebooks that take longest, pytest runs after them (sorted, stable among equals)."""
     from pathlib import Path
 
-    from kit.cli import EXPECTED_MINUTES, NOTEBOOK_BACKENDS, longest_first, notebook_plan, test_jobs
+    from kit.cli import NOTEBOOK_BACKENDS, expected_minutes, longest_first, notebook_plan, test_jobs
 
     root = Path(__file__).resolve().parent.parent
     jobs = longest_first(test_jobs(root, ["jax", "tensorflow", "torch"], [], notebook_plan(root, NOTEBOOK_BACKENDS)))
     labels = [j[0] for j in jobs]
     assert labels[0] == "01_pretrain_or_not on torch" and labels[-1] == "pytest torch"
     assert labels.index("pytest jax") < labels.index("pytest tensorflow") < labels.index("pytest torch")
-    minutes = [EXPECTED_MINUTES.get(label, EXPECTED_MINUTES.get(label[:2])) for label in labels]
+    minutes = [expected_minutes(label) for label in labels]
     assert minutes == sorted(minutes, reverse=True)
     assert sorted(labels) == sorted(j[0] for j in test_jobs(root, ["jax", "tensorflow", "torch"], [],
                                                               notebook_plan(root, NOTEBOOK_BACKENDS)))

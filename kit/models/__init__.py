@@ -16,8 +16,9 @@ from .highway import HighwayBiLSTMHead
 from .matching import BiMPMHead, MultiPerspectiveMatching, SimTransformerHead, pair_masks
 from .multitask_bert import MultitaskBert, cerbertus, multi_bert, parameter_counts, triple_bert
 from .mlm_model import MLMModel
+from .truncate import truncate_backbone
 
-__all__ = ["Bundle", "load_bundle", "save_bundle", "save_bundle_if_best", "uncompiled_copy", "RichHead", "masked_max", "backbone_token_table", "glove_table", "glove_vectors", "BiLSTMEncoder", "PretrainedTokenEmbedding", "build_lstm_classifier", "count_params_without_embeddings",
+__all__ = ["truncate_backbone", "Bundle", "load_bundle", "save_bundle", "save_bundle_if_best", "uncompiled_copy", "RichHead", "masked_max", "backbone_token_table", "glove_table", "glove_vectors", "BiLSTMEncoder", "PretrainedTokenEmbedding", "build_lstm_classifier", "count_params_without_embeddings",
            "OFFLINE_BACKBONES", "BertBackbone", "LoadedBackbone", "load_backbone", "ClassifierHead",
            "build_classifier", "BackboneParts", "split_backbone", "TLMModel", "tlm_backbone",
            "build_stacked_model", "unpack_states", "IGNORE", "AlignedTags", "MaskedAccuracy",

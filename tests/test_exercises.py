@@ -1,0 +1,74 @@
+"""The notebooks' exercises: every one has a solution that stands on its own (kit/exercises.py).
+
+The solutions themselves run in ``kit test``'s "solutions" job (``python -m kit.exercises --all`` at smoke); these
+tests check the format, that a missing solution or a failing one is caught, and what the runner reports.
+"""
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from kit import exercises
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+pytestmark = pytest.mark.one_backend
+
+
+def _notebook(path: Path, *markdown: str) -> Path:
+    cells = [{"cell_type": "markdown", "id": f"c{i}", "metadata": {}, "source": [m]} for i, m in enumerate(markdown)]
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    return path
+
+
+def _exercise(n: int, code: str | None) -> str:
+    block = "" if code is None else f"\n\n<details>\n<summary>Solution</summary>\n\n```python\n{code}\n```\n\nWhy.\n\n</details>"
+    return f"**Exercise {n}.** Question {n}?" + block
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_exercise_has_a_solution_that_stands_on_its_own(notebook):
+    sols = exercises.solutions(notebook)
+    assert len(sols) >= 3, f"{notebook.name}: {len(sols)} exercises with solutions"
+    assert [s.number for s in sols] == list(range(1, len(sols) + 1))
+    text = "".join("".join(c["source"]) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "markdown")
+    assert text.count("**Exercise ") == len(sols) and text.count("<details>") == len(sols)
+    for s in sols:
+        tree = ast.parse(s.code)
+        first = tree.body[0]
+        assert isinstance(first, ast.Import) and first.names[0].name == "kit", f"{s.label}: `import kit` first"
+        assert s.question, f"{s.label}: no question"
+        # written against the kit: no names the notebook defines (its first cell's S, SIZES, OUT ...) are read
+        # before this solution assigns them
+        assigned = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        for name in ("S", "OUT", "ds", "experiment", "enc", "sweep"):
+            used = any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(tree))
+            assert not used or name in assigned, f"{s.label} reads the notebook's {name!r}"
+
+
+def test_a_missing_solution_is_an_error(tmp_path):
+    nb = _notebook(tmp_path / "99_x.ipynb", _exercise(1, "import kit"), _exercise(2, None))
+    with pytest.raises(ValueError, match="exercise 2: expected one <details> block"):
+        exercises.solutions(nb)
+
+
+def test_the_runner_runs_each_solution_fresh_and_reports_failures(tmp_path, capsys):
+    out = tmp_path / "seen.txt"
+    good = f"import kit\nopen({str(out)!r}, 'a').write(str('leak' in globals()))\nleak = 1"
+    nb = _notebook(tmp_path / "99_x.ipynb", "## Exercises", _exercise(1, good), _exercise(2, good),
+                   _exercise(3, "import kit\nraise RuntimeError('broken solution')"))
+    assert exercises.main([str(nb), "1", "2"]) == 0
+    assert out.read_text() == "FalseFalse"          # the second did not see the first's variables
+    assert exercises.main([str(nb)]) == 1
+    shown = capsys.readouterr().out
+    assert "2 of 3 solutions ran" in shown and "FAILED: 99_x exercise 3" in shown
+    assert exercises.main([]) == 2
+
+
+def test_a_notebook_by_number():
+    assert exercises.find_notebook("00").name == "00_start_here.ipynb"
+    with pytest.raises(FileNotFoundError, match="00 ... 04"):
+        exercises.find_notebook("77")
