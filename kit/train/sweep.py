@@ -65,7 +65,7 @@ def format_seconds(s: float) -> str:
 class Sweep:
     """Runs keyed by ``keys``; results appended to ``path`` as they finish; finished runs skipped on a rerun."""
 
-    def __init__(self, path, keys, config=None, log=print):
+    def __init__(self, path, keys, config=None, log=print, group: str | None = None):
         self.path = Path(path)
         self.keys = tuple(keys)
         if not self.keys:
@@ -73,6 +73,8 @@ class Sweep:
         self.fingerprint = fingerprint(config or {})
         self.log = log
         self._timings: list[tuple[int, float]] = []  # (planned steps, seconds) of each finished run
+        self.group = group                           # a key whose runs differ in cost per step (e.g. "model")
+        self._groups: list = []                      # each timed run's value of ``group``
         self._last = ""
 
     # -- what is already there ----------------------------------------------------------------------------
@@ -108,22 +110,38 @@ class Sweep:
         done = self.done()
         todo = [r for r, k in zip(plan, keys) if k not in done]
         steps = sum(int(r.get("steps", 0)) for r in todo)
+        ahead = (f"; ETA {format_seconds(self._eta_of(todo))} from the "
+                 f"{len(self._timings)} run(s) timed so far" if self._timings and todo else "")
         self.log(f"plan: {len(plan)} runs, {len(plan) - len(todo)} already in {self.path.name}, {len(todo)} to run "
-                 f"({steps:,} optimizer steps); results are appended to {_shown(self.path)} as runs finish")
+                 f"({steps:,} optimizer steps){ahead}; results are appended to {_shown(self.path)} as runs finish")
         start = time.perf_counter()
         for i, run in enumerate(todo, 1):
             t = time.perf_counter()
             yield run
-            self._timings.append((int(run.get("steps", 0)), time.perf_counter() - t))
-            eta = self.eta([int(r.get("steps", 0)) for r in todo[i:]])
+            self._time(run, time.perf_counter() - t)
+            eta = self._eta_of(todo[i:])
             self.log(f"[{i}/{len(todo)} | {format_seconds(time.perf_counter() - start)} | "
                      f"ETA {format_seconds(eta)}] " + ", ".join(f"{k}={run[k]}" for k in self.keys)
                      + self._last)
 
-    def eta(self, remaining_steps: list[int]) -> float:
+    def _time(self, run, seconds: float) -> None:
+        self._timings.append((int(run.get("steps", 0)), float(seconds)))
+        self._groups.append(run.get(self.group) if self.group else None)
+
+    def _eta_of(self, runs) -> float:
+        """:meth:`eta` of ``runs``, each group (``group=``) timed by its own finished runs where it has any."""
+        if not self.group:
+            return self.eta([int(r.get("steps", 0)) for r in runs])
+        total = 0.0
+        for g in dict.fromkeys(r.get(self.group) for r in runs):
+            own = [t for t, h in zip(self._timings, self._groups) if h == g]
+            total += self.eta([int(r.get("steps", 0)) for r in runs if r.get(self.group) == g], own or None)
+        return total
+
+    def eta(self, remaining_steps: list[int], timings=None) -> float:
         """Seconds the runs with ``remaining_steps`` should take: seconds = per-run cost + per-step cost x steps,
-        fitted (least squares, both costs >= 0) to the finished runs; the mean run time until the finished runs
-        differ in their steps.
+        fitted (least squares, both costs >= 0) to the finished runs (or ``timings``, (steps, seconds) pairs); the
+        mean run time until the finished runs differ in their steps.
 
         >>> sweep = Sweep("unused.csv", keys=("seed",), log=lambda *a: None)
         >>> sweep._timings = [(100, 12.0), (300, 22.0)]      # 7 s per run + 0.05 s per step
@@ -132,9 +150,10 @@ class Sweep:
         """
         import numpy as np
 
-        if not self._timings or not remaining_steps:
+        timings = self._timings if timings is None else timings
+        if not timings or not remaining_steps:
             return 0.0
-        steps, secs = np.array(self._timings, dtype=float).T
+        steps, secs = np.array(timings, dtype=float).T
         if len(set(steps)) < 2:
             return float(secs.mean() * len(remaining_steps))
         a, b = np.linalg.lstsq(np.c_[np.ones_like(steps), steps], secs, rcond=None)[0]
@@ -142,12 +161,18 @@ class Sweep:
             a, b = (0.0, secs.sum() / steps.sum()) if a < 0 else (secs.mean(), 0.0)
         return float(a * len(remaining_steps) + b * sum(remaining_steps))
 
-    def record(self, run, metrics: dict) -> None:
-        """Append ``metrics`` ({name: number}) of ``run`` to the CSV now (replacing that run's old rows, if any)."""
+    def record(self, run, metrics: dict, seconds: float | None = None) -> None:
+        """Append ``metrics`` ({name: number}) of ``run`` to the CSV now (replacing that run's old rows, if any).
+
+        ``seconds``: how long a run made outside :meth:`pending` took (one run by hand); the ETA that
+        :meth:`pending` prints before its first run is fitted to it.
+        """
         import pandas as pd
 
         if not metrics:
             raise ValueError("record() got no metrics to write.")
+        if seconds is not None:
+            self._time(run, seconds)
         key = self._key(run)
         rows = [{**dict(zip(self.keys, key)), "metric": m, "value": float(v), "config": self.fingerprint}
                 for m, v in metrics.items()]
