@@ -295,3 +295,24 @@ def test_report_sentences_name_their_tests_and_the_checks_can_fail(tmp_path):
     bad = report.checks(long, test, plan, sweep.done(), sizes, guesses, list(data), tmp_path)
     assert not bad["every baseline beats its constant guess (10 points of accuracy, Pearson 0.3)"]
     assert not bad["layer decay changed the test scores (it is applied)"]
+
+
+def test_tables_and_the_figure_name_your_data_not_its_slot(tmp_path):
+    """With your data in SST's place, the tables' columns and the figure's titles carry its name (issue 19)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    sizes, plan, data, kinds, sweep = _fake_sweep(tmp_path)
+    long = sweep.results()
+    test, dev = report.results(long, list(data))
+    own = TextDataset("my_reviews", "classification", {"train": Split(["good", "bad"], [0, 1])}, label_names=["n", "p"])
+    labels = report.task_labels(list(data), own, serbertus.slot_for(own))
+    assert labels == {"sst": "my_reviews (in sst's place)", "qqp": "qqp", "sts": "sts"}
+    base = report.named(report.baseline_table(test, dev, list(data), {"sst": 0.5, "qqp": 0.5, "sts": 0.0}), labels)
+    assert "my_reviews (in sst's place)" in base.columns and "sst" not in base.columns
+    smart = report.named(report.ablation_tables(test, long, "sst")["smart"], labels)
+    assert list(smart.columns)[0] == "my_reviews (in sst's place)"
+    arch, size = report.architectures(test, long, 0)
+    fig = report.figure(test, dev, arch, size, long, "sst", label=labels["sst"])
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles[0] == "SMART on my_reviews (in sst's place) (the paper's Figure 4)" and "my_reviews" in titles[2]

@@ -149,6 +149,24 @@ def results(long, tasks) -> tuple:
     return tuple(add_task_mean(scores(long, m), tasks) for m in ("test_score", "dev_score"))
 
 
+def task_labels(tasks, own=None, slot: str | None = None) -> dict:
+    """``{task: its name in tables and figures}``: the task's own name, or for your data (``own``, in ``slot``) its
+    name and the place it takes, so a table never calls your file "sst".
+
+    >>> task_labels(["sst", "qqp"])
+    {'sst': 'sst', 'qqp': 'qqp'}
+    """
+    labels = {t: t for t in tasks}
+    if own is not None:
+        labels[slot] = f"{own.name} (in {slot}'s place)"
+    return labels
+
+
+def named(frame, labels: dict):
+    """``frame`` with its task columns and index entries renamed by :func:`task_labels`."""
+    return frame.rename(columns=labels, index=labels)
+
+
 def baseline_table(test, dev, tasks, guesses: dict):
     """The baseline's test and dev scores (mean ± SE over seeds) beside each task's constant guess."""
     import pandas as pd
@@ -223,9 +241,10 @@ def ensemble_table(test, ens, tasks):
     return out
 
 
-def figure(test, dev, arch, size: dict, long, task: str):
+def figure(test, dev, arch, size: dict, long, task: str, label: str | None = None):
     """Three panels: SMART's lambda_s sweep (the paper's Figure 4), score against size per architecture (Table 6),
-    and the MLM loss during further pretraining (Figure 5's mechanism)."""
+    and the MLM loss during further pretraining (Figure 5's mechanism). ``label``: how to name ``task`` (your data)."""
+    shown = label or task
     import matplotlib.pyplot as plt
     import pandas as pd
 
@@ -235,8 +254,8 @@ def figure(test, dev, arch, size: dict, long, task: str):
         s = summarize(sm[sm.task == task], "setting")
         lam = [float(x.split("=")[1]) for x in s.index]
         ax[0].errorbar(lam, 100 * s["mean"], yerr=100 * s["se"].fillna(0), marker="o", capsize=3, label=label)
-    ax[0].set(xscale="symlog", xlabel="SMART weight lambda_s (0 = baseline)", ylabel=f"{task} score (points)",
-              title=f"SMART on {task} (the paper's Figure 4)")
+    ax[0].set(xscale="symlog", xlabel="SMART weight lambda_s (0 = baseline)", ylabel=f"{shown} score (points)",
+              title=f"SMART on {shown} (the paper's Figure 4)")
     ax[0].legend()
     for name, r in summarize(arch[arch.task == MEAN], "setting").iterrows():
         ax[1].errorbar(size[name] / 1e6, 100 * r["mean"], yerr=100 * (0 if np.isnan(r["se"]) else r["se"]),
@@ -248,7 +267,8 @@ def figure(test, dev, arch, size: dict, long, task: str):
     for (setting, seed), g in curve.groupby(["setting", "seed"]):
         g = g.assign(step=g.metric.str.replace("mlm_loss_step", "").astype(int)).sort_values("step")
         ax[2].plot(g.step, g.value, marker=".", label=f"{setting}, seed {seed}")
-    ax[2].set(xlabel="further-pretraining step", ylabel="MLM loss (nats)", title="further MLM pretraining (fresh head)")
+    ax[2].set(xlabel="further-pretraining step", ylabel="MLM loss (nats)",
+              title=f"further MLM pretraining on {shown} (fresh head)")
     ax[2].legend(fontsize=8)
     fig.tight_layout()
     return fig
