@@ -242,6 +242,7 @@ def test_notebook_parameters_from_env(tmp_path, monkeypatch):
     monkeypatch.setenv("KIT_DATA_FILE", str(p))
     monkeypatch.setenv("KIT_TEXT_A", "q1")
     monkeypatch.setenv("KIT_TEXT_B", "q2")
+    assert OwnData.from_env().name == p.name          # banners name the user's file
     with pytest.raises(ValueError, match="Notebook 02 needs single texts with class labels.*gives task 'pairs'"):
         notebook_dataset(lambda: None, notebook="Notebook 02")
     ds = notebook_dataset(lambda: None, tasks=("pairs",), needs="pairs", verbose=False)

@@ -309,6 +309,11 @@ class OwnData:
         return cls(**values)
 
     @property
+    def name(self) -> str:
+        """The file's name, as banners and tables show it (``my_reviews.csv``)."""
+        return os.path.basename(self.file)
+
+    @property
     def is_pair(self) -> bool:
         return self.text_a is not None or self.text_b is not None
 

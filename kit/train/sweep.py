@@ -118,13 +118,14 @@ class Sweep:
         for i, run in enumerate(todo, 1):
             t = time.perf_counter()
             yield run
-            self._time(run, time.perf_counter() - t)
+            self.timed(run, time.perf_counter() - t)
             eta = self._eta_of(todo[i:])
             self.log(f"[{i}/{len(todo)} | {format_seconds(time.perf_counter() - start)} | "
                      f"ETA {format_seconds(eta)}] " + ", ".join(f"{k}={run[k]}" for k in self.keys)
                      + self._last)
 
-    def _time(self, run, seconds: float) -> None:
+    def timed(self, run, seconds: float) -> None:
+        """Count ``run`` as having taken ``seconds`` for the ETA (a run made by hand, outside :meth:`pending`)."""
         self._timings.append((int(run.get("steps", 0)), float(seconds)))
         self._groups.append(run.get(self.group) if self.group else None)
 
@@ -172,7 +173,7 @@ class Sweep:
         if not metrics:
             raise ValueError("record() got no metrics to write.")
         if seconds is not None:
-            self._time(run, seconds)
+            self.timed(run, seconds)
         key = self._key(run)
         rows = [{**dict(zip(self.keys, key)), "metric": m, "value": float(v), "config": self.fingerprint}
                 for m, v in metrics.items()]
