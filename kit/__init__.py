@@ -27,7 +27,7 @@ from .config import set_seed  # noqa: E402
 
 __version__ = "0.1.0"
 _SUBMODULES = ("data", "models", "text", "retrieval", "analysis", "train", "testing", "devices", "runner", "cli",
-               "tf_guard", "session")
+               "tf_guard", "session", "papers", "exercises")
 __all__ = ["config", "set_seed", "__version__", *_SUBMODULES]
 
 
