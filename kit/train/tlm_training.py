@@ -16,6 +16,12 @@ How the kit turns it into batches and weights (stage 1, :func:`train_stage1`):
   does) an internal batch's loss is ``(rho2 · L_mlm + L_task) / (rho2 + 1)``,
   so it stays on the scale of an external batch's loss whatever rho2 is; with
   ``False`` it is the paper's equation as printed, ``rho2 · L_mlm + L_task``.
+  Stage 1 clips every batch's gradient to global norm 1 (:func:`compile_stage1`),
+  and a clipped gradient has lost any constant factor on its batch's loss: while
+  the internal batches' gradients are above norm 1, the two forms change the
+  reported loss, not the training (notebook 02's Exercise 3 measures it: the same
+  test logits to ~1e-6 at smoke). What still moves the training is rho1 (how often an internal
+  batch comes) and rho2's split between MLM and task inside an internal batch.
 - MLM losses are means over the masked tokens of the batch; the task loss is the
   mean over the batch.
 
