@@ -32,6 +32,20 @@ def test_outputs_match_huggingface(minilm, reference, kind):
     assert np.abs(pooled - ref[f"{kind}_pooled_output"]).max() <= 1e-4
 
 
+def test_a_dtype_policy_at_load(minilm, reference):
+    """load_backbone(dtype=...) builds the checkpoint once under that policy: bfloat16 compute, float32 weights, the
+    exact-GELU fix kept, outputs near the float32 model's."""
+    ref, meta = reference
+    mixed = load_backbone("minilm-l6", sequence_length=minilm.preprocessor.sequence_length, dtype="mixed_bfloat16")
+    assert isinstance(mixed.backbone, BertBackbone) and mixed.backbone.hidden_activation == "gelu"
+    assert all(w.dtype == "float32" for w in mixed.backbone.weights)
+    out = mixed.backbone(minilm.preprocessor(meta["singles"]))["sequence_output"]
+    assert keras.backend.standardize_dtype(out.dtype) == "bfloat16"
+    mask = ref["single_padding_mask"].astype(bool)
+    seq = keras.ops.convert_to_numpy(keras.ops.cast(out, "float32"))
+    assert np.abs(seq - ref["single_sequence_output"])[mask].mean() < 0.05
+
+
 def test_without_the_gelu_fix_outputs_differ(minilm, reference):
     """Guards the test above: keras-hub's approximate GELU misses the reference by ~3e-3."""
     ref, meta = reference

@@ -143,6 +143,18 @@ def _hf_activation(folder: Path) -> str | None:
 
 
 def _from_preset(preset: str, hidden_activation: str | None, dtype=None) -> BertBackbone:
+    """The kit's :class:`BertBackbone` with the preset's weights. A HuggingFace folder is converted straight into it
+    (one build); a keras-hub preset is loaded as keras-hub's class and copied (keras-hub loads its own class only)."""
+    try:
+        from keras_hub.src.utils.preset_utils import get_preset_loader
+        from keras_hub.src.utils.transformers.preset_loader import TransformersPresetLoader
+
+        loader = get_preset_loader(preset)
+    except (ImportError, AttributeError):   # keras-hub moved its internals: the copy below still works
+        loader = None
+    if isinstance(loader, TransformersPresetLoader):
+        kwargs = {"hidden_activation": hidden_activation or "gelu_approximate"}
+        return loader.load_backbone(BertBackbone, True, **kwargs, **({"dtype": dtype} if dtype is not None else {}))
     base = keras_hub.models.BertBackbone.from_preset(preset, dtype=dtype)
     config = base.get_config()
     config.pop("name", None)
