@@ -132,7 +132,7 @@ NOTEBOOK_BACKENDS = {"00": "tensorflow", "01": "torch", "02": "jax", "03": "torc
 #: Minutes each run of ``kit test`` took on 2026-11-25 (2 cores, 2 runs side by side, 1 thread each): only the order
 #: of the queue reads them (the longest first, so no long run starts last while the other worker idles).
 EXPECTED_MINUTES = {"pytest jax": 16, "pytest tensorflow": 12, "pytest torch": 3, "00": 11, "01": 26, "02": 22,
-                    "03": 18, "04": 18, "solutions": 8}
+                    "03": 18, "04": 18, "solutions": 7}
 
 
 def notebook_plan(root: Path, mapping: dict, every: list[str] | None = None) -> dict[str, list[str]]:
