@@ -316,3 +316,9 @@ def test_tables_and_the_figure_name_your_data_not_its_slot(tmp_path):
     fig = report.figure(test, dev, arch, size, long, "sst", label=labels["sst"])
     titles = [ax.get_title() for ax in fig.axes]
     assert titles[0] == "SMART on my_reviews (in sst's place) (the paper's Figure 4)" and "my_reviews" in titles[2]
+    lines = report.sentences(test, sizes, list(data), {"sst": 0.5, "qqp": 0.5, "sts": 0.0}, labels=labels)
+    assert lines[0].startswith("SMART lambda_s=10 vs none (my_reviews (in sst's place)): ")
+    assert any(x.startswith("my_reviews (in sst's place): the baseline scores") for x in lines)
+    assert not any("(sst)" in x or x.startswith("sst:") for x in lines)
+    boot = report.bootstrap_lines(plan, tmp_path / "predictions", data, kinds, sizes, resamples=50, labels=labels)
+    assert boot[0].startswith("SMART lambda_s=10 vs none (my_reviews (in sst's place)): "), boot[0]

@@ -283,22 +283,23 @@ def gap_scores(long):
     return both.assign(value=both.value_train - both.value_test)[["experiment", "setting", "task", "seed", "value"]]
 
 
-def sentences(test, sizes: dict, tasks, guesses: dict, gap=None) -> list[str]:
+def sentences(test, sizes: dict, tasks, guesses: dict, gap=None, labels: dict | None = None) -> list[str]:
     """Every comparison the notebook states, from this run's scores: the difference with its standard error and
     Welch's t-test at 95% (:func:`compare`), the paper's number in brackets; SMART's effect on the train - test gap
-    (``gap``: :func:`gap_scores`); then each baseline beside its constant guess."""
+    (``gap``: :func:`gap_scores`); then each baseline beside its constant guess. ``labels``: :func:`task_labels`."""
     a, multi = sizes["ablation_task"], ("architecture", "multi-BERT")
+    name = (labels or {}).get(a, a)
     says = lambda label, x, y, task, key: (  # noqa: E731
         f"{label}: {compare(test, x, y, task).text(100, ' points')} [paper: {paper.SAYS[key]}]")
-    lines = [says(f"SMART lambda_s={x:g} vs none ({a})", ("smart", f"lambda_s={x:g}"), BASE, a, "smart")
+    lines = [says(f"SMART lambda_s={x:g} vs none ({name})", ("smart", f"lambda_s={x:g}"), BASE, a, "smart")
              for x in sizes["smart_lambdas"]]
     if gap is not None:
-        lines += [f"SMART lambda_s={x:g} vs none ({a}), train - test gap: "
+        lines += [f"SMART lambda_s={x:g} vs none ({name}), train - test gap: "
                   f"{compare(gap, ('smart', f'lambda_s={x:g}'), BASE, a).text(100, ' points')} (a regulariser should "
                   "make it smaller)" for x in sizes["smart_lambdas"]]
-    lines += [says(f"layer decay {d:g} vs none ({a})", ("llrd", f"decay={d:g}"), BASE, a, "llrd")
+    lines += [says(f"layer decay {d:g} vs none ({name})", ("llrd", f"decay={d:g}"), BASE, a, "llrd")
               for d in sizes["llrd_decays"]]
-    lines += [says(f"{n} MLM steps first vs none ({a})", ("mlm", f"mlm_steps={n}"), BASE, a, "mlm")
+    lines += [says(f"{n} MLM steps first vs none ({name})", ("mlm", f"mlm_steps={n}"), BASE, a, "mlm")
               for n in sizes["mlm_steps"]]
     lines.append(says("multi-BERT vs triple-BERT (mean of tasks)", multi, BASE, MEAN, "multi"))
     lines += [says(f"CerBERTus k={k} vs multi-BERT (mean of tasks)", ("architecture", f"CerBERTus k={k}"), multi,
@@ -307,12 +308,13 @@ def sentences(test, sizes: dict, tasks, guesses: dict, gap=None) -> list[str]:
                       ("ensemble", "best single model (by dev)"), MEAN, "ensemble"))
     for t in tasks:
         s = summary(test, BASE, t)
-        lines.append(f"{t}: the baseline scores {format_mean_se(s['mean'], s['se'], 100, 1)} on test; a constant "
+        lines.append(f"{(labels or {}).get(t, t)}: the baseline scores {format_mean_se(s['mean'], s['se'], 100, 1)} on test; a constant "
                      f"guess {100 * guesses[t]:.1f}")
     return lines
 
 
-def bootstrap_lines(plan_rows, folder, data: dict, kinds: dict, sizes: dict, resamples: int = 1000) -> list[str]:
+def bootstrap_lines(plan_rows, folder, data: dict, kinds: dict, sizes: dict, resamples: int = 1000,
+                    labels: dict | None = None) -> list[str]:
     """The comparisons again, by a paired bootstrap over the test examples and the seeds
     (:func:`kit.analysis.paired_bootstrap`, on the saved test predictions): it counts the noise of a few hundred
     test examples that Welch's t over seeds does not."""
@@ -328,10 +330,10 @@ def bootstrap_lines(plan_rows, folder, data: dict, kinds: dict, sizes: dict, res
         try:
             a, b = stacked(*x, task), stacked(*y, task)
         except FileNotFoundError:
-            return f"{label} ({task}): predictions not saved"
+            return f"{label} ({(labels or {}).get(task, task)}): predictions not saved"
         r = paired_bootstrap(a, b, labels=data[task]["test"][1], resamples=resamples,
                              score=lambda p, labels: task_score(kinds[task], labels, p))
-        return f"{label} ({task}): {r.text(100, ' points')}"
+        return f"{label} ({(labels or {}).get(task, task)}): {r.text(100, ' points')}"
 
     a, multi = sizes["ablation_task"], ("architecture", "multi-BERT")
     lines = [line(f"SMART lambda_s={x:g} vs none", ("smart", f"lambda_s={x:g}"), BASE, a) for x in sizes["smart_lambdas"]]
