@@ -249,11 +249,11 @@ def figure(test, dev, arch, size: dict, long, task: str, label: str | None = Non
     import pandas as pd
 
     fig, ax = plt.subplots(1, 3, figsize=(16, 4.2))
-    for frame, label in ((test, "test"), (dev, "dev")):
+    for frame, split in ((test, "test"), (dev, "dev")):   # not `label`: that names the task
         sm = pd.concat([pick(frame, BASE).assign(setting="lambda_s=0"), frame[frame.experiment == "smart"]])
         s = summarize(sm[sm.task == task], "setting")
         lam = [float(x.split("=")[1]) for x in s.index]
-        ax[0].errorbar(lam, 100 * s["mean"], yerr=100 * s["se"].fillna(0), marker="o", capsize=3, label=label)
+        ax[0].errorbar(lam, 100 * s["mean"], yerr=100 * s["se"].fillna(0), marker="o", capsize=3, label=split)
     ax[0].set(xscale="symlog", xlabel="SMART weight lambda_s (0 = baseline)", ylabel=f"{shown} score (points)",
               title=f"SMART on {shown} (the paper's Figure 4)")
     ax[0].legend()
@@ -288,7 +288,8 @@ def sentences(test, sizes: dict, tasks, guesses: dict, gap=None, labels: dict | 
     Welch's t-test at 95% (:func:`compare`), the paper's number in brackets; SMART's effect on the train - test gap
     (``gap``: :func:`gap_scores`); then each baseline beside its constant guess. ``labels``: :func:`task_labels`."""
     a, multi = sizes["ablation_task"], ("architecture", "multi-BERT")
-    name = (labels or {}).get(a, a)
+    shown = lambda t: (labels or {}).get(t, t)  # noqa: E731 - a task's name on screen (task_labels)
+    name = shown(a)
     says = lambda label, x, y, task, key: (  # noqa: E731
         f"{label}: {compare(test, x, y, task).text(100, ' points')} [paper: {paper.SAYS[key]}]")
     lines = [says(f"SMART lambda_s={x:g} vs none ({name})", ("smart", f"lambda_s={x:g}"), BASE, a, "smart")
@@ -308,8 +309,8 @@ def sentences(test, sizes: dict, tasks, guesses: dict, gap=None, labels: dict | 
                       ("ensemble", "best single model (by dev)"), MEAN, "ensemble"))
     for t in tasks:
         s = summary(test, BASE, t)
-        lines.append(f"{(labels or {}).get(t, t)}: the baseline scores {format_mean_se(s['mean'], s['se'], 100, 1)} on test; a constant "
-                     f"guess {100 * guesses[t]:.1f}")
+        lines.append(f"{shown(t)}: the baseline scores {format_mean_se(s['mean'], s['se'], 100, 1)} on test; "
+                     f"a constant guess {100 * guesses[t]:.1f}")
     return lines
 
 
@@ -327,13 +328,14 @@ def bootstrap_lines(plan_rows, folder, data: dict, kinds: dict, sizes: dict, res
         return np.stack([load_predictions(folder, r)["test"][task] for r in sorted(runs, key=lambda r: r["seed"])])
 
     def line(label, x, y, task):
+        said = f"{label} ({(labels or {}).get(task, task)})"      # the task as task_labels names it
         try:
             a, b = stacked(*x, task), stacked(*y, task)
         except FileNotFoundError:
-            return f"{label} ({(labels or {}).get(task, task)}): predictions not saved"
+            return f"{said}: predictions not saved"
         r = paired_bootstrap(a, b, labels=data[task]["test"][1], resamples=resamples,
-                             score=lambda p, labels: task_score(kinds[task], labels, p))
-        return f"{label} ({(labels or {}).get(task, task)}): {r.text(100, ' points')}"
+                             score=lambda p, y_true: task_score(kinds[task], y_true, p))
+        return f"{said}: {r.text(100, ' points')}"
 
     a, multi = sizes["ablation_task"], ("architecture", "multi-BERT")
     lines = [line(f"SMART lambda_s={x:g} vs none", ("smart", f"lambda_s={x:g}"), BASE, a) for x in sizes["smart_lambdas"]]
