@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .runner import find_notebook, notebooks_dir   # a notebook by its number, as `kit run` finds it
+
 _EXERCISE = re.compile(r"\*\*Exercise (\d+)\.\*\*")
 _DETAILS = re.compile(r"<details>(.*?)</details>", re.S)
 _CODE = re.compile(r"```python\n(.*?)```", re.S)
@@ -39,21 +41,6 @@ class Solution:
     @property
     def label(self) -> str:
         return f"{self.notebook} exercise {self.number}"
-
-
-def _notebooks_dir() -> Path:
-    return Path(__file__).resolve().parent.parent / "notebooks"
-
-
-def find_notebook(name: str) -> Path:
-    """A notebook by its path or its number (``"01"``)."""
-    path = Path(name)
-    if path.exists():
-        return path
-    hits = sorted(_notebooks_dir().glob(f"{name}_*.ipynb"))
-    if not hits:
-        raise FileNotFoundError(f"No notebook {name!r}: give its path or its number (00 ... 04).")
-    return hits[0]
 
 
 def solutions(notebook) -> list[Solution]:
@@ -100,7 +87,7 @@ def main(argv=None) -> int:
         print(__doc__.split("\n\n")[-1].strip())
         return 2
     if args[0] == "--all":
-        picked = [s for nb in sorted(_notebooks_dir().glob("[0-9][0-9]_*.ipynb")) for s in solutions(nb)]
+        picked = [s for nb in sorted(notebooks_dir().glob("[0-9][0-9]_*.ipynb")) for s in solutions(nb)]
     else:
         picked = solutions(find_notebook(args[0]))
         if args[1:]:
