@@ -1,4 +1,4 @@
-"""Pretrained BERT backbones: the offline MiniLM, keras-hub presets, local folders.
+"""Pretrained BERT-family backbones (BERT, MiniLM, RoBERTa): the offline MiniLM, keras-hub presets, local folders.
 
 ``load_backbone(name)`` returns a :class:`LoadedBackbone` with ``.backbone``
 (a keras-hub ``BertBackbone``), ``.tokenizer`` (the kit's
@@ -26,8 +26,10 @@ from pathlib import Path
 
 import keras
 import keras_hub
+import numpy as np
 
 from ..data.sources import Source, materialize
+from ..text.byte_bpe import ByteLevelBPETokenizer
 from ..text.wordpiece import BertPreprocessor, WordPieceTokenizer
 
 class BuiltOnBackbone:
@@ -74,7 +76,8 @@ class BertBackbone(keras_hub.models.BertBackbone):
     keras-hub builds BERT with the tanh-approximate GELU; HuggingFace checkpoints
     whose config says ``"gelu"`` were trained with the exact erf form.
     ``hidden_activation`` picks one and is saved in the config, so a reloaded
-    model computes the same function.
+    model computes the same function. ``layer_norm_epsilon`` (1e-12, BERT's) is
+    1e-5 for RoBERTa, which this class holds too (:func:`load_backbone`).
 
     >>> bb = BertBackbone(vocabulary_size=100, num_layers=1, num_heads=2, hidden_dim=8,
     ...                   intermediate_dim=16, max_sequence_length=16, hidden_activation="gelu")
@@ -82,7 +85,8 @@ class BertBackbone(keras_hub.models.BertBackbone):
     'gelu'
     """
 
-    def __init__(self, *args, hidden_activation: str = "gelu_approximate", **kwargs):
+    def __init__(self, *args, hidden_activation: str = "gelu_approximate", layer_norm_epsilon: float = 1e-12,
+                 **kwargs):
         super().__init__(*args, **kwargs)
         if hidden_activation not in ("gelu", "gelu_approximate"):
             raise ValueError(f"hidden_activation must be 'gelu' (exact) or 'gelu_approximate', "
@@ -91,10 +95,18 @@ class BertBackbone(keras_hub.models.BertBackbone):
         if hidden_activation == "gelu":
             for layer in self.transformer_layers:
                 layer._feedforward_intermediate_dense.activation = keras.activations.gelu
+        self.layer_norm_epsilon = float(layer_norm_epsilon)     # BERT 1e-12 (keras-hub's), RoBERTa 1e-5
+        if self.layer_norm_epsilon != 1e-12:
+            self.embeddings_layer_norm.epsilon = self.layer_norm_epsilon
+            for layer in self.transformer_layers:
+                layer.layer_norm_epsilon = self.layer_norm_epsilon
+                layer._self_attention_layer_norm.epsilon = self.layer_norm_epsilon
+                layer._feedforward_layer_norm.epsilon = self.layer_norm_epsilon
 
     def get_config(self):
         config = super().get_config()
         config["hidden_activation"] = self.hidden_activation
+        config["layer_norm_epsilon"] = self.layer_norm_epsilon
         return config
 
 
@@ -164,13 +176,64 @@ def _from_preset(preset: str, hidden_activation: str | None, dtype=None) -> Bert
     return model
 
 
-def preset_tokenizer(preset: str) -> WordPieceTokenizer:
-    """The WordPiece tokenizer of a HuggingFace BERT folder (``vocab.txt``) or a keras-hub preset.
+def hub_presets() -> dict:
+    """keras-hub's BERT and RoBERTa preset names (online: they download from the model hub)."""
+    return {**getattr(keras_hub.models.BertBackbone, "presets", {}),
+            **getattr(keras_hub.models.RobertaBackbone, "presets", {})}
 
-    keras-hub presets keep the vocabulary in ``assets/tokenizer/vocabulary.txt`` and
-    the casing in ``tokenizer.json``; the kit reads both and tokenizes without TensorFlow.
+
+def preset_family(preset: str) -> str:
+    """``"roberta"`` or ``"bert"``: from a folder's ``config.json`` (keras-hub's ``class_name``, HuggingFace's
+    ``model_type``), or from a preset name.
+
+    >>> preset_family("roberta_base_en"), preset_family("bert_base_en_uncased")
+    ('roberta', 'bert')
     """
     folder = Path(os.path.expanduser(preset))
+    if folder.is_dir():
+        cfg = folder / "config.json"
+        c = json.loads(cfg.read_text()) if cfg.exists() else {}
+        kind = str(c.get("class_name") or c.get("model_type") or "").lower()
+        return "roberta" if kind.startswith("roberta") else "bert"
+    if preset in getattr(keras_hub.models.RobertaBackbone, "presets", {}):
+        return "roberta"
+    return "roberta" if preset.startswith(("kaggle://", "hf://")) and "roberta" in preset.lower() \
+        and "xlm" not in preset.lower() else "bert"
+
+
+def _roberta_from_preset(preset: str, dtype=None) -> BertBackbone:
+    """A RoBERTa checkpoint (keras-hub preset or HuggingFace folder) in the kit's :class:`BertBackbone`: every weight
+    copied from keras-hub's ``RobertaBackbone`` (whose converter drops HuggingFace's two reserved position rows), the
+    segment embeddings zero, the pooler fresh; its outputs equal RoBERTa's (tested)."""
+    base = keras_hub.models.RobertaBackbone.from_preset(preset, dtype=dtype)
+    model = BertBackbone(vocabulary_size=base.vocabulary_size, num_layers=base.num_layers, num_heads=base.num_heads,
+                         hidden_dim=base.hidden_dim, intermediate_dim=base.intermediate_dim, dropout=base.dropout,
+                         max_sequence_length=base.max_sequence_length, num_segments=2, hidden_activation="gelu",
+                         layer_norm_epsilon=1e-5, dtype=dtype)
+    model.token_embedding.embeddings.assign(base.token_embedding.embeddings)
+    model.position_embedding.position_embeddings.assign(base.embeddings.position_embedding.position_embeddings)
+    model.segment_embedding.embeddings.assign(np.zeros(model.segment_embedding.embeddings.shape, "float32"))
+    model.embeddings_layer_norm.set_weights(base.embeddings_layer_norm.get_weights())
+    for ours, theirs in zip(model.transformer_layers, base.transformer_layers):
+        ours.set_weights(theirs.get_weights())
+    return model
+
+
+def preset_tokenizer(preset: str):
+    """The tokenizer of a checkpoint: WordPiece for BERT (a HuggingFace folder's ``vocab.txt`` or a keras-hub preset),
+    byte-level BPE for RoBERTa (:class:`~kit.text.ByteLevelBPETokenizer`).
+
+    keras-hub presets keep the vocabulary in ``assets/tokenizer/vocabulary.txt`` (RoBERTa: ``vocabulary.json`` and
+    ``merges.txt``) and the casing in ``tokenizer.json``; the kit reads them and tokenizes without TensorFlow.
+    """
+    folder = Path(os.path.expanduser(preset))
+    if preset_family(preset) == "roberta":
+        if folder.is_dir():
+            return ByteLevelBPETokenizer.from_folder(folder)
+        from keras_hub.src.utils.preset_utils import TOKENIZER_ASSET_DIR, get_file
+
+        return ByteLevelBPETokenizer(get_file(preset, f"{TOKENIZER_ASSET_DIR}/vocabulary.json"),
+                                     get_file(preset, f"{TOKENIZER_ASSET_DIR}/merges.txt"))
     if (folder / "vocab.txt").exists():
         return WordPieceTokenizer.from_folder(folder)
     from keras_hub.src.utils.preset_utils import TOKENIZER_ASSET_DIR, get_file, load_json
@@ -186,7 +249,8 @@ def preset_tokenizer(preset: str) -> WordPieceTokenizer:
 
 
 def local_preset(name: str) -> Path | None:
-    """``$KIT_PRESET_DIR/<name>`` when that folder exists (a keras-hub preset or a HuggingFace BERT folder)."""
+    """``$KIT_PRESET_DIR/<name>`` when that folder exists (a keras-hub preset or a HuggingFace BERT or RoBERTa
+    folder)."""
     root = os.environ.get("KIT_PRESET_DIR")
     if not root or not name or "/" in name or name.startswith("."):
         return None
@@ -195,14 +259,21 @@ def local_preset(name: str) -> Path | None:
 
 
 def load_backbone(name: str = "minilm-l6", sequence_length: int = 128, dtype=None) -> LoadedBackbone:
-    """Load a pretrained BERT-family encoder with its tokenizer and preprocessor.
+    """Load a pretrained BERT-family encoder (BERT, MiniLM, RoBERTa) with its tokenizer and preprocessor.
 
     ``name`` is ``"minilm-l6"`` (offline), a keras-hub preset name such as
-    ``"bert_base_en_uncased"`` (read from ``$KIT_PRESET_DIR/<name>`` when that
-    folder exists, else downloaded: offline that fails at once with a
-    ``ConnectionError`` that says where to put a copy), or a local folder
-    (a keras-hub preset or a HuggingFace BERT folder with config.json,
-    vocab.txt and model.safetensors).
+    ``"bert_base_en_uncased"`` or ``"roberta_base_en"`` (read from
+    ``$KIT_PRESET_DIR/<name>`` when that folder exists, else downloaded: offline
+    that fails at once with a ``ConnectionError`` that says where to put a copy),
+    or a local folder: a keras-hub preset (``save_to_preset``), a HuggingFace BERT
+    folder (config.json, vocab.txt, model.safetensors) or RoBERTa folder
+    (config.json, vocab.json, merges.txt, model.safetensors).
+
+    RoBERTa is BERT with other constants, so it loads into the kit's :class:`BertBackbone` (one model class for
+    every head and trainer): layer-norm epsilon 1e-5, the exact GELU, segment embeddings of zeros (RoBERTa has none:
+    its outputs are unchanged; fine-tuning on pairs may learn them), a fresh pooler (RoBERTa has none; HuggingFace's
+    RoBERTa classification head starts its dense layer fresh too), and its byte-level BPE tokenizer
+    (:class:`~kit.text.ByteLevelBPETokenizer`), whose pairs pack as ``<s> A </s></s> B </s>``.
     """
     if name in OFFLINE_BACKBONES:
         folder = minilm_path()
@@ -216,29 +287,36 @@ def load_backbone(name: str = "minilm-l6", sequence_length: int = 128, dtype=Non
         folder = local_preset(name)
         preset, source = str(folder), f"local preset {folder} (KIT_PRESET_DIR)"
         activation = _hf_activation(folder)
-    elif name in getattr(keras_hub.models.BertBackbone, "presets", {}) or name.startswith(("kaggle://", "hf://")):
+    elif name in hub_presets() or name.startswith(("kaggle://", "hf://")):
         preset, source, activation = name, f"keras-hub preset {name}", None
     else:
         import difflib
 
-        known = list(OFFLINE_BACKBONES) + sorted(getattr(keras_hub.models.BertBackbone, "presets", {}))
+        known = list(OFFLINE_BACKBONES) + sorted(hub_presets())
         close = difflib.get_close_matches(name, known, n=3)
         raise ValueError(
-            f"Unknown backbone {name!r}. Offline: {list(OFFLINE_BACKBONES)}; keras-hub BERT presets "
-            f"(online): {known[1:6]}...; or a local folder path." + (f" Did you mean {close}?" if close else ""))
+            f"Unknown backbone {name!r}. Offline: {list(OFFLINE_BACKBONES)}; keras-hub BERT and RoBERTa presets "
+            f"(online, or a copy in $KIT_PRESET_DIR/<name>): {known[1:6]}...; or a local folder path."
+            + (f" Did you mean {close}?" if close else ""))
+    family = preset_family(preset)
     try:
-        backbone = _from_preset(preset, activation, dtype=dtype)
+        if family == "roberta":
+            backbone = _roberta_from_preset(preset, dtype=dtype)
+        else:
+            backbone = _from_preset(preset, activation, dtype=dtype)
         tokenizer = preset_tokenizer(preset)
     except (OSError, ConnectionError) as exc:   # requests' ConnectionError is an OSError too
         if os.path.isdir(preset):
             raise
+        cls, files = (("RobertaBackbone", "config.json, vocab.json, merges.txt") if family == "roberta"
+                      else ("BertBackbone", "config.json, vocab.txt"))
         raise ConnectionError(
             f"Could not download the keras-hub preset {name!r} (no network to the model hub here: "
             f"{type(exc).__name__}). Put a copy of it in a local folder and pass its path "
             f"(load_backbone('/path/to/{name}')), or set KIT_PRESET_DIR to a folder that holds {name}/. On a machine "
-            f"with network, `python -c \"import keras_hub; keras_hub.models.BertBackbone.from_preset('{name}')"
+            f"with network, `python -c \"import keras_hub; keras_hub.models.{cls}.from_preset('{name}')"
             f".save_to_preset('{name}')\"` writes one (copy the tokenizer's assets with it, or use a HuggingFace "
-            "BERT folder with config.json, vocab.txt and model.safetensors).") from None
+            f"{'RoBERTa' if family == 'roberta' else 'BERT'} folder with {files} and model.safetensors).") from None
     pre = BertPreprocessor(tokenizer, sequence_length=sequence_length,
                            max_sequence_length=backbone.max_sequence_length)
     return LoadedBackbone(name, backbone, tokenizer, pre, source)

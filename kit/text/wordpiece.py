@@ -148,6 +148,9 @@ class WordPieceTokenizer:
 class BertPreprocessor:
     """Texts or ``(texts_a, texts_b)`` → dict of NumPy ``token_ids``, ``segment_ids``, ``padding_mask``.
 
+    BERT packs ``[CLS] A [SEP]`` and ``[CLS] A [SEP] B [SEP]``; with a byte-level BPE tokenizer
+    (:class:`~kit.text.ByteLevelBPETokenizer`, ``pair_separators = 2``) the same code packs RoBERTa's
+    ``<s> A </s>`` and ``<s> A </s></s> B </s>`` (segment 1 from the second ``</s>``).
     Sequences longer than ``sequence_length`` are truncated (pairs: the longer
     side loses a token at a time, HuggingFace's ``longest_first``).
     ``last_truncated`` says how many inputs of the last call were cut.
@@ -173,6 +176,7 @@ class BertPreprocessor:
         self.cls_id = int(tokenizer.cls_token_id)
         self.sep_id = int(tokenizer.sep_token_id)
         self.pad_id = int(tokenizer.pad_token_id)
+        self.pair_separators = int(getattr(tokenizer, "pair_separators", 1))   # RoBERTa: <s> A </s></s> B </s>
         self.last_truncated = 0
 
     def tokenize(self, texts: Sequence[str], max_tokens: int | None = None) -> list[list[int]]:
@@ -190,13 +194,19 @@ class BertPreprocessor:
         if max_tokens is None:
             return self._ids(texts)
         # a text of more than max_tokens words: tokenize its first max_tokens (normalized) words only
+        first_words = getattr(self.tokenizer, "first_words", None)   # byte-level BPE: the text's own prefix
         cut = {}
         for i, t in enumerate(texts):
             if len(t) > 2 * max_tokens:  # shorter texts cannot hold more than max_tokens words
+                if first_words is not None:
+                    head = first_words(t, max_tokens)
+                    if len(head) < len(t):
+                        cut[i] = head
+                    continue
                 words = self._normalize(t).split()
                 if len(words) > max_tokens:
-                    cut[i] = words
-        ids = self._ids([" ".join(cut[i][:max_tokens]) if i in cut else t for i, t in enumerate(texts)])
+                    cut[i] = " ".join(words[:max_tokens])
+        ids = self._ids([cut.get(i, t) for i, t in enumerate(texts)])
         redo = [i for i in cut if len(ids[i]) < max_tokens]
         for i, row in zip(redo, self._ids([texts[i] for i in redo]) if redo else []):
             ids[i] = row
@@ -239,7 +249,7 @@ class BertPreprocessor:
         for i in range(n):
             a = ids_a[i]
             b = ids_b[i] if ids_b is not None else None
-            budget = L - (3 if b is not None else 2)
+            budget = L - (2 + self.pair_separators if b is not None else 2)
             if b is None:
                 if len(a) > budget:
                     a, truncated = a[:budget], truncated + 1
@@ -251,8 +261,8 @@ class BertPreprocessor:
                     truncated += 1
                     while len(a) + len(b) > budget:
                         (a if len(a) > len(b) else b).pop()
-                row = [self.cls_id] + a + [self.sep_id] + b + [self.sep_id]
-                seg = [0] * (len(a) + 2) + [1] * (len(b) + 1)
+                row = [self.cls_id] + a + [self.sep_id] * self.pair_separators + b + [self.sep_id]
+                seg = [0] * (len(a) + 2) + [1] * (len(b) + self.pair_separators)
             token_ids[i, : len(row)] = row
             segment_ids[i, : len(seg)] = seg
             padding_mask[i, : len(row)] = 1

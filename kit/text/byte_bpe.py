@@ -1,0 +1,141 @@
+"""RoBERTa's byte-level BPE outside the model graph: texts to lists of ids, no TensorFlow.
+
+:class:`ByteLevelBPETokenizer` is GPT-2/RoBERTa's tokenizer (bytes mapped to printable characters, then BPE merges),
+run by HuggingFace's Rust ``tokenizers`` library from a checkpoint's vocabulary and merges: ``vocab.json`` +
+``merges.txt`` in a HuggingFace folder, ``assets/tokenizer/vocabulary.json`` + ``merges.txt`` in a keras-hub preset.
+It exposes what :class:`~kit.text.BertPreprocessor` packs with: ``<s>`` as ``cls_token_id``, ``</s>`` as
+``sep_token_id``, ``<pad>``, ``<mask>``, and ``pair_separators = 2`` (RoBERTa packs a pair as
+``<s> A </s></s> B </s>``). Text that spells a special token ("<mask>") is tokenized as text, never as the token.
+
+>>> import string
+>>> from tokenizers.pre_tokenizers import ByteLevel
+>>> alphabet = sorted(ByteLevel.alphabet())
+>>> vocab = ["<s>", "<pad>", "</s>", "<unk>", *alphabet, "Ġf", "Ġfi", "Ġfil", "Ġfilm", "<mask>"]
+>>> tok = ByteLevelBPETokenizer(vocab, ["Ġ f", "Ġf i", "Ġfi l", "Ġfil m"])
+>>> [tok.id_to_token(i) for i in tok(["a film"])[0]]
+['a', 'Ġfilm']
+>>> tok.cls_token_id, tok.sep_token_id, tok.pad_token_id, tok.pair_separators
+(0, 2, 1, 2)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Sequence
+
+from .wordpiece import _as_text_list
+
+#: RoBERTa's special tokens: ``<s>`` (start, read as [CLS]), ``<pad>``, ``</s>`` (end and separator), ``<mask>``.
+ROBERTA_SPECIAL_TOKENS = ("<s>", "<pad>", "</s>", "<mask>")
+_WORD = re.compile(r"\S+")
+
+
+def _read_merges(merges) -> list[tuple[str, str]]:
+    if isinstance(merges, (str, Path)):
+        merges = Path(merges).read_text(encoding="utf-8").splitlines()
+    out = []
+    for i, line in enumerate(merges):
+        if isinstance(line, (tuple, list)):
+            out.append(tuple(line))
+            continue
+        if not line.strip() or (i == 0 and line.startswith("#version")):
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2:
+            raise ValueError(f"merges line {i + 1} is {line!r}: each line of merges.txt holds two tokens "
+                             "separated by one space (e.g. 'Ġ t').")
+        out.append((parts[0], parts[1]))
+    return out
+
+
+class ByteLevelBPETokenizer:
+    """Byte-level BPE (RoBERTa, GPT-2): texts → lists of ids, no special tokens added.
+
+    ``vocabulary`` is a ``{token: id}`` dict, a list of tokens in id order, or the path of a ``vocab.json``;
+    ``merges`` a list of ``"a b"`` lines (or pairs) or the path of a ``merges.txt``.
+    """
+
+    pair_separators = 2
+
+    def __init__(self, vocabulary, merges, add_prefix_space: bool = False):
+        from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
+        if isinstance(vocabulary, (str, Path)):
+            vocabulary = json.loads(Path(vocabulary).read_text(encoding="utf-8"))
+        if not isinstance(vocabulary, dict):
+            vocabulary = {t: i for i, t in enumerate(vocabulary)}
+        index = {str(t): int(i) for t, i in vocabulary.items()}
+        if len(set(index.values())) != len(index):
+            raise ValueError("The vocabulary gives two tokens the same id: vocab.json maps each token to its own id.")
+        missing = [t for t in ROBERTA_SPECIAL_TOKENS if t not in index]
+        if missing:
+            raise ValueError(f"The vocabulary has no {missing}: a RoBERTa vocab.json lists <s>, <pad>, </s> and "
+                             "<mask>.")
+        self._index = index
+        self.vocabulary = [None] * (max(index.values()) + 1)
+        for t, i in index.items():
+            self.vocabulary[i] = t
+        self.merges = _read_merges(merges)
+        self.add_prefix_space = bool(add_prefix_space)
+        tok = Tokenizer(models.BPE(index, self.merges, unk_token="<unk>" if "<unk>" in index else None))
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=self.add_prefix_space)
+        tok.decoder = decoders.ByteLevel()
+        self._tok = tok
+        self.cls_token_id, self.pad_token_id, self.sep_token_id, self.mask_token_id = (
+            index[t] for t in ROBERTA_SPECIAL_TOKENS)
+        self.unk_token_id = index.get("<unk>")
+
+    @classmethod
+    def from_folder(cls, folder) -> "ByteLevelBPETokenizer":
+        """A HuggingFace RoBERTa folder (``vocab.json`` + ``merges.txt``) or a keras-hub preset's
+        ``assets/tokenizer`` (``vocabulary.json`` + ``merges.txt``)."""
+        folder = Path(folder)
+        for vocab, merges in ((folder / "vocab.json", folder / "merges.txt"),
+                              (folder / "assets/tokenizer/vocabulary.json", folder / "assets/tokenizer/merges.txt"),
+                              (folder / "vocabulary.json", folder / "merges.txt")):
+            if vocab.exists() and merges.exists():
+                return cls(vocab, merges)
+        raise FileNotFoundError(f"No byte-level BPE vocabulary in {folder}: a RoBERTa folder holds vocab.json and "
+                                "merges.txt (HuggingFace) or assets/tokenizer/vocabulary.json and merges.txt "
+                                "(keras-hub preset).")
+
+    def save(self, folder) -> Path:
+        """Write ``vocab.json`` and ``merges.txt`` (HuggingFace's layout) into ``folder``."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "vocab.json").write_text(json.dumps(self._index, ensure_ascii=False), encoding="utf-8")
+        (folder / "merges.txt").write_text("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in self.merges),
+                                           encoding="utf-8")
+        return folder
+
+    def __call__(self, texts: Sequence[str]) -> list[list[int]]:
+        """Byte-level BPE ids of each text (no special tokens)."""
+        texts = _as_text_list(texts, "texts")
+        return [e.ids for e in self._tok.encode_batch(texts, add_special_tokens=False)] if texts else []
+
+    def first_words(self, text: str, n: int) -> str:
+        """The text up to the end of its ``n``-th whitespace-separated word, as written: its ids are the first ids
+        of the whole text (byte-level BPE never merges across whitespace), and each word gives at least one."""
+        for i, m in enumerate(_WORD.finditer(text)):
+            if i + 1 == n:
+                return text[: m.end()]
+        return text
+
+    def decode(self, ids) -> str:
+        return self._tok.decode([int(i) for i in ids], skip_special_tokens=False)
+
+    def token_to_id(self, token: str) -> int:
+        if token not in self._index:
+            raise KeyError(f"{token!r} is not in the vocabulary ({len(self._index):,} tokens).")
+        return self._index[token]
+
+    def id_to_token(self, token_id: int) -> str:
+        return self.vocabulary[int(token_id)]
+
+    def vocabulary_size(self) -> int:
+        return len(self.vocabulary)
+
+    def __repr__(self):
+        return f"ByteLevelBPETokenizer({len(self._index):,} tokens, {len(self.merges):,} merges)"
