@@ -67,6 +67,26 @@ GLUE_URLS = {
     "stsb": "https://dl.fbaipublicfiles.com/glue/data/STS-B.zip",
 }
 GLUE_PREFIX = {"sst2": "SST-2/", "qqp": "QQP/", "stsb": "STS-B/"}
+#: SHA-256 of the papers' own archives, as published in HuggingFace datasets' ``dataset_infos.json``
+#: (``download_checksums``; for Yelp polarity also TensorFlow Datasets' ``url_checksums``): fixed files, so a
+#: download or your copy is checked against them. AG News (fast.ai's archive) has none published.
+PAPER_SHA256 = {
+    GLUE_URLS["sst2"]: "d67e16fb55739c1b32cdce9877596db1c127dc322d93c082281f64057c16deaa",   # 7,439,277 bytes
+    GLUE_URLS["qqp"]: "40e7c862c04eb26ee04b67fd900e76c45c6ba8e6d8fab4f8f1f8072a1a3fbae0",    # 41,696,084 bytes
+    GLUE_URLS["stsb"]: "e60a6393de5a8b5b9bac5020a1554b54e3691f9d600b775bd131e613ac179c85",   # 802,872 bytes
+    "https://nlp.stanford.edu/sentiment/trainDevTestTrees_PTB.zip":
+        "5c613a4f673fc74097d523a2c83f38e0cc462984d847b82c7aaf36b01cbbbfcc",                   # 789,539 bytes
+    "https://s3.amazonaws.com/fast-ai-nlp/yelp_review_full_csv.tgz":
+        "56006b0a17a370f1e366504b1f2c3e3754e4a3dda17d3e718a885c552869a559",                   # 196,146,755 bytes
+    "https://s3.amazonaws.com/fast-ai-nlp/yelp_review_polarity_csv.tgz":
+        "528f22e286cad085948acbc3bea7e58188416546b0e364d0ae4ca0ce666abe35",                   # 166,373,201 bytes
+    "https://s3.amazonaws.com/fast-ai-nlp/yahoo_answers_csv.tgz":
+        "2d4277855faf8b35259009425fa8f7fe1888b5644b47165508942d000f4c96ae",                   # 319,476,345 bytes
+}
+
+
+def _paper_source(url: str, prefix: str) -> Source:
+    return Source("url", url, PAPER_SHA256.get(url), prefix=prefix)
 
 
 @dataclass
@@ -262,18 +282,18 @@ REGISTRY.update({
                               "1.16M words in 15 genres"),
     # The papers' own data: canonical formats, used when you have the files.
     "glue_sst2": DatasetSpec("glue_sst2", "classification", "GLUE SST-2 (TSV: sentence, label)", "see GLUE",
-                             [Source("url", GLUE_URLS["sst2"], None, prefix=GLUE_PREFIX["sst2"])], _glue("sst2"),
+                             [_paper_source(GLUE_URLS["sst2"], GLUE_PREFIX["sst2"])], _glue("sst2"),
                              "67k train / 872 dev", offline=False),
     "glue_qqp": DatasetSpec("glue_qqp", "pairs", "GLUE QQP (TSV: question1, question2, is_duplicate)",
-                            "Quora terms; see GLUE", [Source("url", GLUE_URLS["qqp"], None, prefix=GLUE_PREFIX["qqp"])],
+                            "Quora terms; see GLUE", [_paper_source(GLUE_URLS["qqp"], GLUE_PREFIX["qqp"])],
                             _glue("qqp"), "364k train / 40k dev", offline=False),
     "glue_stsb": DatasetSpec("glue_stsb", "pair_regression", "GLUE STS-B (TSV: sentence1, sentence2, score 0-5)",
                              "CC BY-SA; see GLUE",
-                             [Source("url", GLUE_URLS["stsb"], None, prefix=GLUE_PREFIX["stsb"])], _glue("stsb"),
+                             [_paper_source(GLUE_URLS["stsb"], GLUE_PREFIX["stsb"])], _glue("stsb"),
                              "5.7k train / 1.5k dev", offline=False),
     "sst5": DatasetSpec("sst5", "classification", "SST-5: Stanford Sentiment Treebank PTB trees, root labels 0-4",
-                        "see the SST page", [Source("url", "https://nlp.stanford.edu/sentiment/trainDevTestTrees_PTB.zip",
-                                                    None, prefix="trees/")], _sst5, "8,544 / 1,101 / 2,210",
+                        "see the SST page", [_paper_source("https://nlp.stanford.edu/sentiment/trainDevTestTrees_PTB.zip",
+                                                           "trees/")], _sst5, "8,544 / 1,101 / 2,210",
                         offline=False),
     "imdb": DatasetSpec("imdb", "classification", "IMDB reviews (aclImdb folders: train|test / pos|neg / *.txt)",
                         "see the aclImdb README",
@@ -289,14 +309,14 @@ REGISTRY.update({
                            _class_csv("ag_news", 2, ["World", "Sports", "Business", "Sci/Tech"]),
                            "120k train / 7.6k test", offline=False),
     "yelp_full": DatasetSpec("yelp_full", "classification", "Yelp reviews, 1-5 stars (CSV: class, text)",
-                             "Yelp dataset terms", [Source("url", "https://s3.amazonaws.com/fast-ai-nlp/yelp_review_full_csv.tgz",
-                                                           None, prefix="yelp_review_full_csv/")],
+                             "Yelp dataset terms", [_paper_source("https://s3.amazonaws.com/fast-ai-nlp/yelp_review_full_csv.tgz",
+                                                            "yelp_review_full_csv/")],
                              _class_csv("yelp_full", 1, ["1 star", "2 stars", "3 stars", "4 stars", "5 stars"]),
                              "650k train / 50k test", offline=False),
     "yelp_polarity": DatasetSpec("yelp_polarity", "classification", "Yelp reviews, polarity (CSV: class 1-2, text)",
                                  "Yelp dataset terms",
-                                 [Source("url", "https://s3.amazonaws.com/fast-ai-nlp/yelp_review_polarity_csv.tgz",
-                                         None, prefix="yelp_review_polarity_csv/")],
+                                 [_paper_source("https://s3.amazonaws.com/fast-ai-nlp/yelp_review_polarity_csv.tgz",
+                                                "yelp_review_polarity_csv/")],
                                  _class_csv("yelp_polarity", 1, ["negative", "positive"]), "560k train / 38k test",
                                  offline=False),
     "wordnet_pairs": DatasetSpec(
@@ -314,8 +334,8 @@ REGISTRY.update({
     "yahoo_answers": DatasetSpec("yahoo_answers", "classification",
                                  "Yahoo! Answers topics, 10 classes (CSV: class 1-10, title, content, answer)",
                                  "research use (Zhang et al. 2015)",
-                                 [Source("url", "https://s3.amazonaws.com/fast-ai-nlp/yahoo_answers_csv.tgz", None,
-                                         prefix="yahoo_answers_csv/")],
+                                 [_paper_source("https://s3.amazonaws.com/fast-ai-nlp/yahoo_answers_csv.tgz",
+                                                "yahoo_answers_csv/")],
                                  _class_csv("yahoo_answers", 3, YAHOO_CLASSES), "1.4M train / 60k test",
                                  offline=False),
 })
@@ -333,8 +353,9 @@ _EXPECTS = {
     "sst5": "the folder with trees/train.txt, dev.txt, test.txt (or trainDevTestTrees_PTB.zip)",
     "imdb": "the aclImdb folder with train/ and test/ (or aclImdb_v1.tar.gz)",
     "conll2003": "the folder with eng.train, eng.testa, eng.testb (or train.txt, valid.txt, test.txt)",
-    **{n: f"the folder with train.csv and test.csv (or {n}_csv.tgz)" for n in
-       ("ag_news", "yelp_full", "yelp_polarity", "yahoo_answers")},
+    **{n: f"the folder with train.csv and test.csv (or {archive})" for n, archive in
+       (("ag_news", "ag_news_csv.tgz"), ("yelp_full", "yelp_review_full_csv.tgz"),
+        ("yelp_polarity", "yelp_review_polarity_csv.tgz"), ("yahoo_answers", "yahoo_answers_csv.tgz"))},
 }
 for _name, _text in _EXPECTS.items():
     REGISTRY[_name].expects = _text

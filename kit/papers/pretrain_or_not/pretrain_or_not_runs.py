@@ -4,15 +4,18 @@ each trained on growing subsets of one training set; the inference timing of the
 - :class:`Inputs` reads the texts two ways: a word vocabulary (the LSTMs from scratch) and the encoder's WordPiece
   ids (the "+ pretrained" LSTM and the transformer), with one fixed order so every smaller subset is inside every
   larger one;
-- :func:`models` names the models of the scale (``LSTM-n-k``, ``LSTM-n-k + MiniLM emb``, the transformer);
+- :func:`models` names the models of the scale (``LSTM-n-k``, ``LSTM-n-k + MiniLM emb``, the transformer: MiniLM at
+  smoke and medium, RoBERTa-Base at full, :func:`encoder_name`);
 - :class:`Experiment` builds a model, trains one planned run (:func:`kit.train.fit_classifier`: the paper's
   recipes, early stopping on dev accuracy) and scores it;
 - :func:`time_models` times the paper's model sizes (:func:`kit.analysis.time_inference`).
 
 >>> models({"lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64]})
-{'LSTM-2-64': ('lstm', 2, 64), 'LSTM-2-64 + MiniLM emb': ('lstm+pretrained', 2, 64), 'MiniLM-L6 fine-tuned': ('transformer', 6, 384)}
+{'LSTM-2-64': ('lstm', 2, 64), 'LSTM-2-64 + MiniLM emb': ('lstm+pretrained', 2, 64), 'MiniLM-L6 fine-tuned': ('transformer', None, None)}
 >>> transformer_of(models({"lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64], "encoder_layers": 3}))
 'MiniLM-L6 (bottom 3 layers) fine-tuned'
+>>> list(models({"lstm_sizes": [[2, 256]], "lstm_plus_pretrained": [4, 256], "backbone": "roberta_base_en"}))
+['LSTM-2-256', 'LSTM-4-256 + RoBERTa emb', 'RoBERTa-Base fine-tuned']
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ from dataclasses import dataclass
 import keras
 import numpy as np
 
-#: The fine-tuned pretrained transformer's name in the tables (all of MiniLM-L6's layers; see :func:`transformer_name`).
-TRANSFORMER = "MiniLM-L6 fine-tuned"
+#: The names the tables give the encoders (another preset or folder shows its own name).
+ENCODER_NAMES = {"minilm-l6": "MiniLM-L6", "roberta_base_en": "RoBERTa-Base", "roberta_large_en": "RoBERTa-Large",
+                 "bert_base_en_uncased": "BERT-Base"}
 #: The Sweep keys of notebook 01's ``results.csv`` (then ``metric, value``).
 KEYS = ("model", "train_examples", "seed")
 
@@ -59,11 +63,28 @@ class Inputs:
         return {k: v[idx] for k, v in x.items()} if isinstance(x, dict) else x[idx]
 
 
+def encoder_name(sizes: dict) -> str:
+    """The pretrained encoder's name in the tables: ``MiniLM-L6`` (smoke, medium), ``RoBERTa-Base`` (full), ...
+
+    >>> encoder_name({"backbone": "roberta_large_en"}), encoder_name({"backbone": "/models/my-bert/"})
+    ('RoBERTa-Large', 'my-bert')
+    """
+    from pathlib import Path
+
+    name = sizes.get("backbone", "minilm-l6")
+    return ENCODER_NAMES.get(name, Path(name.rstrip("/")).name or name)
+
+
+def family_name(sizes: dict) -> str:
+    """The encoder's family, as in ``LSTM-2-64 + MiniLM emb`` (its token table): ``MiniLM``, ``RoBERTa``, ..."""
+    return encoder_name(sizes).split("-")[0]
+
+
 def transformer_name(sizes: dict) -> str:
     """The transformer's name: ``MiniLM-L6 fine-tuned``, or with ``encoder_layers`` set (smoke scale), the bottom
     layers it keeps."""
     k = sizes.get("encoder_layers")
-    return TRANSFORMER if k in (None, 6) else f"MiniLM-L6 (bottom {k} layers) fine-tuned"
+    return f"{encoder_name(sizes)} fine-tuned" if k is None else f"{encoder_name(sizes)} (bottom {k} layers) fine-tuned"
 
 
 def transformer_of(model_specs: dict) -> str:
@@ -73,11 +94,11 @@ def transformer_of(model_specs: dict) -> str:
 
 def models(sizes: dict) -> dict:
     """``{name: (kind, n_layers, cells)}``: the scale's LSTM-n-k, the LSTM with the pretrained table, the transformer
-    (MiniLM-L6, or its bottom ``encoder_layers`` layers)."""
+    (its bottom ``encoder_layers`` layers; None: all of them, cells None: the encoder's own width)."""
     out = {f"LSTM-{n}-{k}": ("lstm", n, k) for n, k in sizes["lstm_sizes"]}
     n, k = sizes["lstm_plus_pretrained"]
-    out[f"LSTM-{n}-{k} + MiniLM emb"] = ("lstm+pretrained", n, k)
-    out[transformer_name(sizes)] = ("transformer", sizes.get("encoder_layers") or 6, 384)
+    out[f"LSTM-{n}-{k} + {family_name(sizes)} emb"] = ("lstm+pretrained", n, k)
+    out[transformer_name(sizes)] = ("transformer", sizes.get("encoder_layers"), None)
     return out
 
 
@@ -164,8 +185,9 @@ class Experiment:
 
 def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequence_length: int):
     """The paper's Table 3 on this machine: the paper's model sizes (LSTM-2-256, LSTM-4-256, LSTM-4-256 + the
-    pretrained table; fresh weights, speed does not depend on training) beside the transformer, each at every batch
-    size, on real test texts repeated to fill ``sequence_length``; a data frame with each model's speed-up."""
+    pretrained table; fresh weights, speed does not depend on training) beside the transformer (all its layers),
+    each at every batch size, on real test texts repeated to fill ``sequence_length``; a data frame with each model's
+    speed-up over the transformer (column ``speed-up vs MiniLM``, or the encoder's family at full scale)."""
     import pandas as pd
 
     from ... import models as m
@@ -173,28 +195,40 @@ def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequenc
     from ...text import BertPreprocessor
 
     vocab, table, enc = experiment.inputs.vocab, experiment.token_table, experiment.encoder
+    top, family = encoder_name(experiment.sizes), family_name(experiment.sizes)
+    def lstm(n_layers, **table_kw):
+        return lambda: m.build_lstm_classifier(table.shape[0] if table_kw else len(vocab), 2, n_layers=n_layers,
+                                               cells=256, embedding_dim=300, **table_kw)
+
     builders = {
-        "LSTM-2-256": lambda: m.build_lstm_classifier(len(vocab), 2, n_layers=2, cells=256, embedding_dim=300),
-        "LSTM-4-256": lambda: m.build_lstm_classifier(len(vocab), 2, n_layers=4, cells=256, embedding_dim=300),
-        "LSTM-4-256 + MiniLM emb": lambda: m.build_lstm_classifier(table.shape[0], 2, n_layers=4, cells=256,
-                                                                   embedding_dim=300, pretrained_table=table),
-        "MiniLM-L6": lambda: m.build_classifier(m.load_backbone(enc.name, sequence_length=sequence_length).backbone, 2),
+        "LSTM-2-256": ("lstm", lstm(2)),
+        "LSTM-4-256": ("lstm", lstm(4)),
+        f"LSTM-4-256 + {family} emb": ("lstm+pretrained", lstm(4, pretrained_table=table)),
+        top: ("transformer", lambda: m.build_classifier(
+            m.load_backbone(enc.name, sequence_length=sequence_length).backbone, 2)),
     }
-    texts = [" ".join([t] * 20) for t in experiment.ds.test.texts[: max(batch_sizes)]]   # long enough to fill the length
-    word, wordpiece = vocab.encode(texts, sequence_length), BertPreprocessor(enc.tokenizer, sequence_length)(texts)
+    texts = [" ".join([t] * 20) for t in experiment.ds.test.texts[: max(batch_sizes)]]   # long enough to fill it
+    word, subwords = vocab.encode(texts, sequence_length), BertPreprocessor(enc.tokenizer, sequence_length)(texts)
     rows = []
-    for name, build in builders.items():
+    for name, (kind, build) in builders.items():
         model = build()
         for b in batch_sizes:
-            x = wordpiece["token_ids"][:b] if "MiniLM emb" in name else \
-                {k: v[:b] for k, v in wordpiece.items()} if name == "MiniLM-L6" else word[:b]
+            x = subwords["token_ids"][:b] if kind == "lstm+pretrained" else \
+                {k: v[:b] for k, v in subwords.items()} if kind == "transformer" else word[:b]
             rows.append(time_inference(model, x, repeats=repeats, name=name))
             print(f"{name:<26} batch {b}: {rows[-1]['median_ms']:8.1f} ms", flush=True)
         keras.backend.clear_session()
     timing = pd.DataFrame(rows)
-    minilm_ms = timing[timing.model == "MiniLM-L6"].set_index("batch_size").median_ms
-    timing["speed-up vs MiniLM"] = timing.apply(lambda r: minilm_ms[r.batch_size] / r.median_ms, axis=1).round(1)
+    top_ms = timing[timing.model == top].set_index("batch_size").median_ms
+    timing[f"speed-up vs {family}"] = timing.apply(lambda r: top_ms[r.batch_size] / r.median_ms, axis=1).round(1)
     return timing
+
+
+def timing_view(timing):
+    """The columns of :func:`time_models`' table worth reading: model, backend, device, shape, compiled, median ms,
+    the speed-up."""
+    return timing[["model", "backend", "device", "batch_size", "sequence_length", "compiled", "median_ms",
+                   *[c for c in timing.columns if c.startswith("speed-up vs ")]]]
 
 
 def record_timing(sweep, timing, params: dict, names, sequence_length: int) -> None:

@@ -18,14 +18,16 @@ _PAPER_MODELS = {
 }
 
 SCALES = {
-    # smaller LSTMs than the paper's (said on screen), three training sizes, 3 seeds, a CPU; texts cut at 40
+    # smaller LSTMs than the paper's (said on screen), two training sizes 9x apart, 3 seeds, a CPU (a middle size,
+    # 750, cost CI ~4 of the notebook's 26 minutes and showed nothing the ends did not); texts cut at 40
     # WordPiece tokens (11% of the snippets are longer; fine-tuning MiniLM costs in proportion to the length).
     # The transformer is MiniLM-L6's bottom 3 layers (as in notebooks 03 and 04 at smoke): all 6 cost 3.7 s a step
     # of 32 x 40 tokens on one CPU thread (torch, beside another job as in CI), 25 of the notebook's 33 minutes.
     # After 3 layers the [CLS] state barely varies across texts (notebook 03 prints it), so the head reads the mean
     # token state: through [CLS], 30 steps left 250 sentences at chance (49.6%, 3 seeds); through the mean, 67-74%.
     "smoke": {
-        "dataset": "rt_snippets", "max_eval": 500, "train_sizes": [250, 750, 2250], "sequence_length": 40,
+        "backbone": "minilm-l6", "dataset": "rt_snippets", "max_eval": 500, "train_sizes": [250, 2250],
+        "sequence_length": 40,
         "lstm_seeds": [0, 1, 2], "transformer_seeds": [0, 1, 2],
         "lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64], "embedding_dim": 64,
         "lstm_epochs": 6, "lstm_min_steps": 60, "lstm_patience": 2,
@@ -35,7 +37,8 @@ SCALES = {
     },
     # every offline sentence (8,454), the paper's LSTM-2-256 and LSTM-4-256 + pretrained, 5 seeds, one GPU
     "medium": {
-        **_PAPER_MODELS, "dataset": "rt_snippets", "train_sizes": [300, 1000, 3000, 1.0], "sequence_length": 64,
+        **_PAPER_MODELS, "backbone": "minilm-l6", "dataset": "rt_snippets", "train_sizes": [300, 1000, 3000, 1.0],
+        "sequence_length": 64,
         "lstm_seeds": [0, 1, 2, 3, 4], "transformer_seeds": [0, 1, 2, 3, 4],
         "lstm_epochs": 10, "lstm_patience": 3, "transformer_epochs": 3, "transformer_lr": 5e-5,
         "transformer_min_steps": 60, "timing_repeats": 10,
@@ -45,8 +48,11 @@ SCALES = {
     # LSTMs <= 2 epochs with early stopping,
     # the transformer 1 epoch: ~3 GPU-hours on an H100 by GPU.md's step rates (the notebook prints the plan and its
     # ETA). The paper: 7 fractions, 10 epochs, length 512 (~110 GPU-hours).
+    # The paper's transformer: RoBERTa-Base ("roberta_large_en" for its RoBERTa-Large row; both are keras-hub presets:
+    # a copy in $KIT_PRESET_DIR/<name> or a download, kit.models.load_backbone).
     "full": {
-        **_PAPER_MODELS, "dataset": "yelp_full", "train_sizes": [0.01, 0.1, 0.3, 1.0], "sequence_length": 256,
+        **_PAPER_MODELS, "backbone": "roberta_base_en", "dataset": "yelp_full", "train_sizes": [0.01, 0.1, 0.3, 1.0],
+        "sequence_length": 256,
         "lstm_epochs": 2, "lstm_patience": 1, "transformer_epochs": 1, "transformer_lr": 2e-5,
         "transformer_min_steps": 100, "timing_repeats": 30,
     },
