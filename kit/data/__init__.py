@@ -2,7 +2,7 @@
 
 >>> import kit.data
 >>> sorted(kit.data.list_datasets())[:3]
-['ag_news', 'amazon_snippets', 'bbc_news']
+['ag_news', 'amazon_electronics', 'amazon_snippets']
 """
 
 from .dataset import Split, TextDataset

@@ -409,10 +409,67 @@ def parse_class_csv(path: Path, n_text_cols: int, n_classes: int):
     return texts, np.asarray(labels, dtype="int32")
 
 
+#: The review files of the Amazon review releases: 2014 ``reviews_<Category>_5.json.gz``, 2018
+#: ``<Category>_5.json.gz`` (both McAuley's lab, fields ``overall``, ``reviewText``), 2023 ``<Category>.jsonl``
+#: (Amazon Reviews'23, fields ``rating``, ``text``); plain or gzipped.
+AMAZON_PATTERNS = ("*.json.gz", "*.json", "*.jsonl.gz", "*.jsonl")
+
+
+def parse_amazon_reviews(path: Path) -> tuple[list[str], np.ndarray, int]:
+    """One Amazon review file (JSON lines, plain or ``.gz``): texts, stars 1-5 as 0-4, and how many reviews had no
+    text (dropped: a rating with nothing to read). The 2014 release's Python-literal lines are read too.
+
+    Each line is a review: ``{"overall": 5.0, "reviewText": "...", ...}`` (2014, 2018) or ``{"rating": 5.0,
+    "text": "...", ...}`` (2023). A rating outside 1-5 or a line that is not a review stops with its line number.
+    """
+    import ast
+    import gzip
+
+    path = _need(Path(path), "an Amazon review file (JSON lines)")
+    opener = gzip.open if path.suffix == ".gz" else open
+    texts, stars, no_text = [], [], 0
+    with opener(path, "rt", encoding="utf-8", errors="strict") as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                review = json.loads(line)
+            except json.JSONDecodeError:
+                try:
+                    review = ast.literal_eval(line)      # the 2014 release wrote some files as Python dicts
+                except (ValueError, SyntaxError):
+                    raise ValueError(f"{path.name}, line {lineno}: not a JSON review ({line[:60]!r}...). An Amazon "
+                                     "review file holds one JSON object per line.") from None
+            if not isinstance(review, dict):
+                raise ValueError(f"{path.name}, line {lineno}: expected a JSON object, got {type(review).__name__}.")
+            rating = review.get("overall", review.get("rating"))
+            if rating is None:
+                raise ValueError(f"{path.name}, line {lineno}: no rating ('overall' in the 2014/2018 releases, "
+                                 f"'rating' in 2023); its fields are {sorted(review)[:8]}.")
+            try:
+                star = float(rating)
+            except (TypeError, ValueError):
+                raise ValueError(f"{path.name}, line {lineno}: rating {rating!r} is not a number.") from None
+            if star not in (1.0, 2.0, 3.0, 4.0, 5.0):
+                raise ValueError(f"{path.name}, line {lineno}: rating {rating!r} is not a whole star 1-5.")
+            text = review.get("reviewText", review.get("text")) or ""
+            text = clean_control_chars(str(text)).strip()
+            if not text:
+                no_text += 1
+                continue
+            texts.append(text)
+            stars.append(int(star) - 1)
+    if not texts:
+        raise ValueError(f"{path} holds no reviews with text.")
+    return texts, np.asarray(stars, dtype="int32"), no_text
+
+
 def clean_control_chars(text: str) -> str:
     """Drop Unicode category-C characters (keep tab/newline as spaces)."""
     return "".join(" " if ch in "\t\n\r" else ch for ch in text
                    if ch in "\t\n\r" or not unicodedata.category(ch).startswith("C"))
 
 
-__all__ = [n for n in dir() if n.startswith("parse_")] + ["vader_targets", "wiki_to_text", "chunk_words"]
+__all__ = [n for n in dir() if n.startswith("parse_")] + ["vader_targets", "wiki_to_text", "chunk_words",
+                                                          "AMAZON_PATTERNS"]

@@ -245,6 +245,31 @@ def _class_csv(name, n_text_cols, label_names):
     return build
 
 
+def _amazon(name: str, category: str):
+    """Amazon reviews of one category (the paper's Sports and Electronics): your copy of its review file, 1-5 stars
+    (``target="5class"``) or negative 1-2 / positive 4-5 (``target="binary"``, 3 stars dropped); no official split,
+    so train/dev/test are 80/10/10 of it, stratified, with the kit's fixed seed."""
+    def build(folder: Path, target: str = "5class") -> TextDataset:
+        folder = Path(folder)
+        files = sorted({f for pattern in parsers.AMAZON_PATTERNS for f in folder.glob(pattern)})
+        files = [f for f in files if category.lower() in f.name.lower()] or files
+        if len(files) != 1:
+            found = f"found {[f.name for f in files]}" if files else "found none"
+            raise FileNotFoundError(f"{name}: expected one review file of {category} in {folder} "
+                                    f"({REGISTRY[name].expects}); {found}.")
+        texts, stars, no_text = parsers.parse_amazon_reviews(files[0])
+        names = ["1 star", "2 stars", "3 stars", "4 stars", "5 stars"]
+        if target == "binary":
+            keep = stars != 2
+            texts, stars, names = [t for t, k in zip(texts, keep) if k], (stars[keep] >= 3).astype("int32"), \
+                ["negative", "positive"]
+        ds = TextDataset(name, "classification", _split_pool(texts, stars), names)
+        ds.description = (f"Amazon reviews, {category} ({files[0].name}), {target}"
+                          + (f"; {no_text:,} reviews without text dropped" if no_text else ""))
+        return ds
+    return build
+
+
 YAHOO_CLASSES = ["Society & Culture", "Science & Mathematics", "Health", "Education & Reference",
                  "Computers & Internet", "Sports", "Business & Finance", "Entertainment & Music",
                  "Family & Relationships", "Politics & Government"]
@@ -331,6 +356,17 @@ REGISTRY.update({
         "5 x Wu-Palmer similarity of their synsets (WordNet's hierarchy, not human ratings); nouns and verbs, "
         "split by word", wordnet.LICENCE, [WORDNET_DEB], wordnet.wordnet_graded,
         "49,772 pairs (39,628 / 5,080 / 5,064)", options={"unrelated": (0, 1, 2)}),
+    "amazon_sports": DatasetSpec("amazon_sports", "classification",
+                                 "Amazon reviews, Sports and Outdoors, 1-5 stars (JSON lines: overall|rating, "
+                                 "reviewText|text)", "Amazon review data terms (McAuley lab); bring your copy", [],
+                                 _amazon("amazon_sports", "Sports"), "2018 5-core: ~297k reviews", offline=False,
+                                 options={"target": ("5class", "binary")}),
+    "amazon_electronics": DatasetSpec("amazon_electronics", "classification",
+                                      "Amazon reviews, Electronics, 1-5 stars (JSON lines: overall|rating, "
+                                      "reviewText|text)", "Amazon review data terms (McAuley lab); bring your copy",
+                                      [], _amazon("amazon_electronics", "Electronics"),
+                                      "2018 5-core: ~6.7M reviews", offline=False,
+                                      options={"target": ("5class", "binary")}),
     "yahoo_answers": DatasetSpec("yahoo_answers", "classification",
                                  "Yahoo! Answers topics, 10 classes (CSV: class 1-10, title, content, answer)",
                                  "research use (Zhang et al. 2015)",
@@ -353,6 +389,9 @@ _EXPECTS = {
     "sst5": "the folder with trees/train.txt, dev.txt, test.txt (or trainDevTestTrees_PTB.zip)",
     "imdb": "the aclImdb folder with train/ and test/ (or aclImdb_v1.tar.gz)",
     "conll2003": "the folder with eng.train, eng.testa, eng.testb (or train.txt, valid.txt, test.txt)",
+    **{n: f"the folder with the {c} review file (2018: {f}_5.json.gz; 2014: reviews_{f}_5.json.gz; 2023: {f}.jsonl)"
+       for n, c, f in (("amazon_sports", "Sports and Outdoors", "Sports_and_Outdoors"),
+                       ("amazon_electronics", "Electronics", "Electronics"))},
     **{n: f"the folder with train.csv and test.csv (or {archive})" for n, archive in
        (("ag_news", "ag_news_csv.tgz"), ("yelp_full", "yelp_review_full_csv.tgz"),
         ("yelp_polarity", "yelp_review_polarity_csv.tgz"), ("yahoo_answers", "yahoo_answers_csv.tgz"))},

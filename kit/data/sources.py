@@ -240,7 +240,7 @@ def materialize(name: str, sources: list[Source], path: str | os.PathLike | None
     if not sources:
         raise FileNotFoundError(
             f"{name} cannot be downloaded: it has no public source. Get the files yourself "
-            f"and pass path=... (or set {env_key}=/path/to/files).")
+            f"and pass path=... (or set {env_key}=/path/to/files)" + (f": {expects}." if expects else "."))
     for src in sources:
         placed = config.data_dir() / "downloads" / src.filename
         if src.kind == "url" and placed.is_file():      # an archive the user put where a download would go
