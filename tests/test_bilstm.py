@@ -160,6 +160,28 @@ def test_pretrained_token_embedding_contract():
     assert mask.tolist() == [[True, True, False, False], [True, True, True, True]]
 
 
+def test_a_robertas_padding_id_is_masked_and_survives_save_load(tmp_path):
+    """RoBERTa pads with id 1 (id 0 is <s>): the LSTM with its table must ignore id-1 padding, whatever its length."""
+    table = np.random.default_rng(0).normal(size=(20, 6)).astype("float32")
+    model = build_lstm_classifier(20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, pretrained_table=table,
+                                  padding_id=1, pooling="mean")
+    short = np.array([[0, 7, 9, 2]], "int32")                       # <s> a b </s>
+    padded = np.array([[0, 7, 9, 2, 1, 1, 1]], "int32")             # ... <pad> <pad> <pad>
+    out = keras.ops.convert_to_numpy(model(short))
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(model(padded)), out, atol=1e-5)
+    path = tmp_path / "lstm_roberta_table.keras"
+    model.save(path)
+    loaded = keras.saving.load_model(path)
+    assert loaded.get_layer("embedding").padding_id == 1
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(padded)), out, atol=1e-5)
+    bert_padded = build_lstm_classifier(20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, pretrained_table=table,
+                                        pooling="mean")
+    bert_padded.set_weights(model.get_weights())                     # padding 0: the id-1 pads are read as tokens
+    assert np.abs(keras.ops.convert_to_numpy(bert_padded(padded)) - out).max() > 1e-4
+    with pytest.raises(ValueError, match="pads with id 0"):
+        build_lstm_classifier(20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, padding_id=1)
+
+
 def test_pretrained_table_is_frozen_and_used(tmp_path):
     table = np.random.default_rng(0).normal(size=(20, 6)).astype("float32")
     model = build_lstm_classifier(20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, pretrained_table=table)

@@ -44,6 +44,8 @@ def test_the_runs_on_a_roberta(roberta_preset, tmp_path, monkeypatch):  # noqa: 
     backbone = next(layer for layer in model.layers if isinstance(layer, kit.models.BertBackbone))
     assert backbone.num_layers == 2 and backbone.layer_norm_epsilon == 1e-5   # the whole (tiny) RoBERTa
     assert model(inputs.of("transformer", "test")).shape == (10, 5)
+    lstm = experiment.make_model(experiment.models["LSTM-1-8 + RoBERTa emb"])
+    assert lstm.get_layer("embedding").padding_id == enc.tokenizer.pad_token_id == 1    # RoBERTa's <pad>, not <s>
     timing = runs.time_models(experiment, repeats=1, batch_sizes=[2], sequence_length=16)
     assert list(timing.model) == ["LSTM-2-256", "LSTM-4-256", "LSTM-4-256 + RoBERTa emb", "RoBERTa-Base"]
     assert "speed-up vs RoBERTa" in runs.timing_view(timing).columns

@@ -155,7 +155,8 @@ class Experiment:
                                            embedding_dim=self.sizes["embedding_dim"])
         if kind == "lstm+pretrained":
             return m.build_lstm_classifier(self.token_table.shape[0], self.ds.num_classes, n_layers=n, cells=k,
-                                           embedding_dim=self.sizes["embedding_dim"], pretrained_table=self.token_table)
+                                           embedding_dim=self.sizes["embedding_dim"], pretrained_table=self.token_table,
+                                           padding_id=self.encoder.tokenizer.pad_token_id)
         fresh = m.load_backbone(self.encoder.name, sequence_length=self.sizes["sequence_length"])
         return m.build_classifier(truncate_backbone(fresh.backbone, n), num_classes=self.ds.num_classes, dropout=0.1,
                                   pooling=self.sizes.get("transformer_pooling", "cls"))
@@ -203,7 +204,8 @@ def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequenc
     builders = {
         "LSTM-2-256": ("lstm", lstm(2)),
         "LSTM-4-256": ("lstm", lstm(4)),
-        f"LSTM-4-256 + {family} emb": ("lstm+pretrained", lstm(4, pretrained_table=table)),
+        f"LSTM-4-256 + {family} emb": ("lstm+pretrained", lstm(4, pretrained_table=table,
+                                                               padding_id=enc.tokenizer.pad_token_id)),
         top: ("transformer", lambda: m.build_classifier(
             m.load_backbone(enc.name, sequence_length=sequence_length).backbone, 2)),
     }
