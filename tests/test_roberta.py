@@ -59,6 +59,54 @@ def test_a_roberta_preset_folder_gives_robertas_outputs(roberta_preset, kind):
     assert np.abs(ours - theirs)[mask].max() < 1e-5
 
 
+def _huggingface_folder(base, folder):
+    """``base``'s weights written as a HuggingFace RoBERTa folder (the names and layouts of ``roberta-base``'s
+    ``model.safetensors``, which keras-hub's converter reads back), with ``config.json``, ``vocab.json``,
+    ``merges.txt``."""
+    from safetensors.numpy import save_file
+
+    h, n = base.hidden_dim, lambda v: np.asarray(_np(v), "float32")
+    w = {"roberta.embeddings.word_embeddings.weight": n(base.token_embedding.embeddings),
+         "roberta.embeddings.position_embeddings.weight": np.concatenate(     # HF keeps 2 reserved rows first
+             [np.zeros((2, h), "float32"), n(base.embeddings.position_embedding.position_embeddings)]),
+         "roberta.embeddings.token_type_embeddings.weight": np.zeros((1, h), "float32"),
+         "roberta.embeddings.LayerNorm.weight": n(base.embeddings_layer_norm.gamma),
+         "roberta.embeddings.LayerNorm.bias": n(base.embeddings_layer_norm.beta)}
+    for i, layer in enumerate(base.transformer_layers):
+        p, att = f"roberta.encoder.layer.{i}", layer._self_attention_layer
+        for name, dense in (("self.query", att.query_dense), ("self.key", att.key_dense),
+                            ("self.value", att.value_dense), ("output.dense", att.output_dense)):
+            w[f"{p}.attention.{name}.weight"] = n(dense.kernel).reshape(h, h).T.copy()
+            w[f"{p}.attention.{name}.bias"] = n(dense.bias).reshape(h)
+        for name, dense in (("intermediate.dense", layer._feedforward_intermediate_dense),
+                            ("output.dense", layer._feedforward_output_dense)):
+            w[f"{p}.{name}.weight"], w[f"{p}.{name}.bias"] = n(dense.kernel).T.copy(), n(dense.bias)
+        for name, norm in (("attention.output.LayerNorm", layer._self_attention_layer_norm),
+                           ("output.LayerNorm", layer._feedforward_layer_norm)):
+            w[f"{p}.{name}.weight"], w[f"{p}.{name}.bias"] = n(norm.gamma), n(norm.beta)
+    folder.mkdir(parents=True, exist_ok=True)
+    save_file(w, str(folder / "model.safetensors"))
+    (folder / "config.json").write_text(json.dumps({
+        "model_type": "roberta", "architectures": ["RobertaForMaskedLM"], "vocab_size": base.vocabulary_size,
+        "num_hidden_layers": base.num_layers, "num_attention_heads": base.num_heads, "hidden_size": h,
+        "intermediate_size": base.intermediate_dim, "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0,
+        "max_position_embeddings": base.max_sequence_length + 2, "hidden_act": "gelu", "layer_norm_eps": 1e-5,
+        "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2, "type_vocab_size": 1}))
+    (folder / "vocab.json").write_text(json.dumps(_vocab()))
+    (folder / "merges.txt").write_text("#version: 0.2\n" + "\n".join(MERGES) + "\n")
+    return folder
+
+
+def test_a_huggingface_roberta_folder_gives_robertas_outputs(roberta_preset, tmp_path):
+    base = roberta_preset[1]
+    enc = load_backbone(str(_huggingface_folder(base, tmp_path / "roberta-hf")), sequence_length=16)
+    assert isinstance(enc.tokenizer, ByteLevelBPETokenizer) and enc.backbone.layer_norm_epsilon == 1e-5
+    x = enc.preprocessor(TEXTS[:2])
+    mask = x["padding_mask"].astype(bool)
+    theirs = _np(base({"token_ids": x["token_ids"], "padding_mask": x["padding_mask"]}))
+    assert np.abs(_np(enc.backbone(x)["sequence_output"]) - theirs)[mask].max() < 1e-5
+
+
 def test_without_robertas_layer_norm_epsilon_outputs_differ(roberta_preset):
     """Guards the test above: BERT's epsilon (1e-12) on RoBERTa's weights is measurably another function."""
     folder, base = roberta_preset
