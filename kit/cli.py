@@ -44,10 +44,10 @@ def _data(args) -> int:
     from .data import registry
 
     if args.action == "list":
-        print(f"{'name':<16} {'offline':<8} {'task':<16} {'size':<34} licence")
+        print(f"{'name':<19} {'offline':<8} {'task':<16} {'size':<34} licence")
         for name, s in registry.REGISTRY.items():
-            print(f"{name:<16} {'yes' if s.offline else 'no':<8} {s.task:<16} {s.size:<34} {s.licence}")
-        print(f"{'general_corpus':<16} {'yes':<8} {'corpus':<16} {'the four corpora above, joined':<34} see parts")
+            print(f"{name:<19} {'yes' if s.offline else 'no':<8} {s.task:<16} {s.size:<34} {s.licence}")
+        print(f"{'general_corpus':<19} {'yes':<8} {'corpus':<16} {'the four corpora above, joined':<34} see parts")
         print("\nOptions: the *_snippets and tweets sets take target=binary|5class|rating.")
         return 0
     if not args.name:
