@@ -183,6 +183,8 @@ def test_divergence_stops_after_patience_epochs_over_the_gap():
     cb = _feed(DivergenceStopping(threshold=0.05, patience=2), [(0.6, 0.6), (0.7, 0.6), (0.8, 0.6), (0.9, 0.6)])
     assert cb.stopped_epoch == 2 and cb.model.stop_training
     assert "0.05" in cb.reason and "epochs 2-3" in cb.reason
+    one = _feed(DivergenceStopping(threshold=0.05, patience=1), [(0.6, 0.6), (0.7, 0.6)])
+    assert "(epoch 2: gap +0.100)" in one.reason            # one epoch is not a range ("epochs 2-2")
 
 
 def test_divergence_does_not_stop_when_gap_is_small_or_not_persistent():

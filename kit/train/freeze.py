@@ -137,8 +137,9 @@ class DivergenceStopping(keras.callbacks.Callback):
         if self.wait >= self.patience and epoch + 1 >= self.min_epochs:
             self.stopped_epoch = epoch
             self.model.stop_training = True
-            self.reason = (f"train - dev {monitor} > {self.threshold} for {self.patience} epoch(s) "
-                           f"(epochs {epoch + 2 - self.patience}-{epoch + 1}: gaps "
+            span = (f"epoch {epoch + 1}: gap" if self.patience == 1 else
+                    f"epochs {epoch + 2 - self.patience}-{epoch + 1}: gaps")
+            self.reason = (f"train - dev {monitor} > {self.threshold} for {self.patience} epoch(s) ({span} "
                            + ", ".join(f"{g:+.3f}" for g in self.gaps[-self.patience:]) + ")")
 
     def _weights(self):
