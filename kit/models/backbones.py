@@ -232,8 +232,11 @@ def preset_tokenizer(preset: str):
             return ByteLevelBPETokenizer.from_folder(folder)
         from keras_hub.src.utils.preset_utils import TOKENIZER_ASSET_DIR, get_file
 
-        return ByteLevelBPETokenizer(get_file(preset, f"{TOKENIZER_ASSET_DIR}/vocabulary.json"),
-                                     get_file(preset, f"{TOKENIZER_ASSET_DIR}/merges.txt"))
+        try:        # a keras-hub preset keeps them as assets
+            return ByteLevelBPETokenizer(get_file(preset, f"{TOKENIZER_ASSET_DIR}/vocabulary.json"),
+                                         get_file(preset, f"{TOKENIZER_ASSET_DIR}/merges.txt"))
+        except Exception:  # noqa: BLE001 - a HuggingFace repo (hf://...) keeps vocab.json and merges.txt at its top
+            return ByteLevelBPETokenizer(get_file(preset, "vocab.json"), get_file(preset, "merges.txt"))
     if (folder / "vocab.txt").exists():
         return WordPieceTokenizer.from_folder(folder)
     from keras_hub.src.utils.preset_utils import TOKENIZER_ASSET_DIR, get_file, load_json

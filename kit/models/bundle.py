@@ -3,7 +3,7 @@
 A bundle is a folder::
 
     model.keras            the Keras model (any backend can load it)
-    tokenizer/             vocab.txt + tokenizer_config.json (WordPiece models)
+    tokenizer/             vocab.txt + tokenizer_config.json (WordPiece), or vocab.json + merges.txt (RoBERTa's BPE)
     compact_vocab.npy      the kept WordPiece ids (TLM's compact vocabulary), if any
     words.txt              the word vocabulary (LSTMs from scratch), if any
     bundle.json            sequence length, label names, task, kit version, what it was trained on
@@ -140,7 +140,7 @@ def uncompiled_copy(model: keras.Model) -> keras.Model:
 
 def load_bundle(folder) -> Bundle:
     """Load a folder written by :func:`save_bundle` (on any backend)."""
-    from ..text import BertPreprocessor, CompactVocabulary, WordPieceTokenizer, WordVocab
+    from ..text import BertPreprocessor, ByteLevelBPETokenizer, CompactVocabulary, WordPieceTokenizer, WordVocab
 
     folder = Path(folder)
     if not (folder / "bundle.json").exists() or not (folder / "model.keras").exists():
@@ -150,7 +150,9 @@ def load_bundle(folder) -> Bundle:
     model = keras.saving.load_model(folder / "model.keras")
     pre = vocab = words = None
     if (folder / "tokenizer").is_dir():
-        pre = BertPreprocessor(WordPieceTokenizer.from_folder(folder / "tokenizer"), meta["sequence_length"],
+        tok_folder = folder / "tokenizer"
+        kind = ByteLevelBPETokenizer if (tok_folder / "merges.txt").exists() else WordPieceTokenizer
+        pre = BertPreprocessor(kind.from_folder(tok_folder), meta["sequence_length"],
                                meta.get("max_sequence_length", 512))
     if (folder / "compact_vocab.npy").exists():
         cv = meta["compact_vocabulary"]

@@ -31,7 +31,7 @@ class PretrainedTokenEmbedding(keras.layers.Layer):
         super().__init__(**kwargs)
         self.vocabulary_size, self.table_dim, self.output_dim = vocabulary_size, table_dim, output_dim
         self.trainable_table, self.padding_id = trainable_table, int(padding_id)
-        self.table = keras.layers.Embedding(vocabulary_size, table_dim, mask_zero=True, name="table",
+        self.table = keras.layers.Embedding(vocabulary_size, table_dim, name="table",   # the mask: compute_mask
                                             trainable=trainable_table, dtype=self.dtype_policy)
         self.projection = keras.layers.Dense(output_dim, name="projection", dtype=self.dtype_policy)
         self.supports_masking = True

@@ -29,7 +29,9 @@ from .wordpiece import _as_text_list
 
 #: RoBERTa's special tokens: ``<s>`` (start, read as [CLS]), ``<pad>``, ``</s>`` (end and separator), ``<mask>``.
 ROBERTA_SPECIAL_TOKENS = ("<s>", "<pad>", "</s>", "<mask>")
-_WORD = re.compile(r"\S+")
+#: A run of characters the byte-level pre-tokenizer does not split on: Rust's \s (Unicode White_Space) leaves out the
+#: separators U+001C-U+001F that Python's \s includes.
+_WORD = re.compile(r"(?:\S|[\x1c-\x1f])+")
 
 
 def _read_merges(merges) -> list[tuple[str, str]]:

@@ -250,6 +250,9 @@ class BertPreprocessor:
             a = ids_a[i]
             b = ids_b[i] if ids_b is not None else None
             budget = L - (2 + self.pair_separators if b is not None else 2)
+            if budget < 0:
+                raise ValueError(f"sequence_length={L} cannot hold a pair's {2 + self.pair_separators} special "
+                                 f"tokens; use sequence_length >= {3 + self.pair_separators}.")
             if b is None:
                 if len(a) > budget:
                     a, truncated = a[:budget], truncated + 1

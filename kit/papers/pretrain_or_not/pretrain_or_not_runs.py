@@ -14,6 +14,8 @@ each trained on growing subsets of one training set; the inference timing of the
 {'LSTM-2-64': ('lstm', 2, 64), 'LSTM-2-64 + MiniLM emb': ('lstm+pretrained', 2, 64), 'MiniLM-L6 fine-tuned': ('transformer', None, None)}
 >>> transformer_of(models({"lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64], "encoder_layers": 3}))
 'MiniLM-L6 (bottom 3 layers) fine-tuned'
+>>> transformer_name({"encoder_layers": 6}), transformer_name({"backbone": "roberta_base_en", "encoder_layers": 12})
+('MiniLM-L6 fine-tuned', 'RoBERTa-Base fine-tuned')
 >>> list(models({"lstm_sizes": [[2, 256]], "lstm_plus_pretrained": [4, 256], "backbone": "roberta_base_en"}))
 ['LSTM-2-256', 'LSTM-4-256 + RoBERTa emb', 'RoBERTa-Base fine-tuned']
 """
@@ -25,6 +27,8 @@ from dataclasses import dataclass
 import keras
 import numpy as np
 
+#: The depth of the encoders named below (``encoder_layers`` equal to it is the whole encoder).
+ENCODER_DEPTH = {"minilm-l6": 6, "roberta_base_en": 12, "roberta_large_en": 24, "bert_base_en_uncased": 12}
 #: The names the tables give the encoders (another preset or folder shows its own name).
 ENCODER_NAMES = {"minilm-l6": "MiniLM-L6", "roberta_base_en": "RoBERTa-Base", "roberta_large_en": "RoBERTa-Large",
                  "bert_base_en_uncased": "BERT-Base"}
@@ -84,7 +88,8 @@ def transformer_name(sizes: dict) -> str:
     """The transformer's name: ``MiniLM-L6 fine-tuned``, or with ``encoder_layers`` set (smoke scale), the bottom
     layers it keeps."""
     k = sizes.get("encoder_layers")
-    return f"{encoder_name(sizes)} fine-tuned" if k is None else f"{encoder_name(sizes)} (bottom {k} layers) fine-tuned"
+    whole = k is None or k == ENCODER_DEPTH.get(sizes.get("backbone", "minilm-l6"))
+    return f"{encoder_name(sizes)} fine-tuned" if whole else f"{encoder_name(sizes)} (bottom {k} layers) fine-tuned"
 
 
 def transformer_of(model_specs: dict) -> str:
