@@ -129,11 +129,11 @@ def _run(args) -> int:
 #: jax in CI's setting, same checks and verdicts), 00 on tensorflow (so the TensorFlow path of a whole lesson runs).
 NOTEBOOK_BACKENDS = {"00": "tensorflow", "01": "torch", "02": "jax", "03": "torch", "04": "torch"}
 
-#: Minutes each run of ``kit test`` took on 2026-11-25 (2 cores, 2 runs side by side, 1 thread each; expected for 01
-#: at two training sizes, 13.6 minutes alone on 2026-11-26, and 02 at 240 stage-1 steps): only the order of the queue
-#: reads them (the longest first, so no long run starts last while the other worker idles).
-EXPECTED_MINUTES = {"pytest jax": 16, "pytest tensorflow": 12, "pytest torch": 4, "00": 11, "01": 17, "02": 20,
-                    "03": 18, "04": 18, "solutions": 7}
+#: Minutes each run of ``kit test`` took in a clean-clone ``.ci/run`` on 2026-11-26 (2 cores, 2 runs side by side, 1
+#: thread each; its first ~10 minutes shared the cores with a third process): only the order of the queue reads them
+#: (the longest first, so no long run starts last while the other worker idles).
+EXPECTED_MINUTES = {"pytest jax": 19, "pytest tensorflow": 17, "pytest torch": 4, "00": 8, "01": 13, "02": 28,
+                    "03": 21, "04": 11, "solutions": 6}
 
 
 def notebook_plan(root: Path, mapping: dict, every: list[str] | None = None) -> dict[str, list[str]]:
