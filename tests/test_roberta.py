@@ -12,6 +12,7 @@ import pytest
 
 from kit.models import BertBackbone, build_classifier, load_backbone, load_bundle, save_bundle
 from kit.text import ByteLevelBPETokenizer
+from tests.test_backbone import _hub_reachable
 
 MERGES = ["Ġ f", "Ġf i", "Ġfi l", "Ġfil m", "Ġ a", "i n", "Ġ t", "h e", "Ġt he"]
 TEXTS = ["the film", "a fine film in the theatre", "Naïve  café\n\tend 123 it's", "   leading", ""]
@@ -216,16 +217,6 @@ def test_roberta_by_name_from_kit_preset_dir(roberta_preset, tmp_path, monkeypat
     enc = load_backbone("roberta_base_en", sequence_length=8)
     assert "KIT_PRESET_DIR" in enc.source and isinstance(enc.tokenizer, ByteLevelBPETokenizer)
     assert enc.backbone.layer_norm_epsilon == 1e-5
-
-
-def _hub_reachable() -> bool:
-    import socket
-
-    try:
-        socket.getaddrinfo("api.kaggle.com", 443)
-        return True
-    except OSError:
-        return False
 
 
 @pytest.mark.skipif(_hub_reachable(), reason="the model hub answers here: the offline error cannot be seen")

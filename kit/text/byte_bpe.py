@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-from .wordpiece import _as_text_list
+from .wordpiece import VocabularyLookup, _as_text_list
 
 #: RoBERTa's special tokens: ``<s>`` (start, read as [CLS]), ``<pad>``, ``</s>`` (end and separator), ``<mask>``.
 ROBERTA_SPECIAL_TOKENS = ("<s>", "<pad>", "</s>", "<mask>")
@@ -52,7 +52,7 @@ def _read_merges(merges) -> list[tuple[str, str]]:
     return out
 
 
-class ByteLevelBPETokenizer:
+class ByteLevelBPETokenizer(VocabularyLookup):
     """Byte-level BPE (RoBERTa, GPT-2): texts → lists of ids, no special tokens added.
 
     ``vocabulary`` is a ``{token: id}`` dict, a list of tokens in id order, or the path of a ``vocab.json``;
@@ -127,17 +127,6 @@ class ByteLevelBPETokenizer:
 
     def decode(self, ids) -> str:
         return self._tok.decode([int(i) for i in ids], skip_special_tokens=False)
-
-    def token_to_id(self, token: str) -> int:
-        if token not in self._index:
-            raise KeyError(f"{token!r} is not in the vocabulary ({len(self._index):,} tokens).")
-        return self._index[token]
-
-    def id_to_token(self, token_id: int) -> str:
-        return self.vocabulary[int(token_id)]
-
-    def vocabulary_size(self) -> int:
-        return len(self.vocabulary)
 
     def __repr__(self):
         return f"ByteLevelBPETokenizer({len(self._index):,} tokens, {len(self.merges):,} merges)"

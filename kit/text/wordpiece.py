@@ -64,7 +64,23 @@ def _as_text_list(texts, what: str) -> list[str]:
     return texts
 
 
-class WordPieceTokenizer:
+class VocabularyLookup:
+    """Token <-> id lookups of a tokenizer that keeps ``vocabulary`` (tokens in id order) and ``_index`` (token -> id):
+    shared by :class:`WordPieceTokenizer` and :class:`~kit.text.ByteLevelBPETokenizer`."""
+
+    def token_to_id(self, token: str) -> int:
+        if token not in self._index:
+            raise KeyError(f"{token!r} is not in the vocabulary ({len(self.vocabulary):,} tokens).")
+        return self._index[token]
+
+    def id_to_token(self, token_id: int) -> str:
+        return self.vocabulary[int(token_id)]
+
+    def vocabulary_size(self) -> int:
+        return len(self.vocabulary)
+
+
+class WordPieceTokenizer(VocabularyLookup):
     """BERT WordPiece (HuggingFace's normalizer, pre-tokenizer and model, in Rust): texts → lists of ids.
 
     ``lowercase=True`` is the uncased BERT vocabulary; ``strip_accents=None``
@@ -128,17 +144,6 @@ class WordPieceTokenizer:
     def normalize(self, text: str) -> str:
         """The text as the tokenizer sees it before splitting (cleaned, lowercased, accents stripped)."""
         return self._tok.normalizer.normalize_str(text)
-
-    def token_to_id(self, token: str) -> int:
-        if token not in self._index:
-            raise KeyError(f"{token!r} is not in the vocabulary ({len(self.vocabulary):,} tokens).")
-        return self._index[token]
-
-    def id_to_token(self, token_id: int) -> str:
-        return self.vocabulary[int(token_id)]
-
-    def vocabulary_size(self) -> int:
-        return len(self.vocabulary)
 
     def __repr__(self):
         return (f"WordPieceTokenizer({len(self.vocabulary):,} tokens, lowercase={self.lowercase}, "
