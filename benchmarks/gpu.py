@@ -46,6 +46,10 @@ LSTMS, SHAPES, VOCAB, EMB = {"LSTM-2-256": 2, "LSTM-4-256": 4}, args["shapes"], 
 rows = [{"what": "machine", "impl": f"kit-{backend}", "device": describe_devices(), "keras": keras.__version__,
          "framework": (__import__("jax").__version__ if backend == "jax" else __import__("torch").__version__)}]
 
+def add(row):   # each figure is saved as it is measured: a run stopped half-way keeps what it measured
+    rows.append(row)
+    json.dump(rows, open(args["out"], "w"), indent=1)
+
 def sync(x):
     return keras.ops.convert_to_numpy(x if not isinstance(x, dict) else next(iter(x.values())))
 
@@ -69,7 +73,7 @@ for side in ("right", "left"):
     fast(x); slow(x); slow.set_weights(fast.get_weights())
     m = keras.ops.convert_to_tensor(mask)
     diff = float(np.abs(sync(fast(x, mask=m)) - sync(slow(x, mask=m))).max())
-    rows.append({"what": "check", "impl": f"kit-{backend}", "path": fast.implementation(), "padding": side,
+    add({"what": "check", "impl": f"kit-{backend}", "path": fast.implementation(), "padding": side,
                  "max_abs_diff": diff})
     print(f"[{backend}] fused LSTM path {fast.implementation()} vs generic, {side} padding: max |diff| {diff:.2e}", flush=True)
 
@@ -89,10 +93,10 @@ else:
     def grads(layer):
         for v in layer.trainable_variables:
             v.value.grad = None
-        layer(torch.as_tensor(x), mask=m, training=True).sum().backward()
+        layer(torch.as_tensor(x, device=m.device), mask=m, training=True).sum().backward()   # x on the GPU too
         return [v.value.grad.detach().cpu().numpy() for v in layer.trainable_variables]
 diff = max(float(np.abs(a - b).max()) for a, b in zip(grads(f), grads(g)))
-rows.append({"what": "check", "impl": f"kit-{backend}", "path": f.implementation(training=True), "padding": "gradients",
+add({"what": "check", "impl": f"kit-{backend}", "path": f.implementation(training=True), "padding": "gradients",
              "max_abs_diff": diff})
 print(f"[{backend}] training path {f.implementation(training=True)} gradients vs generic (4 layers): max |diff| {diff:.2e}",
       flush=True)
@@ -104,7 +108,7 @@ for name, n in LSTMS.items():
     for b in args["batches"]:
         ids = rng.integers(1, VOCAB, (b, L)).astype("int32")
         med, lo = timed(lambda: model.predict_on_batch(ids), args["warmup"], args["repeats"])
-        rows.append({"what": "inference", "model": name, "impl": f"kit-{backend}", "batch": b, "seq": L,
+        add({"what": "inference", "model": name, "impl": f"kit-{backend}", "batch": b, "seq": L,
                      "precision": "float32", "median_ms": med, "min_ms": lo})
         print(f"[{backend}] {name} batch {b} x {L}: {med:.1f} ms", flush=True)
     keras.backend.clear_session()
@@ -118,7 +122,7 @@ for name, (layers, hidden, heads, inter) in SHAPES.items():
         inp = {"token_ids": rng.integers(1, 30522, (b, L)).astype("int32"), "segment_ids": np.zeros((b, L), "int32"),
                "padding_mask": np.ones((b, L), "int32")}
         med, lo = timed(lambda: model.predict_on_batch(inp), args["warmup"], args["repeats"])
-        rows.append({"what": "inference", "model": name, "impl": f"kit-{backend}", "batch": b, "seq": L,
+        add({"what": "inference", "model": name, "impl": f"kit-{backend}", "batch": b, "seq": L,
                      "precision": "float32", "median_ms": med, "min_ms": lo})
         print(f"[{backend}] {name} batch {b} x {L}: {med:.1f} ms", flush=True)
     keras.backend.clear_session()
@@ -146,7 +150,7 @@ for policy in ("float32", "mixed_bfloat16"):
             loss = model.train_on_batch(xb, yb)
         float(np.asarray(loss))
         sps = args["train_steps"] / (time.perf_counter() - t)
-        rows.append({"what": "train", "model": name, "impl": f"kit-{backend}", "batch": b, "seq": L2,
+        add({"what": "train", "model": name, "impl": f"kit-{backend}", "batch": b, "seq": L2,
                      "precision": policy, "steps_per_s": sps})
         print(f"[{backend}] train {name} {policy} batch {b} x {L2}: {sps:.1f} steps/s", flush=True)
         keras.backend.clear_session()
@@ -163,6 +167,10 @@ args = json.loads(sys.argv[1])
 dev = torch.device("cuda")
 rng = np.random.default_rng(0)
 rows = [{"what": "machine", "impl": "plain-torch", "device": torch.cuda.get_device_name(0), "torch": torch.__version__}]
+
+def add(row):   # each figure is saved as it is measured
+    rows.append(row)
+    json.dump(rows, open(args["out"], "w"), indent=1)
 
 class LSTMClassifier(nn.Module):
     def __init__(self, n):
@@ -199,7 +207,7 @@ for name, (build, kind) in models.items():
         with torch.no_grad():
             fn = (lambda: model(ids)) if kind == "lstm" else (lambda: model(input_ids=ids).logits)
             med, lo = timed(fn, args["warmup"], args["repeats"])
-        rows.append({"what": "inference", "model": name, "impl": "plain-torch", "batch": b, "seq": L,
+        add({"what": "inference", "model": name, "impl": "plain-torch", "batch": b, "seq": L,
                      "precision": "float32", "median_ms": med, "min_ms": lo})
         print(f"[plain torch] {name} batch {b} x {L}: {med:.1f} ms", flush=True)
     del model; torch.cuda.empty_cache()
@@ -223,7 +231,7 @@ for policy in ("float32", "mixed_bfloat16"):
             step()
         torch.cuda.synchronize()
         sps = args["train_steps"] / (time.perf_counter() - t)
-        rows.append({"what": "train", "model": name, "impl": "plain-torch", "batch": b, "seq": L2, "precision": policy,
+        add({"what": "train", "model": name, "impl": "plain-torch", "batch": b, "seq": L2, "precision": policy,
                      "steps_per_s": sps})
         print(f"[plain torch] train {name} {policy} batch {b} x {L2}: {sps:.1f} steps/s", flush=True)
         del model, opt; torch.cuda.empty_cache()
@@ -309,6 +317,7 @@ def main(argv=None) -> int:
     if args.tiny:
         args.seq, args.batches, args.repeats, args.warmup, args.train_steps = 16, [2], 1, 1, 1
     out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
     if not args.report:
         for kind in [b.strip() for b in args.backends.split(",") if b.strip()]:
             run_worker(kind, args, out_dir / f"results_gpu_{kind}.json")

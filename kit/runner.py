@@ -165,6 +165,7 @@ def _run_with_kernel(path: Path, out: Path, timeout: int, start: float) -> Path:
 
     nb = nbformat.read(path, as_version=4)
     code_cells = [c for c in nb.cells if c.cell_type == "code"]
+    _clear_outputs(code_cells)
     state = {"i": 0}
 
     def on_start(cell, cell_index, **kw):
@@ -182,6 +183,14 @@ def _run_with_kernel(path: Path, out: Path, timeout: int, start: float) -> Path:
         dest = out / path.name
         nbformat.write(nb, dest)
     return dest
+
+
+def _clear_outputs(cells) -> None:
+    """Empty every code cell's outputs first: a run stopped or failed half-way must not leave the published
+    notebook's outputs (another scale's, another machine's) under the cells it never reached."""
+    for cell in cells:
+        cell["outputs"] = []
+        cell["execution_count"] = None
 
 
 class CellError(RuntimeError):
@@ -245,6 +254,7 @@ def _run_in_process(path: Path, out: Path, start: float) -> Path:
 
     nb = json.loads(path.read_text(encoding="utf-8"))
     cells = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    _clear_outputs(cells)
     outputs: list = []
     display, HTML = _display_shim(outputs)
     # the cells' `from IPython.display import display, HTML` get the shim, which records rich output
@@ -281,6 +291,7 @@ def _run_in_process(path: Path, out: Path, start: float) -> Path:
             except Exception:  # noqa: BLE001 - reported and saved, then raised
                 failed = (i, traceback.format_exc())
             show()
+            cell["execution_count"] = i
             cell["outputs"] = ([{"output_type": "stream", "name": "stdout", "text": buf.getvalue()}]
                                if buf.getvalue() else []) + list(outputs)
             if failed:

@@ -45,6 +45,20 @@ def test_in_process_failure_keeps_the_partial_notebook(tmp_path):
     assert cells[2]["outputs"] == []
 
 
+def test_a_stopped_run_leaves_no_published_outputs_under_the_cells_it_never_reached(tmp_path):
+    nb = _notebook(tmp_path / "t.ipynb", ["print('medium')", "1 / 0", "print('smoke')"])
+    published = json.loads(nb.read_text())
+    for i, cell in enumerate(published["cells"], 1):   # as a notebook on main carries its smoke run's outputs
+        cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "from the smoke run\n"}]
+        cell["execution_count"] = i
+    nb.write_text(json.dumps(published))
+    with pytest.raises(CellError):
+        run_notebook(nb, tmp_path / "out", in_process=True)
+    cells = json.loads((tmp_path / "out" / "t.ipynb").read_text())["cells"]
+    assert cells[0]["outputs"][0]["text"] == "medium\n" and cells[0]["execution_count"] == 1
+    assert cells[2]["outputs"] == [] and cells[2]["execution_count"] is None
+
+
 def test_data_flags_are_checked_before_a_kernel_starts(tmp_path):
     csv = tmp_path / "q.csv"
     csv.write_text("q1,q2,dup\na,b,1\n")
