@@ -273,7 +273,7 @@ def _run_in_process(path: Path, out: Path, start: float) -> Path:
     old_cwd = os.getcwd()
     os.chdir(path.parent.resolve())
     dest = out / path.name
-    failed = None
+    failed = stopped = None
     try:
         for i, cell in enumerate(cells, 1):
             source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
@@ -288,6 +288,8 @@ def _run_in_process(path: Path, out: Path, start: float) -> Path:
                         value = eval(compile(last, f"<cell {i}>", "eval"), namespace)
                         if value is not None:
                             display(value)
+            except KeyboardInterrupt:   # Ctrl-C, or `kill` through kit run: keep what the cell printed so far
+                stopped = i
             except Exception:  # noqa: BLE001 - reported and saved, then raised
                 failed = (i, traceback.format_exc())
             show()
@@ -298,10 +300,16 @@ def _run_in_process(path: Path, out: Path, start: float) -> Path:
                 cell["outputs"].append({"output_type": "error", "ename": "Error", "evalue": failed[1][-500:],
                                         "traceback": failed[1].splitlines()})
                 break
+            if stopped:
+                cell["outputs"].append({"output_type": "stream", "name": "stderr",
+                                        "text": "stopped here: the cells below did not run\n"})
+                break
     finally:
         os.chdir(old_cwd)
         restore()
         dest.write_text(json.dumps(nb, indent=1), encoding="utf-8")
+    if stopped:
+        raise KeyboardInterrupt
     if failed:
         raise CellError(f"cell {failed[0]} failed:\n{failed[1]}")
     return dest

@@ -59,6 +59,15 @@ def test_a_stopped_run_leaves_no_published_outputs_under_the_cells_it_never_reac
     assert cells[2]["outputs"] == [] and cells[2]["execution_count"] is None
 
 
+def test_a_run_stopped_inside_a_cell_keeps_what_that_cell_printed(tmp_path):
+    nb = _notebook(tmp_path / "t.ipynb", ["print('run 1 of 9')\nraise KeyboardInterrupt", "print('never')"])
+    with pytest.raises(KeyboardInterrupt):
+        run_notebook(nb, tmp_path / "out", in_process=True)
+    cells = json.loads((tmp_path / "out" / "t.ipynb").read_text())["cells"]
+    assert cells[0]["outputs"][0]["text"] == "run 1 of 9\n" and "stopped here" in cells[0]["outputs"][-1]["text"]
+    assert cells[1]["outputs"] == []
+
+
 def test_data_flags_are_checked_before_a_kernel_starts(tmp_path):
     csv = tmp_path / "q.csv"
     csv.write_text("q1,q2,dup\na,b,1\n")
