@@ -36,7 +36,8 @@ SCALES = {
     # another sense of the word, half random; the STS stand-in with 2 unrelated senses per example), MiniLM-L6 read
     # through its token mean, 5 seeds, 2 epochs (best
     # dev epoch kept), every ablation plus the jointly trained triple-BERT and the paper's best single model:
-    # ~115k step-equivalents, ~25-35 minutes on one GPU with jax by GPU.md's step rates (not yet timed)
+    # ~115k step-equivalents; on one H200 beside notebooks 01-03 ~45 minutes (25 of 70 runs in 8.7 min, then the
+    # sweep's ETA; benchmarks/medium_gpu)
     "medium": {
         "backbone": "minilm-l6", "encoder_layers": None, "pooling": "mean", "smart_lambdas": [1.0, 10.0],
         "tasks": {"sst": {"dataset": "rt_snippets", "options": {"target": "5class"}, "max_train": None,

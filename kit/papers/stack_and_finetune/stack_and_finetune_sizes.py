@@ -52,7 +52,8 @@ SCALES = {
         "phase2_epochs": 2, "divergence_threshold": 0.05, "matched_budget": ["brown_entities"],
     },
     # 130 runs (4 tasks; finetune-only at both budgets, stack-only, stack-and-finetune with each rich head; 5 seeds);
-    # on one GPU ~35-45 minutes by step-rate estimates (not yet timed): the big offline sets are subsampled, BBC whole
+    # on one H200 beside notebooks 01, 02 and 04 ~45 minutes (23 runs in 8.7 min, then the sweep's ETA;
+    # benchmarks/medium_gpu): the big offline sets are subsampled, BBC whole
     "medium": {
         "tasks": {"brown_pos": _TAGGING, "brown_entities": {**_TAGGING, "labels": "entities"},
                   "bbc_business_politics": {**_HEADLINES, "sequence_length": 32, "max_train": None},
