@@ -49,8 +49,9 @@ SCALES: dict[str, dict] = {
         "backbone": "minilm-l6", "seeds": [0],
     },
     "medium": {
-        "description": "the offline data at full size and the papers' model sizes, 5 seeds: "
-        "~25-45 minutes per notebook on one H200 (jax) with the four notebooks sharing it (benchmarks/medium_gpu)",
+        "description": "the offline data at full size and the papers' model sizes, 5 seeds in the paper notebooks: "
+        "~25-45 minutes per notebook on one H200 (jax) with the four sharing it, estimated from the first 9 minutes "
+        "(benchmarks/medium_gpu)",
         "sequence_length": 64, "batch_size": 32, "epochs": 3, "max_train_examples": None, "max_eval_examples": None,
         "backbone": "minilm-l6", "seeds": [0, 1, 2],
     },

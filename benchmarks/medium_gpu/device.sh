@@ -22,17 +22,23 @@ PY=${PY:-python3}
 OUT=${OUT:-$R/.gpu/out/returned}
 mkdir -p "$OUT" .gpu/out
 export PYTHONUNBUFFERED=1 PYTHONPATH=$R/.gpu/site:$R KIT_DATA_DIR=$R/.gpu/data KERAS_BACKEND=jax KIT_SCALE=medium
-export XLA_PYTHON_CLIENT_MEM_FRACTION=0.2   # four notebooks share the GPU; jax would take 75% each
 MINILM_SHA=53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db
 left() { echo $(( budget - ($(date +%s) - start) )); }
 
 start_notebook() {   # NN: run it in its own session so it outlives this call (until the machine goes back)
   local nb=$1
   mkdir -p .gpu/out/$nb
+  # resume: the runs a session before this one finished (committed beside this script) are not run again, as long
+  # as the medium sizes have not changed since (the sweep's fingerprint would then differ and it runs them anew)
+  [ -f .gpu/out/$nb/results.csv ] || [ ! -f benchmarks/medium_gpu/${nb}_results.csv ] \
+    || cp benchmarks/medium_gpu/${nb}_results.csv .gpu/out/$nb/results.csv
   echo "$(date +%T) starting notebook $nb"
-  setsid nohup bash -c "echo \$\$ > .gpu/out/$nb.pid; exec $PY -m kit.cli run $nb --in-process --out .gpu/out/$nb" \
+  # four notebooks share the GPU: jax would take 75% of its memory each
+  XLA_PYTHON_CLIENT_MEM_FRACTION=0.2 setsid nohup bash -c \
+    "echo \$\$ > .gpu/out/$nb.pid; exec $PY -m kit.cli run $nb --in-process --out .gpu/out/$nb" \
     >> .gpu/out/$nb.log 2>&1 < /dev/null &
 }
+running() { kill -0 "$(cat .gpu/out/$1.pid 2>/dev/null)" 2>/dev/null; }
 
 if [ "$phase" = one ]; then
   if [ "${SKIP_INSTALL:-0}" != 1 ]; then
@@ -49,7 +55,8 @@ if [ "$phase" = one ]; then
   $PY -c "import torch; print('torch', torch.__version__, torch.cuda.is_available())"
   # the GPU benchmark first, alone on the machine, so its timings are not shared with a notebook
   mkdir -p "$OUT/bench"
-  timeout $(( $(left) - 15 )) $PY benchmarks/gpu.py ${BENCH_ARGS:---backends jax,torch,plain --batches 128,384 \
+  limit=$(( $(left) - 15 )); [ $limit -gt 30 ] || limit=30
+  timeout $limit $PY benchmarks/gpu.py ${BENCH_ARGS:---backends jax,torch,plain --batches 128,384 \
     --repeats 3 --train-steps 20} --out-dir "$OUT/bench" 2>&1 | grep -v -i "warning" | tail -60
   echo "benchmark done at $(( $(date +%s) - start )) s"
   start_notebook 02
@@ -57,15 +64,16 @@ if [ "$phase" = one ]; then
   exit 0
 fi
 
-# phase two
+# phase two: on the machine phase one left warm (its .gpu/site, .gpu/data and .gpu/one/minilm.part1)
+[ -d .gpu/site ] && [ -f .gpu/one/minilm.part1 ] || { echo "run phase one first, on this machine"; exit 1; }
 cat .gpu/one/minilm.part1 .gpu/two/minilm.part2 > .gpu/data/minilm-l6/prepared/model.safetensors
 echo "$MINILM_SHA  .gpu/data/minilm-l6/prepared/model.safetensors" | sha256sum -c || exit 1
 for nb in 01 03 04; do start_notebook $nb; done
-[ -f .gpu/out/02.pid ] || start_notebook 02
+running 02 || start_notebook 02
 while [ "$(left)" -gt 45 ]; do
   sleep 20
   running=0
-  for nb in 01 02 03 04; do kill -0 "$(cat .gpu/out/$nb.pid 2>/dev/null)" 2>/dev/null && running=$((running + 1)); done
+  for nb in 01 02 03 04; do running $nb && running=$((running + 1)); done
   echo "$(date +%T) $((  $(date +%s) - start )) s: $running notebooks running; finished runs:" \
     $(for nb in 01 02 03 04; do echo "$nb=$(($(cat .gpu/out/$nb/results.csv 2>/dev/null | wc -l)))"; done)
   [ $running -eq 0 ] && break
