@@ -132,11 +132,10 @@ def _run(args) -> int:
 NOTEBOOK_BACKENDS = {"00": "tensorflow", "01": "torch", "02": "torch", "03": "torch", "04": "jax"}
 
 #: Minutes each run of ``kit test`` took in a clean-clone ``.ci/run`` on 2026-11-26 (2 cores, 2 runs side by side, 1
-#: thread each; its first ~10 minutes shared the cores with a third process; 02 on torch and 04 on jax measured alone
-#: in the same setting the same day): only the order of the queue reads them
+#: thread each; the whole run 2,817 s): only the order of the queue reads them
 #: (the longest first, so no long run starts last while the other worker idles).
-EXPECTED_MINUTES = {"pytest jax": 19, "pytest tensorflow": 17, "pytest torch": 4, "00": 8, "01": 13, "02": 14,
-                    "03": 21, "04": 6, "solutions": 6}
+EXPECTED_MINUTES = {"pytest jax": 14, "pytest tensorflow": 12, "pytest torch": 3, "00": 7, "01": 11, "02": 13,
+                    "03": 13, "04": 10, "solutions": 5}
 
 
 def notebook_plan(root: Path, mapping: dict, every: list[str] | None = None) -> dict[str, list[str]]:
@@ -178,8 +177,8 @@ def test_jobs(root: Path, backends, pytest_args, notebooks: dict[str, list[str]]
 def longest_first(jobs: list) -> list:
     """``jobs`` in the order ``kit test`` starts them: by :data:`EXPECTED_MINUTES`, longest first (unknown: 5).
 
-    >>> [j[0] for j in longest_first([("pytest torch",), ("03_stack_and_finetune on torch",), ("pytest jax",)])]
-    ['03_stack_and_finetune on torch', 'pytest jax', 'pytest torch']
+    >>> [j[0] for j in longest_first([("pytest torch",), ("00_start_here on tensorflow",), ("pytest jax",)])]
+    ['pytest jax', '00_start_here on tensorflow', 'pytest torch']
     """
     return sorted(jobs, key=lambda job: expected_minutes(job[0]), reverse=True)
 
