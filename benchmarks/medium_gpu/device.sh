@@ -72,11 +72,11 @@ for nb in 01 03 04; do start_notebook $nb; done
 running 02 || start_notebook 02
 while [ "$(left)" -gt 45 ]; do
   sleep 20
-  running=0
-  for nb in 01 02 03 04; do running $nb && running=$((running + 1)); done
-  echo "$(date +%T) $((  $(date +%s) - start )) s: $running notebooks running; finished runs:" \
+  alive=0
+  for nb in 01 02 03 04; do running $nb && alive=$((alive + 1)); done
+  echo "$(date +%T) $((  $(date +%s) - start )) s: $alive notebooks running; finished runs:" \
     $(for nb in 01 02 03 04; do echo "$nb=$(($(cat .gpu/out/$nb/results.csv 2>/dev/null | wc -l)))"; done)
-  [ $running -eq 0 ] && break
+  [ $alive -eq 0 ] && break
 done
 stop() { for nb in 01 02 03 04; do pid=$(cat .gpu/out/$nb.pid 2>/dev/null) && kill -$1 -- -"$pid" 2>/dev/null; done; }
 stop TERM; sleep 8; stop KILL   # kit run stops on TERM as on Ctrl-C and saves the notebook executed so far

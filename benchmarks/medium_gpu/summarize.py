@@ -9,27 +9,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from kit.analysis.spread import welch
+from kit.analysis.spread import difference, format_mean_se, summarize
 
 HERE = Path(__file__).resolve().parent
 
 
-def arm(values) -> tuple[float, float, int]:
-    v = np.asarray(list(values), float)
-    return float(v.mean()), (float(v.std(ddof=1) / np.sqrt(len(v))) if len(v) > 1 else float("nan")), len(v)
+def stats(values):
+    """Mean, standard error and number of seeds of one arm (kit.analysis.summarize)."""
+    return summarize(pd.DataFrame({"value": list(values), "arm": 0}), "arm").iloc[0]
 
 
 def fmt(values, scale=100.0) -> str:
-    m, se, n = arm(values)
-    return f"{m * scale:.1f} ± {se * scale:.1f} ({n})" if n > 1 else f"{m * scale:.1f} (1)"
+    s = stats(values)
+    return f"{format_mean_se(s['mean'], s['se'], scale, 1)} ({int(s['seeds'])})"
 
 
 def compare(label: str, a, b, scale=100.0, unit=" points") -> str:
-    d = welch(*arm(a), *arm(b))
-    return f"- {label}: {d.text(scale, unit)}"
+    return f"- {label}: {difference(stats(a), stats(b)).text(scale, unit)}"
 
 
 def runs(nb: str, keys: list[str]) -> pd.DataFrame:
