@@ -49,7 +49,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from .optimizers import NO_DECAY_NAMES
+from .optimizers import NO_DECAY_NAMES, AdamW
 
 EMBEDDING_ATTRS = ("token_embedding", "position_embedding", "segment_embedding", "embeddings_layer_norm")
 
@@ -154,8 +154,9 @@ def format_rate_table(table: list[dict]) -> str:
 
 
 @keras.saving.register_keras_serializable(package="kit")
-class LayerwiseAdamW(keras.optimizers.AdamW):
-    """AdamW whose learning rate (and weight decay step) is multiplied per variable.
+class LayerwiseAdamW(AdamW):
+    """AdamW whose learning rate (and weight decay step) is multiplied per variable (fused on torch, as
+    :class:`kit.train.optimizers.AdamW`).
 
     Args:
         multipliers: ``{variable path: multiplier}``; other variables use
@@ -169,12 +170,9 @@ class LayerwiseAdamW(keras.optimizers.AdamW):
 
     def __init__(self, multipliers: dict | None = None, default_multiplier: float = 1.0,
                  no_decay_names=NO_DECAY_NAMES, **kwargs):
-        super().__init__(**kwargs)
+        super().__init__(no_decay_names=no_decay_names, **kwargs)
         self.multipliers = {str(k): float(v) for k, v in (multipliers or {}).items()}
         self.default_multiplier = float(default_multiplier)
-        self.no_decay_names = list(no_decay_names or [])
-        if self.no_decay_names:
-            self.exclude_from_weight_decay(var_names=self.no_decay_names)
         self.rate_table = None  # set by llrd_optimizer (not saved: after loading, use rate_table(model, ...))
 
     def build(self, var_list):
@@ -187,6 +185,9 @@ class LayerwiseAdamW(keras.optimizers.AdamW):
     def _multiplier(self, variable) -> float:
         return self._scale[self._get_variable_index(variable)]
 
+    def rate_multiplier(self, variable) -> float:
+        return self._multiplier(variable)
+
     def update_step(self, gradient, variable, learning_rate):
         m = self._multiplier(variable)
         if m == 0.0:
@@ -194,7 +195,7 @@ class LayerwiseAdamW(keras.optimizers.AdamW):
         super().update_step(gradient, variable, learning_rate * m if m != 1.0 else learning_rate)
 
     def _apply_weight_decay(self, variables):
-        if self.weight_decay is None:
+        if self.weight_decay is None or self._fused():   # the fused update decays (at the multiplied rate) itself
             return
         for variable in variables:
             m = self._multiplier(variable)
@@ -205,8 +206,7 @@ class LayerwiseAdamW(keras.optimizers.AdamW):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"multipliers": dict(self.multipliers), "default_multiplier": self.default_multiplier,
-                       "no_decay_names": list(self.no_decay_names)})
+        config.update({"multipliers": dict(self.multipliers), "default_multiplier": self.default_multiplier})
         return config
 
 
