@@ -135,3 +135,22 @@ def test_mixed_bfloat16_training():
         assert all(not np.array_equal(before[p], after[p]) for p in before if "transformer_layer" in p)
     finally:
         keras.config.set_dtype_policy(previous)
+
+
+def test_trains_under_jit_compile():
+    """On torch, jit_compile=True traces the step with torch.compile, where the fused kernel cannot run: Keras' own
+    update takes over there (it used to fail inside the trace)."""
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8), keras.layers.Dense(2)])
+    model.compile(adamw(1e-2), CE, jit_compile=True)
+    x = np.random.default_rng(0).random((32, 4)).astype("float32")
+    before = [w.copy() for w in model.get_weights()]
+    loss = model.fit(x, (x[:, 0] > 0.5).astype("int32"), batch_size=8, epochs=2, verbose=0).history["loss"]
+    assert np.all(np.isfinite(loss)) and not np.allclose(before[0], model.get_weights()[0])
+
+
+def test_inside_a_loss_scale_optimizer():
+    """mixed_float16's wrapper: the inner update runs on the unscaled gradients, as with Keras' AdamW."""
+    ours = keras.optimizers.LossScaleOptimizer(adamw(1e-2, weight_decay=0.05), initial_scale=2.0 ** 10)
+    theirs = keras.optimizers.LossScaleOptimizer(keras_adamw(1e-2), initial_scale=2.0 ** 10)
+    assert_same(train(ours), train(theirs))

@@ -51,9 +51,11 @@ class AdamW(keras.optimizers.AdamW):
     """``keras.optimizers.AdamW``, updated by one fused kernel on torch (same arguments, same config).
 
     ``no_decay_names``: variables whose path contains one of these get no weight decay (kept in the config, so a
-    loaded model goes on excluding them; Keras' own ``exclude_from_weight_decay`` is not saved). Subclasses may
-    scale the rate per variable through :meth:`rate_multiplier` (0: the variable is left alone); the fused path
-    groups variables by multiplier, decay, dtype and device.
+    loaded model goes on excluding them; exclusions added later with Keras' ``exclude_from_weight_decay`` are not
+    saved). The fused path reads a per-variable rate factor from :meth:`rate_multiplier` (0: the variable is left
+    alone) and groups variables by factor, decay, dtype and device; a subclass that scales rates (LayerwiseAdamW)
+    must scale them in ``update_step`` too, for the other backends. A model saved after ``compile`` with this
+    optimizer names it ``kit>AdamW``: import ``kit.train`` before ``keras.saving.load_model`` (``load_bundle`` does).
     """
 
     def __init__(self, *args, no_decay_names=(), **kwargs):
@@ -70,7 +72,11 @@ class AdamW(keras.optimizers.AdamW):
         return 1.0
 
     def _fused(self) -> bool:
-        return not self.amsgrad and fused_available()
+        if self.amsgrad or not fused_available():
+            return False
+        import torch
+
+        return not torch.compiler.is_compiling()   # under jit_compile=True (torch.compile) Keras' own update traces
 
     def _apply_weight_decay(self, variables):
         if self._fused():
