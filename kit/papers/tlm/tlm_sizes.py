@@ -6,8 +6,7 @@ the ``*_ablation`` lists are the other values the ablation task tries. The pretr
 """
 
 DEFAULTS = {
-    "rho1": 3, "rho1_ablation": [], "rho2": 20, "rho2_ablation": [0], "warmup": 0.06,
-    "baseline_epochs": 2, "baseline_batch": 32,
+    "rho1": 3, "rho1_ablation": [], "rho2": 20, "rho2_ablation": [0], "warmup": 0.06, "baseline_batch": 32,
 }
 
 SCALES = {
@@ -31,7 +30,8 @@ SCALES = {
         "max_train": None, "max_eval": None, "sequence_length": 128, "vocabulary_size": 30522,
         "num_layers": 6, "num_heads": 8, "hidden_dim": 512, "intermediate_dim": 2048, "dropout": 0.1, "pooling": "mean",
         "k": 8, "k_ablation": [], "stage1_steps": 1000, "batch_size": 64, "stage1_lr": 5e-4,
-        "stage2_epochs": 3, "stage2_lr": 5e-5, "seeds": [0, 1, 2, 3, 4], "baseline_lr": 5e-5, "attention_texts": 256,
+        "stage2_epochs": 3, "stage2_lr": 5e-5, "seeds": [0, 1, 2, 3, 4], "baseline_lr": 5e-5, "baseline_epochs": 2,
+        "attention_texts": 256,
         "baseline_layers": None, "baseline_pooling": "cls",
     },
     # AG News / IMDB with the paper's 6-layer x 512 model, 10k steps of batch 128 per run, 3 seeds: ~2 GPU-hours (the
@@ -42,7 +42,8 @@ SCALES = {
         "max_train": None, "max_eval": None, "sequence_length": 128, "vocabulary_size": 30522,
         "num_layers": 6, "num_heads": 8, "hidden_dim": 512, "intermediate_dim": 2048, "dropout": 0.1, "pooling": "cls",
         "k": 50, "k_ablation": [5], "stage1_steps": 10000, "batch_size": 128, "stage1_lr": 5e-4,
-        "stage2_epochs": 3, "stage2_lr": 5e-5, "seeds": [0, 1, 2], "baseline_lr": 2e-5, "attention_texts": 256,
+        "stage2_epochs": 3, "stage2_lr": 5e-5, "seeds": [0, 1, 2], "baseline_lr": 2e-5, "baseline_epochs": 2,
+        "attention_texts": 256,
         "baseline_layers": None, "baseline_pooling": "cls",
     },
 }
