@@ -147,8 +147,7 @@ def load_bundle(folder) -> Bundle:
         raise FileNotFoundError(f"{folder} is not a saved bundle (it needs bundle.json and model.keras; "
                                 "save_bundle writes both).")
     meta = json.loads((folder / "bundle.json").read_text())
-    from ..train import optimizers  # noqa: F401  registers kit>AdamW, which a model saved after compile names
-    from ..train import layerwise_decay  # noqa: F401  and kit>LayerwiseAdamW
+    from .. import train  # noqa: F401  registers kit>AdamW and kit>LayerwiseAdamW, which a compiled model's file names
 
     model = keras.saving.load_model(folder / "model.keras")
     pre = vocab = words = None

@@ -182,14 +182,11 @@ class LayerwiseAdamW(AdamW):
                              "was made for another model. Call llrd_optimizer(model, backbone, ...) for this one.")
         self._scale = [self.multipliers.get(v.path, self.default_multiplier) for v in var_list]
 
-    def _multiplier(self, variable) -> float:
+    def rate_multiplier(self, variable) -> float:
         return self._scale[self._get_variable_index(variable)]
 
-    def rate_multiplier(self, variable) -> float:
-        return self._multiplier(variable)
-
     def update_step(self, gradient, variable, learning_rate):
-        m = self._multiplier(variable)
+        m = self.rate_multiplier(variable)
         if m == 0.0:
             return
         super().update_step(gradient, variable, learning_rate * m if m != 1.0 else learning_rate)
@@ -198,7 +195,7 @@ class LayerwiseAdamW(AdamW):
         if self.weight_decay is None or self._fused():   # the fused update decays (at the multiplied rate) itself
             return
         for variable in variables:
-            m = self._multiplier(variable)
+            m = self.rate_multiplier(variable)
             if m == 0.0 or not self._use_weight_decay(variable):
                 continue
             lr = ops.cast(self.learning_rate, variable.dtype) * m
