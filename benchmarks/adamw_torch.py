@@ -24,7 +24,7 @@ import torch  # noqa: E402
 
 from kit.models import build_classifier, load_backbone  # noqa: E402
 from kit.models.truncate import truncate_backbone  # noqa: E402
-from kit.train.optimizers import adamw  # noqa: E402
+from kit.optimizers.adamw import adamw  # noqa: E402
 
 CE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 

@@ -11,6 +11,8 @@ if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
+from tests.helpers import write_roberta_preset  # noqa: E402
+
 
 def pytest_configure(config):
     """Keep jax's compiled programs on disk for the session: tests build many alike small models."""
@@ -69,18 +71,8 @@ def tiny_bert():
                         max_sequence_length=16, hidden_activation="gelu")
 
 
-def tiny_inputs(batch=4, seq=10, vocab=64, seed=0):
-    rng = np.random.default_rng(seed)
-    mask = np.ones((batch, seq), "int32")
-    mask[:, seq - 3:] = 0
-    return {"token_ids": (rng.integers(1, vocab, (batch, seq)) * mask).astype("int32"),
-            "segment_ids": np.zeros((batch, seq), "int32"), "padding_mask": mask}
-
-
-def token_states(batch=3, steps=7, dim=8, seed=0, ends=(5, 4)):
-    """A rich head's input dict: random token states and a padding mask whose rows 1, 2, ... end at ``ends``."""
-    rng = np.random.default_rng(seed)
-    mask = np.ones((batch, steps), "int32")
-    for row, end in enumerate(ends, start=1):
-        mask[row, end:] = 0
-    return {"sequence_output": rng.normal(size=(batch, steps, dim)).astype("float32"), "padding_mask": mask}
+@pytest.fixture(scope="module")
+def roberta_preset(tmp_path_factory):
+    """A keras-hub preset folder of a tiny random RoBERTa, and the keras-hub model it came from."""
+    folder = tmp_path_factory.mktemp("tiny_roberta")
+    return folder, write_roberta_preset(folder)

@@ -12,7 +12,7 @@ MODULES = sorted(m.name for m in pkgutil.walk_packages(kit.__path__, "kit.") if 
 #: Modules whose examples use no Keras, or are a notebook's plumbing (kit.papers: the layers and training helpers it
 #: calls are tested on every backend): `kit test` runs them under its first backend only.
 ONE_BACKEND = ("kit.data", "kit.retrieval", "kit.analysis.baselines", "kit.analysis.bootstrap", "kit.analysis.spread",
-               "kit.analysis.tagging_scores", "kit.papers.", "kit.text.byte_bpe")
+               "kit.metrics.tagging_scores", "kit.metrics.classification", "kit.data.encoding", "kit.papers.", "kit.text.byte_bpe")
 
 
 @pytest.mark.parametrize("name", [pytest.param(m, marks=pytest.mark.one_backend) if m.startswith(ONE_BACKEND) else m

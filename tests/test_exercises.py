@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from kit import exercises
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 pytestmark = pytest.mark.one_backend

@@ -132,7 +132,13 @@ def test_kit_test_starts_the_longest_runs_first():
     """The queue starts the notebooks that take longest, pytest runs after them (sorted, stable among equals)."""
     from pathlib import Path
 
-    from kit.cli import NOTEBOOK_BACKENDS, expected_minutes, longest_first, notebook_plan, test_jobs
+    from kit.cli import (
+        NOTEBOOK_BACKENDS,
+        expected_minutes,
+        longest_first,
+        notebook_plan,
+        test_jobs,
+    )
 
     root = Path(__file__).resolve().parent.parent
     jobs = longest_first(test_jobs(root, ["jax", "tensorflow", "torch"], [], notebook_plan(root, NOTEBOOK_BACKENDS)))

@@ -5,7 +5,7 @@ from .attention import attention_maps, classify_heads, head_statistics, plot_hea
 from .flops import format_flops, training_flops, training_tokens
 from .bootstrap import Bootstrap, paired_bootstrap
 from .spread import Difference, difference, format_mean_se, paired_difference, summarize, welch
-from .tagging_scores import entity_f1, entity_scores, get_entities, token_accuracy
+from ..metrics.tagging_scores import entity_f1, entity_scores, get_entities, token_accuracy
 from .timing import time_inference
 
 __all__ = ["constant_guess", "majority_label", "record_constant_guesses", "entity_f1", "entity_scores", "get_entities", "token_accuracy", "Bootstrap", "paired_bootstrap", "Difference", "difference", "paired_difference", "welch", "format_mean_se", "summarize", "attention_maps", "classify_heads", "format_flops", "head_statistics", "plot_heads",

@@ -7,7 +7,8 @@
 
 from .dataset import Split, TextDataset
 from .conll import from_conll
-from .own import OwnData, from_csv, notebook_dataset
+from .csv_reader import from_csv
+from .own import OwnData, notebook_dataset
 from .registry import REGISTRY, fetch, general_corpus, list_datasets, load, spec
 
 __all__ = ["Split", "TextDataset", "OwnData", "from_csv", "from_conll", "notebook_dataset", "REGISTRY", "fetch", "general_corpus", "list_datasets",

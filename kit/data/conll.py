@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .dataset import Split, TextDataset
-from .own import _decode
+from .encoding import decode_text
 from .parsers import conll_sentences
 from .splits import split_indices
 
@@ -96,5 +96,5 @@ def _spans(tags: list[str]) -> int:
 
 
 def _read(path: Path, tag_column: int, encoding: str | None) -> list:
-    text, _ = _decode(path, path.read_bytes(), encoding)
+    text, _ = decode_text(path, path.read_bytes(), encoding)
     return conll_sentences(text.lstrip("\ufeff"), path.name, tag_column)

@@ -5,15 +5,13 @@ from .bundle import Bundle, load_bundle, save_bundle, save_bundle_if_best, uncom
 from .embeddings import backbone_token_table, glove_table, glove_vectors
 from .lstm_classifier import PretrainedTokenEmbedding, build_lstm_classifier, count_params_without_embeddings
 from .backbones import OFFLINE_BACKBONES, BertBackbone, LoadedBackbone, load_backbone
-from .heads import ClassifierHead, build_classifier
+from .heads import (BiMPMHead, ClassifierHead, DenseCNNHead, HighwayBiLSTMHead, MultiPerspectiveMatching, RichHead,
+                    SimTransformerHead, TokenTaggerHead, build_classifier, build_stacked_model, build_tagger,
+                    pair_masks, unpack_states)
 from .backbone_parts import BackboneParts, split_backbone
 from .tlm_model import TLMModel, tlm_backbone
-from .rich_head import RichHead, build_stacked_model, unpack_states
-from .tagging import (IGNORE, AlignedTags, MaskedAccuracy, MaskedSparseCategoricalCrossentropy, TokenTaggerHead,
-                      align_labels, build_tagger, word_pieces, word_predictions)
-from .cnn_heads import DenseCNNHead
-from .highway import HighwayBiLSTMHead
-from .matching import BiMPMHead, MultiPerspectiveMatching, SimTransformerHead, pair_masks
+from ..metrics.masked_tokens import MaskedAccuracy, MaskedSparseCategoricalCrossentropy
+from ..text.alignment import IGNORE, AlignedTags, align_labels, word_pieces, word_predictions
 from .multitask_bert import MultitaskBert, cerbertus, multi_bert, parameter_counts, triple_bert
 from .mlm_model import MLMModel
 from .truncate import truncate_backbone

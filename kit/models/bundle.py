@@ -32,6 +32,13 @@ from pathlib import Path
 import keras
 import numpy as np
 
+from .. import __version__, metrics, optimizers
+from ..text import BertPreprocessor, ByteLevelBPETokenizer, CompactVocabulary, WordPieceTokenizer, WordVocab
+
+#: What a model saved after ``compile`` may name besides the layers of :mod:`kit.models`: the kit's optimizers and
+#: schedules, and its metrics. Importing them registers them with Keras, so :func:`load_bundle` can read the file.
+REGISTERED = (metrics, optimizers)
+
 
 @dataclass
 class Bundle:
@@ -73,15 +80,13 @@ class Bundle:
 def save_bundle(folder, model: keras.Model, *, preprocessor=None, vocabulary=None, word_vocab=None,
                 sequence_length: int | None = None, label_names=None, info: dict | None = None) -> Path:
     """Write ``model`` and its text pipeline into ``folder`` (created); returns the folder."""
-    import kit
-
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     if preprocessor is None and word_vocab is None:
         raise ValueError("Give the preprocessor (WordPiece models) or word_vocab (LSTMs from scratch): "
                          "a saved model is of little use without the way its texts were tokenized.")
     model.save(folder / "model.keras")
-    meta = {"kit": kit.__version__, "backend": keras.backend.backend(), "label_names": label_names,
+    meta = {"kit": __version__, "backend": keras.backend.backend(), "label_names": label_names,
             "info": info or {}}
     if preprocessor is not None:
         preprocessor.tokenizer.save(folder / "tokenizer")
@@ -140,16 +145,19 @@ def uncompiled_copy(model: keras.Model) -> keras.Model:
 
 def load_bundle(folder) -> Bundle:
     """Load a folder written by :func:`save_bundle` (on any backend)."""
-    from ..text import BertPreprocessor, ByteLevelBPETokenizer, CompactVocabulary, WordPieceTokenizer, WordVocab
-
     folder = Path(folder)
     if not (folder / "bundle.json").exists() or not (folder / "model.keras").exists():
         raise FileNotFoundError(f"{folder} is not a saved bundle (it needs bundle.json and model.keras; "
                                 "save_bundle writes both).")
     meta = json.loads((folder / "bundle.json").read_text())
-    from .. import train  # noqa: F401  registers kit>AdamW and kit>LayerwiseAdamW, which a compiled model's file names
-
-    model = keras.saving.load_model(folder / "model.keras")
+    try:
+        model = keras.saving.load_model(folder / "model.keras")
+    except TypeError as exc:
+        if "kit>" not in str(exc):
+            raise
+        raise TypeError(f"{folder / 'model.keras'} names a class of the kit that is not registered yet ({exc}). "
+                        "A model saved inside a training wrapper (e.g. kit.train.SMART) needs `import kit.train` "
+                        "before loading; save the inner model (or uncompiled_copy(model)) instead.") from None
     pre = vocab = words = None
     if (folder / "tokenizer").is_dir():
         tok_folder = folder / "tokenizer"

@@ -18,7 +18,7 @@ import keras
 import numpy as np
 
 from .bilstm import BiLSTMEncoder
-from .heads import ClassifierHead
+from .heads.classifier import ClassifierHead
 
 
 @keras.saving.register_keras_serializable(package="kit")

@@ -50,7 +50,7 @@ import re
 import keras
 
 from .backbones import BuiltOnBackbone
-from .heads import ClassifierHead, MaskedMeanPooling
+from .heads.classifier import ClassifierHead, MaskedMeanPooling
 
 INPUT_NAMES = ("token_ids", "segment_ids", "padding_mask")
 POOLINGS = ("cls", "mean")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import keras
 
 from .backbones import BertBackbone, BuiltOnBackbone
-from .heads import ClassifierHead, MaskedMeanPooling
+from .heads.classifier import ClassifierHead, MaskedMeanPooling
 from .mlm_model import INPUT_KEYS, model_inputs, tied_mlm_head
 
 POOLINGS = ("cls", "mean")

@@ -1,11 +1,12 @@
 """Tokenization outside the model graph (no TensorFlow): WordPiece, RoBERTa's byte-level BPE, a word vocabulary,
-MLM masking."""
+MLM masking, and word ↔ WordPiece label alignment for taggers."""
 
+from .alignment import IGNORE, AlignedTags, align_labels, word_pieces, word_predictions
 from .byte_bpe import ROBERTA_SPECIAL_TOKENS, ByteLevelBPETokenizer
 from .compact_vocabulary import CompactVocabulary
 from .masking import MLMMasker
 from .vocab import WordVocab
 from .wordpiece import BERT_SPECIAL_TOKENS, BertPreprocessor, WordPieceTokenizer, clean_text
 
-__all__ = ["BERT_SPECIAL_TOKENS", "ByteLevelBPETokenizer", "ROBERTA_SPECIAL_TOKENS", "CompactVocabulary",
+__all__ = ["IGNORE", "AlignedTags", "align_labels", "word_pieces", "word_predictions", "BERT_SPECIAL_TOKENS", "ByteLevelBPETokenizer", "ROBERTA_SPECIAL_TOKENS", "CompactVocabulary",
            "BertPreprocessor", "MLMMasker", "WordPieceTokenizer", "WordVocab", "clean_text"]

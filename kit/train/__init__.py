@@ -5,16 +5,17 @@ from .sweep import Sweep
 from .freeze import STRATEGIES, DivergenceStopping, FreezeState, PhaseResult, StackResult, stack_and_finetune
 from .freeze_helpers import EncoderWatch, ReusableBackbone, optimizer_factory, planned_epochs
 from .smart import SMART, noise_grad
-from .layerwise_decay import LayerwiseAdamW, format_rate_table, llrd_optimizer, rate_groups, rate_table
-from .metrics import TASK_KINDS, Pearson, task_predictions, task_score
+from ..optimizers.layerwise_adamw import LayerwiseAdamW
+from .layerwise_decay import format_rate_table, llrd_optimizer, rate_groups, rate_table
+from ..metrics.task_scores import TASK_KINDS, Pearson, task_predictions, task_score
 from .multitask import (MultitaskBatches, MultitaskResult, compile_multitask, evaluate_multitask, fit_multitask,
                         predict_tasks, task_loss, task_metrics)
 from .ensemble import TaskEnsemble, average_predictions, dev_gated_ensemble, ensemble_table, predict_average
 from .further_pretraining import MLMBatches, MLMResult, further_pretrain
 from .masked_lm import evaluate_mlm, fit_in_chunks
 from .tlm_training import Stage1Result, TLMBatches, train_stage1
-from . import schedules
-from .optimizers import adamw
+from ..optimizers import schedules
+from ..optimizers import adamw
 
 __all__ = ["SMART", "noise_grad", "LayerwiseAdamW", "format_rate_table", "llrd_optimizer", "rate_groups", "rate_table",
            "TASK_KINDS", "Pearson", "task_predictions", "task_score", "MultitaskBatches", "MultitaskResult",

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 import keras
 import numpy as np
 
-from . import schedules
-from .optimizers import adamw
+from ..optimizers import schedules
+from ..optimizers import adamw
 
 
 @dataclass

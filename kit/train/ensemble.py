@@ -22,7 +22,7 @@ kept, as in the paper: "improve or do not change"). A model may join one
 task's ensemble and not another's.
 
 Scores are accuracy for ``"classification"`` and ``"binary"`` tasks and Pearson
-correlation for ``"regression"`` (:func:`kit.train.metrics.task_score`). The
+correlation for ``"regression"`` (:func:`kit.metrics.task_score`). The
 gate looks at the dev set, so the dev score of the ensemble is optimistic:
 report the test score (or a held-out split) beside it.
 
@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .metrics import check_kind, task_score
+from ..metrics.task_scores import check_kind, task_score
 
 SPACES = ("probs", "logits")
 
@@ -108,7 +108,7 @@ def dev_gated_ensemble(dev_predictions: dict, dev_labels: dict, kinds: dict, ord
         order: ``"best_first"`` (by each model's own dev score, the paper's
             greedy order) or ``"given"`` (the order of ``dev_predictions``).
         score: optional ``score(kind, labels, predictions) -> float`` (higher is
-            better); default :func:`kit.train.metrics.task_score`.
+            better); default :func:`kit.metrics.task_score`.
 
     Returns ``{task: TaskEnsemble}``.
     """

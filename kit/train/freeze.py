@@ -55,7 +55,7 @@ from typing import Sequence
 import keras
 import numpy as np
 
-from .optimizers import adamw
+from ..optimizers import adamw
 
 STRATEGIES = ("finetune_only", "stack_only", "stack_and_finetune")
 UNFREEZE = ("all", "gradual")
@@ -351,8 +351,8 @@ def _check_labels(model, x, y, what: str, default_loss: bool):
         raise ValueError(
             f"{what}: the default loss is sparse categorical cross-entropy on logits, which needs class ids "
             f"of shape (N,), but got shape {y.shape} dtype {y.dtype}. For regression pass loss='mse', "
-            "metrics=['mae']; for token tagging pass loss=kit.models.tagging.MaskedSparseCategoricalCrossentropy() "
-            "and metrics=[kit.models.tagging.MaskedAccuracy()].")
+            "metrics=['mae']; for token tagging pass loss=kit.metrics.MaskedSparseCategoricalCrossentropy() "
+            "and metrics=[kit.metrics.MaskedAccuracy()].")
     y = y.astype("int32")
     out_dim = None
     try:

@@ -30,8 +30,8 @@ import random
 import keras
 import numpy as np
 
-from . import schedules
-from .optimizers import adamw
+from ..optimizers import schedules
+from ..optimizers import adamw
 
 
 class ReusableBackbone:
@@ -107,7 +107,7 @@ def optimizer_factory(strategy: str, steps_per_epoch: int, phase1_epochs: int, p
     """A ``lr -> optimizer`` factory for :func:`kit.train.stack_and_finetune`, one fresh optimizer per phase.
 
     ``"bert_adam"`` is the paper's BERT-Adam: AdamW (weight decay ``weight_decay``, none on biases and
-    LayerNorm) with a warm-up + linear decay (:func:`kit.train.schedules.linear`) over each phase's planned steps (warm-up: ``warmup`` of
+    LayerNorm) with a warm-up + linear decay (:func:`kit.optimizers.schedules.linear`) over each phase's planned steps (warm-up: ``warmup`` of
     them); ``"constant"`` is AdamW at a constant rate. The scheduler calls the factory once per phase,
     in order (then once more to leave the model compiled), which is how each call knows its phase.
 

@@ -42,7 +42,7 @@ import numpy as np
 from ..models.mlm_model import MLMModel
 from .layerwise_decay import llrd_optimizer
 from .masked_lm import INPUT_KEYS, fit_in_chunks, mlm_schedule, pass_rows
-from .optimizers import adamw
+from ..optimizers import adamw
 
 
 class MLMBatches(keras.utils.PyDataset):

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import schedules
+from ..metrics.masked_tokens import masked_token_scores
+from ..optimizers import schedules
 
 INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
 
@@ -43,7 +44,7 @@ SCHEDULES = ("cosine", "constant")
 
 def mlm_schedule(learning_rate: float, steps: int, warmup: float = 0.06, schedule: str = "cosine"):
     """Linear warm-up from 0 over ``warmup`` of the steps (at least one), then cosine decay to 0 (``"cosine"``) or
-    a constant rate (:mod:`kit.train.schedules`, ``start="zero"``).
+    a constant rate (:mod:`kit.optimizers.schedules`, ``start="zero"``).
 
     >>> s = mlm_schedule(1e-3, steps=100, warmup=0.1, schedule="constant")
     >>> [round(float(s(i)), 6) for i in (0, 5, 10, 99)]
@@ -94,13 +95,8 @@ def evaluate_mlm(model, inputs: dict, masker, batch_size: int = 64, seed: int = 
     for start in range(0, n, batch_size):
         part = {k: v[start:start + batch_size] for k, v in x.items()}
         logits = np.asarray(model.predict_on_batch(part)["mlm"], "float32")   # (b, P, vocabulary)
-        w = m["mask_weights"][start:start + batch_size] > 0
-        target = m["mask_ids"][start:start + batch_size].astype("int64")
-        top = logits.max(-1, keepdims=True)
-        logz = np.log(np.exp(logits - top).sum(-1)) + top[..., 0]
-        target_logit = np.take_along_axis(logits, target[..., None], -1)[..., 0]
-        correct += int((logits.argmax(-1) == target)[w].sum())
-        nll += float((logz - target_logit)[w].astype("float64").sum())
-        count += int(w.sum())
+        s = masked_token_scores(logits, m["mask_ids"][start:start + batch_size],
+                                m["mask_weights"][start:start + batch_size])
+        correct, nll, count = correct + s["correct"], nll + s["nll"], count + s["count"]
     count = max(count, 1)
     return {"mlm_accuracy": correct / count, "mlm_loss": nll / count, "masked_tokens": count}

@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 import keras
 import numpy as np
 
-from .metrics import Pearson, check_kind, task_predictions, task_score
+from ..metrics.task_scores import Pearson, check_kind, task_predictions, task_score
 
 INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
 
@@ -195,7 +195,7 @@ class MultitaskBatches(keras.utils.PyDataset):
 
 
 def predict_tasks(model, data: dict, kinds: dict, batch_size: int = 64) -> dict:
-    """``{task: unrounded predictions}`` on each task's inputs (see :func:`kit.train.metrics.task_predictions`)."""
+    """``{task: unrounded predictions}`` on each task's inputs (see :func:`kit.metrics.task_predictions`)."""
     out = {}
     for task, x in data.items():
         x = x[0] if isinstance(x, tuple) else x

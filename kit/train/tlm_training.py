@@ -54,7 +54,7 @@ import keras
 import numpy as np
 
 from .masked_lm import INPUT_KEYS, check_inputs, fit_in_chunks, mlm_schedule, pass_rows
-from .optimizers import adamw
+from ..optimizers import adamw
 
 
 class TLMBatches(keras.utils.PyDataset):

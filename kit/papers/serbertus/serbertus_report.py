@@ -319,7 +319,7 @@ def bootstrap_lines(plan_rows, folder, data: dict, kinds: dict, sizes: dict, res
     """The comparisons again, by a paired bootstrap over the test examples and the seeds
     (:func:`kit.analysis.paired_bootstrap`, on the saved test predictions): it counts the noise of a few hundred
     test examples that Welch's t over seeds does not."""
-    from ...train.metrics import task_score
+    from ...metrics.task_scores import task_score
     from .serbertus_runs import load_predictions
 
     def stacked(experiment, setting, task):

@@ -16,7 +16,7 @@ The recipe is the same for every run; a setting changes one thing:
 - **optimizer**: AdamW (no weight decay on biases and LayerNorm), gradients
   clipped to global norm 1, the learning rate warmed up linearly over
   ``warmup`` of the steps (from ``rate/warm`` on the first step, not 0), then
-  cosine-decayed to 0 (:func:`kit.train.schedules.cosine`); ``decay < 1`` scales it per
+  cosine-decayed to 0 (:func:`kit.optimizers.schedules.cosine`); ``decay < 1`` scales it per
   layer (:func:`kit.train.llrd_optimizer`); ``decay = 1`` is the same optimizer
   with every multiplier 1, so "no decay" differs in nothing else;
 - **stream**: one task per batch, all tasks' batches shuffled together
@@ -65,11 +65,11 @@ import numpy as np
 
 from ... import config
 from ...models.multitask_bert import MultitaskBert, cerbertus, multi_bert, triple_bert
-from ...train import schedules
+from ...optimizers import schedules
 from ...train.ensemble import dev_gated_ensemble
 from ...train.further_pretraining import further_pretrain
 from ...train.layerwise_decay import llrd_optimizer
-from ...train.metrics import check_kind, task_score
+from ...metrics.task_scores import check_kind, task_score
 from ...train.multitask import INPUT_KEYS, MultitaskBatches, fit_multitask, predict_tasks
 from ...train.smart import SMART
 

@@ -1,21 +1,13 @@
-"""Notebook 03's report: scores, phase curves, the strategy tables beside the paper's, its figures, the sentences it
-prints and the checks CI reads.
+"""Notebook 03's report: phase curves, the strategy tables beside the paper's, its figures, the sentences it prints
+and the checks CI reads (a run's scores come from :func:`stack_and_finetune_runs.score`).
 
-- :func:`score` gives a trained model's test scores from its outputs: accuracy
-  and macro-F1 for texts and pairs; word-level token accuracy for tagging,
-  plus entity-level precision/recall/F1 when the tags are BIO chunks.
-- :func:`curve_rows` flattens a run's per-epoch history (all phases) with the
-  reason phase 1 stopped; :func:`plot_phase_curve` draws train vs dev accuracy
-  with the end of phase 1 marked.
+- :func:`plot_phase_curve` draws train vs dev accuracy per epoch (the rows of
+  :func:`stack_and_finetune_runs.curve_rows`) with the end of phase 1 marked.
 - :func:`strategy_table` puts mean ± standard error over seeds side by side,
   one column per strategy, with stack-and-finetune's differences to the other two.
 
->>> import numpy as np
->>> from kit.papers.stack_and_finetune.stack_and_finetune_runs import TaskData
->>> task = TaskData("toy", "classification", ["a", "b"], {}, {"test": np.array([0, 1, 1, 0])})
->>> s = score(task, np.array([[2.0, 0.0], [0.0, 1.0], [3.0, 0.0], [1.0, 0.0]]))
->>> s["accuracy"], round(s["macro_f1"], 3)
-(0.75, 0.733)
+>>> primary_metric(type("Task", (), {"is_entity_task": False, "kind": "pairs"})())
+'accuracy'
 """
 
 from __future__ import annotations
@@ -24,7 +16,7 @@ import numpy as np
 
 from ...analysis.baselines import constant_guess
 from ...analysis.spread import difference, format_mean_se, summarize
-from ...analysis.tagging_scores import entity_scores, token_accuracy
+from .stack_and_finetune_sizes import matched_budget
 
 #: The metric each kind of task is compared on (tagging: entity F1 where the tags are entities).
 PRIMARY = {"classification": "accuracy", "pairs": "accuracy", "tagging": "token_accuracy"}
@@ -33,61 +25,6 @@ PRIMARY = {"classification": "accuracy", "pairs": "accuracy", "tagging": "token_
 def primary_metric(task) -> str:
     """``entity_f1`` for an entity task, else the kind's headline metric (``PRIMARY``)."""
     return "entity_f1" if task.is_entity_task else PRIMARY[task.kind]
-
-
-def macro_f1(y_true, y_pred, n_classes: int) -> float:
-    """Unweighted mean over classes of F1 (a class never predicted nor present is skipped).
-
-    >>> round(macro_f1([0, 0, 1, 1], [0, 1, 1, 1], 2), 3)
-    0.733
-    """
-    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
-    f1s = []
-    for c in range(n_classes):
-        tp = int(((y_pred == c) & (y_true == c)).sum())
-        fp = int(((y_pred == c) & (y_true != c)).sum())
-        fn = int(((y_pred != c) & (y_true == c)).sum())
-        if tp + fp + fn == 0:
-            continue
-        f1s.append(2 * tp / (2 * tp + fp + fn))
-    return float(np.mean(f1s)) if f1s else 0.0
-
-
-def score(task, outputs, split: str = "test") -> dict:
-    """Scores of ``outputs`` (logits or probabilities) against ``task``'s ``split`` labels."""
-    outputs = np.asarray(outputs)
-    n = len(task.y[split])
-    if len(outputs) != n:
-        raise ValueError(f"{task.name}: {len(outputs)} outputs for the {n} examples of its {split!r} split; "
-                         "predict the same split you score.")
-    if task.kind != "tagging":
-        y = np.asarray(task.y[split])
-        pred = outputs.argmax(-1)
-        return {"accuracy": float((pred == y).mean()), "macro_f1": macro_f1(y, pred, task.num_labels)}
-    gold = task.words[split]
-    pred = task.word_outputs(outputs, split, fill=-1)  # a word cut off by the sequence length counts as wrong
-    out = {"token_accuracy": token_accuracy(gold, pred)}
-    if task.is_entity_task:
-        names = task.label_names
-        outside = names.index("O") if "O" in names else 0
-        as_tags = lambda seqs: [[names[t if t >= 0 else outside] for t in s] for s in seqs]  # noqa: E731
-        e = entity_scores(as_tags(gold), as_tags(pred))
-        out.update(entity_f1=e["f1"], entity_precision=e["precision"], entity_recall=e["recall"],
-                   entities=e["n_true"])
-    return out
-
-
-def curve_rows(run, **keys) -> list[dict]:
-    """One row per epoch of every phase of a :class:`stack_and_finetune_runs.StrategyRun` (or ``StackResult``).
-
-    Columns: ``keys``, ``phase, epoch, global_epoch, train, dev, loss, val_loss``,
-    ``encoder_frozen`` and ``stopped`` (why the phase ended early, on its rows).
-    """
-    result = getattr(run, "result", run)
-    frozen = {p.name: p.encoder_frozen for p in result.phases}
-    why = {p.name: p.stopped or "" for p in result.phases}
-    return [{**keys, **r, "encoder_frozen": frozen[r["phase"]], "stopped": why[r["phase"]]}
-            for r in result.curve()]
 
 
 def phase1_story(curve) -> str:
@@ -329,8 +266,6 @@ def sentences(results, runs_wide, primary: dict, models: dict, specs: dict, size
         ka, kb = (task, *a, metric), (task, *b, metric)
         return difference(stats.loc[ka], stats.loc[kb]).text(100, " points") \
             if ka in stats.index and kb in stats.index else "not run"
-
-    from .stack_and_finetune_runs import matched_budget
 
     p1, p2 = sizes["phase1_epochs"], sizes["phase2_epochs"]
     both = [name for name in primary if matched_budget(sizes, name)]

@@ -41,6 +41,7 @@ notebook's cells stay short:
 
 from __future__ import annotations
 
+import gc
 import math
 import time
 from dataclasses import dataclass, field
@@ -48,12 +49,19 @@ from dataclasses import dataclass, field
 import keras
 import numpy as np
 
-from ...models.heads import build_classifier
-from ...models.rich_head import build_stacked_model
-from ...models.tagging import (MaskedAccuracy, MaskedSparseCategoricalCrossentropy, TokenTaggerHead,
-                              align_labels)
+from ... import config
+from ...metrics.classification import macro_f1
+from ...metrics.masked_tokens import MaskedAccuracy, MaskedSparseCategoricalCrossentropy
+from ...metrics.tagging_scores import entity_scores, token_accuracy
+from ...models import heads
+from ...models.bundle import save_bundle_if_best
+from ...models.heads import TokenTaggerHead, build_classifier, build_stacked_model
+from ...text.alignment import align_labels, word_predictions
+from ...text.wordpiece import BertPreprocessor
+from ...train.ensemble import average_predictions
 from ...train.freeze import STRATEGIES, StackResult, stack_and_finetune
 from ...train.freeze_helpers import EncoderWatch, optimizer_factory, planned_epochs
+from .stack_and_finetune_sizes import matched_budget
 
 #: The task kinds the three strategies run on, and the dataset task each one reads.
 KINDS = {"tagging": "tagging", "classification": "classification", "pairs": "pairs"}
@@ -96,8 +104,6 @@ class TaskData:
 
     def word_outputs(self, token_outputs, split: str = "test", fill: int = -1) -> list[list[int]]:
         """Tagging: one predicted label id per word (``fill`` for words cut by the sequence length)."""
-        from ...models.tagging import word_predictions
-
         if self.kind != "tagging":
             raise ValueError(f"{self.name} is a {self.kind} task: word outputs are for tagging.")
         return word_predictions(token_outputs, self.aligned[split], fill=fill)
@@ -224,6 +230,54 @@ def train_strategy(model: keras.Model, encoder, task: TaskData, strategy: str, *
     return StrategyRun(strategy, result, watch.changed, outputs, steps, seconds)
 
 
+# --- a run's scores ---------------------------------------------------------------------------------------------------
+
+def score(task, outputs, split: str = "test") -> dict:
+    """Scores of ``outputs`` (logits or probabilities) against ``task``'s ``split`` labels.
+
+    Accuracy and macro-F1 for texts and pairs; word-level token accuracy for tagging, plus entity-level
+    precision/recall/F1 when the tags are BIO chunks.
+
+    >>> task = TaskData("toy", "classification", ["a", "b"], {}, {"test": np.array([0, 1, 1, 0])})
+    >>> s = score(task, np.array([[2.0, 0.0], [0.0, 1.0], [3.0, 0.0], [1.0, 0.0]]))
+    >>> s["accuracy"], round(s["macro_f1"], 3)
+    (0.75, 0.733)
+    """
+    outputs = np.asarray(outputs)
+    n = len(task.y[split])
+    if len(outputs) != n:
+        raise ValueError(f"{task.name}: {len(outputs)} outputs for the {n} examples of its {split!r} split; "
+                         "predict the same split you score.")
+    if task.kind != "tagging":
+        y = np.asarray(task.y[split])
+        pred = outputs.argmax(-1)
+        return {"accuracy": float((pred == y).mean()), "macro_f1": macro_f1(y, pred, task.num_labels)}
+    gold = task.words[split]
+    pred = task.word_outputs(outputs, split, fill=-1)  # a word cut off by the sequence length counts as wrong
+    out = {"token_accuracy": token_accuracy(gold, pred)}
+    if task.is_entity_task:
+        names = task.label_names
+        outside = names.index("O") if "O" in names else 0
+        as_tags = lambda seqs: [[names[t if t >= 0 else outside] for t in s] for s in seqs]  # noqa: E731
+        e = entity_scores(as_tags(gold), as_tags(pred))
+        out.update(entity_f1=e["f1"], entity_precision=e["precision"], entity_recall=e["recall"],
+                   entities=e["n_true"])
+    return out
+
+
+def curve_rows(run, **keys) -> list[dict]:
+    """One row per epoch of every phase of a :class:`StrategyRun` (or ``StackResult``).
+
+    Columns: ``keys``, ``phase, epoch, global_epoch, train, dev, loss, val_loss``,
+    ``encoder_frozen`` and ``stopped`` (why the phase ended early, on its rows).
+    """
+    result = getattr(run, "result", run)
+    frozen = {p.name: p.encoder_frozen for p in result.phases}
+    why = {p.name: p.stopped or "" for p in result.phases}
+    return [{**keys, **r, "encoder_frozen": frozen[r["phase"]], "stopped": why[r["phase"]]}
+            for r in result.curve()]
+
+
 # --- the notebook's tasks, heads and runs ------------------------------------------------------------------------------
 
 #: The Sweep keys of notebook 03's ``results.csv`` (then ``metric, value``).
@@ -235,19 +289,15 @@ HEADS = {"bilstm": "TokenTaggerHead", "densenet": "DenseCNNHead", "highway": "Hi
 
 def encode_tasks(data: dict, specs: dict, tokenizer) -> dict:
     """``{name: TaskData}``: each task tokenized by ``tokenizer`` at its spec's ``sequence_length``."""
-    from ...text import BertPreprocessor
-
     return {name: encode_task(ds, BertPreprocessor(tokenizer, specs[name]["sequence_length"]))
             for name, ds in data.items()}
 
 
 def rich_head(name: str, num_labels: int, sizes: dict) -> keras.layers.Layer:
     """The rich head ``name`` (a key of :data:`HEADS`), sized by ``sizes["heads"][name]``, dropout ``sizes["dropout"]``."""
-    from ... import models
-
     if name not in HEADS:
         raise ValueError(f"Unknown head {name!r}; the rich heads are {sorted(HEADS)}.")
-    return getattr(models, HEADS[name])(num_labels, **sizes["heads"][name], dropout=sizes["dropout"], name=name)
+    return getattr(heads, HEADS[name])(num_labels, **sizes["heads"][name], dropout=sizes["dropout"], name=name)
 
 
 #: finetune-only trained for as many epochs as stack-and-finetune's two phases together (``sizes["matched_budget"]``).
@@ -264,17 +314,6 @@ def recipe_of(strategy: str, recipe: dict) -> tuple[str, dict]:
     if strategy != MATCHED:
         return strategy, recipe
     return "finetune_only", {**recipe, "phase2_epochs": recipe["phase1_epochs"] + recipe["phase2_epochs"]}
-
-
-def matched_budget(sizes: dict, task: str) -> bool:
-    """Whether ``task`` also runs :data:`MATCHED`: ``sizes["matched_budget"]`` is ``True`` (every task), ``False``
-    or a list of task names (smoke scale runs it on its cheapest task only).
-
-    >>> matched_budget({"matched_budget": ["brown_entities"]}, "brown_entities"), matched_budget({}, "qqp")
-    (True, False)
-    """
-    value = sizes.get("matched_budget", False)
-    return task in value if isinstance(value, (list, tuple)) else bool(value)
 
 
 def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
@@ -329,8 +368,6 @@ class Experiment:
 
     def run_one(self, run: dict) -> tuple:
         """Train ``run`` (a row of :func:`plan`): ``(model, StrategyRun)``."""
-        from ... import config
-
         config.set_seed(run["seed"])
         model = self.make_model(run["task"], run["model"])
         strategy, recipe = recipe_of(run["strategy"], self.recipe)
@@ -338,13 +375,8 @@ class Experiment:
 
     def record(self, run: dict, model: keras.Model, result: StrategyRun) -> None:
         """Write what ``run`` produced (curve, predictions, best model, scores); the model is then let go."""
-        import gc
-
         import pandas as pd
 
-        from ...models.bundle import save_bundle_if_best
-        from ...text import BertPreprocessor
-        from .stack_and_finetune_report import curve_rows, score
 
         task, keys = self.tasks[run["task"]], {k: run[k] for k in KEYS}
         curve = pd.DataFrame(curve_rows(result, **keys, config=self.sweep.fingerprint))
@@ -370,8 +402,6 @@ class Experiment:
     def record_ensembles(self, names: list) -> None:
         """The ensemble of Experiment B: per task, strategy and seed, the average of the rich heads' class
         probabilities (``kit.train.average_predictions``), scored and written as model ``ensemble``."""
-        from ...train.ensemble import average_predictions
-        from .stack_and_finetune_report import score
 
         for name in names:
             members = [h for h in self.models[name] if h != "light"]

@@ -80,3 +80,14 @@ SCALES = {
         "phase1_epochs": 5, "phase2_epochs": 3, "divergence_threshold": 0.03, "matched_budget": True,
     },
 }
+
+
+def matched_budget(sizes: dict, task: str) -> bool:
+    """Whether ``task`` also runs ``finetune_only_matched`` (``stack_and_finetune_runs.MATCHED``): ``sizes["matched_budget"]`` is ``True`` (every task), ``False``
+    or a list of task names (smoke scale runs it on its cheapest task only).
+
+    >>> matched_budget({"matched_budget": ["brown_entities"]}, "brown_entities"), matched_budget({}, "qqp")
+    (True, False)
+    """
+    value = sizes.get("matched_budget", False)
+    return task in value if isinstance(value, (list, tuple)) else bool(value)

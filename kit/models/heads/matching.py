@@ -1,0 +1,310 @@
+"""Sentence-pair heads over one pair encoding: BiMPM-style matching and the "Sim-Transformer".
+
+BERT encodes ``[CLS] a [SEP] b [SEP]`` as one sequence; :func:`pair_masks`
+splits it into the two sides by ``segment_ids`` (``[CLS]`` and the ``[SEP]``
+tokens dropped, padding excluded). Both sides keep their positions in the
+``(B, T)`` grid, each with its own mask, so no gather/re-pad is needed and
+nothing from padding or the other side enters a side's computation.
+
+:class:`MultiPerspectiveMatching` is BiMPM's matching layer (Wang et al.
+2017): with ``l`` perspectives ``W_k``, ``f_m(v1, v2; W) = [cos(W_k ∘ v1,
+W_k ∘ v2)]_k``. Each step ``p_i`` of one side is matched against the other
+side ``Q`` four ways, each with its own weights:
+
+- full: against ``Q``'s last forward state (first backward state);
+- max-pooling: the max over ``q_j`` of ``f_m(p_i, q_j)``;
+- attentive: against the cosine-weighted mean of ``Q`` (``alpha_ij = cos(p_i,
+  q_j)``; negative cosines count 0 here, so the weights cannot cancel);
+- max-attentive: against the ``q_j`` with the largest ``alpha_ij``.
+
+With ``directions=2`` the inputs' feature halves are the forward and backward
+states of a BiLSTM and each is matched separately (``8 l`` features per step);
+with ``directions=1`` (BERT states used directly) "full" matches against the
+masked mean of ``Q`` (``4 l`` features). Cosines are computed in float32.
+
+:class:`BiMPMHead`: (context BiLSTM, shared) → matching in both directions
+(P against Q and Q against P, shared weights) → aggregation BiLSTM (final
+states of each side) → MLP → logits. ``context_cells=0`` is the paper's
+variant without the first BiLSTM. :class:`SimTransformerHead`: the paper's
+"Sim-Transformer", BiMPM with the aggregation BiLSTM replaced by
+``keras_hub.layers.TransformerEncoder`` layers over both sides' matching
+vectors (masked), pooled per side → logits; ``use_matching=False`` runs the
+transformer layers on the token states themselves. Dense, matching and
+transformer kernels are Kaiming (``he_normal``) initialised.
+
+>>> import numpy as np
+>>> seg = np.array([[0, 0, 0, 1, 1, 1, 0]]); pad = np.array([[1, 1, 1, 1, 1, 1, 0]])
+>>> a, b = pair_masks(pad, seg)
+>>> keras.ops.convert_to_numpy(a).astype(int).tolist(), keras.ops.convert_to_numpy(b).astype(int).tolist()
+([[0, 1, 0, 0, 0, 0, 0]], [[0, 0, 0, 1, 1, 0, 0]])
+>>> head = BiMPMHead(num_classes=2, perspectives=3, context_cells=4, aggregation_cells=4)
+>>> states = {"sequence_output": np.ones((1, 7, 6), "float32"), "padding_mask": pad, "segment_ids": seg}
+>>> tuple(head(states).shape)
+(1, 2)
+"""
+
+from __future__ import annotations
+
+import keras
+import keras_hub
+from keras import ops
+
+from ..bilstm import BiLSTMEncoder, masked_mean
+from .rich_head import RichHead, unpack_states
+
+_EPS = 1e-12
+
+
+def pair_masks(padding_mask, segment_ids, drop_special: bool = True):
+    """``(mask_a, mask_b)``: boolean ``(B, T)`` masks of the pair's first and second text.
+
+    Side a is segment 0, side b segment 1, both within ``padding_mask``; with
+    ``drop_special``, ``[CLS]`` (position 0) and each side's last token (its
+    ``[SEP]``) are left out.
+    """
+    m = ops.cast(padding_mask, "bool")
+    seg = ops.cast(segment_ids, "int32")
+    a = ops.logical_and(m, ops.equal(seg, 0))
+    b = ops.logical_and(m, ops.equal(seg, 1))
+    if drop_special:
+        pos = ops.expand_dims(ops.arange(ops.shape(seg)[1], dtype="int32"), 0)
+        a = ops.logical_and(a, ops.not_equal(pos, 0))
+        last_a = ops.max(ops.where(a, pos, -1), axis=1, keepdims=True)
+        last_b = ops.max(ops.where(b, pos, -1), axis=1, keepdims=True)
+        a = ops.logical_and(a, ops.not_equal(pos, last_a))
+        b = ops.logical_and(b, ops.not_equal(pos, last_b))
+    return a, b
+
+
+def _unit(x):
+    return x * ops.rsqrt(ops.sum(x * x, axis=-1, keepdims=True) + _EPS)
+
+
+def _mp_cos(v1, v2, w):
+    """``(B, T, d)`` against ``(B, T or 1, d)`` with ``w`` ``(l, d)`` → ``(B, T, l)`` cosines."""
+    return ops.sum(_unit(v1[:, :, None, :] * w) * _unit(v2[:, :, None, :] * w), axis=-1)
+
+
+def _mp_pairwise(v1, v2, w):
+    """Every step of ``v1`` ``(B, T1, d)`` against every step of ``v2`` ``(B, T2, d)`` → ``(B, T1, T2, l)``."""
+    return ops.einsum("bild,bjld->bijl", _unit(v1[:, :, None, :] * w), _unit(v2[:, :, None, :] * w))
+
+
+@keras.saving.register_keras_serializable(package="kit")
+class MultiPerspectiveMatching(keras.layers.Layer):
+    """BiMPM's four matching strategies of side ``p`` against side ``q``: ``(B, T, 4·l·directions)``.
+
+    Input: ``{"p": (B, T, D), "q": (B, T, D), "p_mask": (B, T), "q_mask": (B, T)}``;
+    the output is zero outside ``p_mask``. ``directions=2`` splits ``D`` into
+    forward and backward halves (a BiLSTM's output).
+    """
+
+    def __init__(self, perspectives: int = 20, directions: int = 2, **kwargs):
+        super().__init__(**kwargs)
+        if perspectives < 1:
+            raise ValueError(f"perspectives (l) must be >= 1, got {perspectives}.")
+        if directions not in (1, 2):
+            raise ValueError(f"directions must be 1 or 2, got {directions}.")
+        self.perspectives, self.directions = perspectives, directions
+        self.supports_masking = True  # masks come in as inputs; the output carries none
+
+    def compute_mask(self, inputs, mask=None):
+        return None
+
+    def build(self, input_shape):
+        dim = input_shape["p"][-1]
+        if dim is None or dim % self.directions:
+            raise ValueError(f"MultiPerspectiveMatching(directions={self.directions}) needs a known feature size "
+                             f"divisible by {self.directions}; got {dim}.")
+        d = dim // self.directions
+        # one (l, d) matrix per strategy (full, max-pooling, attentive, max-attentive) and direction
+        self.w = self.add_weight(shape=(4, self.directions, self.perspectives, d), initializer="he_normal",
+                                 name="perspectives")
+
+    def call(self, inputs):
+        p = ops.cast(inputs["p"], "float32")
+        q = ops.cast(inputs["q"], "float32")
+        p_mask = ops.cast(inputs["p_mask"], "bool")
+        q_mask = ops.cast(inputs["q_mask"], "bool")
+        w = ops.cast(self.w, "float32")
+        qm = ops.cast(q_mask, "float32")
+        q_any = ops.any(q_mask, axis=1)[:, None, None]  # (B, 1, 1): does the other side have tokens?
+        steps = ops.shape(q)[1]
+        pos = ops.expand_dims(ops.arange(steps, dtype="int32"), 0)
+        d = ops.shape(p)[-1] // self.directions
+        feats = []
+        for k in range(self.directions):
+            pk = p[..., k * d:(k + 1) * d] if self.directions == 2 else p
+            qk = q[..., k * d:(k + 1) * d] if self.directions == 2 else q
+            # full: the other side's summary state
+            if self.directions == 2 and k == 0:  # forward states: the last real step
+                idx = ops.maximum(ops.max(ops.where(q_mask, pos, -1), axis=1), 0)
+            elif self.directions == 2:  # backward states: the first real step
+                idx = ops.minimum(ops.min(ops.where(q_mask, pos, steps), axis=1), steps - 1)
+            if self.directions == 2:
+                summary = ops.take_along_axis(qk, idx[:, None, None], axis=1)
+            else:
+                summary = ops.sum(qk * qm[..., None], axis=1, keepdims=True) / ops.maximum(
+                    ops.sum(qm, axis=1)[:, None, None], 1.0)
+            feats.append(_mp_cos(pk, summary, w[0, k]))
+            # max-pooling over the other side's steps
+            pair = _mp_pairwise(pk, qk, w[1, k])
+            pair = ops.where(q_mask[:, None, :, None], pair, -2.0)
+            feats.append(ops.where(q_any, ops.max(pair, axis=2), 0.0))
+            # attentive: cosine-weighted mean of the other side
+            alpha = ops.einsum("bid,bjd->bij", _unit(pk), _unit(qk))
+            weights = ops.where(q_mask[:, None, :], ops.relu(alpha), 0.0)
+            mean = ops.einsum("bij,bjd->bid", weights, qk) / ops.maximum(
+                ops.sum(weights, axis=-1, keepdims=True), 1e-6)
+            feats.append(_mp_cos(pk, mean, w[2, k]))
+            # max-attentive: the other side's most similar step
+            best = ops.argmax(ops.where(q_mask[:, None, :], alpha, -2.0), axis=-1)
+            chosen = ops.take_along_axis(qk, ops.cast(best, "int32")[..., None], axis=1)
+            feats.append(_mp_cos(pk, chosen, w[3, k]))
+        out = ops.concatenate(feats, axis=-1) * ops.cast(p_mask, "float32")[..., None]
+        return ops.cast(out, self.compute_dtype)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape["p"][:-1]) + (4 * self.perspectives * self.directions,)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"perspectives": self.perspectives, "directions": self.directions})
+        return config
+
+
+def _pair_sides(inputs, mask, drop_special, who):
+    seq, m, seg = unpack_states(inputs, mask)
+    if seg is None:
+        raise ValueError(f"{who} needs the pair's segment_ids to split it into its two texts: pass "
+                         "{'sequence_output', 'padding_mask', 'segment_ids'} (build_stacked_model does).")
+    if m is None:
+        m = ops.ones(ops.shape(seq)[:2], dtype="bool")
+    a, b = pair_masks(m, seg, drop_special)
+    return seq, a, b
+
+
+@keras.saving.register_keras_serializable(package="kit")
+class BiMPMHead(RichHead):
+    """BiMPM over a pair encoding: context BiLSTM → matching both ways → aggregation BiLSTM → MLP → logits."""
+
+    CONFIG = ('num_classes', 'perspectives', 'context_cells', 'aggregation_cells', 'hidden_dim', 'dropout', 'drop_special')
+
+    def __init__(self, num_classes: int, perspectives: int = 20, context_cells: int = 100,
+                 aggregation_cells: int = 100, hidden_dim: int | None = None, dropout: float = 0.1,
+                 drop_special: bool = True, **kwargs):
+        super().__init__(**kwargs)
+        if num_classes < 1:
+            raise ValueError(f"num_classes must be >= 1 (1 means regression), got {num_classes}.")
+        if context_cells < 0 or aggregation_cells < 1:
+            raise ValueError(f"context_cells must be >= 0 (0: no context BiLSTM) and aggregation_cells >= 1; got "
+                             f"{context_cells}, {aggregation_cells}.")
+        self.num_classes, self.perspectives = num_classes, perspectives
+        self.context_cells, self.aggregation_cells = context_cells, aggregation_cells
+        self.hidden_dim = hidden_dim if hidden_dim is not None else 2 * aggregation_cells
+        self.dropout, self.drop_special = dropout, drop_special
+        self.supports_masking = True
+        policy = self.dtype_policy
+        self.context = (BiLSTMEncoder(n_layers=1, cells=context_cells, dropout=0.0, pooling=None, dtype=policy,
+                                      name="context") if context_cells else None)
+        self.matching = MultiPerspectiveMatching(perspectives, directions=2 if context_cells else 1, dtype=policy,
+                                                 name="matching")
+        self.aggregation = BiLSTMEncoder(n_layers=1, cells=aggregation_cells, dropout=0.0, pooling="last",
+                                         dtype=policy, name="aggregation")
+        self.dropout_layer = keras.layers.Dropout(dropout, dtype=policy)
+        self.hidden = keras.layers.Dense(self.hidden_dim, activation="relu", kernel_initializer="he_normal",
+                                         dtype=policy, name="hidden")
+        self.logits = keras.layers.Dense(num_classes, kernel_initializer="he_normal", dtype=policy, name="logits")
+
+    def build(self, input_shape):
+        shape = tuple(input_shape["sequence_output"])
+        if self.context is not None:
+            self.context.build(shape)
+            shape = shape[:-1] + (2 * self.context_cells,)
+        self.matching.build({"p": shape, "q": shape, "p_mask": shape[:-1], "q_mask": shape[:-1]})
+        feat = 4 * self.perspectives * (2 if self.context is not None else 1)
+        self.aggregation.build(shape[:-1] + (feat,))
+        self.hidden.build((shape[0], 4 * self.aggregation_cells))
+        self.logits.build((shape[0], self.hidden_dim))
+
+    def call(self, inputs, mask=None, training=None):
+        seq, a, b = _pair_sides(inputs, mask, self.drop_special, "BiMPMHead")
+        seq = self.dropout_layer(seq, training=training)
+        # both sides in one batch (side a rows, then side b rows): each shared layer runs once
+        both = ops.concatenate([a, b], axis=0)
+        twice = ops.concatenate([seq, seq], axis=0)
+        if self.context is not None:
+            ctx = self.context(twice, mask=both, training=training)
+        else:
+            ctx = twice * ops.cast(both, seq.dtype)[..., None]
+        n = ops.shape(seq)[0]
+        other = ops.concatenate([ctx[n:], ctx[:n]], axis=0)
+        other_mask = ops.concatenate([b, a], axis=0)
+        m = self.dropout_layer(self.matching({"p": ctx, "q": other, "p_mask": both, "q_mask": other_mask}),
+                               training=training)
+        v = self.aggregation(m, mask=both, training=training)
+        v = ops.concatenate([v[:n], v[n:]], axis=-1)
+        h = self.dropout_layer(self.hidden(self.dropout_layer(v, training=training)), training=training)
+        return self.logits(h)
+
+
+
+@keras.saving.register_keras_serializable(package="kit")
+class SimTransformerHead(RichHead):
+    """Sim-Transformer: matching vectors (or token states) → TransformerEncoder layers → side pooling → logits."""
+
+    CONFIG = ('num_classes', 'num_layers', 'num_heads', 'hidden_dim', 'intermediate_dim', 'perspectives', 'use_matching', 'dropout', 'drop_special')
+
+    def __init__(self, num_classes: int, num_layers: int = 2, num_heads: int = 4, hidden_dim: int = 128,
+                 intermediate_dim: int = 256, perspectives: int = 20, use_matching: bool = True,
+                 dropout: float = 0.1, drop_special: bool = True, **kwargs):
+        super().__init__(**kwargs)
+        if num_classes < 1:
+            raise ValueError(f"num_classes must be >= 1 (1 means regression), got {num_classes}.")
+        if num_layers < 1:
+            raise ValueError(f"num_layers must be >= 1, got {num_layers}.")
+        if hidden_dim % num_heads:
+            raise ValueError(f"hidden_dim ({hidden_dim}) must be divisible by num_heads ({num_heads}).")
+        self.num_classes, self.num_layers, self.num_heads = num_classes, num_layers, num_heads
+        self.hidden_dim, self.intermediate_dim, self.perspectives = hidden_dim, intermediate_dim, perspectives
+        self.use_matching, self.dropout, self.drop_special = use_matching, dropout, drop_special
+        self.supports_masking = True
+        policy = self.dtype_policy
+        self.matching = (MultiPerspectiveMatching(perspectives, directions=1, dtype=policy, name="matching")
+                         if use_matching else None)
+        self.project = keras.layers.Dense(hidden_dim, kernel_initializer="he_normal", dtype=policy, name="project")
+        self.encoders = [keras_hub.layers.TransformerEncoder(intermediate_dim, num_heads, dropout=dropout,
+                                                             kernel_initializer="he_normal", dtype=policy,
+                                                             name=f"transformer_{i}") for i in range(num_layers)]
+        self.dropout_layer = keras.layers.Dropout(dropout, dtype=policy)
+        self.logits = keras.layers.Dense(num_classes, kernel_initializer="he_normal", dtype=policy, name="logits")
+
+    def build(self, input_shape):
+        shape = tuple(input_shape["sequence_output"])
+        if self.matching is not None:
+            self.matching.build({"p": shape, "q": shape, "p_mask": shape[:-1], "q_mask": shape[:-1]})
+            shape = shape[:-1] + (4 * self.perspectives,)
+        self.project.build(shape)
+        shape = shape[:-1] + (self.hidden_dim,)
+        for enc in self.encoders:
+            enc.build(shape)
+        self.logits.build((shape[0], 2 * self.hidden_dim))
+
+    def call(self, inputs, mask=None, training=None):
+        seq, a, b = _pair_sides(inputs, mask, self.drop_special, "SimTransformerHead")
+        if self.matching is not None:
+            p, q = seq * ops.cast(a, seq.dtype)[..., None], seq * ops.cast(b, seq.dtype)[..., None]
+            n = ops.shape(seq)[0]
+            m = self.matching({"p": ops.concatenate([p, q], axis=0), "q": ops.concatenate([q, p], axis=0),
+                               "p_mask": ops.concatenate([a, b], axis=0), "q_mask": ops.concatenate([b, a], axis=0)})
+            # the two sides occupy disjoint positions: their matching vectors share one grid
+            x = m[:n] + m[n:]
+        else:
+            x = seq
+        both = ops.logical_or(a, b)
+        x = self.project(self.dropout_layer(x, training=training)) * ops.cast(both, seq.dtype)[..., None]
+        for enc in self.encoders:
+            x = enc(x, padding_mask=both, training=training)
+        pooled = ops.concatenate([masked_mean(x, a), masked_mean(x, b)], axis=-1)
+        return self.logits(self.dropout_layer(pooled, training=training))
+

@@ -1,0 +1,65 @@
+"""Inputs the tests share (imported as ``from tests.helpers import ...``; fixtures live in ``conftest.py``)."""
+
+import json
+import socket
+from pathlib import Path
+
+import numpy as np
+
+#: Committed reference outputs (``tests/fixtures``), each with the script that made it.
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+#: The repository's root.
+ROOT = FIXTURES.parent.parent
+#: The merges of the tiny byte-level BPE vocabulary of the RoBERTa tests (keras-hub's and HuggingFace's format).
+ROBERTA_MERGES = ["Ġ f", "Ġf i", "Ġfi l", "Ġfil m", "Ġ a", "i n", "Ġ t", "h e", "Ġt he"]
+
+
+def tiny_inputs(batch=4, seq=10, vocab=64, seed=0):
+    rng = np.random.default_rng(seed)
+    mask = np.ones((batch, seq), "int32")
+    mask[:, seq - 3:] = 0
+    return {"token_ids": (rng.integers(1, vocab, (batch, seq)) * mask).astype("int32"),
+            "segment_ids": np.zeros((batch, seq), "int32"), "padding_mask": mask}
+
+
+def token_states(batch=3, steps=7, dim=8, seed=0, ends=(5, 4)):
+    """A rich head's input dict: random token states and a padding mask whose rows 1, 2, ... end at ``ends``."""
+    rng = np.random.default_rng(seed)
+    mask = np.ones((batch, steps), "int32")
+    for row, end in enumerate(ends, start=1):
+        mask[row, end:] = 0
+    return {"sequence_output": rng.normal(size=(batch, steps, dim)).astype("float32"), "padding_mask": mask}
+
+
+def hub_reachable() -> bool:
+    """Whether the model hub's host resolves here (it never does on the offline machines)."""
+    try:
+        socket.getaddrinfo("api.kaggle.com", 443)
+        return True
+    except OSError:
+        return False
+
+
+def roberta_vocab() -> dict:
+    """``{token: id}`` of a tiny RoBERTa vocabulary: specials, the 256 byte symbols, :data:`ROBERTA_MERGES`' tokens."""
+    from tokenizers.pre_tokenizers import ByteLevel
+
+    tokens = ["<s>", "<pad>", "</s>", "<unk>", *sorted(ByteLevel.alphabet()),
+              *[m.replace(" ", "") for m in ROBERTA_MERGES], "<mask>"]
+    return {t: i for i, t in enumerate(tokens)}
+
+
+def write_roberta_preset(folder):
+    """A keras-hub preset folder of a tiny random RoBERTa in ``folder``; returns the keras-hub backbone it came from."""
+    import keras
+    import keras_hub
+
+    keras.utils.set_random_seed(0)
+    base = keras_hub.models.RobertaBackbone(vocabulary_size=len(roberta_vocab()), num_layers=2, num_heads=2,
+                                            hidden_dim=8, intermediate_dim=16, max_sequence_length=24, dropout=0.0)
+    base.save_to_preset(str(folder))
+    assets = folder / "assets" / "tokenizer"
+    assets.mkdir(parents=True, exist_ok=True)
+    (assets / "vocabulary.json").write_text(json.dumps(roberta_vocab()))       # keras-hub's RoBERTa asset names
+    (assets / "merges.txt").write_text("\n".join(ROBERTA_MERGES) + "\n")
+    return base
