@@ -50,8 +50,10 @@ def update_only(repeats):
     variables = model.trainable_variables
     grads = [torch.randn_like(v.value) * 1e-3 for v in variables]
     out = {}
-    for name, make in (("keras AdamW", lambda: keras.optimizers.AdamW(1e-4, weight_decay=0.01)),
-                       ("kit AdamW", lambda: adamw(1e-4, weight_decay=0.01))):
+    for name, make in (
+        ("keras AdamW", lambda: keras.optimizers.AdamW(1e-4, weight_decay=0.01)),
+        ("kit AdamW", lambda: adamw(1e-4, weight_decay=0.01)),
+    ):
         opt = make()
         opt.build(variables)
         out[name] = median_ms(lambda: opt.apply(grads, variables), repeats)
@@ -66,12 +68,17 @@ def update_only(repeats):
 
 def whole_step(batch, length, repeats):
     rng = np.random.default_rng(0)
-    x = {"token_ids": rng.integers(1000, 20000, (batch, length)).astype("int32"),
-         "segment_ids": np.zeros((batch, length), "int32"), "padding_mask": np.ones((batch, length), "int32")}
+    x = {
+        "token_ids": rng.integers(1000, 20000, (batch, length)).astype("int32"),
+        "segment_ids": np.zeros((batch, length), "int32"),
+        "padding_mask": np.ones((batch, length), "int32"),
+    }
     y = rng.integers(0, 2, batch)
     out = {}
-    for name, make in (("keras AdamW", lambda: keras.optimizers.AdamW(1e-4, weight_decay=0.01)),
-                       ("kit AdamW", lambda: adamw(1e-4, weight_decay=0.01))):
+    for name, make in (
+        ("keras AdamW", lambda: keras.optimizers.AdamW(1e-4, weight_decay=0.01)),
+        ("kit AdamW", lambda: adamw(1e-4, weight_decay=0.01)),
+    ):
         model = classifier(length)
         model.compile(make(), CE)
         out[name] = median_ms(lambda: model.fit(x, y, batch_size=batch, epochs=1, verbose=0), repeats)
@@ -84,14 +91,20 @@ def main():
     ap.add_argument("--out", default=str(Path(__file__).with_name("results_adamw_torch.json")))
     args = ap.parse_args()
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
-    result = {"machine": f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} thread(s)",
-              "torch": torch.__version__, "keras": keras.__version__, "update": update_only(args.repeats),
-              "step": {f"batch {b} x {t}": whole_step(b, t, args.repeats) for b, t in ((16, 32), (32, 40))}}
+    result = {
+        "machine": f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} thread(s)",
+        "torch": torch.__version__,
+        "keras": keras.__version__,
+        "update": update_only(args.repeats),
+        "step": {f"batch {b} x {t}": whole_step(b, t, args.repeats) for b, t in ((16, 32), (32, 40))},
+    }
     for name, ms in result["update"]["ms"].items():
         print(f"update of {result['update']['params']:,} parameters, {name:<26} {ms:8.1f} ms")
     for shape, row in result["step"].items():
-        print(f"fine-tuning step, {shape}: Keras AdamW {row['keras AdamW']:.0f} ms, kit AdamW {row['kit AdamW']:.0f} ms"
-              f" ({row['keras AdamW'] / row['kit AdamW']:.2f}x)")
+        print(
+            f"fine-tuning step, {shape}: Keras AdamW {row['keras AdamW']:.0f} ms, kit AdamW {row['kit AdamW']:.0f} ms"
+            f" ({row['keras AdamW'] / row['kit AdamW']:.2f}x)"
+        )
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print("wrote", args.out)
 

@@ -26,7 +26,7 @@ def build_corpus(n_docs: int, words: int, seed: int = 0) -> list[str]:
     import kit.data
 
     tokens = " ".join(kit.data.load("general_corpus").splits["all"].texts).split()
-    passages = [" ".join(tokens[i:i + words]) for i in range(0, len(tokens) - words, words)]
+    passages = [" ".join(tokens[i : i + words]) for i in range(0, len(tokens) - words, words)]
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < n_docs:  # recycle real passages, shuffled, each pass with a different sentence offset
@@ -55,8 +55,10 @@ def main():
     t = time.perf_counter()
     corpus = build_corpus(args.docs, args.words)
     queries = kit.data.load("rt_snippets").train.texts[: args.queries]
-    print(f"corpus: {len(corpus):,} passages of {args.words} words ({time.perf_counter() - t:.1f}s to build); "
-          f"{len(queries):,} queries; k={args.k}; {os.cpu_count()} cores; {platform.processor() or platform.machine()}")
+    print(
+        f"corpus: {len(corpus):,} passages of {args.words} words ({time.perf_counter() - t:.1f}s to build); "
+        f"{len(queries):,} queries; k={args.k}; {os.cpu_count()} cores; {platform.processor() or platform.machine()}"
+    )
     res = {"docs": len(corpus), "words": args.words, "queries": len(queries), "k": args.k, "cores": os.cpu_count()}
 
     t = time.perf_counter()
@@ -91,8 +93,10 @@ def main():
             same += bool(np.allclose(top, scores[i], rtol=1e-5) and np.allclose(full[ids[i]], top, rtol=1e-5))
         res["same_top_k"] = f"{same}/{n_ref}"
         res["speedup_vs_rank_bm25"] = kit_qps / res["rank_bm25_qps"]
-        print(f"rank-bm25: index {res['rank_bm25_index_s']:.1f}s, {res['rank_bm25_qps']:.2f} queries/s "
-              f"({n_ref} queries); same top-{args.k} as the kit: {same}/{n_ref}")
+        print(
+            f"rank-bm25: index {res['rank_bm25_index_s']:.1f}s, {res['rank_bm25_qps']:.2f} queries/s "
+            f"({n_ref} queries); same top-{args.k} as the kit: {same}/{n_ref}"
+        )
         print(f"==> kit / rank-bm25 queries/s ratio: {res['speedup_vs_rank_bm25']:,.0f}x")
 
     try:
@@ -108,8 +112,10 @@ def main():
         retriever.retrieve(qt, k=args.k, show_progress=False, n_threads=os.cpu_count())
         res["bm25s_qps"] = len(queries) / (time.perf_counter() - t)
         res["kit_vs_bm25s"] = kit_qps / res["bm25s_qps"]
-        print(f"bm25s: index {res['bm25s_index_s']:.1f}s, {res['bm25s_qps']:,.0f} queries/s; "
-              f"kit/bm25s ratio {res['kit_vs_bm25s']:.2f}x")
+        print(
+            f"bm25s: index {res['bm25s_index_s']:.1f}s, {res['bm25s_qps']:,.0f} queries/s; "
+            f"kit/bm25s ratio {res['kit_vs_bm25s']:.2f}x"
+        )
     except ImportError:
         print("bm25s not installed: skipped (pip install bm25s to compare)")
     res["peak_rss_gib"] = rss_gib()

@@ -240,8 +240,16 @@ json.dump(rows, open(args["out"], "w"), indent=1)
 
 
 def run_worker(kind: str, args, out: Path) -> bool:
-    params = {"seq": args.seq, "batches": args.batches, "warmup": args.warmup, "repeats": args.repeats,
-              "train_steps": args.train_steps, "out": str(out), "shapes": SHAPES, "tiny": args.tiny}
+    params = {
+        "seq": args.seq,
+        "batches": args.batches,
+        "warmup": args.warmup,
+        "repeats": args.repeats,
+        "train_steps": args.train_steps,
+        "out": str(out),
+        "shapes": SHAPES,
+        "tiny": args.tiny,
+    }
     env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false")
     if kind == "plain":
         code = PLAIN_WORKER
@@ -267,31 +275,51 @@ def report(folder: Path = HERE) -> str:
     out.append("Machine: " + "; ".join(f"{r.impl}: {r.device}" for r in machines.itertuples()))
     checks = df[df.what == "check"]
     if len(checks):
-        out.append("\nFused LSTM paths on the GPU vs Keras' generic LSTM (max |difference|; outputs at inference, "
-                   "gradients of the path that trains):\n")
-        out.append("| backend | inference path | outputs, right padding | outputs, left padding | training path | "
-                   "gradients |\n|---|---|---|---|---|---|")
+        out.append(
+            "\nFused LSTM paths on the GPU vs Keras' generic LSTM (max |difference|; outputs at inference, "
+            "gradients of the path that trains):\n"
+        )
+        out.append(
+            "| backend | inference path | outputs, right padding | outputs, left padding | training path | "
+            "gradients |\n|---|---|---|---|---|---|"
+        )
         for impl, g in checks.groupby("impl"):
             d = g.set_index("padding")
             get = lambda k: f"{d.max_abs_diff[k]:.1e}" if k in d.index else "-"  # noqa: E731
             train_path = d.path["gradients"] if "gradients" in d.index else "-"
-            out.append(f"| {impl} | {d.path.get('right', '-')} | {get('right')} | {get('left')} | {train_path} | "
-                       f"{get('gradients')} |")
+            out.append(
+                f"| {impl} | {d.path.get('right', '-')} | {get('right')} | {get('left')} | {train_path} | "
+                f"{get('gradients')} |"
+            )
     inf = df[df.what == "inference"]
     if len(inf):
         table = inf.pivot_table(index=["model", "batch"], columns="impl", values="median_ms")
         impls = [c for c in table.columns if c != "plain-torch"]
         out.append(f"\nInference, ms per batch (median), sequence length {int(inf.seq.iloc[0])}, float32:\n")
-        head = "| model | batch | " + " | ".join(table.columns) + " | " + " | ".join(f"{i} ÷ plain" for i in impls) + " |"
+        head = (
+            "| model | batch | " + " | ".join(table.columns) + " | " + " | ".join(f"{i} ÷ plain" for i in impls) + " |"
+        )
         out.append(head + "\n|" + "---|" * (2 + len(table.columns) + len(impls)))
         for (model, b), r in table.iterrows():
-            ratios = [f"{r[i] / r['plain-torch']:.2f}x" if "plain-torch" in r and r["plain-torch"] == r["plain-torch"]
-                      else "-" for i in impls]
-            out.append(f"| {model} | {int(b)} | " + " | ".join(f"{v:,.1f}" for v in r.values) + " | " + " | ".join(ratios) + " |")
+            ratios = [
+                f"{r[i] / r['plain-torch']:.2f}x"
+                if "plain-torch" in r and r["plain-torch"] == r["plain-torch"]
+                else "-"
+                for i in impls
+            ]
+            out.append(
+                f"| {model} | {int(b)} | "
+                + " | ".join(f"{v:,.1f}" for v in r.values)
+                + " | "
+                + " | ".join(ratios)
+                + " |"
+            )
     tr = df[df.what == "train"]
     if len(tr):
         table = tr.pivot_table(index=["model", "precision"], columns="impl", values="steps_per_s")
-        out.append("\nTraining, optimizer steps per second (BERT-base shape batch 32 x 128; LSTM-2-256 batch 64 x 256):\n")
+        out.append(
+            "\nTraining, optimizer steps per second (BERT-base shape batch 32 x 128; LSTM-2-256 batch 64 x 256):\n"
+        )
         out.append("| model | precision | " + " | ".join(table.columns) + " |\n|" + "---|" * (2 + len(table.columns)))
         for (model, p), r in table.iterrows():
             out.append(f"| {model} | {p} | " + " | ".join(f"{v:.1f}" for v in r.values) + " |")

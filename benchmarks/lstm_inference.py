@@ -81,8 +81,10 @@ def main():
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     cfg = json.dumps({k: getattr(args, k) for k in ("batch", "seq", "layers", "cells", "vocab", "repeats")})
-    print(f"LSTM-{args.layers}-{args.cells}, batch {args.batch}, seq {args.seq}, {os.cpu_count()} cores; "
-          f"median ms per batch of {args.repeats} runs after 1 warm-up")
+    print(
+        f"LSTM-{args.layers}-{args.cells}, batch {args.batch}, seq {args.seq}, {os.cpu_count()} cores; "
+        f"median ms per batch of {args.repeats} runs after 1 warm-up"
+    )
     table = []
     for backend in args.backends.split(","):
         t = time.time()
@@ -98,8 +100,10 @@ def main():
             r["plain_torch_ms"] = plain_ms
             r["ratio_vs_plain_torch"] = r["median_ms"] / plain_ms
             table.append(r)
-            print(f"{backend:<11} {r['model']:<32} {r['median_ms']:9.1f} ms | plain PyTorch {plain_ms:9.1f} ms | "
-                  f"ratio {r['ratio_vs_plain_torch']:.2f}x  ({time.time() - t:.0f}s)")
+            print(
+                f"{backend:<11} {r['model']:<32} {r['median_ms']:9.1f} ms | plain PyTorch {plain_ms:9.1f} ms | "
+                f"ratio {r['ratio_vs_plain_torch']:.2f}x  ({time.time() - t:.0f}s)"
+            )
     if args.out:
         with open(args.out, "w") as f:
             json.dump(table, f, indent=1)

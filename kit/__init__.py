@@ -16,7 +16,8 @@ _backend = _os.environ.get("KERAS_BACKEND")
 if _backend is not None and _backend not in _BACKENDS:
     raise ImportError(
         f"Unknown KERAS_BACKEND={_backend!r}. Set it to one of {_BACKENDS} before starting Python "
-        "(e.g. `export KERAS_BACKEND=jax`), or unset it for Keras' default (tensorflow).")
+        "(e.g. `export KERAS_BACKEND=jax`), or unset it for Keras' default (tensorflow)."
+    )
 
 from . import tf_guard as _tf_guard  # noqa: E402
 
@@ -26,8 +27,22 @@ from . import config  # noqa: E402
 from .config import set_seed  # noqa: E402
 
 __version__ = "0.1.0"
-_SUBMODULES = ("data", "models", "text", "retrieval", "analysis", "train", "testing", "devices", "runner", "cli",
-               "tf_guard", "session", "papers", "exercises")
+_SUBMODULES = (
+    "data",
+    "models",
+    "text",
+    "retrieval",
+    "analysis",
+    "train",
+    "testing",
+    "devices",
+    "runner",
+    "cli",
+    "tf_guard",
+    "session",
+    "papers",
+    "exercises",
+)
 __all__ = ["config", "set_seed", "__version__", *_SUBMODULES]
 
 

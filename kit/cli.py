@@ -24,12 +24,11 @@ def _info(args) -> int:
     from .session import tensorflow_status
 
     print(f"tensorflow    {tensorflow_status()}")
-    print(f"data options  KIT_DATA_DIR, KIT_OFFLINE=1, KIT_ALLOW_UNVERIFIED=1, KIT_DATA_<NAME>=path; sizes: KIT_SIZES")
+    print("data options  KIT_DATA_DIR, KIT_OFFLINE=1, KIT_ALLOW_UNVERIFIED=1, KIT_DATA_<NAME>=path; sizes: KIT_SIZES")
     print(f"cache dir     {config.data_dir()}   (KIT_DATA_DIR)")
     import importlib.metadata as md
 
-    for pkg in ("keras", "keras-hub", "tokenizers", "tensorflow", "jax", "torch", "numpy", "scikit-learn",
-                "rank-bm25"):
+    for pkg in ("keras", "keras-hub", "tokenizers", "tensorflow", "jax", "torch", "numpy", "scikit-learn", "rank-bm25"):
         try:
             print(f"{pkg:<13} {md.version(pkg)}")
         except md.PackageNotFoundError:
@@ -85,9 +84,19 @@ def _run(args) -> int:
 
     try:
         nb = find_notebook(args.notebook)
-        env = notebook_env(args.data, args.text, args.label, args.text_a, args.text_b, args.task, args.encoding,
-                           args.delimiter, args.skip_empty, args.tag_column)
-        check_data(nb, env)                     # a bad file stops here, in seconds, before a kernel starts
+        env = notebook_env(
+            args.data,
+            args.text,
+            args.label,
+            args.text_a,
+            args.text_b,
+            args.task,
+            args.encoding,
+            args.delimiter,
+            args.skip_empty,
+            args.tag_column,
+        )
+        check_data(nb, env)  # a bad file stops here, in seconds, before a kernel starts
     except (FileNotFoundError, ValueError, KeyError, IsADirectoryError) as exc:
         print(f"error: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
         return 1
@@ -100,7 +109,7 @@ def _run(args) -> int:
     def stop(signum, frame):
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, stop)        # `kill` stops like Ctrl-C: the notebook so far is kept
+    signal.signal(signal.SIGTERM, stop)  # `kill` stops like Ctrl-C: the notebook so far is kept
     try:
         result = run_notebook(nb, out, timeout=args.timeout, env=env, in_process=args.in_process)
     except KeyboardInterrupt:
@@ -114,8 +123,11 @@ def _run(args) -> int:
             failed = isinstance(exc, CellExecutionError)
         if not failed:
             raise
-        print(f"\nerror: a cell of {nb.name} failed; the executed notebook up to that cell is in {out}.\n"
-              f"{str(exc)[-2000:]}", file=sys.stderr)
+        print(
+            f"\nerror: a cell of {nb.name} failed; the executed notebook up to that cell is in {out}.\n"
+            f"{str(exc)[-2000:]}",
+            file=sys.stderr,
+        )
         return 1
     print(f"\nwrote {result}")
     for f in sorted(out.iterdir()):
@@ -135,8 +147,17 @@ NOTEBOOK_BACKENDS = {"00": "tensorflow", "01": "torch", "02": "torch", "03": "to
 #: Minutes each run of ``kit test`` took in a clean-clone ``.ci/run`` on 2026-11-26 (2 cores, 2 runs side by side, 1
 #: thread each; the whole run 2,442 s): only the order of the queue reads them
 #: (the longest first, so no long run starts last while the other worker idles).
-EXPECTED_MINUTES = {"pytest jax": 14.2, "pytest tensorflow": 13.6, "pytest torch": 3.8, "00": 6.3, "01": 8.3,
-                    "02": 7.1, "03": 9.3, "04": 9.6, "solutions": 4.3}
+EXPECTED_MINUTES = {
+    "pytest jax": 14.2,
+    "pytest tensorflow": 13.6,
+    "pytest torch": 3.8,
+    "00": 6.3,
+    "01": 8.3,
+    "02": 7.1,
+    "03": 9.3,
+    "04": 9.6,
+    "solutions": 4.3,
+}
 
 
 def notebook_plan(root: Path, mapping: dict, every: list[str] | None = None) -> dict[str, list[str]]:
@@ -149,29 +170,65 @@ def notebook_plan(root: Path, mapping: dict, every: list[str] | None = None) -> 
     plan: dict[str, list[str]] = {}
     for nb in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         rel = str(nb.relative_to(root))
-        for backend in (every or [mapping.get(nb.name[:2], "torch")]):
+        for backend in every or [mapping.get(nb.name[:2], "torch")]:
             plan.setdefault(backend, []).append(rel)
     return plan
 
 
 def test_jobs(root: Path, backends, pytest_args, notebooks: dict[str, list[str]]) -> list[tuple[str, list, dict]]:
     """``(label, command, env)`` for every run of ``kit test``: pytest per backend (the tests marked ``one_backend``
-    under the first backend only), then each notebook under nbval, then the notebooks' exercise solutions."""
-    jobs = [(f"pytest {b}", [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",   # own temp folder: runs
-             f"--basetemp={root / 'runs' / 'pytest-tmp' / b}", "tests",                    # side by side never share
-             *([] if i == 0 else ["-m", "not one_backend"]), *pytest_args],   # see pyproject's one_backend
-             {"KERAS_BACKEND": b}) for i, b in enumerate(backends)]
+    under the first backend only), then each notebook under nbval, then the notebooks' exercise solutions.
+    """
+    jobs = [
+        (
+            f"pytest {b}",
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",  # own temp folder: runs
+                f"--basetemp={root / 'runs' / 'pytest-tmp' / b}",
+                "tests",  # side by side never share
+                *([] if i == 0 else ["-m", "not one_backend"]),
+                *pytest_args,
+            ],  # see pyproject's one_backend
+            {"KERAS_BACKEND": b},
+        )
+        for i, b in enumerate(backends)
+    ]
     for b, targets in notebooks.items():
         for nb in targets:
-            jobs.append((f"{Path(nb).stem} on {b}",
-                         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax",
-                          "--nbval-current-env", "--nbval-cell-timeout", "1800",
-                          "--nbval-sanitize-with", "notebooks/nbval_sanitize.cfg", nb],
-                         {"KERAS_BACKEND": b, "KIT_SCALE": "smoke", "KIT_OUT_ROOT": str(root / "runs" / f"nbval-{b}")}))
-    if notebooks:   # every exercise's solution (kit/exercises.py), at smoke, under the first backend
-        jobs.append((f"solutions on {backends[0]}", [sys.executable, "-m", "kit.exercises", "--all"],
-                     {"KERAS_BACKEND": backends[0], "KIT_SCALE": "smoke",
-                      "KIT_OUT_ROOT": str(root / "runs" / "solutions")}))
+            jobs.append(
+                (
+                    f"{Path(nb).stem} on {b}",
+                    [
+                        sys.executable,
+                        "-m",
+                        "pytest",
+                        "-q",
+                        "-p",
+                        "no:cacheprovider",
+                        "--nbval-lax",
+                        "--nbval-current-env",
+                        "--nbval-cell-timeout",
+                        "1800",
+                        "--nbval-sanitize-with",
+                        "notebooks/nbval_sanitize.cfg",
+                        nb,
+                    ],
+                    {"KERAS_BACKEND": b, "KIT_SCALE": "smoke", "KIT_OUT_ROOT": str(root / "runs" / f"nbval-{b}")},
+                )
+            )
+    if notebooks:  # every exercise's solution (kit/exercises.py), at smoke, under the first backend
+        jobs.append(
+            (
+                f"solutions on {backends[0]}",
+                [sys.executable, "-m", "kit.exercises", "--all"],
+                {"KERAS_BACKEND": backends[0], "KIT_SCALE": "smoke", "KIT_OUT_ROOT": str(root / "runs" / "solutions")},
+            )
+        )
     return jobs
 
 
@@ -198,7 +255,7 @@ def expected_minutes(label: str) -> float:
 
 
 def _test(args) -> int:
-    """pytest once per backend (fresh processes) and every notebook with nbval on its backend, ``--jobs`` at a time.
+    """Pytest once per backend (fresh processes) and every notebook with nbval on its backend, ``--jobs`` at a time.
 
     With more than one job at a time, each job's output goes to ``runs/test-logs/<job>.log`` and is shown when the job
     ends (in full when it failed); each job gets ``cpu_count // jobs`` threads (``OMP_NUM_THREADS``, XLA's flags).
@@ -221,17 +278,25 @@ def _test(args) -> int:
     threads = max(1, (os.cpu_count() or 1) // width)
     extra = {}
     if width > 1:
-        extra = {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
-                 "XLA_FLAGS": (os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
-                               if threads == 1 else os.environ.get("XLA_FLAGS", "")).strip()}
+        extra = {
+            "OMP_NUM_THREADS": str(threads),
+            "MKL_NUM_THREADS": str(threads),
+            "XLA_FLAGS": (
+                os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
+                if threads == 1
+                else os.environ.get("XLA_FLAGS", "")
+            ).strip(),
+        }
         extra = {k: v for k, v in extra.items() if v and k not in os.environ}
     logs = root / "runs" / "test-logs"
     logs.mkdir(parents=True, exist_ok=True)
-    (root / "runs" / "pytest-tmp").mkdir(parents=True, exist_ok=True)   # pytest makes --basetemp, not its parents
+    (root / "runs" / "pytest-tmp").mkdir(parents=True, exist_ok=True)  # pytest makes --basetemp, not its parents
     failed, lock, total = [], threading.Lock(), time.time()
     queue = longest_first(jobs)
-    print(f"kit test: {len(jobs)} runs, {width} at a time" + (f" ({threads} thread(s) each)" if width > 1 else ""),
-          flush=True)
+    print(
+        f"kit test: {len(jobs)} runs, {width} at a time" + (f" ({threads} thread(s) each)" if width > 1 else ""),
+        flush=True,
+    )
 
     def run_one(label, cmd, env_extra):
         env = dict(os.environ, **extra, **env_extra)
@@ -269,8 +334,10 @@ def _test(args) -> int:
         th.start()
     for th in pool:
         th.join()
-    print(f"\nkit test: {len(failed)} of {len(jobs)} runs failed "
-          f"in {time.time() - total:.0f}s" + ("".join(f"\n  FAILED: {f}" for f in failed)))
+    print(
+        f"\nkit test: {len(failed)} of {len(jobs)} runs failed "
+        f"in {time.time() - total:.0f}s" + ("".join(f"\n  FAILED: {f}" for f in failed))
+    )
     return 1 if failed else 0
 
 
@@ -284,18 +351,25 @@ def main(argv=None) -> int:
     d.add_argument("--path", help="your own copy of the data (folder or original archive)")
     d.add_argument("--target", help="binary|5class|rating for the VADER sets")
     d.add_argument("-n", type=int, default=5, help="rows to show")
-    r = sub.add_parser("run", help="execute a notebook headless at the current scale (KIT_SCALE)",
-                       description="Execute a notebook headless. With --data it reruns on your CSV/TSV: "
-                       "kit run 01 --data my.csv --text review --label stars (pairs: --text-a q1 --text-b q2; notebook 03's "
-                       "tagging: kit run 03 --data my.conll).")
+    r = sub.add_parser(
+        "run",
+        help="execute a notebook headless at the current scale (KIT_SCALE)",
+        description="Execute a notebook headless. With --data it reruns on your CSV/TSV: "
+        "kit run 01 --data my.csv --text review --label stars (pairs: --text-a q1 --text-b q2; notebook 03's "
+        "tagging: kit run 03 --data my.conll).",
+    )
     r.add_argument("notebook", help="its number (00, 01, ...) or a path")
     r.add_argument("--out", help="output folder (default runs/<notebook>-<time>)")
     r.add_argument("--timeout", type=int, default=3600, help="seconds per cell")
     r.add_argument("--scale", choices=["smoke", "medium", "full"], help="sets KIT_SCALE for this run")
-    r.add_argument("--precision", choices=["float32", "mixed_bfloat16", "mixed_float16"],
-                   help="sets KIT_PRECISION for this run")
-    r.add_argument("--data", help="your CSV/TSV file (with a header row), or for notebook 03's tagging a CoNLL file (a token per "
-                   "line, its tag in a column), instead of the notebook's data set")
+    r.add_argument(
+        "--precision", choices=["float32", "mixed_bfloat16", "mixed_float16"], help="sets KIT_PRECISION for this run"
+    )
+    r.add_argument(
+        "--data",
+        help="your CSV/TSV file (with a header row), or for notebook 03's tagging a CoNLL file (a token per "
+        "line, its tag in a column), instead of the notebook's data set",
+    )
     r.add_argument("--encoding", help="the file's encoding when it is not UTF-8 (e.g. cp1252, latin-1)")
     r.add_argument("--delimiter", help="the file's delimiter when it is not found from the header (, TAB ; |)")
     r.add_argument("--skip-empty", action="store_true", help="drop rows with an empty text instead of stopping")
@@ -303,24 +377,50 @@ def main(argv=None) -> int:
     r.add_argument("--label", help="the column with the labels (classes) or scores (regression)")
     r.add_argument("--text-a", dest="text_a", help="sentence pairs: the first text's column")
     r.add_argument("--text-b", dest="text_b", help="sentence pairs: the second text's column")
-    r.add_argument("--task", choices=["classification", "regression", "pairs", "pair_regression", "tagging"],
-                   help="override the task the kit infers from the labels (tagging: a CoNLL file of tagged tokens)")
-    r.add_argument("--tag-column", dest="tag_column", type=int,
-                   help="tagged tokens: the column with the tags (0 = the token; default -1, the last)")
-    r.add_argument("--in-process", dest="in_process", action="store_true",
-                   help="run the cells in this Python process (no Jupyter kernel needed, e.g. on a bare GPU box)")
+    r.add_argument(
+        "--task",
+        choices=["classification", "regression", "pairs", "pair_regression", "tagging"],
+        help="override the task the kit infers from the labels (tagging: a CoNLL file of tagged tokens)",
+    )
+    r.add_argument(
+        "--tag-column",
+        dest="tag_column",
+        type=int,
+        help="tagged tokens: the column with the tags (0 = the token; default -1, the last)",
+    )
+    r.add_argument(
+        "--in-process",
+        dest="in_process",
+        action="store_true",
+        help="run the cells in this Python process (no Jupyter kernel needed, e.g. on a bare GPU box)",
+    )
     t = sub.add_parser("test", help="the test suite on every backend, then the notebooks (what CI runs)")
-    t.add_argument("--backends", default="torch,jax,tensorflow",
-                   help="pytest once per backend; the first also runs the tests marked one_backend (torch: it runs "
-                   "the whole suite in ~3 minutes on a CPU, where jax and tensorflow spend 15-20 compiling)")
-    t.add_argument("--notebook-backends", default="",
-                   help="override which backend runs a notebook, e.g. 02=torch,03=tensorflow (defaults: "
-                   + ", ".join(f"{k}={v}" for k, v in NOTEBOOK_BACKENDS.items()) + ")")
-    t.add_argument("--all-notebooks-on", dest="all_notebooks_on", default="",
-                   help="run every notebook on each of these backends instead, e.g. jax,tensorflow,torch")
+    t.add_argument(
+        "--backends",
+        default="torch,jax,tensorflow",
+        help="pytest once per backend; the first also runs the tests marked one_backend (torch: it runs "
+        "the whole suite in ~3 minutes on a CPU, where jax and tensorflow spend 15-20 compiling)",
+    )
+    t.add_argument(
+        "--notebook-backends",
+        default="",
+        help="override which backend runs a notebook, e.g. 02=torch,03=tensorflow (defaults: "
+        + ", ".join(f"{k}={v}" for k, v in NOTEBOOK_BACKENDS.items())
+        + ")",
+    )
+    t.add_argument(
+        "--all-notebooks-on",
+        dest="all_notebooks_on",
+        default="",
+        help="run every notebook on each of these backends instead, e.g. jax,tensorflow,torch",
+    )
     t.add_argument("--no-notebooks", dest="notebooks", action="store_false")
-    t.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
-                   help="runs at a time (default: 2 where there are 2 or more CPU cores); each gets cores / jobs threads")
+    t.add_argument(
+        "--jobs",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        help="runs at a time (default: 2 where there are 2 or more CPU cores); each gets cores / jobs threads",
+    )
     t.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     args = parser.parse_args(argv)
     try:

@@ -45,21 +45,36 @@ SCALES: dict[str, dict] = {
     "smoke": {
         "description": "offline, CPU, minutes: the data the kit can fetch from "
         "the package registries, small models, short training",
-        "sequence_length": 64, "batch_size": 32, "epochs": 2, "max_train_examples": 1000, "max_eval_examples": 500,
-        "backbone": "minilm-l6", "seeds": [0],
+        "sequence_length": 64,
+        "batch_size": 32,
+        "epochs": 2,
+        "max_train_examples": 1000,
+        "max_eval_examples": 500,
+        "backbone": "minilm-l6",
+        "seeds": [0],
     },
     "medium": {
         "description": "the offline data at full size and the papers' model sizes, 5 seeds in the paper notebooks: "
         "~25-45 minutes per notebook on one H200 (jax) with the four sharing it, estimated from the first 9 minutes "
         "(benchmarks/medium_gpu)",
-        "sequence_length": 64, "batch_size": 32, "epochs": 3, "max_train_examples": None, "max_eval_examples": None,
-        "backbone": "minilm-l6", "seeds": [0, 1, 2],
+        "sequence_length": 64,
+        "batch_size": 32,
+        "epochs": 3,
+        "max_train_examples": None,
+        "max_eval_examples": None,
+        "backbone": "minilm-l6",
+        "seeds": [0, 1, 2],
     },
     "full": {
         "description": "the papers' data sets (your copies) and model sizes on a GPU, sized to a few GPU-hours "
         "per notebook",
-        "sequence_length": 256, "batch_size": 32, "epochs": 3, "max_train_examples": None, "max_eval_examples": None,
-        "backbone": "minilm-l6", "seeds": [0, 1, 2],
+        "sequence_length": 256,
+        "batch_size": 32,
+        "epochs": 3,
+        "max_train_examples": None,
+        "max_eval_examples": None,
+        "backbone": "minilm-l6",
+        "seeds": [0, 1, 2],
     },
 }
 
@@ -98,8 +113,9 @@ def _sizes_env() -> dict:
     try:
         extra = json.loads(extra)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{SIZES_ENV} is not valid JSON ({exc}); e.g. "
-                         f"{SIZES_ENV}='{{\"tlm\": {{\"stage1_steps\": 50}}}}'.") from None
+        raise ValueError(
+            f'{SIZES_ENV} is not valid JSON ({exc}); e.g. {SIZES_ENV}=\'{{"tlm": {{"stage1_steps": 50}}}}\'.'
+        ) from None
     if not isinstance(extra, dict):
         raise ValueError(f"{SIZES_ENV} must be a JSON object of sizes, got {type(extra).__name__}.")
     return extra
@@ -138,8 +154,10 @@ def paper_sizes(paper: str, defaults: dict, scales: dict, name: str | None = Non
     out.update(copy.deepcopy(scales[name]))
     extra = _sizes_env().get(paper, {})
     if not isinstance(extra, dict):
-        raise ValueError(f"{SIZES_ENV}: {paper!r} must map to an object of sizes, e.g. "
-                         f"{SIZES_ENV}='{{\"{paper}\": {{...}}}}', got {extra!r}.")
+        raise ValueError(
+            f"{SIZES_ENV}: {paper!r} must map to an object of sizes, e.g. "
+            f"{SIZES_ENV}='{{\"{paper}\": {{...}}}}', got {extra!r}."
+        )
     return _merge(out, extra, f"{paper}.")
 
 
@@ -160,8 +178,10 @@ def precision() -> str:
     """``KIT_PRECISION``: ``float32`` (default), ``mixed_bfloat16`` or ``mixed_float16``."""
     value = os.environ.get(PRECISION_ENV, "float32").strip().lower() or "float32"
     if value not in PRECISIONS:
-        raise ValueError(f"Unknown {PRECISION_ENV}={value!r}. Set it to one of {PRECISIONS} "
-                         "(mixed_bfloat16 on a recent GPU or TPU, mixed_float16 on older GPUs), or unset it.")
+        raise ValueError(
+            f"Unknown {PRECISION_ENV}={value!r}. Set it to one of {PRECISIONS} "
+            "(mixed_bfloat16 on a recent GPU or TPU, mixed_float16 on older GPUs), or unset it."
+        )
     return value
 
 
@@ -180,8 +200,10 @@ def apply_precision(name: str | None = None) -> str:
         import jax
 
         if jax.default_backend() == "cpu":
-            raise ValueError("mixed_float16 needs a GPU under jax: XLA on a CPU cannot multiply float16 matrices "
-                             "with float32 accumulation. Use KIT_PRECISION=mixed_bfloat16 (or float32) on a CPU.")
+            raise ValueError(
+                "mixed_float16 needs a GPU under jax: XLA on a CPU cannot multiply float16 matrices "
+                "with float32 accumulation. Use KIT_PRECISION=mixed_bfloat16 (or float32) on a CPU."
+            )
     keras.config.set_dtype_policy(name)
     return name
 

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .runner import find_notebook, notebooks_dir   # a notebook by its number, as `kit run` finds it
+from .runner import find_notebook, notebooks_dir  # a notebook by its number, as `kit run` finds it
 
 _EXERCISE = re.compile(r"\*\*Exercise (\d+)\.\*\*")
 _DETAILS = re.compile(r"<details>(.*?)</details>", re.S)
@@ -58,14 +58,16 @@ def solutions(notebook) -> list[Solution]:
         text = "".join(cell["source"])
         heads = list(_EXERCISE.finditer(text))
         for i, head in enumerate(heads):
-            part = text[head.start(): heads[i + 1].start() if i + 1 < len(heads) else len(text)]
+            part = text[head.start() : heads[i + 1].start() if i + 1 < len(heads) else len(text)]
             details = _DETAILS.search(part)
             code = _CODE.findall(details.group(1)) if details else []
             number = int(head.group(1))
             if len(code) != 1:
-                raise ValueError(f"{path.name}, exercise {number}: expected one <details> block with one ```python "
-                                 f"block (its solution), found {len(code)}.")
-            question = part[head.end(): details.start()].strip()
+                raise ValueError(
+                    f"{path.name}, exercise {number}: expected one <details> block with one ```python "
+                    f"block (its solution), found {len(code)}."
+                )
+            question = part[head.end() : details.start()].strip()
             found.append(Solution(path.stem, number, question, code[0]))
     return found
 
@@ -77,7 +79,7 @@ def run(solution: Solution) -> float:
     keras.backend.clear_session()
     start = time.time()
     code = compile(solution.code, f"<{solution.label}>", "exec")
-    exec(code, {"__name__": "__main__"})   # noqa: S102 - the notebooks' own solutions
+    exec(code, {"__name__": "__main__"})  # noqa: S102 - the notebooks' own solutions
     return time.time() - start
 
 

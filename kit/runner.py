@@ -54,8 +54,18 @@ def find_notebook(name: str) -> Path:
     return matches[0]
 
 
-def notebook_env(data=None, text=None, label=None, text_a=None, text_b=None, task=None, encoding=None,
-                 delimiter=None, skip_empty=False, tag_column=None) -> dict:
+def notebook_env(
+    data=None,
+    text=None,
+    label=None,
+    text_a=None,
+    text_b=None,
+    task=None,
+    encoding=None,
+    delimiter=None,
+    skip_empty=False,
+    tag_column=None,
+) -> dict:
     """The environment ``kit run --data FILE --text COL --label COL`` (pairs: ``--text-a/--text-b``; tagged tokens:
     a CoNLL-form file, ``--task tagging`` or a ``.conll`` name, ``--tag-column N``) sets.
 
@@ -64,27 +74,44 @@ def notebook_env(data=None, text=None, label=None, text_a=None, text_b=None, tas
     """
     from .data.conll import is_tagged_file
 
-    given = {"text": text, "label": label, "text_a": text_a, "text_b": text_b, "task": task, "encoding": encoding,
-             "delimiter": delimiter, "skip_empty": "1" if skip_empty else None,
-             "tag_column": None if tag_column is None else str(tag_column)}
+    given = {
+        "text": text,
+        "label": label,
+        "text_a": text_a,
+        "text_b": text_b,
+        "task": task,
+        "encoding": encoding,
+        "delimiter": delimiter,
+        "skip_empty": "1" if skip_empty else None,
+        "tag_column": None if tag_column is None else str(tag_column),
+    }
     if data is None:
         stray = [f"--{k.replace('_', '-')}" for k, v in given.items() if v]
         if stray:
-            raise ValueError(f"{', '.join(stray)} need --data FILE (your CSV or TSV, or a CoNLL file of tagged "
-                             "tokens).")
+            raise ValueError(
+                f"{', '.join(stray)} need --data FILE (your CSV or TSV, or a CoNLL file of tagged tokens)."
+            )
         return {}
     path = Path(data).expanduser().resolve()
     tagged = is_tagged_file(path, task)
     if not (path.is_file() or (tagged and path.is_dir())):
         raise FileNotFoundError(f"--data {data}: no such file (looked for {path}).")
     if tagged:
-        stray = [f"--{k.replace('_', '-')}" for k in ("text", "label", "text_a", "text_b", "delimiter", "skip_empty")
-                 if given[k]]
+        stray = [
+            f"--{k.replace('_', '-')}"
+            for k in ("text", "label", "text_a", "text_b", "delimiter", "skip_empty")
+            if given[k]
+        ]
         if stray:
-            raise ValueError(f"{', '.join(stray)} do not apply to tagged tokens: a CoNLL file has a token per line and "
-                             "its tag in a column (--tag-column N, default the last).")
-        return {OWN_DATA_ENV["file"]: str(path), OWN_DATA_ENV["task"]: "tagging",
-                **{OWN_DATA_ENV[k]: given[k] for k in ("encoding", "tag_column") if given[k] is not None}}
+            raise ValueError(
+                f"{', '.join(stray)} do not apply to tagged tokens: a CoNLL file has a token per line and "
+                "its tag in a column (--tag-column N, default the last)."
+            )
+        return {
+            OWN_DATA_ENV["file"]: str(path),
+            OWN_DATA_ENV["task"]: "tagging",
+            **{OWN_DATA_ENV[k]: given[k] for k in ("encoding", "tag_column") if given[k] is not None},
+        }
     if tag_column is not None:
         raise ValueError("--tag-column is for tagged tokens (a CoNLL file: --task tagging or a .conll name).")
     if label is None:
@@ -94,7 +121,7 @@ def notebook_env(data=None, text=None, label=None, text_a=None, text_b=None, tas
         raise ValueError("Sentence pairs need both --text-a COL and --text-b COL.")
     if pair == (text is not None):
         raise ValueError("Give --text COL for single texts, or --text-a COL --text-b COL for pairs (not both).")
-    if given["delimiter"] in ("\\t", "tab", "TAB"):            # what a shell passes for a tab
+    if given["delimiter"] in ("\\t", "tab", "TAB"):  # what a shell passes for a tab
         given["delimiter"] = "\t"
     env = {OWN_DATA_ENV["file"]: str(path)}
     env.update({OWN_DATA_ENV[k]: v for k, v in given.items() if v is not None})
@@ -103,9 +130,13 @@ def notebook_env(data=None, text=None, label=None, text_a=None, text_b=None, tas
 
 #: What each notebook's experiments can take (the ``tasks`` of its ``kit.data.notebook_dataset`` call; a test keeps
 #: them equal), so ``kit run`` can refuse another kind before a kernel starts.
-NOTEBOOK_TASKS = {"00": ("classification", "regression", "pairs", "pair_regression"), "01": ("classification",),
-                  "02": ("classification",), "03": ("tagging", "classification", "pairs"),
-                  "04": ("classification", "pairs", "pair_regression", "regression")}
+NOTEBOOK_TASKS = {
+    "00": ("classification", "regression", "pairs", "pair_regression"),
+    "01": ("classification",),
+    "02": ("classification",),
+    "03": ("tagging", "classification", "pairs"),
+    "04": ("classification", "pairs", "pair_regression", "regression"),
+}
 
 
 def check_data(notebook: Path, env: dict):
@@ -138,8 +169,7 @@ def _environ(values: dict):
                 os.environ[k] = v
 
 
-def run_notebook(path: Path, out: Path, timeout: int = 3600, env: dict | None = None,
-                 in_process: bool = False) -> Path:
+def run_notebook(path: Path, out: Path, timeout: int = 3600, env: dict | None = None, in_process: bool = False) -> Path:
     """Execute ``path`` with ``KIT_OUT=out`` (and ``env``); write the executed copy into ``out``."""
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -149,8 +179,10 @@ def run_notebook(path: Path, out: Path, timeout: int = 3600, env: dict | None = 
             dest = _run_in_process(Path(path), out, start)
         else:
             dest = _run_with_kernel(Path(path), out, timeout, start)
-    print(f"[{time.time() - start:6.1f}s] done: {Path(path).name} (backend {os.environ.get('KERAS_BACKEND', 'tensorflow')}, "
-          f"scale {os.environ.get('KIT_SCALE', 'smoke')})")
+    print(
+        f"[{time.time() - start:6.1f}s] done: {Path(path).name} (backend {os.environ.get('KERAS_BACKEND', 'tensorflow')}, "
+        f"scale {os.environ.get('KIT_SCALE', 'smoke')})"
+    )
     return dest
 
 
@@ -172,11 +204,17 @@ def _run_with_kernel(path: Path, out: Path, timeout: int, start: float) -> Path:
         if cell.cell_type != "code":
             return
         state["i"] += 1
-        print(f"[{time.time() - start:6.1f}s] cell {state['i']}/{len(code_cells)}: {_first_line(cell.source)}",
-              flush=True)
+        print(
+            f"[{time.time() - start:6.1f}s] cell {state['i']}/{len(code_cells)}: {_first_line(cell.source)}", flush=True
+        )
 
-    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent.resolve())}}, on_cell_start=on_start)
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent.resolve())}},
+        on_cell_start=on_start,
+    )
     try:
         client.execute()
     finally:
@@ -187,7 +225,8 @@ def _run_with_kernel(path: Path, out: Path, timeout: int, start: float) -> Path:
 
 def _clear_outputs(cells) -> None:
     """Empty every code cell's outputs first: a run stopped or failed half-way must not leave the published
-    notebook's outputs (another scale's, another machine's) under the cells it never reached."""
+    notebook's outputs (another scale's, another machine's) under the cells it never reached.
+    """
     for cell in cells:
         cell["outputs"] = []
         cell["execution_count"] = None
@@ -199,6 +238,7 @@ class CellError(RuntimeError):
 
 def _display_shim(outputs):
     """``display``/``HTML`` for a process without IPython: text goes to the cell's output."""
+
     def display(*objs, **kw):
         for obj in objs:
             html = getattr(obj, "_repr_html_", None)
@@ -237,12 +277,14 @@ def _install_display(display, HTML):
         def restore():
             sys.modules.pop("IPython", None)
             sys.modules.pop("IPython.display", None)
+
         return restore
     saved = real.display, real.HTML
     real.display, real.HTML = display, HTML
 
     def restore():
         real.display, real.HTML = saved
+
     return restore
 
 
@@ -264,8 +306,13 @@ def _run_in_process(path: Path, out: Path, start: float) -> Path:
         for num in plt.get_fignums():
             buf = io.BytesIO()
             plt.figure(num).savefig(buf, format="png", dpi=80)
-            outputs.append({"output_type": "display_data", "metadata": {},
-                            "data": {"image/png": base64.b64encode(buf.getvalue()).decode()}})
+            outputs.append(
+                {
+                    "output_type": "display_data",
+                    "metadata": {},
+                    "data": {"image/png": base64.b64encode(buf.getvalue()).decode()},
+                }
+            )
         plt.close("all")
 
     plt.show = show
@@ -288,21 +335,29 @@ def _run_in_process(path: Path, out: Path, start: float) -> Path:
                         value = eval(compile(last, f"<cell {i}>", "eval"), namespace)
                         if value is not None:
                             display(value)
-            except KeyboardInterrupt:   # Ctrl-C, or `kill` through kit run: keep what the cell printed so far
+            except KeyboardInterrupt:  # Ctrl-C, or `kill` through kit run: keep what the cell printed so far
                 stopped = i
             except Exception:  # noqa: BLE001 - reported and saved, then raised
                 failed = (i, traceback.format_exc())
             show()
             cell["execution_count"] = i
-            cell["outputs"] = ([{"output_type": "stream", "name": "stdout", "text": buf.getvalue()}]
-                               if buf.getvalue() else []) + list(outputs)
+            cell["outputs"] = (
+                [{"output_type": "stream", "name": "stdout", "text": buf.getvalue()}] if buf.getvalue() else []
+            ) + list(outputs)
             if failed:
-                cell["outputs"].append({"output_type": "error", "ename": "Error", "evalue": failed[1][-500:],
-                                        "traceback": failed[1].splitlines()})
+                cell["outputs"].append(
+                    {
+                        "output_type": "error",
+                        "ename": "Error",
+                        "evalue": failed[1][-500:],
+                        "traceback": failed[1].splitlines(),
+                    }
+                )
                 break
             if stopped:
-                cell["outputs"].append({"output_type": "stream", "name": "stderr",
-                                        "text": "stopped here: the cells below did not run\n"})
+                cell["outputs"].append(
+                    {"output_type": "stream", "name": "stderr", "text": "stopped here: the cells below did not run\n"}
+                )
                 break
     finally:
         os.chdir(old_cwd)

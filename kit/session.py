@@ -76,20 +76,23 @@ def start(notebook: str, section: str | None = None, seed: int = 0, verbose: boo
     else:
         from .papers import sizes as paper_sizes
 
-        sizes = paper_sizes(section)       # the paper's own sizes (kit/papers/<section>/<section>_sizes.py)
-    session = Session(notebook, config.scale(), sizes, precision, config.output_dir(notebook), seed,
-                      OwnData.from_env())
+        sizes = paper_sizes(section)  # the paper's own sizes (kit/papers/<section>/<section>_sizes.py)
+    session = Session(notebook, config.scale(), sizes, precision, config.output_dir(notebook), seed, OwnData.from_env())
     if verbose:
         import kit
 
-        print(f"backend {keras.backend.backend()} | scale {session.scale} | precision {precision} | "
-              f"keras {keras.__version__} | keras-hub {_version('keras-hub')} | kit {kit.__version__} | "
-              f"python {platform.python_version()}")
+        print(
+            f"backend {keras.backend.backend()} | scale {session.scale} | precision {precision} | "
+            f"keras {keras.__version__} | keras-hub {_version('keras-hub')} | kit {kit.__version__} | "
+            f"python {platform.python_version()}"
+        )
         devices = describe_devices()
         print(f"devices: {devices} | {tensorflow_status()}")
         if "GPU" in devices.upper() and keras.backend.backend() != "jax":
-            print("note: on a GPU, Keras on jax fine-tuned BERT-base 3.3x faster than Keras on torch in the kit's "
-                  "benchmark (benchmarks/README.md); KERAS_BACKEND=jax is the fast choice for transformers.")
+            print(
+                "note: on a GPU, Keras on jax fine-tuned BERT-base 3.3x faster than Keras on torch in the kit's "
+                "benchmark (benchmarks/README.md); KERAS_BACKEND=jax is the fast choice for transformers."
+            )
         print(f"outputs go to: {session.relative(session.out)}")
         if session.own_data is not None:
             d = session.own_data
@@ -97,6 +100,7 @@ def start(notebook: str, section: str | None = None, seed: int = 0, verbose: boo
                 print(f"YOUR DATA: {d.file} (tagged tokens, CoNLL form, tag column {d.tag_column or -1})")
             else:
                 cols = f"text_a={d.text_a!r}, text_b={d.text_b!r}" if d.is_pair else f"text={d.text!r}"
-                print(f"YOUR DATA: {d.file} ({cols}, label={d.label!r}" + (f", task={d.task!r}" if d.task else "")
-                      + ")")
+                print(
+                    f"YOUR DATA: {d.file} ({cols}, label={d.label!r}" + (f", task={d.task!r}" if d.task else "") + ")"
+                )
     return session

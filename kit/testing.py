@@ -42,11 +42,18 @@ def _to_numpy(x):
     return _tree_map(lambda t: keras.ops.convert_to_numpy(t), x)
 
 
-def run_layer_test(layer_cls, init_kwargs: dict, input_data, expected_output_shape=None,
-                   expected_num_trainable_weights: int | None = None,
-                   expected_num_non_trainable_weights: int | None = None,
-                   run_training_check: bool = True, run_save_load: bool = True,
-                   call_kwargs: dict | None = None, atol: float = 1e-5) -> keras.layers.Layer:
+def run_layer_test(
+    layer_cls,
+    init_kwargs: dict,
+    input_data,
+    expected_output_shape=None,
+    expected_num_trainable_weights: int | None = None,
+    expected_num_non_trainable_weights: int | None = None,
+    run_training_check: bool = True,
+    run_save_load: bool = True,
+    call_kwargs: dict | None = None,
+    atol: float = 1e-5,
+) -> keras.layers.Layer:
     """Run the standard checks on ``layer_cls(**init_kwargs)`` with ``input_data`` (array or dict)."""
     call_kwargs = call_kwargs or {}
 
@@ -69,18 +76,24 @@ def run_layer_test(layer_cls, init_kwargs: dict, input_data, expected_output_sha
         assert shape == tuple(expected_output_shape), f"output shape {shape} != {expected_output_shape}"
     if expected_num_trainable_weights is not None:
         got = len(layer.trainable_weights)
-        assert got == expected_num_trainable_weights, f"{got} trainable weights, expected {expected_num_trainable_weights}"
+        assert got == expected_num_trainable_weights, (
+            f"{got} trainable weights, expected {expected_num_trainable_weights}"
+        )
     if expected_num_non_trainable_weights is not None:
         got = len(layer.non_trainable_weights)
-        assert got == expected_num_non_trainable_weights, \
+        assert got == expected_num_non_trainable_weights, (
             f"{got} non-trainable weights, expected {expected_num_non_trainable_weights}"
+        )
 
     # 3. symbolic call builds a functional model with the same batch-free shape
     def _input(a, name=None):
         return keras.Input(shape=np.shape(a)[1:], dtype=str(np.asarray(a).dtype), name=name)
 
-    sym_inputs = ({k: _input(v, k) for k, v in input_data.items()} if isinstance(input_data, dict)
-                  else _tree_map(_input, input_data))
+    sym_inputs = (
+        {k: _input(v, k) for k, v in input_data.items()}
+        if isinstance(input_data, dict)
+        else _tree_map(_input, input_data)
+    )
     sym_layer = layer_cls(**init_kwargs)
     sym_out = sym_layer(sym_inputs, **call_kwargs)
     assert tuple(_first(sym_out).shape)[1:] == shape[1:], "symbolic and eager output shapes differ"
@@ -113,8 +126,9 @@ def run_layer_test(layer_cls, init_kwargs: dict, input_data, expected_output_sha
 PRECISION_POLICIES = ("mixed_float16", "mixed_bfloat16")
 
 
-def run_precision_test(layer_cls, init_kwargs: dict, input_data, call_kwargs: dict | None = None,
-                       policies=PRECISION_POLICIES) -> None:
+def run_precision_test(
+    layer_cls, init_kwargs: dict, input_data, call_kwargs: dict | None = None, policies=PRECISION_POLICIES
+) -> None:
     """Build ``layer_cls(**init_kwargs, dtype=policy)`` for each mixed policy and check its dtypes and outputs.
 
     - every floating output is finite and in the policy's compute dtype (float16 / bfloat16);
@@ -132,17 +146,20 @@ def run_precision_test(layer_cls, init_kwargs: dict, input_data, call_kwargs: di
         for tensor in keras.tree.flatten(out):
             dtype = keras.backend.standardize_dtype(tensor.dtype)
             if "float" in dtype:
-                assert dtype == policy.compute_dtype, \
+                assert dtype == policy.compute_dtype, (
                     f"{layer_cls.__name__} under {name}: an output is {dtype}, expected {policy.compute_dtype}"
+                )
                 values = keras.ops.convert_to_numpy(keras.ops.cast(tensor, "float32"))
                 assert np.isfinite(values).all(), f"{layer_cls.__name__} under {name}: outputs are not all finite"
         for weight in layer.weights:
             dtype = keras.backend.standardize_dtype(weight.dtype)
             if "float" in dtype:
-                assert dtype == policy.variable_dtype, \
+                assert dtype == policy.variable_dtype, (
                     f"{layer_cls.__name__} under {name}: weight {weight.path} is {dtype}, expected {policy.variable_dtype}"
+                )
         for sub in layer._flatten_layers(include_self=False):
             if isinstance(sub, (keras.layers.Softmax, keras.layers.InputLayer)):
                 continue
-            assert sub.compute_dtype == policy.compute_dtype, \
+            assert sub.compute_dtype == policy.compute_dtype, (
                 f"{layer_cls.__name__} under {name}: sublayer {sub.name} computes in {sub.compute_dtype}"
+            )

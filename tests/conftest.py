@@ -38,7 +38,7 @@ def kit_run_reads(monkeypatch):
     def fake_run(nb, out, timeout, env, in_process):
         out.mkdir(parents=True, exist_ok=True)
         seen.update(env)
-        with kit.runner._environ(env):     # the notebook's own read, as in the kernel
+        with kit.runner._environ(env):  # the notebook's own read, as in the kernel
             seen["ds"] = kit.runner.check_data(nb, env)
         return out / nb.name
 
@@ -67,8 +67,15 @@ def tiny_bert():
     """A small random BERT (kit's BertBackbone) for fast layer and save/load tests."""
     from kit.models import BertBackbone
 
-    return BertBackbone(vocabulary_size=64, num_layers=2, num_heads=2, hidden_dim=16, intermediate_dim=32,
-                        max_sequence_length=16, hidden_activation="gelu")
+    return BertBackbone(
+        vocabulary_size=64,
+        num_layers=2,
+        num_heads=2,
+        hidden_dim=16,
+        intermediate_dim=32,
+        max_sequence_length=16,
+        hidden_activation="gelu",
+    )
 
 
 @pytest.fixture(scope="module")

@@ -17,9 +17,12 @@ ROBERTA_MERGES = ["Ġ f", "Ġf i", "Ġfi l", "Ġfil m", "Ġ a", "i n", "Ġ t", "
 def tiny_inputs(batch=4, seq=10, vocab=64, seed=0):
     rng = np.random.default_rng(seed)
     mask = np.ones((batch, seq), "int32")
-    mask[:, seq - 3:] = 0
-    return {"token_ids": (rng.integers(1, vocab, (batch, seq)) * mask).astype("int32"),
-            "segment_ids": np.zeros((batch, seq), "int32"), "padding_mask": mask}
+    mask[:, seq - 3 :] = 0
+    return {
+        "token_ids": (rng.integers(1, vocab, (batch, seq)) * mask).astype("int32"),
+        "segment_ids": np.zeros((batch, seq), "int32"),
+        "padding_mask": mask,
+    }
 
 
 def token_states(batch=3, steps=7, dim=8, seed=0, ends=(5, 4)):
@@ -44,8 +47,15 @@ def roberta_vocab() -> dict:
     """``{token: id}`` of a tiny RoBERTa vocabulary: specials, the 256 byte symbols, :data:`ROBERTA_MERGES`' tokens."""
     from tokenizers.pre_tokenizers import ByteLevel
 
-    tokens = ["<s>", "<pad>", "</s>", "<unk>", *sorted(ByteLevel.alphabet()),
-              *[m.replace(" ", "") for m in ROBERTA_MERGES], "<mask>"]
+    tokens = [
+        "<s>",
+        "<pad>",
+        "</s>",
+        "<unk>",
+        *sorted(ByteLevel.alphabet()),
+        *[m.replace(" ", "") for m in ROBERTA_MERGES],
+        "<mask>",
+    ]
     return {t: i for i, t in enumerate(tokens)}
 
 
@@ -55,11 +65,18 @@ def write_roberta_preset(folder):
     import keras_hub
 
     keras.utils.set_random_seed(0)
-    base = keras_hub.models.RobertaBackbone(vocabulary_size=len(roberta_vocab()), num_layers=2, num_heads=2,
-                                            hidden_dim=8, intermediate_dim=16, max_sequence_length=24, dropout=0.0)
+    base = keras_hub.models.RobertaBackbone(
+        vocabulary_size=len(roberta_vocab()),
+        num_layers=2,
+        num_heads=2,
+        hidden_dim=8,
+        intermediate_dim=16,
+        max_sequence_length=24,
+        dropout=0.0,
+    )
     base.save_to_preset(str(folder))
     assets = folder / "assets" / "tokenizer"
     assets.mkdir(parents=True, exist_ok=True)
-    (assets / "vocabulary.json").write_text(json.dumps(roberta_vocab()))       # keras-hub's RoBERTa asset names
+    (assets / "vocabulary.json").write_text(json.dumps(roberta_vocab()))  # keras-hub's RoBERTa asset names
     (assets / "merges.txt").write_text("\n".join(ROBERTA_MERGES) + "\n")
     return base

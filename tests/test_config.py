@@ -42,7 +42,7 @@ def test_every_paper_has_the_same_sizes_at_every_scale(paper):
     keys = {name: set(table.SCALES[name]) for name in table.SCALES}
     assert len({frozenset(k) for k in keys.values()}) == 1 or paper == "stack_and_finetune", keys
     assert all(not set(table.DEFAULTS) & k for k in keys.values())
-    assert set(keys["full"]) - set(keys["smoke"]) <= {"backbone"}     # full alone may name the paper's encoder
+    assert set(keys["full"]) - set(keys["smoke"]) <= {"backbone"}  # full alone may name the paper's encoder
 
 
 def test_sizes_override_from_json(monkeypatch):
@@ -51,11 +51,15 @@ def test_sizes_override_from_json(monkeypatch):
     assert t["stage1_steps"] == 7 and s["epochs"] == 1 and "tlm" not in s
     from kit.papers.tlm import tlm_sizes
 
-    assert t["k"] == tlm_sizes.SCALES["smoke"]["k"] and tlm_sizes.SCALES["smoke"]["stage1_steps"] != 7  # table untouched
-    bad = [('{"tlm": {"stage_one_steps": 7}}', "unknown size 'tlm.stage_one_steps'", lambda: kit.papers.sizes("tlm")),
-           ('{"tlmm": {"k": 7}}', "unknown size 'tlmm'", config.sizes),
-           ('{"tlm": 7}', "'tlm' must map to an object of sizes", lambda: kit.papers.sizes("tlm")),
-           ("{not json", "KIT_SIZES is not valid JSON", config.sizes)]
+    assert (
+        t["k"] == tlm_sizes.SCALES["smoke"]["k"] and tlm_sizes.SCALES["smoke"]["stage1_steps"] != 7
+    )  # table untouched
+    bad = [
+        ('{"tlm": {"stage_one_steps": 7}}', "unknown size 'tlm.stage_one_steps'", lambda: kit.papers.sizes("tlm")),
+        ('{"tlmm": {"k": 7}}', "unknown size 'tlmm'", config.sizes),
+        ('{"tlm": 7}', "'tlm' must map to an object of sizes", lambda: kit.papers.sizes("tlm")),
+        ("{not json", "KIT_SIZES is not valid JSON", config.sizes),
+    ]
     for value, message, read in bad:
         monkeypatch.setenv("KIT_SIZES", value)
         with pytest.raises(ValueError, match=message):

@@ -11,12 +11,23 @@ import kit
 MODULES = sorted(m.name for m in pkgutil.walk_packages(kit.__path__, "kit.") if not m.name.endswith("__main__"))
 #: Modules whose examples use no Keras, or are a notebook's plumbing (kit.papers: the layers and training helpers it
 #: calls are tested on every backend): `kit test` runs them under its first backend only.
-ONE_BACKEND = ("kit.data", "kit.retrieval", "kit.analysis.baselines", "kit.analysis.bootstrap", "kit.analysis.spread",
-               "kit.metrics.tagging_scores", "kit.metrics.classification", "kit.data.encoding", "kit.papers.", "kit.text.byte_bpe")
+ONE_BACKEND = (
+    "kit.data",
+    "kit.retrieval",
+    "kit.analysis.baselines",
+    "kit.analysis.bootstrap",
+    "kit.analysis.spread",
+    "kit.metrics.tagging_scores",
+    "kit.metrics.classification",
+    "kit.data.encoding",
+    "kit.papers.",
+    "kit.text.byte_bpe",
+)
 
 
-@pytest.mark.parametrize("name", [pytest.param(m, marks=pytest.mark.one_backend) if m.startswith(ONE_BACKEND) else m
-                                  for m in MODULES])
+@pytest.mark.parametrize(
+    "name", [pytest.param(m, marks=pytest.mark.one_backend) if m.startswith(ONE_BACKEND) else m for m in MODULES]
+)
 def test_docstring_examples(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)

@@ -25,7 +25,11 @@ def _notebook(path: Path, *markdown: str) -> Path:
 
 
 def _exercise(n: int, code: str | None) -> str:
-    block = "" if code is None else f"\n\n<details>\n<summary>Solution</summary>\n\n```python\n{code}\n```\n\nWhy.\n\n</details>"
+    block = (
+        ""
+        if code is None
+        else f"\n\n<details>\n<summary>Solution</summary>\n\n```python\n{code}\n```\n\nWhy.\n\n</details>"
+    )
     return f"**Exercise {n}.** Question {n}?" + block
 
 
@@ -34,7 +38,9 @@ def test_every_exercise_has_a_solution_that_stands_on_its_own(notebook):
     sols = exercises.solutions(notebook)
     assert len(sols) >= 3, f"{notebook.name}: {len(sols)} exercises with solutions"
     assert [s.number for s in sols] == list(range(1, len(sols) + 1))
-    text = "".join("".join(c["source"]) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "markdown")
+    text = "".join(
+        "".join(c["source"]) for c in json.loads(notebook.read_text())["cells"] if c["cell_type"] == "markdown"
+    )
     assert text.count("**Exercise ") == len(sols) and text.count("<details>") == len(sols)
     for s in sols:
         tree = ast.parse(s.code)
@@ -58,10 +64,15 @@ def test_a_missing_solution_is_an_error(tmp_path):
 def test_the_runner_runs_each_solution_fresh_and_reports_failures(tmp_path, capsys):
     out = tmp_path / "seen.txt"
     good = f"import kit\nopen({str(out)!r}, 'a').write(str('leak' in globals()))\nleak = 1"
-    nb = _notebook(tmp_path / "99_x.ipynb", "## Exercises", _exercise(1, good), _exercise(2, good),
-                   _exercise(3, "import kit\nraise RuntimeError('broken solution')"))
+    nb = _notebook(
+        tmp_path / "99_x.ipynb",
+        "## Exercises",
+        _exercise(1, good),
+        _exercise(2, good),
+        _exercise(3, "import kit\nraise RuntimeError('broken solution')"),
+    )
     assert exercises.main([str(nb), "1", "2"]) == 0
-    assert out.read_text() == "FalseFalse"          # the second did not see the first's variables
+    assert out.read_text() == "FalseFalse"  # the second did not see the first's variables
     assert exercises.main([str(nb)]) == 1
     shown = capsys.readouterr().out
     assert "2 of 3 solutions ran" in shown and "FAILED: 99_x exercise 3" in shown

@@ -12,19 +12,29 @@ pytestmark = pytest.mark.one_backend
 
 
 def _notebook(path, cells):
-    nb = {"cells": [{"cell_type": "code", "source": src, "metadata": {}, "outputs": [], "execution_count": None}
-                    for src in cells], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    nb = {
+        "cells": [
+            {"cell_type": "code", "source": src, "metadata": {}, "outputs": [], "execution_count": None}
+            for src in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     path.write_text(json.dumps(nb))
     return path
 
 
 def test_in_process_run_records_outputs_and_figures(tmp_path):
-    nb = _notebook(tmp_path / "t.ipynb", [
-        "import os\nprint('data file:', os.environ.get('KIT_DATA_FILE'))\nx = 21",
-        "import pandas as pd\npd.DataFrame({'a': [x * 2]})",
-        "import matplotlib.pyplot as plt\nfrom IPython.display import HTML, display\nplt.plot([1, 2])\nplt.show()\n"
-        "display(HTML('<b>bold</b>'))",
-    ])
+    nb = _notebook(
+        tmp_path / "t.ipynb",
+        [
+            "import os\nprint('data file:', os.environ.get('KIT_DATA_FILE'))\nx = 21",
+            "import pandas as pd\npd.DataFrame({'a': [x * 2]})",
+            "import matplotlib.pyplot as plt\nfrom IPython.display import HTML, display\nplt.plot([1, 2])\nplt.show()\n"
+            "display(HTML('<b>bold</b>'))",
+        ],
+    )
     csv = tmp_path / "my.csv"
     csv.write_text("t,l\na,b\n")
     dest = run_notebook(nb, tmp_path / "out", env=notebook_env(str(csv), "t", "l"), in_process=True)
@@ -48,7 +58,7 @@ def test_in_process_failure_keeps_the_partial_notebook(tmp_path):
 def test_a_stopped_run_leaves_no_published_outputs_under_the_cells_it_never_reached(tmp_path):
     nb = _notebook(tmp_path / "t.ipynb", ["print('medium')", "1 / 0", "print('smoke')"])
     published = json.loads(nb.read_text())
-    for i, cell in enumerate(published["cells"], 1):   # as a notebook on main carries its smoke run's outputs
+    for i, cell in enumerate(published["cells"], 1):  # as a notebook on main carries its smoke run's outputs
         cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "from the smoke run\n"}]
         cell["execution_count"] = i
     nb.write_text(json.dumps(published))
@@ -72,7 +82,11 @@ def test_data_flags_are_checked_before_a_kernel_starts(tmp_path):
     csv = tmp_path / "q.csv"
     csv.write_text("q1,q2,dup\na,b,1\n")
     assert notebook_env(str(csv), text_a="q1", text_b="q2", label="dup") == {
-        "KIT_DATA_FILE": str(csv.resolve()), "KIT_LABEL": "dup", "KIT_TEXT_A": "q1", "KIT_TEXT_B": "q2"}
+        "KIT_DATA_FILE": str(csv.resolve()),
+        "KIT_LABEL": "dup",
+        "KIT_TEXT_A": "q1",
+        "KIT_TEXT_B": "q2",
+    }
     with pytest.raises(ValueError, match="--label COL"):
         notebook_env(str(csv), text="q1")
     with pytest.raises(ValueError, match="both --text-a COL and --text-b COL"):
@@ -89,7 +103,7 @@ def test_a_relative_data_path_is_read_from_where_the_command_was_typed(tmp_path,
     (tmp_path / "q.csv").write_text("t,l\na,1\n")
     monkeypatch.chdir(tmp_path)
     env = notebook_env("q.csv", text="t", label="l")
-    assert env["KIT_DATA_FILE"] == str((tmp_path / "q.csv").resolve())   # absolute: the kernel runs elsewhere
+    assert env["KIT_DATA_FILE"] == str((tmp_path / "q.csv").resolve())  # absolute: the kernel runs elsewhere
     with pytest.raises(FileNotFoundError, match=str(tmp_path.resolve() / "nope.csv")):
         notebook_env("nope.csv", text="t", label="l")
 
@@ -147,26 +161,37 @@ def test_kit_test_starts_the_longest_runs_first():
     assert labels.index("pytest jax") < labels.index("pytest tensorflow") < labels.index("pytest torch")
     minutes = [expected_minutes(label) for label in labels]
     assert minutes == sorted(minutes, reverse=True)
-    assert sorted(labels) == sorted(j[0] for j in test_jobs(root, ["jax", "tensorflow", "torch"], [],
-                                                              notebook_plan(root, NOTEBOOK_BACKENDS)))
+    assert sorted(labels) == sorted(
+        j[0] for j in test_jobs(root, ["jax", "tensorflow", "torch"], [], notebook_plan(root, NOTEBOOK_BACKENDS))
+    )
 
 
 GOOD = "text,label\n" + "".join(f'"a text, {i}\nwith a line break",{"ab"[i % 2]}\n' for i in range(30))
-BAD_DATA = {   # name: (file bytes, kit run flags after the file, what the error must say)
+BAD_DATA = {  # name: (file bytes, kit run flags after the file, what the error must say)
     "empty file": (b"", ["--text", "text", "--label", "label"], "is empty"),
     "header only": (b"text,label\n", ["--text", "text", "--label", "label"], "no data rows"),
-    "latin-1 bytes": (GOOD.replace("a text", "caf\xe9").encode("latin-1"), ["--text", "text", "--label", "label"],
-                      "--encoding cp1252"),
+    "latin-1 bytes": (
+        GOOD.replace("a text", "caf\xe9").encode("latin-1"),
+        ["--text", "text", "--label", "label"],
+        "--encoding cp1252",
+    ),
     "a wrong column": (GOOD.encode(), ["--text", "review", "--label", "label"], "has no column 'review'"),
-    "empty texts": ((GOOD + ',a\n  ,b\n').encode(), ["--text", "text", "--label", "label"], "--skip-empty"),
-    "a pair with a missing side": (b"q1,q2,dup\n" + b"".join(b"a%d,b,%d\n" % (i, i % 2) for i in range(30))
-                                   + b"lonely,,1\n", ["--text-a", "q1", "--text-b", "q2", "--label", "dup"],
-                                   "empty text"),
-    "a class of one row": ((GOOD + "odd one,c\n").encode(), ["--text", "text", "--label", "label"],
-                           "'c' (1, line 62) has fewer than 3 rows"),
+    "empty texts": ((GOOD + ",a\n  ,b\n").encode(), ["--text", "text", "--label", "label"], "--skip-empty"),
+    "a pair with a missing side": (
+        b"q1,q2,dup\n" + b"".join(b"a%d,b,%d\n" % (i, i % 2) for i in range(30)) + b"lonely,,1\n",
+        ["--text-a", "q1", "--text-b", "q2", "--label", "dup"],
+        "empty text",
+    ),
+    "a class of one row": (
+        (GOOD + "odd one,c\n").encode(),
+        ["--text", "text", "--label", "label"],
+        "'c' (1, line 62) has fewer than 3 rows",
+    ),
     "scores to a classification notebook": (
         ("text,score\n" + "".join(f"t{i},{i / 7:.3f}\n" for i in range(30))).encode(),
-        ["--text", "text", "--label", "score"], "Notebook 01_pretrain_or_not needs classification data"),
+        ["--text", "text", "--label", "score"],
+        "Notebook 01_pretrain_or_not needs classification data",
+    ),
     "a binary file": (b"PK\x03\x04" + bytes(200), ["--text", "text", "--label", "label"], "not a text file"),
 }
 
@@ -200,16 +225,37 @@ def test_kit_run_flags_fix_what_the_errors_name(tmp_path, kit_run_reads):
     latin.write_bytes((GOOD.replace("a text", "caf\xe9") + ",a\n").replace(",", ";").encode("latin-1"))
     args = ["run", "01", "--data", str(latin), "--text", "text", "--label", "label", "--out", str(tmp_path / "o")]
     assert main(args + ["--encoding", "latin-1", "--delimiter", ";", "--skip-empty"]) == 0
-    assert seen["KIT_ENCODING"] == "latin-1" and seen["KIT_SKIP_EMPTY"] == "1" and sum(seen["ds"].sizes().values()) == 30
+    assert (
+        seen["KIT_ENCODING"] == "latin-1" and seen["KIT_SKIP_EMPTY"] == "1" and sum(seen["ds"].sizes().values()) == 30
+    )
     tab = tmp_path / "tab.txt"
     tab.write_text(GOOD.replace(",", "\t").replace("a text\t", "a text "))
-    assert main(["run", "01", "--data", str(tab), "--text", "text", "--label", "label", "--delimiter", "\\t",
-                 "--out", str(tmp_path / "o")]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "01",
+                "--data",
+                str(tab),
+                "--text",
+                "text",
+                "--label",
+                "label",
+                "--delimiter",
+                "\\t",
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
+        == 0
+    )
     assert seen["KIT_DELIMITER"] == "\t"
     long = tmp_path / "long.csv"
     long.write_text(GOOD + '"' + "word " * 1_000_000 + '",a\n')
-    assert main(["run", "01", "--data", str(long), "--text", "text", "--label", "label",
-                 "--out", str(tmp_path / "o")]) == 0
+    assert (
+        main(["run", "01", "--data", str(long), "--text", "text", "--label", "label", "--out", str(tmp_path / "o")])
+        == 0
+    )
     assert sum(seen["ds"].sizes().values()) == 31
 
 
@@ -252,16 +298,31 @@ def test_kit_sh_installs_once_then_runs_kit_and_ci_uses_it(tmp_path):
     (venv / "bin").mkdir(parents=True)
     (venv / "bin" / "kit").write_text('#!/usr/bin/env bash\necho "kit got: $*"\n')
     (venv / "bin" / "kit").chmod(0o755)
-    out = subprocess.run([str(root / "kit.sh"), "run", "00", "--scale", "smoke"], capture_output=True, text=True,
-                         env=dict(os.environ, KIT_VENV=str(venv)), timeout=60)
+    out = subprocess.run(
+        [str(root / "kit.sh"), "run", "00", "--scale", "smoke"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, KIT_VENV=str(venv)),
+        timeout=60,
+    )
     assert out.returncode == 0 and out.stdout.strip() == "kit got: run 00 --scale smoke"
-    old = tmp_path / "python3.9"                 # no environment yet and a Python that is too old: it says so
+    old = tmp_path / "python3.9"  # no environment yet and a Python that is too old: it says so
     old.write_text('#!/usr/bin/env bash\n[ "$1" = "--version" ] && echo "Python 3.9.18" && exit 0\nexit 1\n')
     old.chmod(0o755)
-    out = subprocess.run([str(root / "kit.sh"), "test"], capture_output=True, text=True, timeout=60,
-                         env=dict(os.environ, KIT_VENV=str(tmp_path / "none"), KIT_PYTHON=str(old)))
+    out = subprocess.run(
+        [str(root / "kit.sh"), "test"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, KIT_VENV=str(tmp_path / "none"), KIT_PYTHON=str(old)),
+    )
     assert out.returncode == 1 and "Python 3.9.18 is too old" in out.stderr
-    out = subprocess.run([str(root / "kit.sh"), "test"], capture_output=True, text=True, timeout=60,
-                         env=dict(os.environ, KIT_VENV=str(tmp_path / "none"), KIT_TORCH_BUILD="gpu"))
+    out = subprocess.run(
+        [str(root / "kit.sh"), "test"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, KIT_VENV=str(tmp_path / "none"), KIT_TORCH_BUILD="gpu"),
+    )
     assert out.returncode == 1 and "KIT_TORCH_BUILD=gpu: use auto, cpu or cuda" in out.stderr
     assert not (tmp_path / "none").exists()

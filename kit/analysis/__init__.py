@@ -1,12 +1,36 @@
 """Analysis tools: the constant guess, inference timing, training FLOPs, attention heads, seeds and spread."""
 
-from .baselines import constant_guess, majority_label, record_constant_guesses
-from .attention import attention_maps, classify_heads, head_statistics, plot_heads, special_token_ids
-from .flops import format_flops, training_flops, training_tokens
-from .bootstrap import Bootstrap, paired_bootstrap
-from .spread import Difference, difference, format_mean_se, paired_difference, summarize, welch
 from ..metrics.tagging_scores import entity_f1, entity_scores, get_entities, token_accuracy
+from .attention import attention_maps, classify_heads, head_statistics, plot_heads, special_token_ids
+from .baselines import constant_guess, majority_label, record_constant_guesses
+from .bootstrap import Bootstrap, paired_bootstrap
+from .flops import format_flops, training_flops, training_tokens
+from .spread import Difference, difference, format_mean_se, paired_difference, summarize, welch
 from .timing import time_inference
 
-__all__ = ["constant_guess", "majority_label", "record_constant_guesses", "entity_f1", "entity_scores", "get_entities", "token_accuracy", "Bootstrap", "paired_bootstrap", "Difference", "difference", "paired_difference", "welch", "format_mean_se", "summarize", "attention_maps", "classify_heads", "format_flops", "head_statistics", "plot_heads",
-           "special_token_ids", "time_inference", "training_flops", "training_tokens"]
+__all__ = [
+    "constant_guess",
+    "majority_label",
+    "record_constant_guesses",
+    "entity_f1",
+    "entity_scores",
+    "get_entities",
+    "token_accuracy",
+    "Bootstrap",
+    "paired_bootstrap",
+    "Difference",
+    "difference",
+    "paired_difference",
+    "welch",
+    "format_mean_se",
+    "summarize",
+    "attention_maps",
+    "classify_heads",
+    "format_flops",
+    "head_statistics",
+    "plot_heads",
+    "special_token_ids",
+    "time_inference",
+    "training_flops",
+    "training_tokens",
+]

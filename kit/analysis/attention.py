@@ -38,8 +38,9 @@ def attention_maps(backbone, inputs: dict) -> np.ndarray:
     return np.stack(maps)
 
 
-def head_statistics(probs: np.ndarray, token_ids: np.ndarray, padding_mask: np.ndarray,
-                    special_ids) -> tuple[np.ndarray, np.ndarray]:
+def head_statistics(
+    probs: np.ndarray, token_ids: np.ndarray, padding_mask: np.ndarray, special_ids
+) -> tuple[np.ndarray, np.ndarray]:
     """Per (layer, head): share of real tokens whose argmax is adjacent, and share whose argmax is special."""
     probs = np.asarray(probs, dtype="float64")
     mask = np.asarray(padding_mask).astype(bool)
@@ -71,8 +72,14 @@ def special_token_ids(tokenizer) -> list[int]:
     return [int(tokenizer.token_to_id(t)) for t in ("[CLS]", "[SEP]", ".")]
 
 
-def plot_heads(probs: np.ndarray, tokens: list[str], labels: np.ndarray | None = None, example: int = 0,
-               title: str = "", max_heads: int = 12):
+def plot_heads(
+    probs: np.ndarray,
+    tokens: list[str],
+    labels: np.ndarray | None = None,
+    example: int = 0,
+    title: str = "",
+    max_heads: int = 12,
+):
     """Grid of heat maps, one per (layer, head), for one example; returns the matplotlib figure."""
     import matplotlib.pyplot as plt
 
@@ -86,7 +93,9 @@ def plot_heads(probs: np.ndarray, tokens: list[str], labels: np.ndarray | None =
             ax.imshow(probs[layer, example, head, :n, :n], cmap="viridis", vmin=0, vmax=1)
             ax.set_xticks([]), ax.set_yticks([])
             if labels is not None and labels[layer, head] != "other":
-                ax.set_title(labels[layer, head][:3], fontsize=7, color="red" if labels[layer, head] == "vertical" else "blue")
+                ax.set_title(
+                    labels[layer, head][:3], fontsize=7, color="red" if labels[layer, head] == "vertical" else "blue"
+                )
             if head == 0:
                 ax.set_ylabel(f"L{layer}", fontsize=7)
     fig.suptitle(title or "attention heads (rows: layers; pos = positional, ver = vertical)", fontsize=9)

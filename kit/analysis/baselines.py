@@ -29,8 +29,11 @@ METRICS = ("accuracy", "token_accuracy", "macro_f1", "pearson")
 
 def majority_label(y_train) -> int:
     """The most frequent label of the training labels (class ids, or tag sequences flattened); ties: the smallest."""
-    flat = np.concatenate([np.asarray(s).reshape(-1) for s in y_train]) if _is_sequences(y_train) \
+    flat = (
+        np.concatenate([np.asarray(s).reshape(-1) for s in y_train])
+        if _is_sequences(y_train)
         else np.asarray(y_train).reshape(-1)
+    )
     if flat.size == 0:
         raise ValueError("No training labels: the constant guess needs the training set's labels.")
     return int(np.bincount(flat.astype("int64")).argmax())
@@ -55,7 +58,7 @@ def constant_guess(y_train, y_test, metric: str = "accuracy") -> float:
         return float(np.mean(y == guess))
     classes = np.unique(np.concatenate([y, [guess]]))
     hit = float(np.sum(y == guess))
-    f1 = 2 * hit / (hit + len(y)) if len(y) else 0.0    # precision hit/len(y), recall 1 (or 0 when absent)
+    f1 = 2 * hit / (hit + len(y)) if len(y) else 0.0  # precision hit/len(y), recall 1 (or 0 when absent)
     return float(f1 / len(classes))
 
 

@@ -53,9 +53,11 @@ class Bootstrap:
 
     def text(self, scale: float = 1.0, unit: str = "", digits: int = 1) -> str:
         p = "p < 0.001" if self.p < 0.001 else f"p = {self.p:.3f}"
-        return (f"{self.value * scale:+.{digits}f}{unit}, {self.level:.0%} interval "
-                f"[{self.low * scale:+.{digits}f}, {self.high * scale:+.{digits}f}] ({self.verdict}: paired bootstrap "
-                f"over {self.examples} test examples × {self.seeds} seeds, {p})")
+        return (
+            f"{self.value * scale:+.{digits}f}{unit}, {self.level:.0%} interval "
+            f"[{self.low * scale:+.{digits}f}, {self.high * scale:+.{digits}f}] ({self.verdict}: paired bootstrap "
+            f"over {self.examples} test examples × {self.seeds} seeds, {p})"
+        )
 
 
 def _score_rows(pred, labels, score, rows, cols):
@@ -64,8 +66,9 @@ def _score_rows(pred, labels, score, rows, cols):
     return float(np.mean([score(pred[r][cols], labels[cols]) for r in rows]))
 
 
-def paired_bootstrap(a, b, labels=None, score=None, resamples: int = 1000, seed: int = 0,
-                     level: float = 1 - ALPHA) -> Bootstrap:
+def paired_bootstrap(
+    a, b, labels=None, score=None, resamples: int = 1000, seed: int = 0, level: float = 1 - ALPHA
+) -> Bootstrap:
     """Paired bootstrap of ``score(a) - score(b)``, resampling test examples (shared by both) and seeds.
 
     ``a``, ``b``: arrays ``(seeds, examples)`` (or ``(seeds, examples, ...)`` of predictions when
@@ -76,8 +79,10 @@ def paired_bootstrap(a, b, labels=None, score=None, resamples: int = 1000, seed:
     a = a[None] if a.ndim == 1 else a
     b = b[None] if b.ndim == 1 else b
     if a.shape[1] != b.shape[1]:
-        raise ValueError(f"paired_bootstrap compares two settings on the same test examples; got {a.shape[1]} and "
-                         f"{b.shape[1]} examples.")
+        raise ValueError(
+            f"paired_bootstrap compares two settings on the same test examples; got {a.shape[1]} and "
+            f"{b.shape[1]} examples."
+        )
     if score is not None and labels is None:
         raise ValueError("paired_bootstrap with a score function needs the test labels (labels=...).")
     labels = None if labels is None else np.asarray(labels)

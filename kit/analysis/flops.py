@@ -31,4 +31,4 @@ def format_flops(flops: float) -> str:
     if flops <= 0:
         return "0"
     exp = int(math.floor(math.log10(flops)))
-    return f"{flops / 10 ** exp:.1f}e{exp}"
+    return f"{flops / 10**exp:.1f}e{exp}"

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _stats
 
-ALPHA = 0.05   # a difference is called real when its two-sided p-value is below this
+ALPHA = 0.05  # a difference is called real when its two-sided p-value is below this
 
 
 def summarize(frame, by, value: str = "value"):
@@ -96,15 +96,16 @@ class Difference:
 def _tested(value: float, se: float, df: float, seeds: tuple, test: str, alpha: float) -> Difference:
     if not np.isfinite(se):
         return Difference(value, se, seeds, test=test, alpha=alpha)
-    if se == 0:   # no spread at all: the difference is exact (or exactly zero)
+    if se == 0:  # no spread at all: the difference is exact (or exactly zero)
         return Difference(value, 0.0, seeds, float("inf") if value else 0.0, df, 0.0 if value else 1.0, test, alpha)
     t = value / se
     p = float(2 * _stats.t.sf(abs(t), df))
     return Difference(value, se, seeds, t, df, p, test, alpha)
 
 
-def welch(mean_a: float, se_a: float, n_a: int, mean_b: float, se_b: float, n_b: int,
-          alpha: float = ALPHA) -> Difference:
+def welch(
+    mean_a: float, se_a: float, n_a: int, mean_b: float, se_b: float, n_b: int, alpha: float = ALPHA
+) -> Difference:
     """Welch's t-test of ``a - b`` from each arm's mean, standard error and number of seeds.
 
     >>> d = welch(0.80, 0.01, 5, 0.70, 0.01, 5)
@@ -114,16 +115,17 @@ def welch(mean_a: float, se_a: float, n_a: int, mean_b: float, se_b: float, n_b:
     seeds = (int(n_a), int(n_b))
     if min(seeds) < 2 or not (np.isfinite(se_a) and np.isfinite(se_b)):
         return Difference(float(mean_a - mean_b), float("nan"), seeds, alpha=alpha)
-    var = se_a ** 2 + se_b ** 2
-    denom = (se_a ** 4 / (n_a - 1) if se_a else 0.0) + (se_b ** 4 / (n_b - 1) if se_b else 0.0)
-    df = var ** 2 / denom if denom > 0 else float(n_a + n_b - 2)
+    var = se_a**2 + se_b**2
+    denom = (se_a**4 / (n_a - 1) if se_a else 0.0) + (se_b**4 / (n_b - 1) if se_b else 0.0)
+    df = var**2 / denom if denom > 0 else float(n_a + n_b - 2)
     return _tested(float(mean_a - mean_b), math.sqrt(var), df, seeds, "Welch t", alpha)
 
 
 def difference(a, b, alpha: float = ALPHA) -> Difference:
     """Welch's t-test of two :func:`summarize` rows (``mean``, ``se``, ``seeds``): ``a - b``."""
-    return welch(float(a["mean"]), float(a["se"]), int(a["seeds"]), float(b["mean"]), float(b["se"]),
-                 int(b["seeds"]), alpha)
+    return welch(
+        float(a["mean"]), float(a["se"]), int(a["seeds"]), float(b["mean"]), float(b["se"]), int(b["seeds"]), alpha
+    )
 
 
 def paired_difference(a, b, alpha: float = ALPHA) -> Difference:
@@ -141,8 +143,7 @@ def paired_difference(a, b, alpha: float = ALPHA) -> Difference:
     diff = a - b
     n = len(diff)
     if n < 2:
-        return Difference(float(diff.mean()) if n else float("nan"), float("nan"), (n, n), test="paired t",
-                          alpha=alpha)
+        return Difference(float(diff.mean()) if n else float("nan"), float("nan"), (n, n), test="paired t", alpha=alpha)
     se = float(diff.std(ddof=1) / math.sqrt(n))
     return _tested(float(diff.mean()), se, float(n - 1), (n, n), "paired t", alpha)
 

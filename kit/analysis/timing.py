@@ -21,8 +21,9 @@ def _batch_and_length(inputs):
     return int(shape[0]), (int(shape[1]) if len(shape) > 1 else None)
 
 
-def time_inference(model, inputs, repeats: int = 5, warmup: int = 1, compiled: bool = True,
-                   name: str | None = None) -> dict:
+def time_inference(
+    model, inputs, repeats: int = 5, warmup: int = 1, compiled: bool = True, name: str | None = None
+) -> dict:
     """Median milliseconds per batch for ``model`` on ``inputs`` (one batch), warm-up excluded.
 
     ``compiled=True`` times ``model.predict_on_batch`` (traced/jit-compiled on jax and
@@ -34,8 +35,11 @@ def time_inference(model, inputs, repeats: int = 5, warmup: int = 1, compiled: b
 
     if repeats < 1:
         raise ValueError("repeats must be >= 1")
-    run = (lambda: model.predict_on_batch(inputs)) if compiled else (
-        lambda: keras.ops.convert_to_numpy(model(inputs, training=False)))
+    run = (
+        (lambda: model.predict_on_batch(inputs))
+        if compiled
+        else (lambda: keras.ops.convert_to_numpy(model(inputs, training=False)))
+    )
     for _ in range(max(warmup, 0)):
         run()
     times = []

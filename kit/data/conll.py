@@ -25,9 +25,11 @@ from .splits import split_indices
 #: File endings read as CoNLL-form tagged data by ``kit run --data`` (any file works with ``--task tagging``).
 TAGGED_SUFFIXES = (".conll", ".conllu", ".iob", ".bio", ".bioes")
 #: CoNLL-2003's file names per split, in a folder.
-SPLIT_FILES = {"train": ("eng.train", "train.txt", "train.conll"), "dev": ("eng.testa", "valid.txt", "dev.txt",
-                                                                          "dev.conll", "valid.conll"),
-               "test": ("eng.testb", "test.txt", "test.conll")}
+SPLIT_FILES = {
+    "train": ("eng.train", "train.txt", "train.conll"),
+    "dev": ("eng.testa", "valid.txt", "dev.txt", "dev.conll", "valid.conll"),
+    "test": ("eng.testb", "test.txt", "test.conll"),
+}
 
 
 def is_tagged_file(path, task: str | None = None) -> bool:
@@ -40,8 +42,17 @@ def is_tagged_file(path, task: str | None = None) -> bool:
     return task == "tagging" or (task is None and Path(path).suffix.lower() in TAGGED_SUFFIXES)
 
 
-def from_conll(path, tag_column: int = -1, *, dev: float = 0.1, test: float = 0.1, seed: int = 0,
-               encoding: str | None = None, name: str | None = None, verbose: bool = True) -> TextDataset:
+def from_conll(
+    path,
+    tag_column: int = -1,
+    *,
+    dev: float = 0.1,
+    test: float = 0.1,
+    seed: int = 0,
+    encoding: str | None = None,
+    name: str | None = None,
+    verbose: bool = True,
+) -> TextDataset:
     """Read a CoNLL-form file (or a folder of CoNLL-2003's three files) into a tagging :class:`TextDataset`.
 
     Texts are token lists, labels tag ids (``label_names`` sorted). Lines may be separated by spaces or tabs and end
@@ -50,14 +61,17 @@ def from_conll(path, tag_column: int = -1, *, dev: float = 0.1, test: float = 0.
     """
     path = Path(path).expanduser()
     if not path.exists():
-        raise FileNotFoundError(f"No such file or folder: {path}. Check the path (relative paths start at "
-                                f"{Path.cwd()}).")
+        raise FileNotFoundError(
+            f"No such file or folder: {path}. Check the path (relative paths start at {Path.cwd()})."
+        )
     if path.is_dir():
         files = {k: next((path / c for c in names if (path / c).is_file()), None) for k, names in SPLIT_FILES.items()}
         missing = [f"{k} ({' or '.join(SPLIT_FILES[k])})" for k, f in files.items() if f is None]
         if missing:
-            raise FileNotFoundError(f"{path} is a folder, so it needs one CoNLL file per split; none for "
-                                    f"{', '.join(missing)}. Or give one file and the kit splits it.")
+            raise FileNotFoundError(
+                f"{path} is a folder, so it needs one CoNLL file per split; none for "
+                f"{', '.join(missing)}. Or give one file and the kit splits it."
+            )
         raw = {k: _read(f, tag_column, encoding) for k, f in files.items()}
     else:
         sents = _read(path, tag_column, encoding)
@@ -65,31 +79,37 @@ def from_conll(path, tag_column: int = -1, *, dev: float = 0.1, test: float = 0.
         raw = {k: [sents[i] for i in idx] for k, idx in parts.items()}
     names = sorted({t for part in raw.values() for _, tags in part for t in tags})
     if len(names) < 2:
-        raise ValueError(f"{path.name}: every token has the tag {names[0]!r}; a tagger needs at least two tags. "
-                         f"Is the tag in another column? (--tag-column N; now {tag_column}).")
+        raise ValueError(
+            f"{path.name}: every token has the tag {names[0]!r}; a tagger needs at least two tags. "
+            f"Is the tag in another column? (--tag-column N; now {tag_column})."
+        )
     index = {t: i for i, t in enumerate(names)}
-    splits = {k: Split([s for s, _ in part], [[index[t] for t in tags] for _, tags in part])
-              for k, part in raw.items()}
+    splits = {k: Split([s for s, _ in part], [[index[t] for t in tags] for _, tags in part]) for k, part in raw.items()}
     info = {"tag_column": tag_column}
-    if any(t[:2] in ("B-", "I-", "S-", "E-") for t in names):          # chunk tags: count the entities per split
+    if any(t[:2] in ("B-", "I-", "S-", "E-") for t in names):  # chunk tags: count the entities per split
         info["entities"] = {k: sum(_spans(tags) for _, tags in part) for k, part in raw.items()}
-    ds = TextDataset(name or path.stem, "tagging", splits, names, source=str(path),
-                     description=f"your data: {path.name}", info=info)
+    ds = TextDataset(
+        name or path.stem, "tagging", splits, names, source=str(path), description=f"your data: {path.name}", info=info
+    )
     if verbose:
         n = sum(len(p) for p in raw.values())
-        print(f"{path.name}: {n:,} sentences, {len(names)} tags, task 'tagging'; "
-              + ", ".join(f"{k} {v:,}" for k, v in ds.sizes().items()))
+        print(
+            f"{path.name}: {n:,} sentences, {len(names)} tags, task 'tagging'; "
+            + ", ".join(f"{k} {v:,}" for k, v in ds.sizes().items())
+        )
     return ds
 
 
 def _spans(tags: list[str]) -> int:
     """Entities in one sentence's BIO/IOB1/BIOES tags: a span starts at B- or S-, or at an I-/E- that does not
-    continue a span of its type."""
+    continue a span of its type.
+    """
     n, prev = 0, "O"
     for tag in tags:
         kind = tag[2:] if tag[:2] in ("B-", "I-", "S-", "E-") else None
-        if kind is not None and (tag[:2] in ("B-", "S-") or prev[2:] != kind or prev[:2] in ("E-", "S-")
-                                 or prev == "O"):
+        if kind is not None and (
+            tag[:2] in ("B-", "S-") or prev[2:] != kind or prev[:2] in ("E-", "S-") or prev == "O"
+        ):
             n += 1
         prev = tag if kind is not None else "O"
     return n

@@ -44,17 +44,35 @@ _DELIMITERS = (",", "\t", ";", "|")
 def _pick_delimiter(path: Path, first_line: str, wanted: list[str]) -> str:
     if path.suffix.lower() in (".tsv", ".tab"):
         return "\t"
-    best = max(_DELIMITERS, key=lambda d: (sum(c.strip() in wanted for c in next(csv.reader([first_line],
-                                                                                            delimiter=d))),
-                                           first_line.count(d)))
+    best = max(
+        _DELIMITERS,
+        key=lambda d: (
+            sum(c.strip() in wanted for c in next(csv.reader([first_line], delimiter=d))),
+            first_line.count(d),
+        ),
+    )
     return best if best in first_line else ","
 
 
-def from_csv(path, text: str | None = None, label: str | None = None, *, text_a: str | None = None,
-             text_b: str | None = None, task: str | None = None, label_names: list[str] | None = None,
-             split: str | None = None, dev: float = 0.1, test: float = 0.1, seed: int = 0,
-             delimiter: str | None = None, encoding: str | None = None, skip_empty: bool = False,
-             name: str | None = None, verbose: bool = True) -> TextDataset:
+def from_csv(
+    path,
+    text: str | None = None,
+    label: str | None = None,
+    *,
+    text_a: str | None = None,
+    text_b: str | None = None,
+    task: str | None = None,
+    label_names: list[str] | None = None,
+    split: str | None = None,
+    dev: float = 0.1,
+    test: float = 0.1,
+    seed: int = 0,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+    skip_empty: bool = False,
+    name: str | None = None,
+    verbose: bool = True,
+) -> TextDataset:
     """Read a CSV/TSV with a header row into a :class:`TextDataset`.
 
     - single texts: ``from_csv(path, text="review", label="stars")``;
@@ -89,9 +107,11 @@ def from_csv(path, text: str | None = None, label: str | None = None, *, text_a:
     wanted = text_cols + [label] + ([split] if split else [])
     if len(set(wanted)) != len(wanted):
         dup = next(c for i, c in enumerate(wanted) if c in wanted[:i])
-        raise ValueError(f"Column {dup!r} is named twice (text, label and split must be different columns): "
-                         f"you gave {dict(zip(['text_a', 'text_b'] if pair else ['text'], text_cols))}, "
-                         f"label={label!r}" + (f", split={split!r}" if split else "") + ".")
+        raise ValueError(
+            f"Column {dup!r} is named twice (text, label and split must be different columns): "
+            f"you gave {dict(zip(['text_a', 'text_b'] if pair else ['text'], text_cols))}, "
+            f"label={label!r}" + (f", split={split!r}" if split else "") + "."
+        )
     if task is not None:
         allowed = ("pairs", "pair_regression") if pair else ("classification", "regression")
         if task not in allowed:
@@ -104,7 +124,7 @@ def from_csv(path, text: str | None = None, label: str | None = None, *, text_a:
     if delimiter is None:
         delimiter = _pick_delimiter(path, first_line, wanted)
     reader = csv.reader(io.StringIO(content.lstrip("\ufeff"), newline=""), delimiter=delimiter, strict=True)
-    csv.field_size_limit(max(csv.field_size_limit(), len(content) + 1))   # a long text is data, not an error
+    csv.field_size_limit(max(csv.field_size_limit(), len(content) + 1))  # a long text is data, not an error
     try:
         header = [h.strip() for h in next(reader)]
     except csv.Error as exc:
@@ -116,8 +136,10 @@ def from_csv(path, text: str | None = None, label: str | None = None, *, text_a:
         if col not in header:
             hint = ""
             if len(header) == 1:
-                hint = (f" Only one column was found with delimiter {delimiter!r}: is the file separated by "
-                        "something else? Pass delimiter=';' (or '\\t', '|'; kit run: --delimiter ';').")
+                hint = (
+                    f" Only one column was found with delimiter {delimiter!r}: is the file separated by "
+                    "something else? Pass delimiter=';' (or '\\t', '|'; kit run: --delimiter ';')."
+                )
             raise KeyError(f"{path.name} has no column {col!r}. Its columns are {header}.{hint}")
     idx = {c: header.index(c) for c in wanted}
 
@@ -132,20 +154,25 @@ def from_csv(path, text: str | None = None, label: str | None = None, *, text_a:
         except StopIteration:
             break
         except csv.Error as exc:
-            raise ValueError(f"{path.name}, line {start}: not valid CSV ({exc}). A quote inside a quoted field must "
-                             "be doubled (\"\"); check that every quoted field is closed.") from None
+            raise ValueError(
+                f"{path.name}, line {start}: not valid CSV ({exc}). A quote inside a quoted field must "
+                'be doubled (""); check that every quoted field is closed.'
+            ) from None
         lineno, start = start, reader.line_num + 1
         if not row or all(not c.strip() for c in row):
             continue
         if len(row) != len(header):
             raise ValueError(
                 f"{path.name}, line {lineno}: expected {len(header)} fields ({header}), got {len(row)}. "
-                f"Quote fields that contain the delimiter {delimiter!r} or a line break, e.g. \"a, b\".")
+                f'Quote fields that contain the delimiter {delimiter!r} or a line break, e.g. "a, b".'
+            )
         value = row[idx[label]].strip()
         if value.lower() in MISSING_LABELS and value.lower() not in keep_names:
-            raise ValueError(f"{path.name}, line {lineno}: the label in column {label!r} is missing "
-                             f"({value!r}). Fill it in or drop the row" +
-                             (f"; to keep {value!r} as a class, list it in label_names." if value else "."))
+            raise ValueError(
+                f"{path.name}, line {lineno}: the label in column {label!r} is missing "
+                f"({value!r}). Fill it in or drop the row"
+                + (f"; to keep {value!r} as a class, list it in label_names." if value else ".")
+            )
         if any(not row[idx[c]].strip() for c in text_cols):
             empty_text.append(lineno)
             if skip_empty:
@@ -154,32 +181,42 @@ def from_csv(path, text: str | None = None, label: str | None = None, *, text_a:
             cols[c].append(value if c == label else row[idx[c]] if c in text_cols else row[idx[c]].strip())
         lines.append(lineno)
     if empty_text and not skip_empty:
-        raise ValueError(f"{path.name}: {len(empty_text)} row(s) have an empty text (first at line {empty_text[0]}). "
-                         "Fill them in, or pass skip_empty=True (kit run: --skip-empty) to drop them.")
+        raise ValueError(
+            f"{path.name}: {len(empty_text)} row(s) have an empty text (first at line {empty_text[0]}). "
+            "Fill them in, or pass skip_empty=True (kit run: --skip-empty) to drop them."
+        )
     n = len(cols[label])
     if n == 0:
-        raise ValueError(f"{path.name} has a header but no data rows" +
-                         (f" (all {len(empty_text)} had an empty text)." if empty_text else "."))
+        raise ValueError(
+            f"{path.name} has a header but no data rows"
+            + (f" (all {len(empty_text)} had an empty text)." if empty_text else ".")
+        )
 
     raw_labels = cols[label]
     chosen, reason = (task, "as you asked") if task is not None else _infer_task(raw_labels, label_names, pair)
     if chosen in ("regression", "pair_regression"):
         bad = next((i for i, v in enumerate(raw_labels) if not _is_number(v)), None)
         if bad is not None:
-            raise ValueError(f"{path.name}, line {lines[bad]}: label {raw_labels[bad]!r} is not a number "
-                             f"(task={chosen!r} needs numbers).")
+            raise ValueError(
+                f"{path.name}, line {lines[bad]}: label {raw_labels[bad]!r} is not a number "
+                f"(task={chosen!r} needs numbers)."
+            )
         labels = np.asarray([float(v) for v in raw_labels], dtype="float32")
         names = None
     else:
         names = list(label_names) if label_names is not None else sorted(set(raw_labels), key=_natural)
         if len(names) < 2:
-            raise ValueError(f"{path.name}: column {label!r} holds one class only ({names}); a classifier needs "
-                             "at least two. Is it the right column?")
+            raise ValueError(
+                f"{path.name}: column {label!r} holds one class only ({names}); a classifier needs "
+                "at least two. Is it the right column?"
+            )
         lookup = {v: i for i, v in enumerate(names)}
         for i, v in enumerate(raw_labels):
             if v not in lookup:
-                raise ValueError(f"{path.name}, line {lines[i]}: unknown label {v!r}; label_names are {names}. "
-                                 "Add it to label_names or fix the row.")
+                raise ValueError(
+                    f"{path.name}, line {lines[i]}: unknown label {v!r}; label_names are {names}. "
+                    "Add it to label_names or fix the row."
+                )
         labels = np.asarray([lookup[v] for v in raw_labels], dtype="int32")
 
     texts = cols[text_a] if pair else cols[text]
@@ -192,24 +229,42 @@ def from_csv(path, text: str | None = None, label: str | None = None, *, text_a:
             raise ValueError(f"{path.name}: column {split!r} may hold only train/dev/test, found {bad}.")
         parts = {k: np.flatnonzero(np.asarray(tags) == k) for k in ("train", "dev", "test")}
     else:
-        parts = split_indices(n, dev=dev, test=test, seed=seed,
-                              stratify=labels if chosen in ("classification", "pairs") else None)
+        parts = split_indices(
+            n, dev=dev, test=test, seed=seed, stratify=labels if chosen in ("classification", "pairs") else None
+        )
         if names is not None:
             counts = np.bincount(labels, minlength=len(names))
-            few = [f"{names[i]!r} ({counts[i]}, line {lines[raw_labels.index(names[i])]})"
-                   for i in np.flatnonzero(counts < MIN_CLASS_ROWS) if counts[i]]
+            few = [
+                f"{names[i]!r} ({counts[i]}, line {lines[raw_labels.index(names[i])]})"
+                for i in np.flatnonzero(counts < MIN_CLASS_ROWS)
+                if counts[i]
+            ]
             if few:
-                raise ValueError(f"{path.name}: class {', '.join(few)} has fewer than {MIN_CLASS_ROWS} rows; every "
-                                 "class needs one in each of train, dev and test. Add rows, merge it into another "
-                                 "class, or drop its rows.")
+                raise ValueError(
+                    f"{path.name}: class {', '.join(few)} has fewer than {MIN_CLASS_ROWS} rows; every "
+                    "class needs one in each of train, dev and test. Add rows, merge it into another "
+                    "class, or drop its rows."
+                )
     splits = {k: pool.take(v) for k, v in parts.items()}
-    ds = TextDataset(name or path.stem, chosen, splits, names, source=str(path),
-                     description=f"your data: {path.name}",
-                     info={"task_reason": reason, "encoding": encoding, "delimiter": delimiter,
-                           "skipped_empty": len(empty_text) if skip_empty else 0})
+    ds = TextDataset(
+        name or path.stem,
+        chosen,
+        splits,
+        names,
+        source=str(path),
+        description=f"your data: {path.name}",
+        info={
+            "task_reason": reason,
+            "encoding": encoding,
+            "delimiter": delimiter,
+            "skipped_empty": len(empty_text) if skip_empty else 0,
+        },
+    )
     if verbose:
-        print(f"{path.name}: {n:,} rows, task {chosen!r} ({reason}); "
-              + ", ".join(f"{k} {v:,}" for k, v in ds.sizes().items()))
+        print(
+            f"{path.name}: {n:,} rows, task {chosen!r} ({reason}); "
+            + ", ".join(f"{k} {v:,}" for k, v in ds.sizes().items())
+        )
     return ds
 
 
@@ -236,7 +291,10 @@ def _infer_task(values, label_names, pair) -> tuple[str, str]:
     if (numbers != np.round(numbers)).any():
         return regression, f"the labels are numbers with fractions; pass task={classes!r} to treat them as classes"
     if distinct > MAX_INTEGER_CLASSES:
-        return regression, (f"{distinct} distinct integers, more than {MAX_INTEGER_CLASSES}; pass task={classes!r} "
-                            "to treat them as classes")
-    return classes, (f"{distinct} distinct integers, read as classes; pass task={regression!r} to predict "
-                     "the number instead")
+        return regression, (
+            f"{distinct} distinct integers, more than {MAX_INTEGER_CLASSES}; pass task={classes!r} "
+            "to treat them as classes"
+        )
+    return classes, (
+        f"{distinct} distinct integers, read as classes; pass task={regression!r} to predict the number instead"
+    )

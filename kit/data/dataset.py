@@ -54,15 +54,18 @@ class Split:
         """What a preprocessor takes: the texts, or ``(texts, texts_b)`` for pairs."""
         return self.texts if self.texts_b is None else (self.texts, self.texts_b)
 
-    def take(self, index) -> "Split":
+    def take(self, index) -> Split:
         """The rows at ``index`` (array of positions), as a new split."""
         index = np.asarray(index, dtype=int)
         pick = lambda seq: None if seq is None else [seq[i] for i in index]  # noqa: E731
-        labels = None if self.labels is None else (
-            np.asarray(self.labels)[index] if not _is_ragged(self.labels) else pick(self.labels))
+        labels = (
+            None
+            if self.labels is None
+            else (np.asarray(self.labels)[index] if not _is_ragged(self.labels) else pick(self.labels))
+        )
         return Split(texts=pick(self.texts), labels=labels, texts_b=pick(self.texts_b))
 
-    def head(self, n: int) -> "Split":
+    def head(self, n: int) -> Split:
         return self.take(np.arange(min(n, len(self))))
 
 
@@ -117,8 +120,7 @@ class TextDataset:
     def sizes(self) -> dict[str, int]:
         return {k: len(v) for k, v in self.splits.items()}
 
-    def subsample(self, max_train: int | None = None, max_eval: int | None = None,
-                  seed: int = 0) -> "TextDataset":
+    def subsample(self, max_train: int | None = None, max_eval: int | None = None, seed: int = 0) -> TextDataset:
         """A smaller copy (seeded, stratified for classes) for the smoke scale."""
         from .splits import sample_indices
 
@@ -132,7 +134,7 @@ class TextDataset:
             new[name] = split.take(sample_indices(len(split), cap, seed=seed, stratify=strat))
         return replace(self, splits=new)
 
-    def select_classes(self, names) -> "TextDataset":
+    def select_classes(self, names) -> TextDataset:
         """Only the rows of the classes ``names`` (in that order, relabelled 0..n-1), e.g. 2 of Yahoo's 10.
 
         >>> s = Split(texts=["a", "b", "c"], labels=[0, 1, 2])
@@ -178,11 +180,13 @@ class TextDataset:
         """One paragraph: name, task, sizes, classes and licence."""
         parts = [f"{self.name} ({self.task}): " + ", ".join(f"{k} {v:,}" for k, v in self.sizes().items())]
         if self.label_names is not None:
-            counts = np.bincount(np.asarray(self.train.labels), minlength=len(self.label_names)) \
-                if self.task in ("classification", "pairs") else None
+            counts = (
+                np.bincount(np.asarray(self.train.labels), minlength=len(self.label_names))
+                if self.task in ("classification", "pairs")
+                else None
+            )
             if counts is not None:
-                parts.append("classes (train): " + ", ".join(
-                    f"{n} {c:,}" for n, c in zip(self.label_names, counts)))
+                parts.append("classes (train): " + ", ".join(f"{n} {c:,}" for n, c in zip(self.label_names, counts)))
             else:
                 parts.append(f"{len(self.label_names)} labels")
         if self.licence:

@@ -39,8 +39,10 @@ def read_ar(stream) -> list[tuple[str, bytes]]:
         if not header:
             return members
         if len(header) < _HEADER or header[58:60] != b"`\n":
-            raise ValueError(f"Truncated or corrupt ar header after {len(members)} member(s): "
-                             "the .deb is damaged (download it again).")
+            raise ValueError(
+                f"Truncated or corrupt ar header after {len(members)} member(s): "
+                "the .deb is damaged (download it again)."
+            )
         name = header[:16].decode("ascii").rstrip()
         size = int(header[48:58].decode("ascii").strip())
         data = stream.read(size)
@@ -106,7 +108,7 @@ def deb_files(deb, prefix: str = "") -> dict[str, bytes]:
             name = _norm(m.name)
             if not m.isfile() or (prefix and not name.startswith(prefix)):
                 continue
-            rel = name[len(prefix):].lstrip("/")
+            rel = name[len(prefix) :].lstrip("/")
             if not rel or ".." in Path(rel).parts:
                 continue
             out[rel] = tar.extractfile(m).read()
@@ -153,8 +155,11 @@ def make_deb(files: dict[str, bytes], compression: str = "xz") -> bytes:
         return buf.getvalue()
 
     ext = f".tar.{compression}" if compression else ".tar"
-    members = [("debian-binary", b"2.0\n"), ("control" + ext, tar_bytes({"control": b"Package: test\n"})),
-               ("data" + ext, tar_bytes(files))]
+    members = [
+        ("debian-binary", b"2.0\n"),
+        ("control" + ext, tar_bytes({"control": b"Package: test\n"})),
+        ("data" + ext, tar_bytes(files)),
+    ]
     out = io.BytesIO()
     out.write(AR_MAGIC)
     for name, data in members:

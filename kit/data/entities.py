@@ -77,11 +77,15 @@ def proper_noun_entities(ds: TextDataset, typed: bool = True) -> TextDataset:
     ``UNTYPED_LABELS``). ``info`` counts the entities per split.
     """
     if ds.task != "tagging" or ds.label_names is None:
-        raise ValueError(f"{ds.name} is a {ds.task} set; proper-noun entities need a POS-tagged set "
-                         "(task 'tagging' with tag names, e.g. kit.data.load('brown_pos')).")
+        raise ValueError(
+            f"{ds.name} is a {ds.task} set; proper-noun entities need a POS-tagged set "
+            "(task 'tagging' with tag names, e.g. kit.data.load('brown_pos'))."
+        )
     if not any(is_proper_noun(t) for t in ds.label_names):
-        raise ValueError(f"{ds.name}'s tags have no proper-noun tag (np, nps, ...): its tag set is "
-                         f"{ds.label_names[:12]}... Entities are read from Brown-style proper-noun tags.")
+        raise ValueError(
+            f"{ds.name}'s tags have no proper-noun tag (np, nps, ...): its tag set is "
+            f"{ds.label_names[:12]}... Entities are read from Brown-style proper-noun tags."
+        )
     names = TYPED_LABELS if typed else UNTYPED_LABELS
     index = {n: i for i, n in enumerate(names)}
     splits, counts = {}, {}
@@ -94,8 +98,13 @@ def proper_noun_entities(ds: TextDataset, typed: bool = True) -> TextDataset:
             labels.append([index[t] for t in bio])
         splits[split_name] = Split(texts=list(split.texts), labels=labels)
         counts[split_name] = n
-    return TextDataset(f"{ds.name}_entities", "tagging", splits, list(names), licence=ds.licence,
-                       description=f"proper-noun spans of {ds.name} as BIO entities"
-                                   + (" (NP singular, NPS plural)" if typed else ""),
-                       source=ds.source, info={**ds.info, "entities": counts, "from": ds.name})
-
+    return TextDataset(
+        f"{ds.name}_entities",
+        "tagging",
+        splits,
+        list(names),
+        licence=ds.licence,
+        description=f"proper-noun spans of {ds.name} as BIO entities" + (" (NP singular, NPS plural)" if typed else ""),
+        source=ds.source,
+        info={**ds.info, "entities": counts, "from": ds.name},
+    )

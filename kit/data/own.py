@@ -20,9 +20,18 @@ from .csv_reader import from_csv
 from .dataset import TextDataset
 
 #: Environment variables ``kit run`` sets from its flags; notebooks read them in their parameters cell.
-OWN_DATA_ENV = {"file": "KIT_DATA_FILE", "text": "KIT_TEXT", "label": "KIT_LABEL", "text_a": "KIT_TEXT_A",
-                "text_b": "KIT_TEXT_B", "task": "KIT_TASK", "encoding": "KIT_ENCODING", "delimiter": "KIT_DELIMITER",
-                "skip_empty": "KIT_SKIP_EMPTY", "tag_column": "KIT_TAG_COLUMN"}
+OWN_DATA_ENV = {
+    "file": "KIT_DATA_FILE",
+    "text": "KIT_TEXT",
+    "label": "KIT_LABEL",
+    "text_a": "KIT_TEXT_A",
+    "text_b": "KIT_TEXT_B",
+    "task": "KIT_TASK",
+    "encoding": "KIT_ENCODING",
+    "delimiter": "KIT_DELIMITER",
+    "skip_empty": "KIT_SKIP_EMPTY",
+    "tag_column": "KIT_TAG_COLUMN",
+}
 
 
 @dataclass
@@ -41,14 +50,16 @@ class OwnData:
     tag_column: str | None = None
 
     @classmethod
-    def from_env(cls) -> "OwnData | None":
+    def from_env(cls) -> OwnData | None:
         """The user's data from ``KIT_DATA_FILE`` & co., or None when no file is set."""
         values = {k: os.environ.get(v) or None for k, v in OWN_DATA_ENV.items()}
         if not values["file"]:
             stray = [OWN_DATA_ENV[k] for k, v in values.items() if v]
             if stray:
-                raise ValueError(f"{', '.join(stray)} set without {OWN_DATA_ENV['file']}: give the file too "
-                                 "(kit run NN --data my.csv --text COL --label COL).")
+                raise ValueError(
+                    f"{', '.join(stray)} set without {OWN_DATA_ENV['file']}: give the file too "
+                    "(kit run NN --data my.csv --text COL --label COL)."
+                )
             return None
         return cls(**values)
 
@@ -71,28 +82,50 @@ class OwnData:
             try:
                 column = int(self.tag_column) if self.tag_column not in (None, "") else -1
             except ValueError:
-                raise ValueError(f"The tag column must be a number (0 = the token, -1 = the last column), got "
-                                 f"{self.tag_column!r}.") from None
+                raise ValueError(
+                    f"The tag column must be a number (0 = the token, -1 = the last column), got {self.tag_column!r}."
+                ) from None
             return from_conll(self.file, column, encoding=self.encoding, **kwargs)
-        options = {"encoding": self.encoding, "delimiter": self.delimiter,
-                   "skip_empty": (self.skip_empty or "").lower() in ("1", "true", "yes")}
-        return from_csv(self.file, text=self.text, label=self.label, text_a=self.text_a, text_b=self.text_b,
-                        task=self.task, **{**options, **kwargs})
+        options = {
+            "encoding": self.encoding,
+            "delimiter": self.delimiter,
+            "skip_empty": (self.skip_empty or "").lower() in ("1", "true", "yes"),
+        }
+        return from_csv(
+            self.file,
+            text=self.text,
+            label=self.label,
+            text_a=self.text_a,
+            text_b=self.text_b,
+            task=self.task,
+            **{**options, **kwargs},
+        )
 
 
 def check_kind(ds: TextDataset, tasks, notebook: str = "this notebook", needs: str | None = None) -> TextDataset:
     """``ds`` if its task is one of ``tasks`` (what a notebook's experiment can use), else a ValueError that says so."""
     if ds.task not in tasks:
-        raise ValueError(f"{notebook} needs {needs or ' or '.join(tasks) + ' data'} (task "
-                         f"{' or '.join(map(repr, tasks))}); {ds.source or ds.name} gives task {ds.task!r}. "
-                         + ("Pass --task classification if the numbers are classes. "
-                            if ds.task == "regression" and "classification" in tasks else "")
-                         + "Notebook 00 takes any kind of CSV.")
+        raise ValueError(
+            f"{notebook} needs {needs or ' or '.join(tasks) + ' data'} (task "
+            f"{' or '.join(map(repr, tasks))}); {ds.source or ds.name} gives task {ds.task!r}. "
+            + (
+                "Pass --task classification if the numbers are classes. "
+                if ds.task == "regression" and "classification" in tasks
+                else ""
+            )
+            + "Notebook 00 takes any kind of CSV."
+        )
     return ds
 
 
-def notebook_dataset(default, *, tasks=("classification",), needs: str = "single texts with class labels",
-                     notebook: str = "this notebook", **kwargs) -> TextDataset:
+def notebook_dataset(
+    default,
+    *,
+    tasks=("classification",),
+    needs: str = "single texts with class labels",
+    notebook: str = "this notebook",
+    **kwargs,
+) -> TextDataset:
     """The user's CSV (``kit run --data ...``) if one is set, else ``default()``; checked against ``tasks``.
 
     A notebook states what its experiment can use (``tasks``, and ``needs`` in words); data of another

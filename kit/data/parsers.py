@@ -21,7 +21,8 @@ def _need(path: Path, what: str) -> Path:
     if not path.exists():
         raise FileNotFoundError(
             f"Expected {what} at {path}, but it is not there. Point path=... at the folder "
-            "that holds it (the unpacked release), or delete the cached copy and fetch again.")
+            "that holds it (the unpacked release), or delete the cached copy and fetch again."
+        )
     return path
 
 
@@ -100,6 +101,7 @@ def vader_targets(ratings: np.ndarray, target: str):
 
 # --- BBC News (Greene & Cunningham 2006): <class>/<nnn>.txt --------------------------
 
+
 def parse_bbc(folder: Path) -> tuple[list[str], list[str]]:
     """Articles (title + body) and their topic folder names."""
     folder = Path(folder)
@@ -169,7 +171,12 @@ _WIKI_RES = [
     (re.compile(r"<math.*?</math>", re.S), ""),
     (re.compile(r"<(gallery|timeline|table|source|syntaxhighlight)[^>]*>.*?</\1>", re.S | re.I), ""),
     (re.compile(r"\{\|.*?\|\}", re.S), ""),  # tables
-    (re.compile(r"\[\[(?:File|Image|Category|[a-z]{2,3}(?:-[a-z]+)?):[^\[\]]*(?:\[\[[^\[\]]*\]\][^\[\]]*)*\]\]", re.I), ""),
+    (
+        re.compile(
+            r"\[\[(?:File|Image|Category|[a-z]{2,3}(?:-[a-z]+)?):[^\[\]]*(?:\[\[[^\[\]]*\]\][^\[\]]*)*\]\]", re.I
+        ),
+        "",
+    ),
     (re.compile(r"\[\[(?:[^\[\]|]*\|)?([^\[\]|]*)\]\]"), r"\1"),  # [[a|b]] -> b, [[a]] -> a
     (re.compile(r"\[https?://[^\s\]]+\s*([^\]]*)\]"), r"\1"),
     (re.compile(r"'{2,}"), ""),
@@ -254,6 +261,7 @@ def parse_paragraph_files(files, min_words: int = 25, max_words: int = 128) -> l
 
 # --- The papers' own formats ---------------------------------------------------------
 
+
 def read_tsv_rows(path: Path, expect_header: bool = True):
     """Rows of a GLUE-style TSV (no quoting) with line numbers; header as a list."""
     path = _need(Path(path), "a TSV file")
@@ -291,8 +299,10 @@ def parse_glue_tsv(path: Path, task: str):
     a, b, y = [], [], []
     for lineno, row in rows:
         if len(row) != len(header):
-            raise ValueError(f"{Path(path).name}, line {lineno}: expected {len(header)} tab-separated "
-                             f"fields ({header}), got {len(row)}. Is the file truncated or re-saved with quoting?")
+            raise ValueError(
+                f"{Path(path).name}, line {lineno}: expected {len(header)} tab-separated "
+                f"fields ({header}), got {len(row)}. Is the file truncated or re-saved with quoting?"
+            )
         try:
             y.append(float(row[lab]) if task == "stsb" else int(row[lab]))
         except ValueError:
@@ -368,12 +378,16 @@ def conll_sentences(text: str, name: str = "the file", tag_column: int = -1) -> 
         cols = line.split()
         width = width or len(cols)
         if len(cols) != width or len(cols) < 2:
-            raise ValueError(f"{name}, line {lineno}: expected {max(width, 2)} columns separated by spaces or tabs "
-                             f"(the token first, then e.g. POS, chunk, NER), got {len(cols)}: {line[:60]!r}. "
-                             "A token with a space in it, or a line without its tag, breaks the file's form.")
+            raise ValueError(
+                f"{name}, line {lineno}: expected {max(width, 2)} columns separated by spaces or tabs "
+                f"(the token first, then e.g. POS, chunk, NER), got {len(cols)}: {line[:60]!r}. "
+                "A token with a space in it, or a line without its tag, breaks the file's form."
+            )
         if not -width <= tag_column < width or tag_column % width == 0:
-            raise ValueError(f"{name}: tag column {tag_column} does not exist or is the token column; its lines have "
-                             f"{width} columns (0 = token ... {width - 1}, or -1 for the last).")
+            raise ValueError(
+                f"{name}: tag column {tag_column} does not exist or is the token column; its lines have "
+                f"{width} columns (0 = token ... {width - 1}, or -1 for the last)."
+            )
         tokens.append(cols[0])
         tags.append(cols[tag_column])
     if tokens:
@@ -392,13 +406,15 @@ def parse_class_csv(path: Path, n_text_cols: int, n_classes: int):
             if not row:
                 continue
             if len(row) != 1 + n_text_cols:
-                raise ValueError(f"{path.name}, line {lineno}: expected {1 + n_text_cols} fields "
-                                 f"(class, text...), got {len(row)}.")
+                raise ValueError(
+                    f"{path.name}, line {lineno}: expected {1 + n_text_cols} fields (class, text...), got {len(row)}."
+                )
             try:
                 y = int(row[0])
             except ValueError:
-                raise ValueError(f"{path.name}, line {lineno}: class {row[0]!r} is not a number "
-                                 "(these files have no header row).") from None
+                raise ValueError(
+                    f"{path.name}, line {lineno}: class {row[0]!r} is not a number (these files have no header row)."
+                ) from None
             if not 1 <= y <= n_classes:
                 raise ValueError(f"{path.name}, line {lineno}: class {y} outside 1..{n_classes}.")
             text = " ".join(c.replace("\\n", " ").replace('\\"', '"') for c in row[1:]).strip()
@@ -437,16 +453,20 @@ def parse_amazon_reviews(path: Path) -> tuple[list[str], np.ndarray, int]:
                 review = json.loads(line)
             except json.JSONDecodeError:
                 try:
-                    review = ast.literal_eval(line)      # the 2014 release wrote some files as Python dicts
+                    review = ast.literal_eval(line)  # the 2014 release wrote some files as Python dicts
                 except (ValueError, SyntaxError):
-                    raise ValueError(f"{path.name}, line {lineno}: not a JSON review ({line[:60]!r}...). An Amazon "
-                                     "review file holds one JSON object per line.") from None
+                    raise ValueError(
+                        f"{path.name}, line {lineno}: not a JSON review ({line[:60]!r}...). An Amazon "
+                        "review file holds one JSON object per line."
+                    ) from None
             if not isinstance(review, dict):
                 raise ValueError(f"{path.name}, line {lineno}: expected a JSON object, got {type(review).__name__}.")
             rating = review.get("overall", review.get("rating"))
             if rating is None:
-                raise ValueError(f"{path.name}, line {lineno}: no rating ('overall' in the 2014/2018 releases, "
-                                 f"'rating' in 2023); its fields are {sorted(review)[:8]}.")
+                raise ValueError(
+                    f"{path.name}, line {lineno}: no rating ('overall' in the 2014/2018 releases, "
+                    f"'rating' in 2023); its fields are {sorted(review)[:8]}."
+                )
             try:
                 star = float(rating)
             except (TypeError, ValueError):
@@ -467,9 +487,14 @@ def parse_amazon_reviews(path: Path) -> tuple[list[str], np.ndarray, int]:
 
 def clean_control_chars(text: str) -> str:
     """Drop Unicode category-C characters (keep tab/newline as spaces)."""
-    return "".join(" " if ch in "\t\n\r" else ch for ch in text
-                   if ch in "\t\n\r" or not unicodedata.category(ch).startswith("C"))
+    return "".join(
+        " " if ch in "\t\n\r" else ch for ch in text if ch in "\t\n\r" or not unicodedata.category(ch).startswith("C")
+    )
 
 
-__all__ = [n for n in dir() if n.startswith("parse_")] + ["vader_targets", "wiki_to_text", "chunk_words",
-                                                          "AMAZON_PATTERNS"]
+__all__ = [n for n in dir() if n.startswith("parse_")] + [
+    "vader_targets",
+    "wiki_to_text",
+    "chunk_words",
+    "AMAZON_PATTERNS",
+]

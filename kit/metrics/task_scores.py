@@ -37,8 +37,10 @@ def check_kind(kind: str, task: str = "") -> str:
     """``kind`` if it is one of :data:`TASK_KINDS`, else a ValueError that names ``task`` and the kinds."""
     if kind not in TASK_KINDS:
         where = f" for task {task!r}" if task else ""
-        raise ValueError(f"Unknown task kind {kind!r}{where}: use 'classification' (softmax logits, accuracy), "
-                         "'binary' (one logit, accuracy) or 'regression' (one score, Pearson).")
+        raise ValueError(
+            f"Unknown task kind {kind!r}{where}: use 'classification' (softmax logits, accuracy), "
+            "'binary' (one logit, accuracy) or 'regression' (one score, Pearson)."
+        )
     return kind
 
 
@@ -48,8 +50,10 @@ class Pearson(keras.metrics.Metric):
 
     def __init__(self, name="pearson", dtype=None):
         super().__init__(name=name, dtype=dtype)
-        self._stats = [self.add_variable(shape=(), initializer="zeros", name=n, dtype="float32")
-                       for n in ("n", "mean_x", "mean_y", "m2_x", "m2_y", "c_xy")]
+        self._stats = [
+            self.add_variable(shape=(), initializer="zeros", name=n, dtype="float32")
+            for n in ("n", "mean_x", "mean_y", "m2_x", "m2_y", "c_xy")
+        ]
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         x = ops.reshape(ops.cast(y_pred, "float32"), (-1,))
@@ -64,10 +68,14 @@ class Pearson(keras.metrics.Metric):
         f = n * nb / ops.maximum(n_new, 1e-12)
         delta_x, delta_y = bx - mx, by - my
         share = nb / ops.maximum(n_new, 1e-12)
-        new = (n_new, mx + delta_x * share, my + delta_y * share,
-               m2x + ops.sum(w * dx * dx) + delta_x * delta_x * f,
-               m2y + ops.sum(w * dy * dy) + delta_y * delta_y * f,
-               cxy + ops.sum(w * dx * dy) + delta_x * delta_y * f)
+        new = (
+            n_new,
+            mx + delta_x * share,
+            my + delta_y * share,
+            m2x + ops.sum(w * dx * dx) + delta_x * delta_x * f,
+            m2y + ops.sum(w * dy * dy) + delta_y * delta_y * f,
+            cxy + ops.sum(w * dx * dy) + delta_x * delta_y * f,
+        )
         for var, value in zip(self._stats, new):
             var.assign(value)
 

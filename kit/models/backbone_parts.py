@@ -38,8 +38,9 @@ def split_backbone(backbone) -> BackboneParts:
     x = backbone.embeddings_add((tokens, positions, segments))
     x = backbone.embeddings_layer_norm(x)
     x = backbone.embeddings_dropout(x)
-    embeddings = keras.Model({"token_ids": token_ids, "segment_ids": segment_ids}, x,
-                             name=f"{backbone.name}_embeddings")
+    embeddings = keras.Model(
+        {"token_ids": token_ids, "segment_ids": segment_ids}, x, name=f"{backbone.name}_embeddings"
+    )
 
     emb_in = keras.Input(shape=(None, backbone.hidden_dim), name="embeddings")
     mask_in = keras.Input(shape=(None,), dtype="int32", name="padding_mask")
@@ -47,6 +48,9 @@ def split_backbone(backbone) -> BackboneParts:
     for layer in backbone.transformer_layers:
         h = layer(h, padding_mask=mask_in)
     pooled = backbone.pooled_dense(h[:, backbone.cls_token_index, :])
-    encoder = keras.Model({"embeddings": emb_in, "padding_mask": mask_in},
-                          {"sequence_output": h, "pooled_output": pooled}, name=f"{backbone.name}_encoder")
+    encoder = keras.Model(
+        {"embeddings": emb_in, "padding_mask": mask_in},
+        {"sequence_output": h, "pooled_output": pooled},
+        name=f"{backbone.name}_encoder",
+    )
     return BackboneParts(embeddings, encoder, backbone.token_embedding)

@@ -32,16 +32,22 @@ from ..data.sources import Source, materialize
 from ..text.byte_bpe import ByteLevelBPETokenizer
 from ..text.wordpiece import BertPreprocessor, WordPieceTokenizer
 
+
 class BuiltOnBackbone:
     """Mixin for the kit's functional models built on a backbone (TLM, MLM, multitask): ``get_config`` saves the
     backbone and the ``__init__`` arguments named in ``CONFIG`` (kept as attributes of the same names), and
-    ``from_config`` rebuilds the model from them, so weight ties to the backbone survive save/load."""
+    ``from_config`` rebuilds the model from them, so weight ties to the backbone survive save/load.
+    """
 
     CONFIG: tuple = ()
 
     def get_config(self):
-        return {"backbone": keras.layers.serialize(self.backbone), **{k: getattr(self, k) for k in self.CONFIG},
-                "name": self.name, "trainable": self.trainable}
+        return {
+            "backbone": keras.layers.serialize(self.backbone),
+            **{k: getattr(self, k) for k in self.CONFIG},
+            "name": self.name,
+            "trainable": self.trainable,
+        }
 
     @classmethod
     def from_config(cls, config):
@@ -85,17 +91,17 @@ class BertBackbone(keras_hub.models.BertBackbone):
     'gelu'
     """
 
-    def __init__(self, *args, hidden_activation: str = "gelu_approximate", layer_norm_epsilon: float = 1e-12,
-                 **kwargs):
+    def __init__(self, *args, hidden_activation: str = "gelu_approximate", layer_norm_epsilon: float = 1e-12, **kwargs):
         super().__init__(*args, **kwargs)
         if hidden_activation not in ("gelu", "gelu_approximate"):
-            raise ValueError(f"hidden_activation must be 'gelu' (exact) or 'gelu_approximate', "
-                             f"got {hidden_activation!r}.")
+            raise ValueError(
+                f"hidden_activation must be 'gelu' (exact) or 'gelu_approximate', got {hidden_activation!r}."
+            )
         self.hidden_activation = hidden_activation
         if hidden_activation == "gelu":
             for layer in self.transformer_layers:
                 layer._feedforward_intermediate_dense.activation = keras.activations.gelu
-        self.layer_norm_epsilon = float(layer_norm_epsilon)     # BERT 1e-12 (keras-hub's), RoBERTa 1e-5
+        self.layer_norm_epsilon = float(layer_norm_epsilon)  # BERT 1e-12 (keras-hub's), RoBERTa 1e-5
         if self.layer_norm_epsilon != 1e-12:
             self.embeddings_layer_norm.epsilon = self.layer_norm_epsilon
             for layer in self.transformer_layers:
@@ -120,7 +126,7 @@ class LoadedBackbone:
     preprocessor: BertPreprocessor
     source: str = ""
 
-    def parts(self) -> "BackboneParts":
+    def parts(self) -> BackboneParts:
         """Embedding part and encoder part, sharing this backbone's weights."""
         from .backbone_parts import split_backbone
 
@@ -128,9 +134,11 @@ class LoadedBackbone:
 
     def __repr__(self):
         b = self.backbone
-        return (f"LoadedBackbone({self.name!r}: {b.num_layers} layers, hidden {b.hidden_dim}, "
-                f"{b.num_heads} heads, vocab {b.vocabulary_size}, {b.count_params():,} params, "
-                f"sequence_length {self.preprocessor.sequence_length})")
+        return (
+            f"LoadedBackbone({self.name!r}: {b.num_layers} layers, hidden {b.hidden_dim}, "
+            f"{b.num_heads} heads, vocab {b.vocabulary_size}, {b.count_params():,} params, "
+            f"sequence_length {self.preprocessor.sequence_length})"
+        )
 
 
 def minilm_path(progress: bool = True) -> Path:
@@ -156,13 +164,14 @@ def _hf_activation(folder: Path) -> str | None:
 
 def _from_preset(preset: str, hidden_activation: str | None, dtype=None) -> BertBackbone:
     """The kit's :class:`BertBackbone` with the preset's weights. A HuggingFace folder is converted straight into it
-    (one build); a keras-hub preset is loaded as keras-hub's class and copied (keras-hub loads its own class only)."""
+    (one build); a keras-hub preset is loaded as keras-hub's class and copied (keras-hub loads its own class only).
+    """
     try:
         from keras_hub.src.utils.preset_utils import get_preset_loader
         from keras_hub.src.utils.transformers.preset_loader import TransformersPresetLoader
 
         loader = get_preset_loader(preset)
-    except (ImportError, AttributeError):   # keras-hub moved its internals: the copy below still works
+    except (ImportError, AttributeError):  # keras-hub moved its internals: the copy below still works
         loader = None
     if isinstance(loader, TransformersPresetLoader):
         kwargs = {"hidden_activation": hidden_activation or "gelu_approximate"}
@@ -178,8 +187,10 @@ def _from_preset(preset: str, hidden_activation: str | None, dtype=None) -> Bert
 
 def hub_presets() -> dict:
     """keras-hub's BERT and RoBERTa preset names (online: they download from the model hub)."""
-    return {**getattr(keras_hub.models.BertBackbone, "presets", {}),
-            **getattr(keras_hub.models.RobertaBackbone, "presets", {})}
+    return {
+        **getattr(keras_hub.models.BertBackbone, "presets", {}),
+        **getattr(keras_hub.models.RobertaBackbone, "presets", {}),
+    }
 
 
 def preset_family(preset: str) -> str:
@@ -197,19 +208,32 @@ def preset_family(preset: str) -> str:
         return "roberta" if kind.startswith("roberta") else "bert"
     if preset in getattr(keras_hub.models.RobertaBackbone, "presets", {}):
         return "roberta"
-    return "roberta" if preset.startswith(("kaggle://", "hf://")) and "roberta" in preset.lower() \
-        and "xlm" not in preset.lower() else "bert"
+    return (
+        "roberta"
+        if preset.startswith(("kaggle://", "hf://")) and "roberta" in preset.lower() and "xlm" not in preset.lower()
+        else "bert"
+    )
 
 
 def _roberta_from_preset(preset: str, dtype=None) -> BertBackbone:
     """A RoBERTa checkpoint (keras-hub preset or HuggingFace folder) in the kit's :class:`BertBackbone`: every weight
     copied from keras-hub's ``RobertaBackbone`` (whose converter drops HuggingFace's two reserved position rows), the
-    segment embeddings zero, the pooler fresh; its outputs equal RoBERTa's (tested)."""
+    segment embeddings zero, the pooler fresh; its outputs equal RoBERTa's (tested).
+    """
     base = keras_hub.models.RobertaBackbone.from_preset(preset, dtype=dtype)
-    model = BertBackbone(vocabulary_size=base.vocabulary_size, num_layers=base.num_layers, num_heads=base.num_heads,
-                         hidden_dim=base.hidden_dim, intermediate_dim=base.intermediate_dim, dropout=base.dropout,
-                         max_sequence_length=base.max_sequence_length, num_segments=2, hidden_activation="gelu",
-                         layer_norm_epsilon=1e-5, dtype=dtype)
+    model = BertBackbone(
+        vocabulary_size=base.vocabulary_size,
+        num_layers=base.num_layers,
+        num_heads=base.num_heads,
+        hidden_dim=base.hidden_dim,
+        intermediate_dim=base.intermediate_dim,
+        dropout=base.dropout,
+        max_sequence_length=base.max_sequence_length,
+        num_segments=2,
+        hidden_activation="gelu",
+        layer_norm_epsilon=1e-5,
+        dtype=dtype,
+    )
     model.token_embedding.embeddings.assign(base.token_embedding.embeddings)
     model.position_embedding.position_embeddings.assign(base.embeddings.position_embedding.position_embeddings)
     model.segment_embedding.embeddings.assign(np.zeros(model.segment_embedding.embeddings.shape, "float32"))
@@ -232,9 +256,11 @@ def preset_tokenizer(preset: str):
             return ByteLevelBPETokenizer.from_folder(folder)
         from keras_hub.src.utils.preset_utils import TOKENIZER_ASSET_DIR, get_file
 
-        try:        # a keras-hub preset keeps them as assets
-            return ByteLevelBPETokenizer(get_file(preset, f"{TOKENIZER_ASSET_DIR}/vocabulary.json"),
-                                         get_file(preset, f"{TOKENIZER_ASSET_DIR}/merges.txt"))
+        try:  # a keras-hub preset keeps them as assets
+            return ByteLevelBPETokenizer(
+                get_file(preset, f"{TOKENIZER_ASSET_DIR}/vocabulary.json"),
+                get_file(preset, f"{TOKENIZER_ASSET_DIR}/merges.txt"),
+            )
         except Exception:  # noqa: BLE001 - a HuggingFace repo (hf://...) keeps vocab.json and merges.txt at its top
             return ByteLevelBPETokenizer(get_file(preset, "vocab.json"), get_file(preset, "merges.txt"))
     if (folder / "vocab.txt").exists():
@@ -245,15 +271,19 @@ def preset_tokenizer(preset: str):
         vocab = get_file(preset, f"{TOKENIZER_ASSET_DIR}/vocabulary.txt")
         config = load_json(preset, "tokenizer.json").get("config", {})
     except Exception as exc:  # noqa: BLE001 - any failure here means "not a BERT preset we can read"
-        raise ValueError(f"{preset!r} has no BERT vocabulary: expected vocab.txt (HuggingFace) or "
-                         f"assets/tokenizer/vocabulary.txt (keras-hub preset). ({exc})") from None
-    return WordPieceTokenizer(vocab, lowercase=config.get("lowercase", True),
-                              strip_accents=config.get("strip_accents") or None)
+        raise ValueError(
+            f"{preset!r} has no BERT vocabulary: expected vocab.txt (HuggingFace) or "
+            f"assets/tokenizer/vocabulary.txt (keras-hub preset). ({exc})"
+        ) from None
+    return WordPieceTokenizer(
+        vocab, lowercase=config.get("lowercase", True), strip_accents=config.get("strip_accents") or None
+    )
 
 
 def local_preset(name: str) -> Path | None:
     """``$KIT_PRESET_DIR/<name>`` when that folder exists (a keras-hub preset or a HuggingFace BERT or RoBERTa
-    folder)."""
+    folder).
+    """
     root = os.environ.get("KIT_PRESET_DIR")
     if not root or not name or "/" in name or name.startswith("."):
         return None
@@ -300,7 +330,8 @@ def load_backbone(name: str = "minilm-l6", sequence_length: int = 128, dtype=Non
         raise ValueError(
             f"Unknown backbone {name!r}. Offline: {list(OFFLINE_BACKBONES)}; keras-hub BERT and RoBERTa presets "
             f"(online, or a copy in $KIT_PRESET_DIR/<name>): {known[1:6]}...; or a local folder path."
-            + (f" Did you mean {close}?" if close else ""))
+            + (f" Did you mean {close}?" if close else "")
+        )
     family = preset_family(preset)
     try:
         if family == "roberta":
@@ -308,18 +339,21 @@ def load_backbone(name: str = "minilm-l6", sequence_length: int = 128, dtype=Non
         else:
             backbone = _from_preset(preset, activation, dtype=dtype)
         tokenizer = preset_tokenizer(preset)
-    except (OSError, ConnectionError) as exc:   # requests' ConnectionError is an OSError too
+    except (OSError, ConnectionError) as exc:  # requests' ConnectionError is an OSError too
         if os.path.isdir(preset):
             raise
-        cls, files = (("RobertaBackbone", "config.json, vocab.json, merges.txt") if family == "roberta"
-                      else ("BertBackbone", "config.json, vocab.txt"))
+        cls, files = (
+            ("RobertaBackbone", "config.json, vocab.json, merges.txt")
+            if family == "roberta"
+            else ("BertBackbone", "config.json, vocab.txt")
+        )
         raise ConnectionError(
             f"Could not download the keras-hub preset {name!r} (no network to the model hub here: "
             f"{type(exc).__name__}). Put a copy of it in a local folder and pass its path "
             f"(load_backbone('/path/to/{name}')), or set KIT_PRESET_DIR to a folder that holds {name}/. On a machine "
             f"with network, `python -c \"import keras_hub; keras_hub.models.{cls}.from_preset('{name}')"
             f".save_to_preset('{name}')\"` writes one (copy the tokenizer's assets with it, or use a HuggingFace "
-            f"{'RoBERTa' if family == 'roberta' else 'BERT'} folder with {files} and model.safetensors).") from None
-    pre = BertPreprocessor(tokenizer, sequence_length=sequence_length,
-                           max_sequence_length=backbone.max_sequence_length)
+            f"{'RoBERTa' if family == 'roberta' else 'BERT'} folder with {files} and model.safetensors)."
+        ) from None
+    pre = BertPreprocessor(tokenizer, sequence_length=sequence_length, max_sequence_length=backbone.max_sequence_length)
     return LoadedBackbone(name, backbone, tokenizer, pre, source)

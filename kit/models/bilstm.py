@@ -49,8 +49,9 @@ def masked_mean(x, mask, axis: int = 1):
     """
     x = keras.ops.convert_to_tensor(x)
     m = keras.ops.cast(mask, x.dtype)[..., None]
-    return keras.ops.sum(x * m, axis=axis) / keras.ops.maximum(keras.ops.sum(m, axis=axis),
-                                                               keras.ops.cast(1.0, x.dtype))
+    return keras.ops.sum(x * m, axis=axis) / keras.ops.maximum(
+        keras.ops.sum(m, axis=axis), keras.ops.cast(1.0, x.dtype)
+    )
 
 
 def masked_max(x, mask, axis: int = 1):
@@ -77,8 +78,15 @@ def masked_max(x, mask, axis: int = 1):
 class BiLSTMEncoder(keras.layers.Layer):
     """``n_layers`` stacked bidirectional LSTMs of ``cells`` units each way, masked, pooled (or not)."""
 
-    def __init__(self, n_layers: int = 2, cells: int = 256, dropout: float = 0.1, pooling: str | None = "max",
-                 fast_path: bool = True, **kwargs):
+    def __init__(
+        self,
+        n_layers: int = 2,
+        cells: int = 256,
+        dropout: float = 0.1,
+        pooling: str | None = "max",
+        fast_path: bool = True,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if n_layers < 1 or cells < 1:
             raise ValueError(f"LSTM-n-k needs n_layers >= 1 and cells >= 1, got n_layers={n_layers}, cells={cells}.")
@@ -87,10 +95,14 @@ class BiLSTMEncoder(keras.layers.Layer):
         self.n_layers, self.cells, self.dropout, self.pooling = n_layers, cells, dropout, pooling
         self.fast_path = fast_path
         self.supports_masking = True
-        self.layers_ = [keras.layers.Bidirectional(keras.layers.LSTM(cells, return_sequences=True,
-                                                                     return_state=False, dtype=self.dtype_policy),
-                                                   name=f"bilstm_{i}", dtype=self.dtype_policy)
-                        for i in range(n_layers)]
+        self.layers_ = [
+            keras.layers.Bidirectional(
+                keras.layers.LSTM(cells, return_sequences=True, return_state=False, dtype=self.dtype_policy),
+                name=f"bilstm_{i}",
+                dtype=self.dtype_policy,
+            )
+            for i in range(n_layers)
+        ]
         self.dropout_layer = keras.layers.Dropout(dropout, dtype=self.dtype_policy)
 
     def build(self, input_shape):
@@ -153,11 +165,14 @@ class BiLSTMEncoder(keras.layers.Layer):
                 x, _, _ = torch._VF.lstm(x, (h0, h0), params, True, 1, 0.0, bool(training), True, True)
                 continue
             packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
-            out, _, _ = torch._VF.lstm(packed.data, packed.batch_sizes, (h0, h0), params, True, 1, 0.0,
-                                       bool(training), True)
-            x, _ = pad_packed_sequence(PackedSequence(out, packed.batch_sizes, packed.sorted_indices,
-                                                      packed.unsorted_indices),
-                                       batch_first=True, total_length=steps)
+            out, _, _ = torch._VF.lstm(
+                packed.data, packed.batch_sizes, (h0, h0), params, True, 1, 0.0, bool(training), True
+            )
+            x, _ = pad_packed_sequence(
+                PackedSequence(out, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices),
+                batch_first=True,
+                total_length=steps,
+            )
         if restore is not None:
             x = torch.gather(x, 1, restore[..., None].expand(-1, -1, x.shape[-1]))
         return x
@@ -169,8 +184,10 @@ class BiLSTMEncoder(keras.layers.Layer):
 
         weights, biases = [], []
         for cell in (layer.forward_layer.cell, layer.backward_layer.cell):
-            weights += [jnp.transpose(cell.kernel.value).reshape(-1),
-                        jnp.transpose(cell.recurrent_kernel.value).reshape(-1)]
+            weights += [
+                jnp.transpose(cell.kernel.value).reshape(-1),
+                jnp.transpose(cell.recurrent_kernel.value).reshape(-1),
+            ]
             biases += [cell.bias.value, jnp.zeros_like(cell.bias.value)]
         return jnp.concatenate(weights + biases).astype("float32")
 
@@ -201,8 +218,18 @@ class BiLSTMEncoder(keras.layers.Layer):
                 unpacked = rnn.unpack_lstm_weights(w, size, self.cells, 1, True)
                 x, _, _ = rnn.lstm_ref(x, h0, h0, *unpacked, lengths, size, self.cells, 1, 0.0, True)
             else:
-                x, _, _ = rnn.lstm(x, h0, h0, w, lengths, input_size=size, hidden_size=self.cells, num_layers=1,
-                                   dropout=0.0, bidirectional=True)
+                x, _, _ = rnn.lstm(
+                    x,
+                    h0,
+                    h0,
+                    w,
+                    lengths,
+                    input_size=size,
+                    hidden_size=self.cells,
+                    num_layers=1,
+                    dropout=0.0,
+                    bidirectional=True,
+                )
         if restore is not None:
             x = jnp.take_along_axis(x, restore[..., None], axis=1)
         return x.astype(dtype)
@@ -247,7 +274,7 @@ class BiLSTMEncoder(keras.layers.Layer):
         first = ops.min(ops.where(real, steps, ops.shape(seq)[1]), axis=1)
         last, first = ops.maximum(last, 0), ops.minimum(first, ops.shape(seq)[1] - 1)
         fwd = ops.take_along_axis(seq[..., : self.cells], last[:, None, None], axis=1)[:, 0]
-        bwd = ops.take_along_axis(seq[..., self.cells:], first[:, None, None], axis=1)[:, 0]
+        bwd = ops.take_along_axis(seq[..., self.cells :], first[:, None, None], axis=1)[:, 0]
         return ops.concatenate([fwd, bwd], axis=-1)
 
     def compute_mask(self, inputs, mask=None):
@@ -260,6 +287,13 @@ class BiLSTMEncoder(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"n_layers": self.n_layers, "cells": self.cells, "dropout": self.dropout,
-                       "pooling": self.pooling, "fast_path": self.fast_path})
+        config.update(
+            {
+                "n_layers": self.n_layers,
+                "cells": self.cells,
+                "dropout": self.dropout,
+                "pooling": self.pooling,
+                "fast_path": self.fast_path,
+            }
+        )
         return config

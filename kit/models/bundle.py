@@ -77,17 +77,27 @@ class Bundle:
         return np.exp(z) / np.exp(z).sum(-1, keepdims=True)
 
 
-def save_bundle(folder, model: keras.Model, *, preprocessor=None, vocabulary=None, word_vocab=None,
-                sequence_length: int | None = None, label_names=None, info: dict | None = None) -> Path:
+def save_bundle(
+    folder,
+    model: keras.Model,
+    *,
+    preprocessor=None,
+    vocabulary=None,
+    word_vocab=None,
+    sequence_length: int | None = None,
+    label_names=None,
+    info: dict | None = None,
+) -> Path:
     """Write ``model`` and its text pipeline into ``folder`` (created); returns the folder."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     if preprocessor is None and word_vocab is None:
-        raise ValueError("Give the preprocessor (WordPiece models) or word_vocab (LSTMs from scratch): "
-                         "a saved model is of little use without the way its texts were tokenized.")
+        raise ValueError(
+            "Give the preprocessor (WordPiece models) or word_vocab (LSTMs from scratch): "
+            "a saved model is of little use without the way its texts were tokenized."
+        )
     model.save(folder / "model.keras")
-    meta = {"kit": __version__, "backend": keras.backend.backend(), "label_names": label_names,
-            "info": info or {}}
+    meta = {"kit": __version__, "backend": keras.backend.backend(), "label_names": label_names, "info": info or {}}
     if preprocessor is not None:
         preprocessor.tokenizer.save(folder / "tokenizer")
         meta["sequence_length"] = preprocessor.sequence_length
@@ -105,8 +115,16 @@ def save_bundle(folder, model: keras.Model, *, preprocessor=None, vocabulary=Non
     return folder
 
 
-def save_bundle_if_best(folder, model: keras.Model, score: float, *, config: str, score_name: str = "dev_score",
-                        info: dict | None = None, **bundle_args) -> bool:
+def save_bundle_if_best(
+    folder,
+    model: keras.Model,
+    score: float,
+    *,
+    config: str,
+    score_name: str = "dev_score",
+    info: dict | None = None,
+    **bundle_args,
+) -> bool:
     """Save ``model`` as a bundle in ``folder`` when ``score`` (higher is better) beats the score of the bundle saved
     there by a run of the same ``config`` (a sweep's fingerprint); a bundle of another configuration (another scale,
     other sizes) does not compete and is replaced. Returns whether it saved.
@@ -147,23 +165,27 @@ def load_bundle(folder) -> Bundle:
     """Load a folder written by :func:`save_bundle` (on any backend)."""
     folder = Path(folder)
     if not (folder / "bundle.json").exists() or not (folder / "model.keras").exists():
-        raise FileNotFoundError(f"{folder} is not a saved bundle (it needs bundle.json and model.keras; "
-                                "save_bundle writes both).")
+        raise FileNotFoundError(
+            f"{folder} is not a saved bundle (it needs bundle.json and model.keras; save_bundle writes both)."
+        )
     meta = json.loads((folder / "bundle.json").read_text())
     try:
         model = keras.saving.load_model(folder / "model.keras")
     except TypeError as exc:
         if "kit>" not in str(exc):
             raise
-        raise TypeError(f"{folder / 'model.keras'} names a class of the kit that is not registered yet ({exc}). "
-                        "A model saved inside a training wrapper (e.g. kit.train.SMART) needs `import kit.train` "
-                        "before loading; save the inner model (or uncompiled_copy(model)) instead.") from None
+        raise TypeError(
+            f"{folder / 'model.keras'} names a class of the kit that is not registered yet ({exc}). "
+            "A model saved inside a training wrapper (e.g. kit.train.SMART) needs `import kit.train` "
+            "before loading; save the inner model (or uncompiled_copy(model)) instead."
+        ) from None
     pre = vocab = words = None
     if (folder / "tokenizer").is_dir():
         tok_folder = folder / "tokenizer"
         kind = ByteLevelBPETokenizer if (tok_folder / "merges.txt").exists() else WordPieceTokenizer
-        pre = BertPreprocessor(kind.from_folder(tok_folder), meta["sequence_length"],
-                               meta.get("max_sequence_length", 512))
+        pre = BertPreprocessor(
+            kind.from_folder(tok_folder), meta["sequence_length"], meta.get("max_sequence_length", 512)
+        )
     if (folder / "compact_vocab.npy").exists():
         cv = meta["compact_vocabulary"]
         vocab = CompactVocabulary(np.load(folder / "compact_vocab.npy"), cv["unk_id"], cv["original_size"])

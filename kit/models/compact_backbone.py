@@ -44,14 +44,17 @@ def compact_backbone(backbone, vocabulary, name: str | None = None):
     """
     size = int(backbone.vocabulary_size)
     if int(vocabulary.original_size) != size:
-        raise ValueError(f"The vocabulary was fitted for {vocabulary.original_size:,} ids, but the backbone has "
-                         f"{size:,}: fit it with CompactVocabulary.for_tokenizer(<this backbone's tokenizer>, ...).")
+        raise ValueError(
+            f"The vocabulary was fitted for {vocabulary.original_size:,} ids, but the backbone has "
+            f"{size:,}: fit it with CompactVocabulary.for_tokenizer(<this backbone's tokenizer>, ...)."
+        )
     table = getattr(getattr(backbone, "token_embedding", None), "embeddings", None)
     if table is None:
-        raise ValueError(f"{getattr(backbone, 'name', backbone)!r} has no token_embedding: compact_backbone needs a "
-                         "BERT backbone (keras-hub or kit BertBackbone).")
-    config = dict(backbone.get_config(), vocabulary_size=int(vocabulary.size),
-                  name=name or f"{backbone.name}_compact")
+        raise ValueError(
+            f"{getattr(backbone, 'name', backbone)!r} has no token_embedding: compact_backbone needs a "
+            "BERT backbone (keras-hub or kit BertBackbone)."
+        )
+    config = dict(backbone.get_config(), vocabulary_size=int(vocabulary.size), name=name or f"{backbone.name}_compact")
     small = type(backbone).from_config(config)
     old_ids = np.asarray(vocabulary.old_ids)
     weights = []

@@ -24,15 +24,28 @@ from .heads.classifier import ClassifierHead
 @keras.saving.register_keras_serializable(package="kit")
 class PretrainedTokenEmbedding(keras.layers.Layer):
     """A frozen pretrained token table, then a trainable linear projection; masks the tokenizer's padding id
-    (``padding_id``: 0 for BERT's WordPiece, 1 for RoBERTa's ``<pad>``, whose id 0 is ``<s>``)."""
+    (``padding_id``: 0 for BERT's WordPiece, 1 for RoBERTa's ``<pad>``, whose id 0 is ``<s>``).
+    """
 
-    def __init__(self, vocabulary_size: int, table_dim: int, output_dim: int, trainable_table: bool = False,
-                 padding_id: int = 0, **kwargs):
+    def __init__(
+        self,
+        vocabulary_size: int,
+        table_dim: int,
+        output_dim: int,
+        trainable_table: bool = False,
+        padding_id: int = 0,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.vocabulary_size, self.table_dim, self.output_dim = vocabulary_size, table_dim, output_dim
         self.trainable_table, self.padding_id = trainable_table, int(padding_id)
-        self.table = keras.layers.Embedding(vocabulary_size, table_dim, name="table",   # the mask: compute_mask
-                                            trainable=trainable_table, dtype=self.dtype_policy)
+        self.table = keras.layers.Embedding(
+            vocabulary_size,
+            table_dim,
+            name="table",  # the mask: compute_mask
+            trainable=trainable_table,
+            dtype=self.dtype_policy,
+        )
         self.projection = keras.layers.Dense(output_dim, name="projection", dtype=self.dtype_policy)
         self.supports_masking = True
 
@@ -60,16 +73,31 @@ class PretrainedTokenEmbedding(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"vocabulary_size": self.vocabulary_size, "table_dim": self.table_dim,
-                       "output_dim": self.output_dim, "trainable_table": self.trainable_table,
-                       "padding_id": self.padding_id})
+        config.update(
+            {
+                "vocabulary_size": self.vocabulary_size,
+                "table_dim": self.table_dim,
+                "output_dim": self.output_dim,
+                "trainable_table": self.trainable_table,
+                "padding_id": self.padding_id,
+            }
+        )
         return config
 
 
-def build_lstm_classifier(vocabulary_size: int, num_classes: int, n_layers: int = 2, cells: int = 256,
-                          embedding_dim: int = 300, dropout: float = 0.1, pooling: str = "max",
-                          pretrained_table=None, padding_id: int = 0, name: str | None = None) -> keras.Model:
-    """token ids (``padding_id`` = padding, 0 by default) → embeddings → LSTM-n-k → ClassifierHead.
+def build_lstm_classifier(
+    vocabulary_size: int,
+    num_classes: int,
+    n_layers: int = 2,
+    cells: int = 256,
+    embedding_dim: int = 300,
+    dropout: float = 0.1,
+    pooling: str = "max",
+    pretrained_table=None,
+    padding_id: int = 0,
+    name: str | None = None,
+) -> keras.Model:
+    """Token ids (``padding_id`` = padding, 0 by default) → embeddings → LSTM-n-k → ClassifierHead.
 
     With ``pretrained_table`` (an array ``(vocabulary_size, d)``, e.g. the MiniLM
     token embeddings), the embeddings are that frozen table projected to
@@ -79,20 +107,25 @@ def build_lstm_classifier(vocabulary_size: int, num_classes: int, n_layers: int 
     token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
     if pretrained_table is not None:
         table = np.asarray(pretrained_table)
-        emb_layer = PretrainedTokenEmbedding(vocabulary_size, table.shape[1], embedding_dim, padding_id=padding_id,
-                                             name="embedding")
+        emb_layer = PretrainedTokenEmbedding(
+            vocabulary_size, table.shape[1], embedding_dim, padding_id=padding_id, name="embedding"
+        )
         emb_layer.set_table(table)
     else:
         if padding_id != 0:
-            raise ValueError("A word table from scratch pads with id 0 (kit.text.WordVocab); padding_id is for a "
-                             "pretrained table read with its encoder's tokenizer.")
+            raise ValueError(
+                "A word table from scratch pads with id 0 (kit.text.WordVocab); padding_id is for a "
+                "pretrained table read with its encoder's tokenizer."
+            )
         emb_layer = keras.layers.Embedding(vocabulary_size, embedding_dim, mask_zero=True, name="embedding")
     x = emb_layer(token_ids)
     x = keras.layers.Dropout(dropout)(x)
     x = BiLSTMEncoder(n_layers=n_layers, cells=cells, dropout=dropout, pooling=pooling, name="encoder")(x)
     logits = ClassifierHead(num_classes, dropout=dropout, name="head")(x)
     suffix = " + pretrained" if pretrained_table is not None else ""
-    return keras.Model(token_ids, logits, name=name or f"LSTM-{n_layers}-{cells}{suffix}".replace(" ", "_").replace("+", "plus"))
+    return keras.Model(
+        token_ids, logits, name=name or f"LSTM-{n_layers}-{cells}{suffix}".replace(" ", "_").replace("+", "plus")
+    )
 
 
 def count_params_without_embeddings(model: keras.Model) -> int:

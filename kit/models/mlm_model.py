@@ -42,9 +42,13 @@ def model_inputs(max_predictions: int | None = None) -> dict:
 def tied_mlm_head(backbone, name: str = "mlm_head"):
     """keras-hub's ``MaskedLMHead`` (Dense + GELU + LayerNorm, output bias) projecting with ``backbone``'s token table."""
     head = keras_hub.layers.MaskedLMHead(
-        vocabulary_size=backbone.vocabulary_size, token_embedding=backbone.token_embedding,
-        intermediate_activation="gelu", kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02),
-        dtype=backbone.dtype_policy, name=name)
+        vocabulary_size=backbone.vocabulary_size,
+        token_embedding=backbone.token_embedding,
+        intermediate_activation="gelu",
+        kernel_initializer=keras.initializers.TruncatedNormal(stddev=0.02),
+        dtype=backbone.dtype_policy,
+        name=name,
+    )
     # keras-hub builds MaskedLMHead with autocast=False; inside a model whose own policy is mixed (a global
     # mixed policy) its float32 output bias then meets bfloat16 logits (tensorflow raises, torch upcasts).
     # Autocasting its variables, as every other layer does, gives the compute dtype on every backend.
@@ -56,7 +60,7 @@ def tied_mlm_head(backbone, name: str = "mlm_head"):
 class MLMModel(BuiltOnBackbone, keras.Model):
     """BERT backbone + tied ``MaskedLMHead`` on the positions in ``mask_positions``; output ``{"mlm": logits}``."""
 
-    CONFIG = ('max_predictions',)
+    CONFIG = ("max_predictions",)
 
     def __init__(self, backbone, max_predictions: int, **kwargs):
         inputs = model_inputs(max_predictions)

@@ -105,10 +105,19 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
         pooling: ``"cls"`` (BERT's [CLS] pooler, the paper's) or ``"mean"`` (masked mean of the tokens).
     """
 
-    CONFIG = ('heads', 'k', 'share_embeddings', 'static', 'dropout', 'pooling')
+    CONFIG = ("heads", "k", "share_embeddings", "static", "dropout", "pooling")
 
-    def __init__(self, backbone, heads: dict, k: int = 0, share_embeddings: bool = True, static: bool = False,
-                 dropout: float = 0.1, pooling: str = "cls", **kwargs):
+    def __init__(
+        self,
+        backbone,
+        heads: dict,
+        k: int = 0,
+        share_embeddings: bool = True,
+        static: bool = False,
+        dropout: float = 0.1,
+        pooling: str = "cls",
+        **kwargs,
+    ):
         if pooling not in POOLINGS:
             raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}.")
         heads = {str(t): int(n) for t, n in dict(heads).items()}
@@ -121,12 +130,16 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
                 raise ValueError(f"Task {task!r} needs at least 1 output, got {n}.")
         n_layers = len(backbone.transformer_layers)
         if int(k) != k or not 0 <= k <= n_layers:
-            raise ValueError(f"k (task-specific top layers) must be an integer in [0, {n_layers}] for this "
-                             f"{n_layers}-layer backbone, got {k}.")
+            raise ValueError(
+                f"k (task-specific top layers) must be an integer in [0, {n_layers}] for this "
+                f"{n_layers}-layer backbone, got {k}."
+            )
         k = int(k)
         if not share_embeddings and k != n_layers:
-            raise ValueError(f"share_embeddings=False (triple-BERT) copies the whole encoder per task, so k must "
-                             f"be num_layers={n_layers}, got k={k}.")
+            raise ValueError(
+                f"share_embeddings=False (triple-BERT) copies the whole encoder per task, so k must "
+                f"be num_layers={n_layers}, got k={k}."
+            )
         tasks = list(heads)
         inputs = _inputs()
         dtype = backbone.dtype_policy
@@ -134,27 +147,28 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
         encoders, tops, poolers, embeddings = [], {}, {}, []
         pooled = {}
         if share_embeddings:
-            shared = backbone.transformer_layers[:n_layers - k]
+            shared = backbone.transformer_layers[: n_layers - k]
             h = _embed(backbone, inputs)
             for layer in shared:
                 h = layer(h, padding_mask=inputs["padding_mask"])
             encoders = [backbone]
             for i, task in enumerate(tasks):
                 if i == 0:
-                    top, pooler = list(backbone.transformer_layers[n_layers - k:]), backbone.pooled_dense
+                    top, pooler = list(backbone.transformer_layers[n_layers - k :]), backbone.pooled_dense
                 elif k == 0:
                     top, pooler = [], backbone.pooled_dense
                 else:
-                    top = [_copy_layer(layer, f"{task}_{layer.name}")
-                           for layer in backbone.transformer_layers[n_layers - k:]]
+                    top = [
+                        _copy_layer(layer, f"{task}_{layer.name}")
+                        for layer in backbone.transformer_layers[n_layers - k :]
+                    ]
                     pooler = _copy_layer(backbone.pooled_dense, f"{task}_{backbone.pooled_dense.name}")
                 h_t = h
                 for layer in top:
                     h_t = layer(h_t, padding_mask=inputs["padding_mask"])
                 if pooling == "mean":
                     pooler = None
-                    pooled[task] = MaskedMeanPooling(name=f"{task}_mean_pool", dtype=dtype)(
-                        h_t, inputs["padding_mask"])
+                    pooled[task] = MaskedMeanPooling(name=f"{task}_mean_pool", dtype=dtype)(h_t, inputs["padding_mask"])
                 else:
                     pooled[task] = pooler(h_t[:, cls, :])
                 tops[task], poolers[task] = top, pooler
@@ -164,23 +178,35 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
                 encoders.append(enc)
                 tops[task], poolers[task] = list(enc.transformer_layers), enc.pooled_dense
                 out = enc(inputs)
-                pooled[task] = out["pooled_output"] if pooling == "cls" else MaskedMeanPooling(
-                    name=f"{task}_mean_pool", dtype=dtype)(out["sequence_output"], inputs["padding_mask"])
+                pooled[task] = (
+                    out["pooled_output"]
+                    if pooling == "cls"
+                    else MaskedMeanPooling(name=f"{task}_mean_pool", dtype=dtype)(
+                        out["sequence_output"], inputs["padding_mask"]
+                    )
+                )
         static_encoder = None
         if static:
             static_encoder = _clone_backbone(backbone, f"static_{backbone.name}", dropout=0.0)
             static_encoder.trainable = False
             out = static_encoder(inputs)
-            frozen = out["pooled_output"] if pooling == "cls" else MaskedMeanPooling(
-                name="static_mean_pool", dtype=dtype)(out["sequence_output"], inputs["padding_mask"])
-            pooled = {t: keras.layers.Concatenate(name=f"{t}_with_static", dtype=dtype)([p, frozen])
-                      for t, p in pooled.items()}
+            frozen = (
+                out["pooled_output"]
+                if pooling == "cls"
+                else MaskedMeanPooling(name="static_mean_pool", dtype=dtype)(
+                    out["sequence_output"], inputs["padding_mask"]
+                )
+            )
+            pooled = {
+                t: keras.layers.Concatenate(name=f"{t}_with_static", dtype=dtype)([p, frozen])
+                for t, p in pooled.items()
+            }
         head_layers = {t: ClassifierHead(n, dropout=dropout, name=f"{t}_head", dtype=dtype) for t, n in heads.items()}
         outputs = {t: head_layers[t](pooled[t]) for t in tasks}
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         # copies are now built: start them from the pretrained weights
         if share_embeddings and k > 0:
-            originals = list(backbone.transformer_layers[n_layers - k:])
+            originals = list(backbone.transformer_layers[n_layers - k :])
             originals += [backbone.pooled_dense] if pooling == "cls" else []
             for task in tasks[1:]:
                 copies = tops[task] + ([poolers[task]] if pooling == "cls" else [])
@@ -193,7 +219,7 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
         self.static = bool(static)
         self.dropout = float(dropout)
         self.pooling = pooling
-        if pooling == "mean":   # unused poolers: frozen, so no optimizer waits for their gradients
+        if pooling == "mean":  # unused poolers: frozen, so no optimizer waits for their gradients
             for enc in encoders:
                 enc.pooled_dense.trainable = False
         # references into the graph (not tracked again: they are saved once, as the graph's layers)
@@ -219,30 +245,46 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
         n_layers = len(first.transformer_layers)
         layers = [[] for _ in range(n_layers)]
         if self.share_embeddings:
-            embeddings = [first.token_embedding, first.position_embedding, first.segment_embedding,
-                          first.embeddings_layer_norm]
+            embeddings = [
+                first.token_embedding,
+                first.position_embedding,
+                first.segment_embedding,
+                first.embeddings_layer_norm,
+            ]
             for i in range(n_layers - self.k):
                 layers[i].append(first.transformer_layers[i])
             for task in self.heads:
                 for j, layer in enumerate(self._tops[task]):
                     layers[n_layers - self.k + j].append(layer)
         else:
-            embeddings = [layer for enc in self._encoders for layer in (
-                enc.token_embedding, enc.position_embedding, enc.segment_embedding, enc.embeddings_layer_norm)]
+            embeddings = [
+                layer
+                for enc in self._encoders
+                for layer in (
+                    enc.token_embedding,
+                    enc.position_embedding,
+                    enc.segment_embedding,
+                    enc.embeddings_layer_norm,
+                )
+            ]
             for enc in self._encoders:
                 for i, layer in enumerate(enc.transformer_layers):
                     layers[i].append(layer)
         poolers = list({id(p): p for p in self._poolers.values() if p is not None}.values())
         if self.pooling == "mean" and self.share_embeddings:
-            poolers = []   # the mean has no weights; the backbone's pooler is not in the graph
+            poolers = []  # the mean has no weights; the backbone's pooler is not in the graph
         return {"embeddings": embeddings, "layers": layers, "pooler": poolers}
 
     def parameter_summary(self) -> dict:
         """Parameters: ``total``, ``trainable`` and ``non_trainable`` (the static copy)."""
         trainable = sum(int(keras.ops.size(w)) for w in self.trainable_weights)
         total = self.count_params()
-        return {"architecture": self.architecture, "total": total, "trainable": trainable,
-                "non_trainable": total - trainable}
+        return {
+            "architecture": self.architecture,
+            "total": total,
+            "trainable": trainable,
+            "non_trainable": total - trainable,
+        }
 
 
 def multi_bert(backbone, heads: dict, **kwargs) -> MultitaskBert:
@@ -257,8 +299,14 @@ def cerbertus(backbone, heads: dict, k: int = 2, **kwargs) -> MultitaskBert:
 
 def triple_bert(backbone, heads: dict, **kwargs) -> MultitaskBert:
     """An independent copy of the whole encoder per task (trained together, nothing shared)."""
-    return MultitaskBert(backbone, heads, k=len(backbone.transformer_layers), share_embeddings=False,
-                         name=kwargs.pop("name", "triple_bert"), **kwargs)
+    return MultitaskBert(
+        backbone,
+        heads,
+        k=len(backbone.transformer_layers),
+        share_embeddings=False,
+        name=kwargs.pop("name", "triple_bert"),
+        **kwargs,
+    )
 
 
 def parameter_counts(backbone, heads: dict, ks=(0, 1, 2), static: bool = False) -> list[dict]:
@@ -266,11 +314,18 @@ def parameter_counts(backbone, heads: dict, ks=(0, 1, 2), static: bool = False) 
 
     Rows: ``architecture``, ``k``, ``total``, ``trainable``, ``vs_multi`` (total / multi-BERT's total).
     """
+
     def size(layers):
         return sum(int(keras.ops.size(w)) for layer in layers for w in layer.weights)
 
-    emb = size([backbone.token_embedding, backbone.position_embedding, backbone.segment_embedding,
-                backbone.embeddings_layer_norm])
+    emb = size(
+        [
+            backbone.token_embedding,
+            backbone.position_embedding,
+            backbone.segment_embedding,
+            backbone.embeddings_layer_norm,
+        ]
+    )
     per_layer = [size([layer]) for layer in backbone.transformer_layers]
     pooler = size([backbone.pooled_dense])
     encoder = emb + sum(per_layer) + pooler
@@ -282,11 +337,16 @@ def parameter_counts(backbone, heads: dict, ks=(0, 1, 2), static: bool = False) 
     for k in ks:
         if not 0 <= k <= n_layers:
             raise ValueError(f"k must be in [0, {n_layers}], got {k}.")
-        extra = (n_tasks - 1) * (sum(per_layer[n_layers - k:]) + pooler) if k else 0
+        extra = (n_tasks - 1) * (sum(per_layer[n_layers - k :]) + pooler) if k else 0
         name = "multi-BERT" if k == 0 else f"CerBERTus k={k}"
         rows.append({"architecture": name, "k": k, "trainable": encoder + extra + head})
-    rows.append({"architecture": "triple-BERT" if n_tasks == 3 else f"{n_tasks} independent BERTs",
-                 "k": n_layers, "trainable": n_tasks * encoder + head})
+    rows.append(
+        {
+            "architecture": "triple-BERT" if n_tasks == 3 else f"{n_tasks} independent BERTs",
+            "k": n_layers,
+            "trainable": n_tasks * encoder + head,
+        }
+    )
     multi = encoder + head + frozen
     for row in rows:
         row["total"] = row["trainable"] + frozen

@@ -28,14 +28,28 @@ from .mlm_model import INPUT_KEYS, model_inputs, tied_mlm_head
 POOLINGS = ("cls", "mean")
 
 
-def tlm_backbone(vocabulary_size: int, num_layers: int, num_heads: int, hidden_dim: int, intermediate_dim: int,
-                 max_sequence_length: int = 512, dropout: float = 0.1) -> BertBackbone:
+def tlm_backbone(
+    vocabulary_size: int,
+    num_layers: int,
+    num_heads: int,
+    hidden_dim: int,
+    intermediate_dim: int,
+    max_sequence_length: int = 512,
+    dropout: float = 0.1,
+) -> BertBackbone:
     """A randomly initialised BERT (keras-hub architecture, exact GELU): TLM trains it from scratch."""
     if hidden_dim % num_heads:
         raise ValueError(f"hidden_dim={hidden_dim} must be divisible by num_heads={num_heads}.")
-    return BertBackbone(vocabulary_size=vocabulary_size, num_layers=num_layers, num_heads=num_heads,
-                        hidden_dim=hidden_dim, intermediate_dim=intermediate_dim, dropout=dropout,
-                        max_sequence_length=max_sequence_length, hidden_activation="gelu")
+    return BertBackbone(
+        vocabulary_size=vocabulary_size,
+        num_layers=num_layers,
+        num_heads=num_heads,
+        hidden_dim=hidden_dim,
+        intermediate_dim=intermediate_dim,
+        dropout=dropout,
+        max_sequence_length=max_sequence_length,
+        hidden_activation="gelu",
+    )
 
 
 @keras.saving.register_keras_serializable(package="kit")
@@ -46,10 +60,11 @@ class TLMModel(BuiltOnBackbone, keras.Model):
     paper's choice) or the mean of the token states (``pooling="mean"``).
     """
 
-    CONFIG = ('num_classes', 'max_predictions', 'dropout', 'pooling')
+    CONFIG = ("num_classes", "max_predictions", "dropout", "pooling")
 
-    def __init__(self, backbone, num_classes: int, max_predictions: int, dropout: float = 0.1,
-                 pooling: str = "cls", **kwargs):
+    def __init__(
+        self, backbone, num_classes: int, max_predictions: int, dropout: float = 0.1, pooling: str = "cls", **kwargs
+    ):
         if pooling not in POOLINGS:
             raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}.")
         inputs = model_inputs(max_predictions)
@@ -57,8 +72,10 @@ class TLMModel(BuiltOnBackbone, keras.Model):
         mlm_head = tied_mlm_head(backbone)
         out = backbone({k: inputs[k] for k in INPUT_KEYS})
         pool = MaskedMeanPooling(name="mean_pool") if pooling == "mean" else None
-        outputs = {"task": task_head(self._features(out, inputs["padding_mask"], pool)),
-                   "mlm": mlm_head(out["sequence_output"], mask_positions=inputs["mask_positions"])}
+        outputs = {
+            "task": task_head(self._features(out, inputs["padding_mask"], pool)),
+            "mlm": mlm_head(out["sequence_output"], mask_positions=inputs["mask_positions"]),
+        }
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         self.backbone = backbone
         self.task_head = task_head

@@ -28,8 +28,9 @@ def truncate_backbone(backbone, num_layers: int | None):
     if num_layers is None or num_layers == backbone.num_layers:
         return backbone
     if not 1 <= num_layers <= backbone.num_layers:
-        raise ValueError(f"num_layers must be between 1 and {backbone.num_layers} (the backbone's depth), "
-                         f"got {num_layers}.")
+        raise ValueError(
+            f"num_layers must be between 1 and {backbone.num_layers} (the backbone's depth), got {num_layers}."
+        )
     config = backbone.get_config()
     for key in ("name", "trainable"):
         config.pop(key, None)

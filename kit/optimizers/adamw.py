@@ -38,7 +38,8 @@ FUSED_ENV = "KIT_FUSED_ADAMW"
 
 def fused_available() -> bool:
     """Whether :class:`AdamW` updates with one fused kernel here (torch backend, ``torch._fused_adamw_`` present,
-    not turned off by ``KIT_FUSED_ADAMW=0``)."""
+    not turned off by ``KIT_FUSED_ADAMW=0``).
+    """
     if keras.backend.backend() != "torch" or os.environ.get(FUSED_ENV, "1").strip() == "0":
         return False
     import torch
@@ -76,7 +77,7 @@ class AdamW(keras.optimizers.AdamW):
             return False
         import torch
 
-        return not torch.compiler.is_compiling()   # under jit_compile=True (torch.compile) Keras' own update traces
+        return not torch.compiler.is_compiling()  # under jit_compile=True (torch.compile) Keras' own update traces
 
     def _apply_weight_decay(self, variables):
         if self._fused():
@@ -93,8 +94,8 @@ class AdamW(keras.optimizers.AdamW):
 
     def _unfused_update_step(self, grads, trainable_variables, learning_rate):
         if keras.backend.backend() == "torch" and type(self).update_step is AdamW.update_step:
-            from keras.src.backend.torch.optimizers import torch_adam   # Keras' own multi-tensor update on torch
             import torch
+            from keras.src.backend.torch.optimizers import torch_adam  # Keras' own multi-tensor update on torch
 
             with torch.no_grad():
                 return torch_adam.Adam._parallel_update_step(self, grads, trainable_variables, learning_rate)
@@ -107,7 +108,7 @@ class AdamW(keras.optimizers.AdamW):
         lr = float(keras.ops.convert_to_numpy(learning_rate))
         # Keras: w -= lr * sqrt(1 - b2^t) / (1 - b1^t) * m / (sqrt(v) + eps); the kernel adds its eps to
         # sqrt(v) / sqrt(1 - b2^t), so the same update takes eps / sqrt(1 - b2^t) there.
-        eps = self.epsilon / math.sqrt(1.0 - self.beta_2 ** step)
+        eps = self.epsilon / math.sqrt(1.0 - self.beta_2**step)
         decay = float(self.weight_decay or 0.0)
         groups = {}
         for grad, variable in zip(grads, variables):
@@ -125,11 +126,25 @@ class AdamW(keras.optimizers.AdamW):
             g[3].append(self._velocities[i].value)
         for (scale, wd, _, device), (params, gs, ms, vs) in groups.items():
             steps = [torch.tensor(float(step), dtype=torch.float32, device=device)] * len(params)
-            torch._fused_adamw_(params, gs, ms, vs, [], steps, lr=lr * scale, beta1=float(self.beta_1),
-                                beta2=float(self.beta_2), weight_decay=wd, eps=eps, amsgrad=False, maximize=False)
+            torch._fused_adamw_(
+                params,
+                gs,
+                ms,
+                vs,
+                [],
+                steps,
+                lr=lr * scale,
+                beta1=float(self.beta_1),
+                beta2=float(self.beta_2),
+                weight_decay=wd,
+                eps=eps,
+                amsgrad=False,
+                maximize=False,
+            )
 
 
-def adamw(learning_rate, weight_decay: float = 0.01, global_clipnorm: float | None = None,
-          no_decay=NO_DECAY_NAMES) -> AdamW:
+def adamw(
+    learning_rate, weight_decay: float = 0.01, global_clipnorm: float | None = None, no_decay=NO_DECAY_NAMES
+) -> AdamW:
     """:class:`AdamW` (Keras' AdamW, fused on torch) with ``no_decay`` variables excluded from weight decay."""
     return AdamW(learning_rate, weight_decay=weight_decay, global_clipnorm=global_clipnorm, no_decay_names=no_decay)

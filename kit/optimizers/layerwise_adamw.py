@@ -33,8 +33,9 @@ class LayerwiseAdamW(AdamW):
         **kwargs: AdamW's arguments (``learning_rate``, ``weight_decay``, ``global_clipnorm``, ...).
     """
 
-    def __init__(self, multipliers: dict | None = None, default_multiplier: float = 1.0,
-                 no_decay_names=NO_DECAY_NAMES, **kwargs):
+    def __init__(
+        self, multipliers: dict | None = None, default_multiplier: float = 1.0, no_decay_names=NO_DECAY_NAMES, **kwargs
+    ):
         super().__init__(no_decay_names=no_decay_names, **kwargs)
         self.multipliers = {str(k): float(v) for k, v in (multipliers or {}).items()}
         self.default_multiplier = float(default_multiplier)
@@ -43,8 +44,10 @@ class LayerwiseAdamW(AdamW):
     def build(self, var_list):
         super().build(var_list)
         if self.multipliers and not any(v.path in self.multipliers for v in var_list):
-            raise ValueError("LayerwiseAdamW: none of the model's variables has a listed multiplier: this optimizer "
-                             "was made for another model. Call llrd_optimizer(model, backbone, ...) for this one.")
+            raise ValueError(
+                "LayerwiseAdamW: none of the model's variables has a listed multiplier: this optimizer "
+                "was made for another model. Call llrd_optimizer(model, backbone, ...) for this one."
+            )
         self._scale = [self.multipliers.get(v.path, self.default_multiplier) for v in var_list]
 
     def rate_multiplier(self, variable) -> float:
@@ -57,7 +60,7 @@ class LayerwiseAdamW(AdamW):
         super().update_step(gradient, variable, learning_rate * m if m != 1.0 else learning_rate)
 
     def _apply_weight_decay(self, variables):
-        if self.weight_decay is None or self._fused():   # the fused update decays (at the multiplied rate) itself
+        if self.weight_decay is None or self._fused():  # the fused update decays (at the multiplied rate) itself
             return
         for variable in variables:
             m = self.rate_multiplier(variable)

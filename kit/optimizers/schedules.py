@@ -56,8 +56,9 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
         step = keras.ops.cast(step, "float32")
         warm = float(max(self.warmup_steps, 1))
         up = self.peak * (step + 1.0) / warm
-        down = self.peak * keras.ops.maximum(0.0, (self.total_steps - step)
-                                             / float(max(self.total_steps - self.warmup_steps, 1)))
+        down = self.peak * keras.ops.maximum(
+            0.0, (self.total_steps - step) / float(max(self.total_steps - self.warmup_steps, 1))
+        )
         return keras.ops.where(step < self.warmup_steps, up, down)
 
     def get_config(self):
@@ -89,8 +90,7 @@ class WarmupCosine(keras.optimizers.schedules.LearningRateSchedule):
         return keras.ops.where(step < float(self.warmup_steps), rising, falling)
 
     def get_config(self):
-        return {"learning_rate": self.learning_rate, "total_steps": self.total_steps,
-                "warmup_steps": self.warmup_steps}
+        return {"learning_rate": self.learning_rate, "total_steps": self.total_steps, "warmup_steps": self.warmup_steps}
 
 
 def _check(total_steps: int, warmup_steps: int, start: str) -> None:
@@ -120,8 +120,12 @@ def cosine(rate: float, total_steps: int, warmup_steps: int = 0, start: str = "r
     if start == "ramp":
         return WarmupCosine(rate, total_steps, warmup_steps)
     return keras.optimizers.schedules.CosineDecay(
-        0.0 if warmup_steps else rate, decay_steps=max(1, total_steps - warmup_steps), alpha=0.0,
-        warmup_target=rate if warmup_steps else None, warmup_steps=warmup_steps)
+        0.0 if warmup_steps else rate,
+        decay_steps=max(1, total_steps - warmup_steps),
+        alpha=0.0,
+        warmup_target=rate if warmup_steps else None,
+        warmup_steps=warmup_steps,
+    )
 
 
 def constant(rate: float, warmup_steps: int = 0):
@@ -134,5 +138,6 @@ def constant(rate: float, warmup_steps: int = 0):
     """
     if not warmup_steps:
         return float(rate)
-    return keras.optimizers.schedules.CosineDecay(0.0, decay_steps=10**12, alpha=1.0, warmup_target=rate,
-                                                  warmup_steps=warmup_steps)
+    return keras.optimizers.schedules.CosineDecay(
+        0.0, decay_steps=10**12, alpha=1.0, warmup_target=rate, warmup_steps=warmup_steps
+    )

@@ -11,6 +11,17 @@ from .external import ExternalSelection, make_queries, random_retrieval, select_
 from .keywords import rake_keywords
 from .tokenize import english_stopwords, word_tokenize
 
-__all__ = ["METHODS", "BM25Retriever", "SearchEngineRetriever", "ShardedBM25", "ExternalSelection",
-           "make_queries", "random_retrieval", "select_external", "task_text_mask", "rake_keywords", "english_stopwords",
-           "word_tokenize"]
+__all__ = [
+    "METHODS",
+    "BM25Retriever",
+    "SearchEngineRetriever",
+    "ShardedBM25",
+    "ExternalSelection",
+    "make_queries",
+    "random_retrieval",
+    "select_external",
+    "task_text_mask",
+    "rake_keywords",
+    "english_stopwords",
+    "word_tokenize",
+]

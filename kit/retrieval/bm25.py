@@ -28,9 +28,9 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -79,10 +79,20 @@ class BM25Retriever:
     ``progress`` shows a bar while indexing large corpora.
     """
 
-    def __init__(self, corpus: Sequence, method: str = "lucene", k1: float | None = None, b: float = 0.75,
-                 tokenizer: Callable[[str], list[str]] | None = None, stopwords: bool = False,
-                 epsilon: float = 0.25, delta: float | None = None, progress: bool | None = None,
-                 chunk_size: int = 20000, _stats=None):
+    def __init__(
+        self,
+        corpus: Sequence,
+        method: str = "lucene",
+        k1: float | None = None,
+        b: float = 0.75,
+        tokenizer: Callable[[str], list[str]] | None = None,
+        stopwords: bool = False,
+        epsilon: float = 0.25,
+        delta: float | None = None,
+        progress: bool | None = None,
+        chunk_size: int = 20000,
+        _stats=None,
+    ):
         if method not in METHODS:
             raise ValueError(f"Unknown method {method!r}; use one of {METHODS}.")
         if corpus is None or len(corpus) == 0:
@@ -108,8 +118,9 @@ class BM25Retriever:
                 raise TypeError(f"a tokenized document must hold strings, found {type(bad).__name__}")
             return list(text)
         if not isinstance(text, str):
-            raise TypeError(f"documents and queries must be strings or lists of tokens, got "
-                            f"{type(text).__name__}: {text!r:.60}")
+            raise TypeError(
+                f"documents and queries must be strings or lists of tokens, got {type(text).__name__}: {text!r:.60}"
+            )
         if self.tokenizer is not None:
             return list(self.tokenizer(text))
         return word_tokenize(text, stopwords=self.stopwords)
@@ -124,7 +135,7 @@ class BM25Retriever:
             bar = tqdm(total=len(corpus), desc="indexing", unit="doc")
         for start in range(0, len(corpus), chunk_size):
             rows, cols = [], []
-            for i, doc in enumerate(corpus[start:start + chunk_size]):
+            for i, doc in enumerate(corpus[start : start + chunk_size]):
                 try:
                     toks = self.tokenize(doc)
                 except TypeError as exc:
@@ -155,8 +166,16 @@ class BM25Retriever:
         self.avgdl = avgdl if avgdl > 0 else 1.0
         self.idf = _idf(self.method, df, n_docs, self.epsilon) if len(df) else np.zeros(0)
         coo = counts.tocoo()
-        w = _weights(self.method, coo.data.astype("float64"), self.doc_len[coo.row], self.avgdl,
-                     self.idf[coo.col], self.k1, self.b, self.delta)
+        w = _weights(
+            self.method,
+            coo.data.astype("float64"),
+            self.doc_len[coo.row],
+            self.avgdl,
+            self.idf[coo.col],
+            self.k1,
+            self.b,
+            self.delta,
+        )
         self.matrix = sp.csr_matrix((w.astype("float32"), (coo.col, coo.row)), shape=(len(self.vocab), self.n_docs))
         self.matrix.sort_indices()
 
@@ -208,8 +227,9 @@ class BM25Retriever:
         out[: len(order)] = masked[top[order]].astype("float64") + self._plus_offset(tids)
         return ids, out
 
-    def retrieve(self, queries: Iterable, k: int, exclude=None, n_jobs: int | None = None,
-                 progress: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    def retrieve(
+        self, queries: Iterable, k: int, exclude=None, n_jobs: int | None = None, progress: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Top-``k`` documents per query: ``(ids, scores)`` of shape ``(n_queries, k)``, best first.
 
         Only documents that share a term with the query are returned; missing
@@ -262,28 +282,44 @@ class BM25Retriever:
     def save(self, path) -> Path:
         """Write the index to folder ``path`` (NumPy arrays + JSON), loadable with memory mapping."""
         if self.tokenizer is not None:
-            raise ValueError("An index with a custom tokenizer cannot be saved portably; save the corpus "
-                             "tokens instead, or use the default tokenizer.")
+            raise ValueError(
+                "An index with a custom tokenizer cannot be saved portably; save the corpus "
+                "tokens instead, or use the default tokenizer."
+            )
         path = Path(path)
         path.mkdir(parents=True, exist_ok=True)
-        for name, arr in (("indptr", self.matrix.indptr), ("indices", self.matrix.indices),
-                          ("data", self.matrix.data), ("doc_len", self.doc_len), ("idf", self.idf)):
+        for name, arr in (
+            ("indptr", self.matrix.indptr),
+            ("indices", self.matrix.indices),
+            ("data", self.matrix.data),
+            ("doc_len", self.doc_len),
+            ("idf", self.idf),
+        ):
             np.save(path / f"{name}.npy", arr)
         terms = sorted(self.vocab, key=self.vocab.get)
         (path / "vocab.json").write_text(json.dumps(terms, ensure_ascii=False))
-        meta = {"format": FORMAT_VERSION, "method": self.method, "k1": self.k1, "b": self.b,
-                "epsilon": self.epsilon, "delta": self.delta, "stopwords": bool(self.stopwords),
-                "n_docs": self.n_docs, "avgdl": self.avgdl}
+        meta = {
+            "format": FORMAT_VERSION,
+            "method": self.method,
+            "k1": self.k1,
+            "b": self.b,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "stopwords": bool(self.stopwords),
+            "n_docs": self.n_docs,
+            "avgdl": self.avgdl,
+        }
         (path / "meta.json").write_text(json.dumps(meta, indent=1))
         return path
 
     @classmethod
-    def load(cls, path, mmap: bool = True) -> "BM25Retriever":
+    def load(cls, path, mmap: bool = True) -> BM25Retriever:
         """Load an index written by :meth:`save`; ``mmap`` maps the big arrays instead of reading them."""
         path = Path(path)
         if not (path / "meta.json").exists():
-            raise FileNotFoundError(f"No BM25 index at {path} (meta.json missing). Build one and call "
-                                    ".save(path) first.")
+            raise FileNotFoundError(
+                f"No BM25 index at {path} (meta.json missing). Build one and call .save(path) first."
+            )
         meta = json.loads((path / "meta.json").read_text())
         if meta.get("format") != FORMAT_VERSION:
             raise ValueError(f"Index at {path} has format {meta.get('format')}, this kit reads {FORMAT_VERSION}.")
@@ -296,10 +332,13 @@ class BM25Retriever:
         self.n_docs, self.avgdl = meta["n_docs"], meta["avgdl"]
         self.vocab = {t: i for i, t in enumerate(json.loads((path / "vocab.json").read_text(encoding="utf-8")))}
         self.doc_len, self.idf = arr["doc_len"], arr["idf"]
-        self.matrix = sp.csr_matrix((arr["data"], arr["indices"], arr["indptr"]),
-                                    shape=(len(self.vocab), self.n_docs), copy=False)
+        self.matrix = sp.csr_matrix(
+            (arr["data"], arr["indices"], arr["indptr"]), shape=(len(self.vocab), self.n_docs), copy=False
+        )
         return self
 
     def __repr__(self):
-        return (f"BM25Retriever(method={self.method!r}, k1={self.k1}, b={self.b}, {self.n_docs:,} documents, "
-                f"{len(self.vocab):,} terms, {self.matrix.nnz:,} postings)")
+        return (
+            f"BM25Retriever(method={self.method!r}, k1={self.k1}, b={self.b}, {self.n_docs:,} documents, "
+            f"{len(self.vocab):,} terms, {self.matrix.nnz:,} postings)"
+        )

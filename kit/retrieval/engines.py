@@ -44,8 +44,15 @@ class SearchEngineRetriever:
     so results line up with the in-memory corpus.
     """
 
-    def __init__(self, client, index: str, text_field: str = "text", id_field: str = "doc_id",
-                 search_type: str = "dfs_query_then_fetch", batch_size: int = 100):
+    def __init__(
+        self,
+        client,
+        index: str,
+        text_field: str = "text",
+        id_field: str = "doc_id",
+        search_type: str = "dfs_query_then_fetch",
+        batch_size: int = 100,
+    ):
         self.client, self.index = client, index
         self.text_field, self.id_field = text_field, id_field
         self.search_type, self.batch_size = search_type, batch_size
@@ -68,7 +75,7 @@ class SearchEngineRetriever:
         scores = np.zeros((len(queries), k), dtype="float64")
         for start in range(0, len(queries), self.batch_size):
             searches = []
-            for q in queries[start:start + self.batch_size]:
+            for q in queries[start : start + self.batch_size]:
                 searches += [{"index": self.index, "search_type": self.search_type}, self._body(q, k, exclude_ids)]
             resp = self.client.msearch(searches=searches)
             for j, r in enumerate(resp["responses"]):
@@ -109,7 +116,7 @@ class ShardedBM25:
         all_ids, all_scores = [], []
         for off, shard in zip(self.offsets, self.shards):
             kk = min(k, shard.n_docs)
-            sub = None if mask is None else mask[off: off + shard.n_docs]
+            sub = None if mask is None else mask[off : off + shard.n_docs]
             ids, sc = shard.retrieve(queries, kk, exclude=sub, n_jobs=n_jobs)
             all_ids.append(np.where(ids >= 0, ids + off, -1))
             all_scores.append(np.where(ids >= 0, sc, -np.inf))

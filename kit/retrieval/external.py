@@ -41,8 +41,9 @@ class ExternalSelection:
     def to_frame(self, corpus=None, task_texts=None):
         import pandas as pd
 
-        df = pd.DataFrame({"doc_id": self.doc_ids, "best_rank": self.best_rank, "query_id": self.query_id,
-                           "score": self.score})
+        df = pd.DataFrame(
+            {"doc_id": self.doc_ids, "best_rank": self.best_rank, "query_id": self.query_id, "score": self.score}
+        )
         if corpus is not None:
             df["text"] = self.texts(corpus)
         if task_texts is not None:
@@ -64,9 +65,18 @@ def make_queries(task_texts, long_text_words: int = 64, n_keywords: int = 10) ->
     return [" ".join(rake_keywords(t, n_keywords)) if len(t.split()) > long_text_words else t for t in task_texts]
 
 
-def select_external(task_texts, corpus, k: int, retriever: BM25Retriever | None = None,
-                    method: str = "lucene", long_text_words: int = 64, n_keywords: int = 10,
-                    n_jobs: int | None = None, progress: bool = False, exclude_texts=()) -> ExternalSelection:
+def select_external(
+    task_texts,
+    corpus,
+    k: int,
+    retriever: BM25Retriever | None = None,
+    method: str = "lucene",
+    long_text_words: int = 64,
+    n_keywords: int = 10,
+    n_jobs: int | None = None,
+    progress: bool = False,
+    exclude_texts=(),
+) -> ExternalSelection:
     """Top-``k`` corpus documents for every task text; their union, task texts themselves excluded.
 
     ``retriever`` may be a prebuilt :class:`BM25Retriever` over ``corpus`` (or
@@ -89,8 +99,15 @@ def select_external(task_texts, corpus, k: int, retriever: BM25Retriever | None 
     order = np.lexsort((-flat_s, flat_rank, flat_ids))  # per document: best rank, then higher score
     flat_ids, flat_rank, flat_q, flat_s = flat_ids[order], flat_rank[order], flat_q[order], flat_s[order]
     first = np.r_[True, flat_ids[1:] != flat_ids[:-1]]
-    return ExternalSelection(flat_ids[first], flat_rank[first], flat_q[first], flat_s[first],
-                             excluded=int(excluded.sum()), n_queries=len(task_texts), k=k)
+    return ExternalSelection(
+        flat_ids[first],
+        flat_rank[first],
+        flat_q[first],
+        flat_s[first],
+        excluded=int(excluded.sum()),
+        n_queries=len(task_texts),
+        k=k,
+    )
 
 
 def random_retrieval(n: int, k: int, seed: int = 0, exclude=None) -> np.ndarray:

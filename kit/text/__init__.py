@@ -1,5 +1,6 @@
 """Tokenization outside the model graph (no TensorFlow): WordPiece, RoBERTa's byte-level BPE, a word vocabulary,
-MLM masking, and word ↔ WordPiece label alignment for taggers."""
+MLM masking, and word ↔ WordPiece label alignment for taggers.
+"""
 
 from .alignment import IGNORE, AlignedTags, align_labels, word_pieces, word_predictions
 from .byte_bpe import ROBERTA_SPECIAL_TOKENS, ByteLevelBPETokenizer
@@ -8,5 +9,19 @@ from .masking import MLMMasker
 from .vocab import WordVocab
 from .wordpiece import BERT_SPECIAL_TOKENS, BertPreprocessor, WordPieceTokenizer, clean_text
 
-__all__ = ["IGNORE", "AlignedTags", "align_labels", "word_pieces", "word_predictions", "BERT_SPECIAL_TOKENS", "ByteLevelBPETokenizer", "ROBERTA_SPECIAL_TOKENS", "CompactVocabulary",
-           "BertPreprocessor", "MLMMasker", "WordPieceTokenizer", "WordVocab", "clean_text"]
+__all__ = [
+    "IGNORE",
+    "AlignedTags",
+    "align_labels",
+    "word_pieces",
+    "word_predictions",
+    "BERT_SPECIAL_TOKENS",
+    "ByteLevelBPETokenizer",
+    "ROBERTA_SPECIAL_TOKENS",
+    "CompactVocabulary",
+    "BertPreprocessor",
+    "MLMMasker",
+    "WordPieceTokenizer",
+    "WordVocab",
+    "clean_text",
+]

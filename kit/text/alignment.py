@@ -17,7 +17,7 @@ import numpy as np
 #: Label of tokens that carry no word label (non-first sub-tokens, specials, padding).
 IGNORE = -100
 
-_WORD_CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_WORD_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -80,8 +80,9 @@ def align_labels(sentences, labels, preprocessor, *, label_all_subtokens: bool =
             raise ValueError(f"{len(labels)} label sequences for {len(sentences)} sentences: they must match.")
     for i, words in enumerate(sentences):
         if isinstance(words, str):
-            raise TypeError(f"sentence {i} is a string; pass each sentence as a list of words "
-                            f"(e.g. {words.split()[:4]!r}).")
+            raise TypeError(
+                f"sentence {i} is a string; pass each sentence as a list of words (e.g. {words.split()[:4]!r})."
+            )
         if labels is not None and len(labels[i]) != len(words):
             raise ValueError(f"sentence {i}: {len(words)} words but {len(labels[i])} labels; one label per word.")
     flat = [w for words in sentences for w in words]

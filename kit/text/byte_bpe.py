@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from .wordpiece import VocabularyLookup, _as_text_list
 
@@ -46,8 +46,10 @@ def _read_merges(merges) -> list[tuple[str, str]]:
             continue
         parts = line.split(" ")
         if len(parts) != 2:
-            raise ValueError(f"merges line {i + 1} is {line!r}: each line of merges.txt holds two tokens "
-                             "separated by one space (e.g. 'Ġ t').")
+            raise ValueError(
+                f"merges line {i + 1} is {line!r}: each line of merges.txt holds two tokens "
+                "separated by one space (e.g. 'Ġ t')."
+            )
         out.append((parts[0], parts[1]))
     return out
 
@@ -73,8 +75,9 @@ class ByteLevelBPETokenizer(VocabularyLookup):
             raise ValueError("The vocabulary gives two tokens the same id: vocab.json maps each token to its own id.")
         missing = [t for t in ROBERTA_SPECIAL_TOKENS if t not in index]
         if missing:
-            raise ValueError(f"The vocabulary has no {missing}: a RoBERTa vocab.json lists <s>, <pad>, </s> and "
-                             "<mask>.")
+            raise ValueError(
+                f"The vocabulary has no {missing}: a RoBERTa vocab.json lists <s>, <pad>, </s> and <mask>."
+            )
         self._index = index
         self.vocabulary = [None] * (max(index.values()) + 1)
         for t, i in index.items():
@@ -86,30 +89,37 @@ class ByteLevelBPETokenizer(VocabularyLookup):
         tok.decoder = decoders.ByteLevel()
         self._tok = tok
         self.cls_token_id, self.pad_token_id, self.sep_token_id, self.mask_token_id = (
-            index[t] for t in ROBERTA_SPECIAL_TOKENS)
+            index[t] for t in ROBERTA_SPECIAL_TOKENS
+        )
         self.unk_token_id = index.get("<unk>")
 
     @classmethod
-    def from_folder(cls, folder) -> "ByteLevelBPETokenizer":
+    def from_folder(cls, folder) -> ByteLevelBPETokenizer:
         """A HuggingFace RoBERTa folder (``vocab.json`` + ``merges.txt``) or a keras-hub preset's
-        ``assets/tokenizer`` (``vocabulary.json`` + ``merges.txt``)."""
+        ``assets/tokenizer`` (``vocabulary.json`` + ``merges.txt``).
+        """
         folder = Path(folder)
-        for vocab, merges in ((folder / "vocab.json", folder / "merges.txt"),
-                              (folder / "assets/tokenizer/vocabulary.json", folder / "assets/tokenizer/merges.txt"),
-                              (folder / "vocabulary.json", folder / "merges.txt")):
+        for vocab, merges in (
+            (folder / "vocab.json", folder / "merges.txt"),
+            (folder / "assets/tokenizer/vocabulary.json", folder / "assets/tokenizer/merges.txt"),
+            (folder / "vocabulary.json", folder / "merges.txt"),
+        ):
             if vocab.exists() and merges.exists():
                 return cls(vocab, merges)
-        raise FileNotFoundError(f"No byte-level BPE vocabulary in {folder}: a RoBERTa folder holds vocab.json and "
-                                "merges.txt (HuggingFace) or assets/tokenizer/vocabulary.json and merges.txt "
-                                "(keras-hub preset).")
+        raise FileNotFoundError(
+            f"No byte-level BPE vocabulary in {folder}: a RoBERTa folder holds vocab.json and "
+            "merges.txt (HuggingFace) or assets/tokenizer/vocabulary.json and merges.txt "
+            "(keras-hub preset)."
+        )
 
     def save(self, folder) -> Path:
         """Write ``vocab.json`` and ``merges.txt`` (HuggingFace's layout) into ``folder``."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "vocab.json").write_text(json.dumps(self._index, ensure_ascii=False), encoding="utf-8")
-        (folder / "merges.txt").write_text("#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in self.merges),
-                                           encoding="utf-8")
+        (folder / "merges.txt").write_text(
+            "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in self.merges), encoding="utf-8"
+        )
         return folder
 
     def __call__(self, texts: Sequence[str]) -> list[list[int]]:
@@ -119,7 +129,8 @@ class ByteLevelBPETokenizer(VocabularyLookup):
 
     def first_words(self, text: str, n: int) -> str:
         """The text up to the end of its ``n``-th whitespace-separated word, as written: its ids are the first ids
-        of the whole text (byte-level BPE never merges across whitespace), and each word gives at least one."""
+        of the whole text (byte-level BPE never merges across whitespace), and each word gives at least one.
+        """
         for i, m in enumerate(_WORD.finditer(text)):
             if i + 1 == n:
                 return text[: m.end()]

@@ -49,8 +49,9 @@ class CompactVocabulary:
         return self.size
 
     @classmethod
-    def fit(cls, token_id_arrays, max_size: int, special_ids, unk_id: int,
-            original_size: int | None = None) -> "CompactVocabulary":
+    def fit(
+        cls, token_id_arrays, max_size: int, special_ids, unk_id: int, original_size: int | None = None
+    ) -> CompactVocabulary:
         """Specials (in the order given) then the most frequent other ids, ``max_size`` in all."""
         special_ids = [int(i) for i in dict.fromkeys(special_ids)]
         if unk_id not in special_ids:
@@ -69,11 +70,12 @@ class CompactVocabulary:
         return cls(np.r_[special_ids, order], unk_id, original_size)
 
     @classmethod
-    def for_tokenizer(cls, tokenizer, token_id_arrays, max_size: int) -> "CompactVocabulary":
+    def for_tokenizer(cls, tokenizer, token_id_arrays, max_size: int) -> CompactVocabulary:
         """:meth:`fit` with a BERT tokenizer's special tokens and vocabulary size."""
         specials = [int(tokenizer.token_to_id(t)) for t in BERT_SPECIAL_TOKENS]
-        return cls.fit(token_id_arrays, max_size, specials, int(tokenizer.token_to_id("[UNK]")),
-                       tokenizer.vocabulary_size())
+        return cls.fit(
+            token_id_arrays, max_size, specials, int(tokenizer.token_to_id("[UNK]")), tokenizer.vocabulary_size()
+        )
 
     def encode(self, token_ids) -> np.ndarray:
         """Original ids → compact ids (unkept ids → [UNK])."""

@@ -32,9 +32,17 @@ class MLMMasker:
     slots. ``P = max_predictions`` (default ``ceil(mask_rate * sequence_length)``).
     """
 
-    def __init__(self, vocabulary_size: int, mask_token_id: int, special_token_ids, mask_rate: float = 0.15,
-                 max_predictions: int | None = None, sequence_length: int | None = None,
-                 mask_token_rate: float = 0.8, random_token_rate: float = 0.1):
+    def __init__(
+        self,
+        vocabulary_size: int,
+        mask_token_id: int,
+        special_token_ids,
+        mask_rate: float = 0.15,
+        max_predictions: int | None = None,
+        sequence_length: int | None = None,
+        mask_token_rate: float = 0.8,
+        random_token_rate: float = 0.1,
+    ):
         if not 0.0 < mask_rate < 1.0:
             raise ValueError(f"mask_rate must be in (0, 1), got {mask_rate}.")
         if mask_token_rate + random_token_rate > 1.0:
@@ -55,7 +63,7 @@ class MLMMasker:
         self._random_pool = np.setdiff1d(np.arange(self.vocabulary_size), self.special_token_ids)
 
     @classmethod
-    def for_tokenizer(cls, tokenizer, sequence_length: int, vocabulary=None, **kwargs) -> "MLMMasker":
+    def for_tokenizer(cls, tokenizer, sequence_length: int, vocabulary=None, **kwargs) -> MLMMasker:
         """A masker for a BERT tokenizer ([PAD], [CLS], [SEP], [UNK] and [MASK] never chosen).
 
         With a :class:`kit.text.CompactVocabulary`, ids are those of the compact vocabulary.
@@ -94,5 +102,9 @@ class MLMMasker:
         corrupted[rows.repeat(p, 1)[to_mask], positions[to_mask]] = self.mask_token_id
         random_ids = self._random_pool[rng.integers(0, len(self._random_pool), size=int(to_random.sum()))]
         corrupted[rows.repeat(p, 1)[to_random], positions[to_random]] = random_ids
-        return {"token_ids": corrupted.astype(token_ids.dtype), "mask_positions": positions, "mask_ids": mask_ids,
-                "mask_weights": chosen.astype("float32")}
+        return {
+            "token_ids": corrupted.astype(token_ids.dtype),
+            "mask_positions": positions,
+            "mask_ids": mask_ids,
+            "mask_weights": chosen.astype("float32"),
+        }

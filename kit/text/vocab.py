@@ -24,7 +24,7 @@ class WordVocab:
         self.index = {w: i for i, w in enumerate(self.words)}
 
     @classmethod
-    def fit(cls, texts, max_size: int = 20000, min_freq: int = 1) -> "WordVocab":
+    def fit(cls, texts, max_size: int = 20000, min_freq: int = 1) -> WordVocab:
         """The ``max_size`` most frequent words (ties: first seen) that occur at least ``min_freq`` times."""
         texts = list(texts)
         if not texts:

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -66,7 +66,8 @@ def _as_text_list(texts, what: str) -> list[str]:
 
 class VocabularyLookup:
     """Token <-> id lookups of a tokenizer that keeps ``vocabulary`` (tokens in id order) and ``_index`` (token -> id):
-    shared by :class:`WordPieceTokenizer` and :class:`~kit.text.ByteLevelBPETokenizer`."""
+    shared by :class:`WordPieceTokenizer` and :class:`~kit.text.ByteLevelBPETokenizer`.
+    """
 
     def token_to_id(self, token: str) -> int:
         if token not in self._index:
@@ -88,8 +89,7 @@ class WordPieceTokenizer(VocabularyLookup):
     characters become [UNK], as in BERT.
     """
 
-    def __init__(self, vocabulary, lowercase: bool = True, strip_accents: bool | None = None,
-                 unk_token: str = "[UNK]"):
+    def __init__(self, vocabulary, lowercase: bool = True, strip_accents: bool | None = None, unk_token: str = "[UNK]"):
         from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
         if isinstance(vocabulary, (str, Path)):
@@ -100,23 +100,26 @@ class WordPieceTokenizer(VocabularyLookup):
             raise ValueError(f"The vocabulary repeats the token {dup!r}: each line of vocab.txt must be unique.")
         missing = [t for t in BERT_SPECIAL_TOKENS if t not in tokens]
         if missing:
-            raise ValueError(f"The vocabulary has no {missing}: a BERT vocab.txt lists [PAD], [UNK], [CLS], "
-                             "[SEP] and [MASK].")
+            raise ValueError(
+                f"The vocabulary has no {missing}: a BERT vocab.txt lists [PAD], [UNK], [CLS], [SEP] and [MASK]."
+            )
         self.vocabulary = tokens
         self.lowercase = bool(lowercase)
         self.strip_accents = strip_accents
         self.unk_token = unk_token
         self._index = {t: i for i, t in enumerate(tokens)}
         tok = Tokenizer(models.WordPiece(self._index, unk_token=unk_token, max_input_chars_per_word=100))
-        tok.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
-                                                    strip_accents=strip_accents, lowercase=self.lowercase)
+        tok.normalizer = normalizers.BertNormalizer(
+            clean_text=True, handle_chinese_chars=True, strip_accents=strip_accents, lowercase=self.lowercase
+        )
         tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
         self._tok = tok
         self.pad_token_id, self.unk_token_id, self.cls_token_id, self.sep_token_id, self.mask_token_id = (
-            self._index[t] for t in BERT_SPECIAL_TOKENS)
+            self._index[t] for t in BERT_SPECIAL_TOKENS
+        )
 
     @classmethod
-    def from_folder(cls, folder) -> "WordPieceTokenizer":
+    def from_folder(cls, folder) -> WordPieceTokenizer:
         """A HuggingFace BERT folder (``vocab.txt`` + ``tokenizer_config.json``) or a kit-saved one."""
         folder = Path(folder)
         vocab = folder / "vocab.txt"
@@ -131,9 +134,16 @@ class WordPieceTokenizer(VocabularyLookup):
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "vocab.txt").write_text("\n".join(self.vocabulary) + "\n", encoding="utf-8")
-        (folder / "tokenizer_config.json").write_text(json.dumps(
-            {"do_lower_case": self.lowercase, "strip_accents": self.strip_accents, "tokenizer_class": "BertTokenizer"},
-            indent=1))
+        (folder / "tokenizer_config.json").write_text(
+            json.dumps(
+                {
+                    "do_lower_case": self.lowercase,
+                    "strip_accents": self.strip_accents,
+                    "tokenizer_class": "BertTokenizer",
+                },
+                indent=1,
+            )
+        )
         return folder
 
     def __call__(self, texts: Sequence[str]) -> list[list[int]]:
@@ -146,8 +156,10 @@ class WordPieceTokenizer(VocabularyLookup):
         return self._tok.normalizer.normalize_str(text)
 
     def __repr__(self):
-        return (f"WordPieceTokenizer({len(self.vocabulary):,} tokens, lowercase={self.lowercase}, "
-                f"strip_accents={self.strip_accents})")
+        return (
+            f"WordPieceTokenizer({len(self.vocabulary):,} tokens, lowercase={self.lowercase}, "
+            f"strip_accents={self.strip_accents})"
+        )
 
 
 class BertPreprocessor:
@@ -172,7 +184,8 @@ class BertPreprocessor:
         if sequence_length > max_sequence_length:
             raise ValueError(
                 f"sequence_length={sequence_length} is longer than the model's {max_sequence_length} "
-                f"position embeddings. Use sequence_length <= {max_sequence_length}.")
+                f"position embeddings. Use sequence_length <= {max_sequence_length}."
+            )
         if sequence_length < 3:
             raise ValueError("sequence_length must be at least 3 ([CLS] x [SEP]).")
         self.tokenizer = tokenizer
@@ -181,7 +194,7 @@ class BertPreprocessor:
         self.cls_id = int(tokenizer.cls_token_id)
         self.sep_id = int(tokenizer.sep_token_id)
         self.pad_id = int(tokenizer.pad_token_id)
-        self.pair_separators = int(getattr(tokenizer, "pair_separators", 1))   # RoBERTa: <s> A </s></s> B </s>
+        self.pair_separators = int(getattr(tokenizer, "pair_separators", 1))  # RoBERTa: <s> A </s></s> B </s>
         self.last_truncated = 0
 
     def tokenize(self, texts: Sequence[str], max_tokens: int | None = None) -> list[list[int]]:
@@ -199,7 +212,7 @@ class BertPreprocessor:
         if max_tokens is None:
             return self._ids(texts)
         # a text of more than max_tokens words: tokenize its first max_tokens (normalized) words only
-        first_words = getattr(self.tokenizer, "first_words", None)   # byte-level BPE: the text's own prefix
+        first_words = getattr(self.tokenizer, "first_words", None)  # byte-level BPE: the text's own prefix
         cut = {}
         for i, t in enumerate(texts):
             if len(t) > 2 * max_tokens:  # shorter texts cannot hold more than max_tokens words
@@ -235,8 +248,10 @@ class BertPreprocessor:
                 raise ValueError(f"A tuple means a sentence pair (texts_a, texts_b); got {len(inputs)} parts.")
             a, b = inputs
             if isinstance(a, str) and isinstance(b, str):
-                raise TypeError("Ambiguous input: a tuple of two strings. For one pair pass (['first'], "
-                                "['second']); for two single texts pass a list ['first', 'second'].")
+                raise TypeError(
+                    "Ambiguous input: a tuple of two strings. For one pair pass (['first'], "
+                    "['second']); for two single texts pass a list ['first', 'second']."
+                )
             a = _as_text_list(a, "texts_a")
             b = _as_text_list(b, "texts_b")
             if len(a) != len(b):
@@ -256,8 +271,10 @@ class BertPreprocessor:
             b = ids_b[i] if ids_b is not None else None
             budget = L - (2 + self.pair_separators if b is not None else 2)
             if budget < 0:
-                raise ValueError(f"sequence_length={L} cannot hold a pair's {2 + self.pair_separators} special "
-                                 f"tokens; use sequence_length >= {3 + self.pair_separators}.")
+                raise ValueError(
+                    f"sequence_length={L} cannot hold a pair's {2 + self.pair_separators} special "
+                    f"tokens; use sequence_length >= {3 + self.pair_separators}."
+                )
             if b is None:
                 if len(a) > budget:
                     a, truncated = a[:budget], truncated + 1

@@ -1,27 +1,78 @@
 """Training helpers: the papers' recipes, TLM's stage 1, and a resumable sweep runner."""
 
+from ..metrics.task_scores import TASK_KINDS, Pearson, task_predictions, task_score
+from ..optimizers import adamw, schedules
+from ..optimizers.layerwise_adamw import LayerwiseAdamW
 from .classify import FitResult, accuracy, fit_classifier, planned_steps, regression_scores
-from .sweep import Sweep
+from .ensemble import TaskEnsemble, average_predictions, dev_gated_ensemble, ensemble_table, predict_average
 from .freeze import STRATEGIES, DivergenceStopping, FreezeState, PhaseResult, StackResult, stack_and_finetune
 from .freeze_helpers import EncoderWatch, ReusableBackbone, optimizer_factory, planned_epochs
-from .smart import SMART, noise_grad
-from ..optimizers.layerwise_adamw import LayerwiseAdamW
-from .layerwise_decay import format_rate_table, llrd_optimizer, rate_groups, rate_table
-from ..metrics.task_scores import TASK_KINDS, Pearson, task_predictions, task_score
-from .multitask import (MultitaskBatches, MultitaskResult, compile_multitask, evaluate_multitask, fit_multitask,
-                        predict_tasks, task_loss, task_metrics)
-from .ensemble import TaskEnsemble, average_predictions, dev_gated_ensemble, ensemble_table, predict_average
 from .further_pretraining import MLMBatches, MLMResult, further_pretrain
+from .layerwise_decay import format_rate_table, llrd_optimizer, rate_groups, rate_table
 from .masked_lm import evaluate_mlm, fit_in_chunks
+from .multitask import (
+    MultitaskBatches,
+    MultitaskResult,
+    compile_multitask,
+    evaluate_multitask,
+    fit_multitask,
+    predict_tasks,
+    task_loss,
+    task_metrics,
+)
+from .smart import SMART, noise_grad
+from .sweep import Sweep
 from .tlm_training import Stage1Result, TLMBatches, train_stage1
-from ..optimizers import schedules
-from ..optimizers import adamw
 
-__all__ = ["SMART", "noise_grad", "LayerwiseAdamW", "format_rate_table", "llrd_optimizer", "rate_groups", "rate_table",
-           "TASK_KINDS", "Pearson", "task_predictions", "task_score", "MultitaskBatches", "MultitaskResult",
-           "compile_multitask", "evaluate_multitask", "fit_multitask", "predict_tasks", "task_loss", "task_metrics",
-           "TaskEnsemble", "dev_gated_ensemble", "ensemble_table", "MLMBatches", "MLMResult", "further_pretrain",
-           "STRATEGIES", "DivergenceStopping", "FreezeState", "PhaseResult", "StackResult", "stack_and_finetune",
-           "average_predictions", "predict_average", "FitResult", "Stage1Result", "Sweep", "TLMBatches", "accuracy", "evaluate_mlm", "fit_classifier",
-           "planned_steps", "regression_scores", "train_stage1", "fit_in_chunks", "schedules", "adamw", "EncoderWatch",
-           "ReusableBackbone", "optimizer_factory", "planned_epochs"]
+__all__ = [
+    "SMART",
+    "noise_grad",
+    "LayerwiseAdamW",
+    "format_rate_table",
+    "llrd_optimizer",
+    "rate_groups",
+    "rate_table",
+    "TASK_KINDS",
+    "Pearson",
+    "task_predictions",
+    "task_score",
+    "MultitaskBatches",
+    "MultitaskResult",
+    "compile_multitask",
+    "evaluate_multitask",
+    "fit_multitask",
+    "predict_tasks",
+    "task_loss",
+    "task_metrics",
+    "TaskEnsemble",
+    "dev_gated_ensemble",
+    "ensemble_table",
+    "MLMBatches",
+    "MLMResult",
+    "further_pretrain",
+    "STRATEGIES",
+    "DivergenceStopping",
+    "FreezeState",
+    "PhaseResult",
+    "StackResult",
+    "stack_and_finetune",
+    "average_predictions",
+    "predict_average",
+    "FitResult",
+    "Stage1Result",
+    "Sweep",
+    "TLMBatches",
+    "accuracy",
+    "evaluate_mlm",
+    "fit_classifier",
+    "planned_steps",
+    "regression_scores",
+    "train_stage1",
+    "fit_in_chunks",
+    "schedules",
+    "adamw",
+    "EncoderWatch",
+    "ReusableBackbone",
+    "optimizer_factory",
+    "planned_epochs",
+]

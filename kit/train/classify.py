@@ -40,8 +40,7 @@ from dataclasses import dataclass
 import keras
 import numpy as np
 
-from ..optimizers import schedules
-from ..optimizers import adamw
+from ..optimizers import adamw, schedules
 
 
 @dataclass
@@ -77,12 +76,17 @@ def check_distribution(model, distribution) -> None:
     if distribution is None or keras.backend.backend() != "jax" or not model.weights:
         return
     want = len(distribution.device_mesh.devices.reshape(-1))
-    got = len(getattr(model.weights[0].value, "sharding", None).device_set) \
-        if hasattr(model.weights[0].value, "sharding") else 1
+    got = (
+        len(getattr(model.weights[0].value, "sharding", None).device_set)
+        if hasattr(model.weights[0].value, "sharding")
+        else 1
+    )
     if got != want:
-        raise ValueError(f"{model.name} was built outside the distribution: its weights live on {got} device(s), "
-                         f"the distribution uses {want}. Build it inside the scope: "
-                         "`with distribution.scope(): model = ...`, then fit.")
+        raise ValueError(
+            f"{model.name} was built outside the distribution: its weights live on {got} device(s), "
+            f"the distribution uses {want}. Build it inside the scope: "
+            "`with distribution.scope(): model = ...`, then fit."
+        )
 
 
 def planned_steps(n: int, epochs: int, batch_size: int, min_steps: int = 0) -> int:
@@ -118,10 +122,25 @@ def is_regression(y) -> bool:
     return np.issubdtype(np.asarray(y).dtype, np.floating)
 
 
-def fit_classifier(model: keras.Model, x_train, y_train, x_dev, y_dev, *, learning_rate: float,
-                   epochs: int, batch_size: int, schedule: str = "constant", weight_decay: float = 0.01,
-                   min_steps: int = 0, patience: int | None = None, verbose: int = 0, seed: int = 0,
-                   callbacks=None, distribution=None) -> FitResult:
+def fit_classifier(
+    model: keras.Model,
+    x_train,
+    y_train,
+    x_dev,
+    y_dev,
+    *,
+    learning_rate: float,
+    epochs: int,
+    batch_size: int,
+    schedule: str = "constant",
+    weight_decay: float = 0.01,
+    min_steps: int = 0,
+    patience: int | None = None,
+    verbose: int = 0,
+    seed: int = 0,
+    callbacks=None,
+    distribution=None,
+) -> FitResult:
     """Compile ``model`` (logits out; one unit for regression) and fit it; keep the best dev epoch's weights.
 
     Integer ``y`` → cross-entropy, early stopping on ``val_accuracy``; float ``y`` → mean squared
@@ -140,8 +159,10 @@ def fit_classifier(model: keras.Model, x_train, y_train, x_dev, y_dev, *, learni
         raise ValueError("y_train and y_dev differ in kind (one float, one integer): use the same target for both.")
     width = model.output_shape[-1] if isinstance(model.output_shape, tuple) else None
     if regression and width not in (None, 1):
-        raise ValueError(f"Float targets mean regression, but the model has {width} outputs: build it with "
-                         "num_classes=1 (one output), or pass integer class labels.")
+        raise ValueError(
+            f"Float targets mean regression, but the model has {width} outputs: build it with "
+            "num_classes=1 (one output), or pass integer class labels."
+        )
     idx = repeat_index(n, epochs, batch_size, min_steps, seed)
     if idx is not None:  # top a tiny set up (shuffled passes) so the run gets enough updates
         x_train, y_train = _take(x_train, idx), np.asarray(y_train)[idx]
@@ -149,7 +170,7 @@ def fit_classifier(model: keras.Model, x_train, y_train, x_dev, y_dev, *, learni
     check_distribution(model, distribution)
     scope = distribution.scope() if distribution is not None else contextlib.nullcontext()
     with scope:
-        if schedule == "linear":   # AdamW on every weight, the rate decayed linearly to 0
+        if schedule == "linear":  # AdamW on every weight, the rate decayed linearly to 0
             optimizer = adamw(schedules.linear(learning_rate, steps), weight_decay=weight_decay, no_decay=())
         else:
             optimizer = keras.optimizers.Adam(schedules.constant(learning_rate))
@@ -157,16 +178,28 @@ def fit_classifier(model: keras.Model, x_train, y_train, x_dev, y_dev, *, learni
             model.compile(optimizer=optimizer, loss="mse")
             monitor, mode = "val_loss", "min"
         else:
-            model.compile(optimizer=optimizer, loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                          metrics=["accuracy"])
+            model.compile(
+                optimizer=optimizer,
+                loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                metrics=["accuracy"],
+            )
             monitor, mode = "val_accuracy", "max"
-        stop = keras.callbacks.EarlyStopping(monitor=monitor, mode=mode, patience=patience or epochs,
-                                             restore_best_weights=True)
+        stop = keras.callbacks.EarlyStopping(
+            monitor=monitor, mode=mode, patience=patience or epochs, restore_best_weights=True
+        )
         y_fit = np.asarray(y_train, "float32") if regression else np.asarray(y_train)
         y_val = np.asarray(y_dev, "float32") if regression else np.asarray(y_dev)
         t = time.perf_counter()
-        hist = model.fit(x_train, y_fit, validation_data=(x_dev, y_val), epochs=epochs, batch_size=batch_size,
-                         callbacks=[stop, *(callbacks or [])], verbose=verbose, shuffle=True)
+        hist = model.fit(
+            x_train,
+            y_fit,
+            validation_data=(x_dev, y_val),
+            epochs=epochs,
+            batch_size=batch_size,
+            callbacks=[stop, *(callbacks or [])],
+            verbose=verbose,
+            shuffle=True,
+        )
         seconds = time.perf_counter() - t
     scores = hist.history[monitor]
     best = int(np.argmax(scores) if mode == "max" else np.argmin(scores))
@@ -193,5 +226,8 @@ def regression_scores(model: keras.Model, x, y, batch_size: int = 128) -> dict:
     y = np.asarray(y, "float64").reshape(-1)
     if len(pred) != len(y):
         raise ValueError(f"{len(pred)} predictions for {len(y)} targets: is the model's output one unit?")
-    return {"pearson": float(pearsonr(pred, y)[0]), "spearman": float(spearmanr(pred, y)[0]),
-            "mse": float(np.mean((pred - y) ** 2))}
+    return {
+        "pearson": float(pearsonr(pred, y)[0]),
+        "spearman": float(spearmanr(pred, y)[0]),
+        "mse": float(np.mean((pred - y) ** 2)),
+    }

@@ -77,7 +77,6 @@ def predict_average(models, x, weights=None, space: str = "probs", batch_size: i
     return average_predictions([m.predict(x, batch_size=batch_size, verbose=0) for m in models], weights, space)
 
 
-
 @dataclass
 class TaskEnsemble:
     """One task's ensemble: ``members`` (model names), ``dev_score``, and the ``trace`` of every decision."""
@@ -96,8 +95,9 @@ class TaskEnsemble:
         return np.mean([np.asarray(predictions[m], dtype="float64") for m in self.members], axis=0)
 
 
-def dev_gated_ensemble(dev_predictions: dict, dev_labels: dict, kinds: dict, order: str = "best_first",
-                       score=None) -> dict:
+def dev_gated_ensemble(
+    dev_predictions: dict, dev_labels: dict, kinds: dict, order: str = "best_first", score=None
+) -> dict:
     """Build a dev-gated ensemble per task.
 
     Args:
@@ -123,8 +123,10 @@ def dev_gated_ensemble(dev_predictions: dict, dev_labels: dict, kinds: dict, ord
             raise ValueError(f"No model has predictions for task {task!r}.")
         shapes = {p.shape for _, p in candidates}
         if len(shapes) > 1:
-            raise ValueError(f"Task {task!r}: models' predictions differ in shape {sorted(shapes)}; give every model "
-                             "the same dev examples and the same kind of prediction (probabilities or scores).")
+            raise ValueError(
+                f"Task {task!r}: models' predictions differ in shape {sorted(shapes)}; give every model "
+                "the same dev examples and the same kind of prediction (probabilities or scores)."
+            )
         alone = [(name, p, score(kind, labels, p)) for name, p in candidates]
         if order == "best_first":
             alone = sorted(alone, key=lambda item: -item[2])  # stable: ties keep the given order

@@ -49,8 +49,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import keras
 import numpy as np
@@ -63,6 +63,7 @@ _MAX_WORDS = ("acc", "f1", "auc", "precision", "recall", "pearson", "spearman", 
 
 
 # --- callbacks --------------------------------------------------------------------------------
+
 
 class DivergenceStopping(keras.callbacks.Callback):
     """Stop when train and dev ``monitor`` diverge: the paper's phase-1 rule, as a Keras callback.
@@ -88,14 +89,20 @@ class DivergenceStopping(keras.callbacks.Callback):
     (3, True, [-0.02, 0.02, 0.1, 0.15])
     """
 
-    def __init__(self, monitor: str | None = None, threshold: float = 0.05, patience: int = 2,
-                 min_epochs: int = 1, mode: str = "auto", restore: bool = True):
+    def __init__(
+        self,
+        monitor: str | None = None,
+        threshold: float = 0.05,
+        patience: int = 2,
+        min_epochs: int = 1,
+        mode: str = "auto",
+        restore: bool = True,
+    ):
         super().__init__()
         if threshold < 0:
             raise ValueError(f"threshold is a gap (train minus dev), so it must be >= 0; got {threshold}.")
         if patience < 1 or min_epochs < 1:
-            raise ValueError(f"patience and min_epochs must be >= 1; got patience={patience}, "
-                             f"min_epochs={min_epochs}.")
+            raise ValueError(f"patience and min_epochs must be >= 1; got patience={patience}, min_epochs={min_epochs}.")
         if mode not in ("auto", "max", "min"):
             raise ValueError(f"mode must be 'auto', 'max' or 'min'; got {mode!r}.")
         self.monitor, self.threshold, self.patience = monitor, threshold, patience
@@ -120,9 +127,11 @@ class DivergenceStopping(keras.callbacks.Callback):
         logs = logs or {}
         monitor = self.monitor or _auto_monitor(logs)
         if monitor not in logs or "val_" + monitor not in logs:
-            raise KeyError(f"DivergenceStopping watches {monitor!r} and 'val_{monitor}', but the epoch logs have "
-                           f"{sorted(logs)}. Compile with that metric (e.g. metrics=['accuracy']) and pass "
-                           "validation data to fit, or set monitor= to a metric you compiled.")
+            raise KeyError(
+                f"DivergenceStopping watches {monitor!r} and 'val_{monitor}', but the epoch logs have "
+                f"{sorted(logs)}. Compile with that metric (e.g. metrics=['accuracy']) and pass "
+                "validation data to fit, or set monitor= to a metric you compiled."
+            )
         train, dev = float(logs[monitor]), float(logs["val_" + monitor])
         gap = (train - dev) if _mode(monitor, self.mode) == "max" else (dev - train)
         self.gaps.append(gap)
@@ -137,10 +146,16 @@ class DivergenceStopping(keras.callbacks.Callback):
         if self.wait >= self.patience and epoch + 1 >= self.min_epochs:
             self.stopped_epoch = epoch
             self.model.stop_training = True
-            span = (f"epoch {epoch + 1}: gap" if self.patience == 1 else
-                    f"epochs {epoch + 2 - self.patience}-{epoch + 1}: gaps")
-            self.reason = (f"train - dev {monitor} > {self.threshold} for {self.patience} epoch(s) ({span} "
-                           + ", ".join(f"{g:+.3f}" for g in self.gaps[-self.patience:]) + ")")
+            span = (
+                f"epoch {epoch + 1}: gap"
+                if self.patience == 1
+                else f"epochs {epoch + 2 - self.patience}-{epoch + 1}: gaps"
+            )
+            self.reason = (
+                f"train - dev {monitor} > {self.threshold} for {self.patience} epoch(s) ({span} "
+                + ", ".join(f"{g:+.3f}" for g in self.gaps[-self.patience :])
+                + ")"
+            )
 
     def _weights(self):
         return [np.array(keras.ops.convert_to_numpy(v)) for v in self.model.trainable_variables]
@@ -174,8 +189,10 @@ class _BestWeights(keras.callbacks.Callback):
         monitor = self.monitor or _auto_monitor(logs)
         key = "val_" + monitor
         if key not in logs:
-            raise KeyError(f"Keeping the best dev epoch needs {key!r} in the logs; they have {sorted(logs)}. "
-                           "Pass monitor= one of the compiled metrics.")
+            raise KeyError(
+                f"Keeping the best dev epoch needs {key!r} in the logs; they have {sorted(logs)}. "
+                "Pass monitor= one of the compiled metrics."
+            )
         value = float(logs[key])
         better = self.best is None or (value > self.best if _mode(monitor, self.mode) == "max" else value < self.best)
         if better:
@@ -203,6 +220,7 @@ def _mode(monitor: str, mode: str) -> str:
 
 
 # --- freezing ---------------------------------------------------------------------------------
+
 
 def _flatten(layer) -> list:
     return list(layer._flatten_layers(include_self=True, recursive=True))
@@ -254,6 +272,7 @@ class FreezeState:
 
 # --- the scheduler ----------------------------------------------------------------------------
 
+
 @dataclass
 class PhaseResult:
     """One phase: what was frozen, at what rate, how long it ran and what it learned."""
@@ -292,9 +311,17 @@ class StackResult:
         for p in self.phases:
             h = p.history
             for e in range(p.epochs):
-                rows.append({"phase": p.name, "epoch": e, "global_epoch": g,
-                             "train": _at(h, self.monitor, e), "dev": _at(h, "val_" + self.monitor, e),
-                             "loss": _at(h, "loss", e), "val_loss": _at(h, "val_loss", e)})
+                rows.append(
+                    {
+                        "phase": p.name,
+                        "epoch": e,
+                        "global_epoch": g,
+                        "train": _at(h, self.monitor, e),
+                        "dev": _at(h, "val_" + self.monitor, e),
+                        "loss": _at(h, "loss", e),
+                        "val_loss": _at(h, "val_loss", e),
+                    }
+                )
                 g += 1
         return rows
 
@@ -323,18 +350,25 @@ def _resolve_encoder(model, encoder) -> list:
             try:
                 g = model.get_layer(g)
             except ValueError:
-                raise ValueError(f"encoder {g!r} is not a layer name of model {model.name!r}; its layers are "
-                                 f"{[layer.name for layer in model.layers]}.") from None
+                raise ValueError(
+                    f"encoder {g!r} is not a layer name of model {model.name!r}; its layers are "
+                    f"{[layer.name for layer in model.layers]}."
+                ) from None
         if not isinstance(g, keras.layers.Layer):
-            raise TypeError(f"encoder must be a Keras layer (or a list of them, or layer names); got "
-                            f"{type(g).__name__}.")
+            raise TypeError(
+                f"encoder must be a Keras layer (or a list of them, or layer names); got {type(g).__name__}."
+            )
         if id(g) not in inside:
-            raise ValueError(f"encoder layer {g.name!r} is not part of model {model.name!r}: freezing it would "
-                             "change nothing. Pass the very layer object the model was built with (e.g. the "
-                             "backbone you called on the inputs, or model.get_layer(name)).")
+            raise ValueError(
+                f"encoder layer {g.name!r} is not part of model {model.name!r}: freezing it would "
+                "change nothing. Pass the very layer object the model was built with (e.g. the "
+                "backbone you called on the inputs, or model.get_layer(name))."
+            )
         if not g.trainable_weights:
-            raise ValueError(f"encoder layer {g.name!r} has no trainable weights, so there is nothing to freeze: "
-                             "build the model first (call it once) and make sure the encoder is trainable.")
+            raise ValueError(
+                f"encoder layer {g.name!r} has no trainable weights, so there is nothing to freeze: "
+                "build the model first (call it once) and make sure the encoder is trainable."
+            )
         out.append(g)
     return out
 
@@ -352,7 +386,8 @@ def _check_labels(model, x, y, what: str, default_loss: bool):
             f"{what}: the default loss is sparse categorical cross-entropy on logits, which needs class ids "
             f"of shape (N,), but got shape {y.shape} dtype {y.dtype}. For regression pass loss='mse', "
             "metrics=['mae']; for token tagging pass loss=kit.metrics.MaskedSparseCategoricalCrossentropy() "
-            "and metrics=[kit.metrics.MaskedAccuracy()].")
+            "and metrics=[kit.metrics.MaskedAccuracy()]."
+        )
     y = y.astype("int32")
     out_dim = None
     try:
@@ -360,16 +395,20 @@ def _check_labels(model, x, y, what: str, default_loss: bool):
     except (AttributeError, ValueError):
         pass
     if out_dim is not None and len(y) and (y.min() < 0 or y.max() >= out_dim):
-        raise ValueError(f"{what}: labels range over [{y.min()}, {y.max()}] but the model has {out_dim} "
-                         f"output logits: ids must be in [0, {out_dim - 1}].")
+        raise ValueError(
+            f"{what}: labels range over [{y.min()}, {y.max()}] but the model has {out_dim} "
+            f"output logits: ids must be in [0, {out_dim - 1}]."
+        )
     return y
 
 
 def _make_optimizer(optimizer, lr: float, weight_decay: float):
     if isinstance(optimizer, keras.optimizers.Optimizer):
-        raise TypeError("optimizer must be a name ('adamw', 'adam', 'sgd') or a factory lr -> optimizer, not an "
-                        "optimizer instance: every phase needs a fresh optimizer (Keras 3 cannot recompile a "
-                        "model with an optimizer already built for another trainable set).")
+        raise TypeError(
+            "optimizer must be a name ('adamw', 'adam', 'sgd') or a factory lr -> optimizer, not an "
+            "optimizer instance: every phase needs a fresh optimizer (Keras 3 cannot recompile a "
+            "model with an optimizer already built for another trainable set)."
+        )
     if callable(optimizer):
         return optimizer(lr)
     if optimizer == "adamw":
@@ -387,18 +426,38 @@ def _fresh_metrics(metrics):
     if callable(metrics) and not isinstance(metrics, (list, tuple, keras.metrics.Metric)):
         return metrics()
     out = []
-    for m in (metrics if isinstance(metrics, (list, tuple)) else [metrics]):
+    for m in metrics if isinstance(metrics, (list, tuple)) else [metrics]:
         out.append(m.__class__.from_config(m.get_config()) if isinstance(m, keras.metrics.Metric) else m)
     return out
 
 
-def stack_and_finetune(model: keras.Model, encoder, x_train, y_train, x_dev, y_dev, *, strategy: str,
-                       phase1_lr: float = 1e-3, phase2_lr: float = 2e-5, phase1_epochs: int = 0,
-                       phase2_epochs: int = 0, batch_size: int = 32, loss=None, metrics=None,
-                       divergence: DivergenceStopping | dict | None = "default", monitor: str | None = None,
-                       mode: str = "auto", patience: int | None = None, optimizer="adamw",
-                       weight_decay: float = 0.01, frozen_dropout: bool = False, unfreeze: str = "all",
-                       callbacks: list | None = None, verbose: int = 0) -> StackResult:
+def stack_and_finetune(
+    model: keras.Model,
+    encoder,
+    x_train,
+    y_train,
+    x_dev,
+    y_dev,
+    *,
+    strategy: str,
+    phase1_lr: float = 1e-3,
+    phase2_lr: float = 2e-5,
+    phase1_epochs: int = 0,
+    phase2_epochs: int = 0,
+    batch_size: int = 32,
+    loss=None,
+    metrics=None,
+    divergence: DivergenceStopping | dict | None = "default",
+    monitor: str | None = None,
+    mode: str = "auto",
+    patience: int | None = None,
+    optimizer="adamw",
+    weight_decay: float = 0.01,
+    frozen_dropout: bool = False,
+    unfreeze: str = "all",
+    callbacks: list | None = None,
+    verbose: int = 0,
+) -> StackResult:
     """Train ``model`` by ``strategy``, freezing ``encoder`` (a layer, layer name, or list of them) as it says.
 
     - ``finetune_only``: one phase, all trainable, ``phase2_lr`` for ``phase2_epochs``.
@@ -447,8 +506,10 @@ def stack_and_finetune(model: keras.Model, encoder, x_train, y_train, x_dev, y_d
     elif isinstance(divergence, dict):
         divergence = DivergenceStopping(**{"monitor": monitor, "mode": mode, **divergence})
     elif divergence is not None and not isinstance(divergence, DivergenceStopping):
-        raise TypeError(f"divergence must be a DivergenceStopping, a dict of its arguments or None; got "
-                        f"{type(divergence).__name__}.")
+        raise TypeError(
+            f"divergence must be a DivergenceStopping, a dict of its arguments or None; got "
+            f"{type(divergence).__name__}."
+        )
 
     # (name, frozen groups, lr, epochs, stop callback or None, is final)
     n = len(groups)
@@ -481,20 +542,28 @@ def stack_and_finetune(model: keras.Model, encoder, x_train, y_train, x_dev, y_d
             for gi, vars_ in enumerate(encoder_vars):
                 inside = sum(id(v) in trainable for v in vars_)
                 if gi < frozen and inside:
-                    raise RuntimeError(f"{name}: encoder group {gi} ({groups[gi].name}) was set trainable=False "
-                                       f"but {inside} of its weights are still trainable in the model.")
+                    raise RuntimeError(
+                        f"{name}: encoder group {gi} ({groups[gi].name}) was set trainable=False "
+                        f"but {inside} of its weights are still trainable in the model."
+                    )
                 if gi >= frozen and inside != len(vars_):
-                    raise RuntimeError(f"{name}: encoder group {gi} ({groups[gi].name}) should be trainable but "
-                                       f"only {inside} of its {len(vars_)} weights are.")
+                    raise RuntimeError(
+                        f"{name}: encoder group {gi} ({groups[gi].name}) should be trainable but "
+                        f"only {inside} of its {len(vars_)} weights are."
+                    )
             count = len(model.trainable_weights)
             if previous is not None and previous[0] != frozen and count == previous[1]:
-                raise RuntimeError(f"{name}: the trainable-weight count did not change ({count}) although the "
-                                   "frozen set did; the recompile would train the wrong weights.")
+                raise RuntimeError(
+                    f"{name}: the trainable-weight count did not change ({count}) although the "
+                    "frozen set did; the recompile would train the wrong weights."
+                )
             if count == 0:
-                raise RuntimeError(f"{name}: nothing is trainable with the encoder frozen: the model has no head "
-                                   "outside the encoder.")
-            model.compile(optimizer=_make_optimizer(optimizer, lr, weight_decay), loss=loss,
-                          metrics=_fresh_metrics(metrics))
+                raise RuntimeError(
+                    f"{name}: nothing is trainable with the encoder frozen: the model has no head outside the encoder."
+                )
+            model.compile(
+                optimizer=_make_optimizer(optimizer, lr, weight_decay), loss=loss, metrics=_fresh_metrics(metrics)
+            )
             cbs = list(callbacks or [])
             if stop is not None:
                 cbs.append(stop)
@@ -503,15 +572,37 @@ def stack_and_finetune(model: keras.Model, encoder, x_train, y_train, x_dev, y_d
                 cbs.append(best)
             best.stopped = False
             t = time.perf_counter()
-            hist = model.fit(x_train, y_train, validation_data=(x_dev, y_dev), epochs=epochs,
-                             batch_size=batch_size, callbacks=cbs, verbose=verbose, shuffle=True)
+            hist = model.fit(
+                x_train,
+                y_train,
+                validation_data=(x_dev, y_dev),
+                epochs=epochs,
+                batch_size=batch_size,
+                callbacks=cbs,
+                verbose=verbose,
+                shuffle=True,
+            )
             seconds = time.perf_counter() - t
             ran = len(hist.history.get("loss", []))
-            why = stop.reason if stop is not None and stop.stopped_epoch is not None else (
-                f"no dev improvement for {patience} epoch(s)" if best.stopped else "")
-            phases.append(PhaseResult(name, frozen, float(lr), count,
-                                      int(sum(math.prod(v.shape) for v in model.trainable_weights)), ran, epochs,
-                                      dict(hist.history), why, seconds))
+            why = (
+                stop.reason
+                if stop is not None and stop.stopped_epoch is not None
+                else (f"no dev improvement for {patience} epoch(s)" if best.stopped else "")
+            )
+            phases.append(
+                PhaseResult(
+                    name,
+                    frozen,
+                    float(lr),
+                    count,
+                    int(sum(math.prod(v.shape) for v in model.trainable_weights)),
+                    ran,
+                    epochs,
+                    dict(hist.history),
+                    why,
+                    seconds,
+                )
+            )
             previous = (frozen, count)
             state.restore_dropout()
             if best.stopped and i >= final_start:
@@ -520,10 +611,21 @@ def stack_and_finetune(model: keras.Model, encoder, x_train, y_train, x_dev, y_d
         state.unfreeze()
     best.restore()
     # leave a consistent model: flags as they were, compiled for them (evaluate/predict/fit work on every backend)
-    model.compile(optimizer=_make_optimizer(optimizer, phase2_lr, weight_decay), loss=loss,
-                  metrics=_fresh_metrics(metrics))
-    return StackResult(strategy, phases, monitor or _auto_monitor(phases[-1].history), best.best,
-                       best.best_at[0] if best.best_at else None, best.best_at[1] if best.best_at else None,
-                       info={"groups": [g.name for g in groups], "unfreeze": unfreeze,
-                             "divergence": None if divergence is None else {
-                                 "threshold": divergence.threshold, "patience": divergence.patience}})
+    model.compile(
+        optimizer=_make_optimizer(optimizer, phase2_lr, weight_decay), loss=loss, metrics=_fresh_metrics(metrics)
+    )
+    return StackResult(
+        strategy,
+        phases,
+        monitor or _auto_monitor(phases[-1].history),
+        best.best,
+        best.best_at[0] if best.best_at else None,
+        best.best_at[1] if best.best_at else None,
+        info={
+            "groups": [g.name for g in groups],
+            "unfreeze": unfreeze,
+            "divergence": None
+            if divergence is None
+            else {"threshold": divergence.threshold, "patience": divergence.patience},
+        },
+    )

@@ -30,8 +30,7 @@ import random
 import keras
 import numpy as np
 
-from ..optimizers import schedules
-from ..optimizers import adamw
+from ..optimizers import adamw, schedules
 
 
 class ReusableBackbone:
@@ -67,7 +66,7 @@ class ReusableBackbone:
         for layer, rate in self._rates:
             layer.rate = rate
         self.backbone.set_weights(self._weights)
-        for state in self._seed_states:   # as keras.random.SeedGenerator(seed=None) draws its seed
+        for state in self._seed_states:  # as keras.random.SeedGenerator(seed=None) draws its seed
             state.assign(np.array([random.randint(1, int(1e9)), 0], dtype=keras.backend.standardize_dtype(state.dtype)))
         return self.backbone
 
@@ -102,8 +101,15 @@ class EncoderWatch(keras.callbacks.Callback):
 SCHEDULES = ("bert_adam", "constant")
 
 
-def optimizer_factory(strategy: str, steps_per_epoch: int, phase1_epochs: int, phase2_epochs: int,
-                      schedule: str = "bert_adam", warmup: float = 0.1, weight_decay: float = 0.01):
+def optimizer_factory(
+    strategy: str,
+    steps_per_epoch: int,
+    phase1_epochs: int,
+    phase2_epochs: int,
+    schedule: str = "bert_adam",
+    warmup: float = 0.1,
+    weight_decay: float = 0.01,
+):
     """A ``lr -> optimizer`` factory for :func:`kit.train.stack_and_finetune`, one fresh optimizer per phase.
 
     ``"bert_adam"`` is the paper's BERT-Adam: AdamW (weight decay ``weight_decay``, none on biases and
@@ -117,8 +123,11 @@ def optimizer_factory(strategy: str, steps_per_epoch: int, phase1_epochs: int, p
     """
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}.")
-    epochs = {"finetune_only": [phase2_epochs], "stack_only": [phase1_epochs],
-              "stack_and_finetune": [phase1_epochs, phase2_epochs]}[strategy]
+    epochs = {
+        "finetune_only": [phase2_epochs],
+        "stack_only": [phase1_epochs],
+        "stack_and_finetune": [phase1_epochs, phase2_epochs],
+    }[strategy]
     calls = []
 
     def make(lr):
@@ -141,5 +150,8 @@ def planned_epochs(strategy: str, phase1_epochs: int, phase2_epochs: int) -> int
     >>> [planned_epochs(s, 4, 2) for s in STRATEGIES]
     [2, 4, 6]
     """
-    return {"finetune_only": phase2_epochs, "stack_only": phase1_epochs,
-            "stack_and_finetune": phase1_epochs + phase2_epochs}[strategy]
+    return {
+        "finetune_only": phase2_epochs,
+        "stack_only": phase1_epochs,
+        "stack_and_finetune": phase1_epochs + phase2_epochs,
+    }[strategy]

@@ -40,9 +40,9 @@ import keras
 import numpy as np
 
 from ..models.mlm_model import MLMModel
+from ..optimizers import adamw
 from .layerwise_decay import llrd_optimizer
 from .masked_lm import INPUT_KEYS, fit_in_chunks, mlm_schedule, pass_rows
-from ..optimizers import adamw
 
 
 class MLMBatches(keras.utils.PyDataset):
@@ -91,10 +91,23 @@ class MLMResult:
     curve: dict = field(default_factory=dict)
 
 
-def further_pretrain(backbone, inputs: dict, masker, *, steps: int, batch_size: int = 32,
-                     learning_rate: float = 1e-5, decay: float | None = None, weight_decay: float = 0.01,
-                     warmup: float = 0.06, chunks: int = 5, seed: int = 0, model: keras.Model | None = None,
-                     verbose: int = 0, progress=None) -> MLMResult:
+def further_pretrain(
+    backbone,
+    inputs: dict,
+    masker,
+    *,
+    steps: int,
+    batch_size: int = 32,
+    learning_rate: float = 1e-5,
+    decay: float | None = None,
+    weight_decay: float = 0.01,
+    warmup: float = 0.06,
+    chunks: int = 5,
+    seed: int = 0,
+    model: keras.Model | None = None,
+    verbose: int = 0,
+    progress=None,
+) -> MLMResult:
     """``steps`` MLM steps on ``inputs`` (the task texts, preprocessed); updates ``backbone`` in place.
 
     AdamW (gradients clipped to global norm 1), linear warm-up over ``warmup``
@@ -115,17 +128,23 @@ def further_pretrain(backbone, inputs: dict, masker, *, steps: int, batch_size: 
     if pooler is not None:
         pooler.trainable = False
     try:
-        schedule = mlm_schedule(learning_rate, steps, warmup, "cosine")   # warm-up, then cosine to 0
+        schedule = mlm_schedule(learning_rate, steps, warmup, "cosine")  # warm-up, then cosine to 0
         if decay is None:
             optimizer = adamw(schedule, weight_decay, global_clipnorm=1.0)
         else:
-            optimizer = llrd_optimizer(model, backbone, schedule, decay=decay, weight_decay=weight_decay,
-                                       global_clipnorm=1.0)
-        model.compile(optimizer=optimizer,
-                      loss={"mlm": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
+            optimizer = llrd_optimizer(
+                model, backbone, schedule, decay=decay, weight_decay=weight_decay, global_clipnorm=1.0
+            )
+        model.compile(optimizer=optimizer, loss={"mlm": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
         t = time.perf_counter()
-        curve = fit_in_chunks(model, lambda start, n: MLMBatches(inputs, masker, batch_size, n, start=start, seed=seed),
-                              steps, chunks, verbose=verbose, progress=progress)
+        curve = fit_in_chunks(
+            model,
+            lambda start, n: MLMBatches(inputs, masker, batch_size, n, start=start, seed=seed),
+            steps,
+            chunks,
+            verbose=verbose,
+            progress=progress,
+        )
         seconds = time.perf_counter() - t
     finally:
         if pooler is not None:

@@ -46,7 +46,6 @@ pooler + heads           4       90      1.0000       1.00e-03
 
 from __future__ import annotations
 
-import keras
 from keras import ops
 
 from ..optimizers.layerwise_adamw import LayerwiseAdamW
@@ -64,18 +63,19 @@ def depth_layers(backbone) -> dict:
     if hasattr(backbone, "depth_layers"):
         return backbone.depth_layers()
     if not hasattr(backbone, "transformer_layers"):
-        raise ValueError(f"{getattr(backbone, 'name', backbone)!r} is not a BERT backbone: layer-wise decay needs "
-                         "`transformer_layers` and the embedding layers (keras-hub or kit BertBackbone), or a kit "
-                         "multitask model.")
+        raise ValueError(
+            f"{getattr(backbone, 'name', backbone)!r} is not a BERT backbone: layer-wise decay needs "
+            "`transformer_layers` and the embedding layers (keras-hub or kit BertBackbone), or a kit "
+            "multitask model."
+        )
     embeddings = [getattr(backbone, a) for a in EMBEDDING_ATTRS if getattr(backbone, a, None) is not None]
     pooler = [backbone.pooled_dense] if getattr(backbone, "pooled_dense", None) is not None else []
-    return {"embeddings": embeddings, "layers": [[layer] for layer in backbone.transformer_layers],
-            "pooler": pooler}
+    return {"embeddings": embeddings, "layers": [[layer] for layer in backbone.transformer_layers], "pooler": pooler}
 
 
 def _embedding_multiplier(embeddings, decay: float, n_layers: int) -> float:
     if embeddings == "decay":
-        return decay ** n_layers
+        return decay**n_layers
     if embeddings == "frozen":
         return 0.0
     if embeddings == "base":
@@ -85,8 +85,7 @@ def _embedding_multiplier(embeddings, decay: float, n_layers: int) -> float:
     raise ValueError(f"embeddings must be 'decay', 'frozen', 'base' or a multiplier >= 0, got {embeddings!r}.")
 
 
-def rate_groups(model, backbone, decay: float = 0.95, head_multiplier: float = 1.0,
-                embeddings="decay") -> list[dict]:
+def rate_groups(model, backbone, decay: float = 0.95, head_multiplier: float = 1.0, embeddings="decay") -> list[dict]:
     """The groups of ``model``'s trainable variables and their rate multipliers (see the module docstring).
 
     Each row: ``group``, ``multiplier``, ``variables`` (the variable objects).
@@ -99,14 +98,19 @@ def rate_groups(model, backbone, decay: float = 0.95, head_multiplier: float = 1
     n_layers = len(parts["layers"])
     emb_mult = _embedding_multiplier(embeddings, decay, n_layers)
     trainable = {id(v): v for v in model.trainable_variables}
-    backbone_vars = {id(v) for layer in parts["embeddings"] + [l for d in parts["layers"] for l in d]
-                     for v in layer.trainable_variables}
+    backbone_vars = {
+        id(v)
+        for layer in parts["embeddings"] + [l for d in parts["layers"] for l in d]
+        for v in layer.trainable_variables
+    }
     if not backbone_vars:
         raise ValueError("The backbone has no trainable variables: nothing to decay (is it frozen?).")
     if not backbone_vars & set(trainable):
-        raise ValueError(f"The backbone {getattr(backbone, 'name', '')!r} is not part of the model {model.name!r} "
-                         "(none of its variables is among the model's trainable variables). Pass the backbone the "
-                         "model was built from.")
+        raise ValueError(
+            f"The backbone {getattr(backbone, 'name', '')!r} is not part of the model {model.name!r} "
+            "(none of its variables is among the model's trainable variables). Pass the backbone the "
+            "model was built from."
+        )
 
     def variables_of(layers):
         seen, out = set(), []
@@ -119,29 +123,43 @@ def rate_groups(model, backbone, decay: float = 0.95, head_multiplier: float = 1
 
     rows = [{"group": "embeddings", "multiplier": emb_mult, "variables": variables_of(parts["embeddings"])}]
     for i, layers in enumerate(parts["layers"]):
-        rows.append({"group": f"layer {i}" + (f" (x{len(layers)})" if len(layers) > 1 else ""),
-                     "multiplier": decay ** (n_layers - 1 - i), "variables": variables_of(layers)})
+        rows.append(
+            {
+                "group": f"layer {i}" + (f" (x{len(layers)})" if len(layers) > 1 else ""),
+                "multiplier": decay ** (n_layers - 1 - i),
+                "variables": variables_of(layers),
+            }
+        )
     claimed = {id(v) for row in rows for v in row["variables"]}
     rest = [v for v in model.trainable_variables if id(v) not in claimed]
     rows.append({"group": "pooler + heads", "multiplier": float(head_multiplier), "variables": rest})
     return rows
 
 
-def rate_table(model, backbone, learning_rate=None, decay: float = 0.95, head_multiplier: float = 1.0,
-               embeddings="decay") -> list[dict]:
+def rate_table(
+    model, backbone, learning_rate=None, decay: float = 0.95, head_multiplier: float = 1.0, embeddings="decay"
+) -> list[dict]:
     """Rows ``group, variables, params, multiplier, learning_rate`` (None for a schedule or no rate given).
 
     The same table as ``llrd_optimizer(...).rate_table``; ``pandas.DataFrame(rows)`` makes a data frame.
     """
-    return _table(rate_groups(model, backbone, decay=decay, head_multiplier=head_multiplier,
-                              embeddings=embeddings), learning_rate)
+    return _table(
+        rate_groups(model, backbone, decay=decay, head_multiplier=head_multiplier, embeddings=embeddings), learning_rate
+    )
 
 
 def _table(rows, learning_rate) -> list[dict]:
     base = learning_rate if isinstance(learning_rate, (int, float)) else None
-    return [{"group": r["group"], "variables": len(r["variables"]),
-             "params": int(sum(int(ops.size(v)) for v in r["variables"])), "multiplier": r["multiplier"],
-             "learning_rate": None if base is None else base * r["multiplier"]} for r in rows]
+    return [
+        {
+            "group": r["group"],
+            "variables": len(r["variables"]),
+            "params": int(sum(int(ops.size(v)) for v in r["variables"])),
+            "multiplier": r["multiplier"],
+            "learning_rate": None if base is None else base * r["multiplier"],
+        }
+        for r in rows
+    ]
 
 
 def format_rate_table(table: list[dict]) -> str:
@@ -153,9 +171,17 @@ def format_rate_table(table: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def llrd_optimizer(model, backbone, learning_rate, decay: float = 0.95, head_multiplier: float = 1.0,
-                   embeddings="decay", weight_decay: float = 0.01, global_clipnorm: float | None = None,
-                   **adamw_kwargs) -> LayerwiseAdamW:
+def llrd_optimizer(
+    model,
+    backbone,
+    learning_rate,
+    decay: float = 0.95,
+    head_multiplier: float = 1.0,
+    embeddings="decay",
+    weight_decay: float = 0.01,
+    global_clipnorm: float | None = None,
+    **adamw_kwargs,
+) -> LayerwiseAdamW:
     """AdamW with layer-wise learning-rate decay for ``model`` (which contains ``backbone``).
 
     ``learning_rate`` is a float or a ``keras.optimizers.schedules.LearningRateSchedule``
@@ -169,15 +195,24 @@ def llrd_optimizer(model, backbone, learning_rate, decay: float = 0.95, head_mul
     for row in rows[:-1]:  # the last group (pooler + heads) is the default
         for v in row["variables"]:
             if multipliers.setdefault(v.path, row["multiplier"]) != row["multiplier"]:
-                raise ValueError(f"Two variables share the path {v.path!r} but sit in different rate groups; "
-                                 "give the layers distinct names.")
+                raise ValueError(
+                    f"Two variables share the path {v.path!r} but sit in different rate groups; "
+                    "give the layers distinct names."
+                )
     head_paths = {v.path for v in rows[-1]["variables"]}
     clash = head_paths & set(multipliers)
     if clash and any(multipliers[p] != float(head_multiplier) for p in clash):
-        raise ValueError(f"Head variables share paths with backbone variables ({sorted(clash)[:3]}); give the "
-                         "head layers distinct names.")
-    optimizer = LayerwiseAdamW(multipliers=multipliers, default_multiplier=head_multiplier,
-                               learning_rate=learning_rate, weight_decay=weight_decay,
-                               global_clipnorm=global_clipnorm, **adamw_kwargs)
+        raise ValueError(
+            f"Head variables share paths with backbone variables ({sorted(clash)[:3]}); give the "
+            "head layers distinct names."
+        )
+    optimizer = LayerwiseAdamW(
+        multipliers=multipliers,
+        default_multiplier=head_multiplier,
+        learning_rate=learning_rate,
+        weight_decay=weight_decay,
+        global_clipnorm=global_clipnorm,
+        **adamw_kwargs,
+    )
     optimizer.rate_table = _table(rows, learning_rate)
     return optimizer

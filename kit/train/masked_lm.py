@@ -19,8 +19,10 @@ INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
 def check_inputs(x, what: str) -> int:
     """The number of examples in a preprocessor dict ``x`` (``what`` names it in the error)."""
     if not isinstance(x, dict) or any(k not in x for k in INPUT_KEYS):
-        raise ValueError(f"{what} must be the preprocessor's dict with {INPUT_KEYS}; got "
-                         f"{sorted(x) if isinstance(x, dict) else type(x).__name__}.")
+        raise ValueError(
+            f"{what} must be the preprocessor's dict with {INPUT_KEYS}; got "
+            f"{sorted(x) if isinstance(x, dict) else type(x).__name__}."
+        )
     n = len(x["token_ids"])
     if any(len(x[k]) != n for k in INPUT_KEYS):
         raise ValueError(f"{what}: token_ids, segment_ids and padding_mask differ in length.")
@@ -29,7 +31,8 @@ def check_inputs(x, what: str) -> int:
 
 def pass_rows(batch_number: int, batch_size: int, n: int, *key: int) -> np.ndarray:
     """Rows of the ``batch_number``-th batch of a stream over ``n`` examples: consecutive slices of per-pass
-    shuffles, pass ``p`` shuffled by ``numpy.random.default_rng([*key, p])`` (so a stream resumes anywhere)."""
+    shuffles, pass ``p`` shuffled by ``numpy.random.default_rng([*key, p])`` (so a stream resumes anywhere).
+    """
     pos = batch_number * batch_size + np.arange(batch_size)
     passes = pos // n
     rows = np.empty(batch_size, dtype="int64")
@@ -89,14 +92,19 @@ def evaluate_mlm(model, inputs: dict, masker, batch_size: int = 64, seed: int = 
         raise ValueError("evaluate_mlm got no texts.")
     rng = np.random.default_rng([seed, 3])
     m = masker(np.asarray(inputs["token_ids"]), np.asarray(inputs["padding_mask"]), rng)
-    x = {"token_ids": m["token_ids"], "segment_ids": np.asarray(inputs["segment_ids"]),
-         "padding_mask": np.asarray(inputs["padding_mask"]), "mask_positions": m["mask_positions"]}
+    x = {
+        "token_ids": m["token_ids"],
+        "segment_ids": np.asarray(inputs["segment_ids"]),
+        "padding_mask": np.asarray(inputs["padding_mask"]),
+        "mask_positions": m["mask_positions"],
+    }
     correct, nll, count = 0, 0.0, 0
     for start in range(0, n, batch_size):
-        part = {k: v[start:start + batch_size] for k, v in x.items()}
-        logits = np.asarray(model.predict_on_batch(part)["mlm"], "float32")   # (b, P, vocabulary)
-        s = masked_token_scores(logits, m["mask_ids"][start:start + batch_size],
-                                m["mask_weights"][start:start + batch_size])
+        part = {k: v[start : start + batch_size] for k, v in x.items()}
+        logits = np.asarray(model.predict_on_batch(part)["mlm"], "float32")  # (b, P, vocabulary)
+        s = masked_token_scores(
+            logits, m["mask_ids"][start : start + batch_size], m["mask_weights"][start : start + batch_size]
+        )
         correct, nll, count = correct + s["correct"], nll + s["nll"], count + s["count"]
     count = max(count, 1)
     return {"mlm_accuracy": correct / count, "mlm_loss": nll / count, "masked_tokens": count}

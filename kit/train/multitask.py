@@ -83,8 +83,10 @@ def _check_model_outputs(model, kinds: dict):
     if structure is None:
         return
     if not isinstance(structure, dict):
-        raise ValueError(f"A multitask model needs a dict of outputs {{task: logits}}; {inner.name!r} has "
-                         f"{type(structure).__name__}. Build it with kit.models.multitask_bert.MultitaskBert.")
+        raise ValueError(
+            f"A multitask model needs a dict of outputs {{task: logits}}; {inner.name!r} has "
+            f"{type(structure).__name__}. Build it with kit.models.multitask_bert.MultitaskBert."
+        )
     missing = sorted(set(kinds) - set(structure))
     if missing:
         raise ValueError(f"Tasks {missing} have no output in the model (its outputs: {sorted(structure)}).")
@@ -94,14 +96,20 @@ def compile_multitask(model, kinds: dict, optimizer, **compile_kwargs) -> None:
     """Compile ``model`` (outputs ``{task: logits}``) with each task's loss and metric."""
     kinds = {t: check_kind(k, t) for t, k in kinds.items()}
     _check_model_outputs(model, kinds)
-    model.compile(optimizer=optimizer, loss={t: task_loss(k) for t, k in kinds.items()},
-                  weighted_metrics={t: task_metrics(k) for t, k in kinds.items()}, **compile_kwargs)
+    model.compile(
+        optimizer=optimizer,
+        loss={t: task_loss(k) for t, k in kinds.items()},
+        weighted_metrics={t: task_metrics(k) for t, k in kinds.items()},
+        **compile_kwargs,
+    )
 
 
 def _length(x) -> int:
     if not isinstance(x, dict) or any(k not in x for k in INPUT_KEYS):
-        raise ValueError(f"Each task's inputs must be the preprocessor's dict with {INPUT_KEYS}; got "
-                         f"{sorted(x) if isinstance(x, dict) else type(x).__name__}.")
+        raise ValueError(
+            f"Each task's inputs must be the preprocessor's dict with {INPUT_KEYS}; got "
+            f"{sorted(x) if isinstance(x, dict) else type(x).__name__}."
+        )
     n = len(x["token_ids"])
     if any(len(x[k]) != n for k in INPUT_KEYS):
         raise ValueError("token_ids, segment_ids and padding_mask differ in length.")
@@ -125,8 +133,15 @@ class MultitaskBatches(keras.utils.PyDataset):
     shapes, so fewer recompilations on jax and tensorflow).
     """
 
-    def __init__(self, data: dict, kinds: dict, batch_size: int, seed: int = 0, shuffle: bool = True,
-                 drop_remainder: bool = False):
+    def __init__(
+        self,
+        data: dict,
+        kinds: dict,
+        batch_size: int,
+        seed: int = 0,
+        shuffle: bool = True,
+        drop_remainder: bool = False,
+    ):
         super().__init__()
         if not data:
             raise ValueError("No tasks given: data maps each task to (inputs, labels).")
@@ -134,8 +149,9 @@ class MultitaskBatches(keras.utils.PyDataset):
             raise ValueError(f"batch_size must be >= 1, got {batch_size}.")
         missing = sorted(set(data) - set(kinds))
         if missing:
-            raise ValueError(f"No kind for tasks {missing}: kinds maps each task to 'classification', 'binary' "
-                             "or 'regression'.")
+            raise ValueError(
+                f"No kind for tasks {missing}: kinds maps each task to 'classification', 'binary' or 'regression'."
+            )
         self.kinds = {t: check_kind(kinds[t], t) for t in data}
         self.data = {}
         for task, (x, y) in data.items():
@@ -162,7 +178,7 @@ class MultitaskBatches(keras.utils.PyDataset):
             n = len(y)
             rows = rng.permutation(n) if self.shuffle else np.arange(n)
             for b in range(self.batches_per_task()[task]):
-                order.append((task, rows[b * self.batch_size:(b + 1) * self.batch_size]))
+                order.append((task, rows[b * self.batch_size : (b + 1) * self.batch_size]))
         if self.shuffle:
             order = [order[i] for i in rng.permutation(len(order))]
         return order
@@ -244,9 +260,22 @@ class _DevEval(keras.callbacks.Callback):
                 self.best_weights = [np.array(w) for w in self.model.get_weights()]
 
 
-def fit_multitask(model, train: dict, kinds: dict, *, optimizer, epochs: int, batch_size: int, dev: dict | None = None,
-                  seed: int = 0, drop_remainder: bool = False, keep_best: bool = True, verbose: int = 0,
-                  eval_batch_size: int | None = None, **compile_kwargs) -> MultitaskResult:
+def fit_multitask(
+    model,
+    train: dict,
+    kinds: dict,
+    *,
+    optimizer,
+    epochs: int,
+    batch_size: int,
+    dev: dict | None = None,
+    seed: int = 0,
+    drop_remainder: bool = False,
+    keep_best: bool = True,
+    verbose: int = 0,
+    eval_batch_size: int | None = None,
+    **compile_kwargs,
+) -> MultitaskResult:
     """Compile ``model`` for the tasks and fit it on mt-dnn's mixed stream; score ``dev`` after every epoch.
 
     ``train`` and ``dev`` map each task to ``(inputs, labels)``. With ``dev`` and

@@ -98,6 +98,7 @@ NORMS = ("inf", "l2")
 
 # --- the one backend-specific piece: d(scalar fn)/d(noise) -----------------------------------------------------
 
+
 def _noise_grad_jax(fn, noises):
     import jax
 
@@ -130,12 +131,15 @@ def noise_grad(fn, noises):
     backend = keras.backend.backend()
     helpers = {"jax": _noise_grad_jax, "tensorflow": _noise_grad_tensorflow, "torch": _noise_grad_torch}
     if backend not in helpers:
-        raise NotImplementedError(f"SMART needs gradients with respect to the noise; the {backend!r} backend has "
-                                  "none. Use KERAS_BACKEND=jax, tensorflow or torch.")
+        raise NotImplementedError(
+            f"SMART needs gradients with respect to the noise; the {backend!r} backend has "
+            "none. Use KERAS_BACKEND=jax, tensorflow or torch."
+        )
     return list(helpers[backend](fn, list(noises)))
 
 
 # --- divergences (float32, per example) ------------------------------------------------------------------------
+
 
 def _kl_rows(log_p, log_q):
     """KL(p || q) per row from log-probabilities (last axis summed)."""
@@ -178,10 +182,17 @@ def smoothness_divergence(kind, adv, clean):
 # --- which divergence a compiled loss asks for ------------------------------------------------------------------
 
 _LOSS_KINDS = {
-    "sparse_categorical_crossentropy": "kl", "categorical_crossentropy": "kl",
-    "binary_crossentropy": "bernoulli", "binary_focal_crossentropy": "bernoulli",
-    "mean_squared_error": "mse", "mse": "mse", "mean_absolute_error": "mse", "mae": "mse",
-    "huber": "mse", "log_cosh": "mse", "mean_squared_logarithmic_error": "mse",
+    "sparse_categorical_crossentropy": "kl",
+    "categorical_crossentropy": "kl",
+    "binary_crossentropy": "bernoulli",
+    "binary_focal_crossentropy": "bernoulli",
+    "mean_squared_error": "mse",
+    "mse": "mse",
+    "mean_absolute_error": "mse",
+    "mae": "mse",
+    "huber": "mse",
+    "log_cosh": "mse",
+    "mean_squared_logarithmic_error": "mse",
 }
 
 
@@ -196,29 +207,40 @@ def _loss_kind(loss) -> str | None:
     else:
         name = getattr(loss, "__name__", type(loss).__name__)
     key = name.lower().replace("loss", "").strip("_")
-    key = {"sparsecategoricalcrossentropy": "sparse_categorical_crossentropy",
-           "categoricalcrossentropy": "categorical_crossentropy", "binarycrossentropy": "binary_crossentropy",
-           "binaryfocalcrossentropy": "binary_focal_crossentropy", "meansquarederror": "mean_squared_error",
-           "meanabsoluteerror": "mean_absolute_error", "logcosh": "log_cosh"}.get(key, key)
+    key = {
+        "sparsecategoricalcrossentropy": "sparse_categorical_crossentropy",
+        "categoricalcrossentropy": "categorical_crossentropy",
+        "binarycrossentropy": "binary_crossentropy",
+        "binaryfocalcrossentropy": "binary_focal_crossentropy",
+        "meansquarederror": "mean_squared_error",
+        "meanabsoluteerror": "mean_absolute_error",
+        "logcosh": "log_cosh",
+    }.get(key, key)
     if key not in _LOSS_KINDS:
-        raise ValueError(f"SMART(loss='auto') cannot tell which divergence goes with the loss {name!r}. Pass "
-                         f"loss='kl' (softmax logits), 'bernoulli' (one sigmoid logit) or 'mse' (regression), "
-                         f"or a dict of these per output.")
+        raise ValueError(
+            f"SMART(loss='auto') cannot tell which divergence goes with the loss {name!r}. Pass "
+            f"loss='kl' (softmax logits), 'bernoulli' (one sigmoid logit) or 'mse' (regression), "
+            f"or a dict of these per output."
+        )
     kind = _LOSS_KINDS[key]
     if kind in ("kl", "bernoulli"):
         logits = loss.get_config().get("from_logits", False) if isinstance(loss, keras.losses.Loss) else False
         if not logits:
             example = type(loss).__name__ if isinstance(loss, keras.losses.Loss) else "SparseCategoricalCrossentropy"
-            raise ValueError(f"SMART compares logits, but the loss {name!r} expects probabilities "
-                             f"(from_logits=False). Let the model output logits and compile with e.g. "
-                             f"keras.losses.{example}(from_logits=True).")
+            raise ValueError(
+                f"SMART compares logits, but the loss {name!r} expects probabilities "
+                f"(from_logits=False). Let the model output logits and compile with e.g. "
+                f"keras.losses.{example}(from_logits=True)."
+            )
     return kind
 
 
 def _check_kind(kind, where):
     if kind is not None and kind not in KINDS:
-        raise ValueError(f"Unknown SMART loss kind {kind!r}{where}: use one of {KINDS} "
-                         f"(or 'auto' to read it from the compiled loss).")
+        raise ValueError(
+            f"Unknown SMART loss kind {kind!r}{where}: use one of {KINDS} "
+            f"(or 'auto' to read it from the compiled loss)."
+        )
 
 
 def _flat(structure):
@@ -245,14 +267,17 @@ def _pick(structure, key):
 
 # --- where the noise goes ---------------------------------------------------------------------------------------
 
+
 def _embedding_layer(backbone):
     """The layer whose output is BERT's embedding output (after LayerNorm and dropout)."""
     for attr in ("embeddings_dropout", "embeddings_layer_norm"):
         layer = getattr(backbone, attr, None)
         if layer is not None:
             return layer
-    raise ValueError(f"{getattr(backbone, 'name', backbone)!r} is not a BERT backbone: SMART needs one with "
-                     "`embeddings_layer_norm`/`embeddings_dropout` (keras-hub BertBackbone or kit's BertBackbone).")
+    raise ValueError(
+        f"{getattr(backbone, 'name', backbone)!r} is not a BERT backbone: SMART needs one with "
+        "`embeddings_layer_norm`/`embeddings_dropout` (keras-hub BertBackbone or kit's BertBackbone)."
+    )
 
 
 def _expand_backbones(backbone):
@@ -310,8 +335,20 @@ class SMART(keras.Model):
         seed: seed of the noise.
     """
 
-    def __init__(self, model, backbone, lambda_s: float = 1.0, epsilon: float = 1e-6, sigma: float = 1e-5,
-                 eta: float = 1e-3, steps: int = 1, norm: str = "inf", loss="auto", seed=None, **kwargs):
+    def __init__(
+        self,
+        model,
+        backbone,
+        lambda_s: float = 1.0,
+        epsilon: float = 1e-6,
+        sigma: float = 1e-5,
+        eta: float = 1e-3,
+        steps: int = 1,
+        norm: str = "inf",
+        loss="auto",
+        seed=None,
+        **kwargs,
+    ):
         kwargs.setdefault("name", f"smart_{model.name}")
         super().__init__(**kwargs)
         if lambda_s < 0:
@@ -355,17 +392,21 @@ class SMART(keras.Model):
             if any(layer is _embedding_layer(f) for f in found):
                 continue  # the same encoder named twice
             if id(layer) not in inside:
-                raise ValueError(f"SMART: the backbone {b.name!r} is not part of the model {model.name!r}, so noise "
-                                 "on its embeddings would change nothing. Pass the backbone the model was built "
-                                 "from (after loading a model, take it from the loaded model).")
+                raise ValueError(
+                    f"SMART: the backbone {b.name!r} is not part of the model {model.name!r}, so noise "
+                    "on its embeddings would change nothing. Pass the backbone the model was built "
+                    "from (after loading a model, take it from the loaded model)."
+                )
             found.append(b)
         if not found:
             raise ValueError("SMART needs at least one backbone to perturb.")
         encoders = getattr(model, "backbones", None)  # a kit multitask model with one encoder per task
         if encoders and not {id(e) for e in encoders} <= {id(b) for b in found}:
-            warnings.warn(f"SMART perturbs {len(found)} of the {len(encoders)} encoders of {model.name!r}; the "
-                          "other tasks get no R_s. Pass the model itself as the backbone to perturb them all.",
-                          stacklevel=3)
+            warnings.warn(
+                f"SMART perturbs {len(found)} of the {len(encoders)} encoders of {model.name!r}; the "
+                "other tasks get no R_s. Pass the model itself as the backbone to perturb them all.",
+                stacklevel=3,
+            )
         return found
 
     @property
@@ -402,10 +443,20 @@ class SMART(keras.Model):
 
     def get_config(self):
         config = super().get_config()
-        config.update({"model": keras.saving.serialize_keras_object(self.model),
-                       "backbone": [b.name for b in self.backbones], "lambda_s": self.lambda_s,
-                       "epsilon": self.epsilon, "sigma": self.sigma, "eta": self.eta, "steps": self.steps,
-                       "norm": self.norm, "loss": self.loss_kind, "seed": self.seed})
+        config.update(
+            {
+                "model": keras.saving.serialize_keras_object(self.model),
+                "backbone": [b.name for b in self.backbones],
+                "lambda_s": self.lambda_s,
+                "epsilon": self.epsilon,
+                "sigma": self.sigma,
+                "eta": self.eta,
+                "steps": self.steps,
+                "norm": self.norm,
+                "loss": self.loss_kind,
+                "seed": self.seed,
+            }
+        )
         return config
 
     @classmethod
@@ -422,8 +473,10 @@ class SMART(keras.Model):
         for key, _ in flat:
             if self.loss_kind == "auto":
                 if self._compiled_loss is None:
-                    raise ValueError("SMART(loss='auto') reads the divergence from the compiled loss: compile the "
-                                     "model with a loss first, or pass loss='kl' | 'bernoulli' | 'mse'.")
+                    raise ValueError(
+                        "SMART(loss='auto') reads the divergence from the compiled loss: compile the "
+                        "model with a loss first, or pass loss='kl' | 'bernoulli' | 'mse'."
+                    )
                 kind = _loss_kind(_pick(self._compiled_loss, key))
             elif isinstance(self.loss_kind, dict):
                 kind = self.loss_kind.get(key)
@@ -438,8 +491,10 @@ class SMART(keras.Model):
         ids = x.get("token_ids") if isinstance(x, dict) else None
         if ids is None:
             got = f"keys {sorted(x)}" if isinstance(x, dict) else type(x).__name__
-            raise ValueError("SMART needs the preprocessor's dict as input (token_ids, segment_ids, padding_mask) "
-                             f"to size the noise; got {got}.")
+            raise ValueError(
+                "SMART needs the preprocessor's dict as input (token_ids, segment_ids, padding_mask) "
+                f"to size the noise; got {got}."
+            )
         shape = ops.shape(ids)
         return [(shape[0], shape[1], b.hidden_dim) for b in self.backbones]
 
@@ -486,8 +541,10 @@ class SMART(keras.Model):
 
         for _ in range(self.steps):
             grads = noise_grad(inner, noises)
-            noises = [ops.stop_gradient(self._normalize(n + self.eta * ops.where(ops.isfinite(g), g, 0.0)))
-                      for n, g in zip(noises, grads)]
+            noises = [
+                ops.stop_gradient(self._normalize(n + self.eta * ops.where(ops.isfinite(g), g, 0.0)))
+                for n, g in zip(noises, grads)
+            ]
         return noises
 
     def smoothness_loss(self, x, y_pred, sample_weight=None, training=True):

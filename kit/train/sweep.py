@@ -73,8 +73,8 @@ class Sweep:
         self.fingerprint = fingerprint(config or {})
         self.log = log
         self._timings: list[tuple[int, float]] = []  # (planned steps, seconds) of each finished run
-        self.group = group                           # a key whose runs differ in cost per step (e.g. "model")
-        self._groups: list = []                      # each timed run's value of ``group``
+        self.group = group  # a key whose runs differ in cost per step (e.g. "model")
+        self._groups: list = []  # each timed run's value of ``group``
         self._last = ""
 
     # -- what is already there ----------------------------------------------------------------------------
@@ -86,8 +86,10 @@ class Sweep:
         frame = pd.read_csv(self.path, dtype={"config": str})
         missing = [k for k in (*self.keys, "metric", "value", "config") if k not in frame.columns]
         if missing:
-            raise ValueError(f"{self.path} has no column(s) {missing}: it was written by something else. "
-                             "Move it away or give the sweep another path.")
+            raise ValueError(
+                f"{self.path} has no column(s) {missing}: it was written by something else. "
+                "Move it away or give the sweep another path."
+            )
         return frame[frame.config == self.fingerprint]
 
     def _key(self, run) -> tuple:
@@ -110,19 +112,25 @@ class Sweep:
         done = self.done()
         todo = [r for r, k in zip(plan, keys) if k not in done]
         steps = sum(int(r.get("steps", 0)) for r in todo)
-        ahead = (f"; ETA {format_seconds(self._eta_of(todo))} from the "
-                 f"{len(self._timings)} run(s) timed so far" if self._timings and todo else "")
-        self.log(f"plan: {len(plan)} runs, {len(plan) - len(todo)} already in {self.path.name}, {len(todo)} to run "
-                 f"({steps:,} optimizer steps){ahead}; results are appended to {_shown(self.path)} as runs finish")
+        ahead = (
+            f"; ETA {format_seconds(self._eta_of(todo))} from the {len(self._timings)} run(s) timed so far"
+            if self._timings and todo
+            else ""
+        )
+        self.log(
+            f"plan: {len(plan)} runs, {len(plan) - len(todo)} already in {self.path.name}, {len(todo)} to run "
+            f"({steps:,} optimizer steps){ahead}; results are appended to {_shown(self.path)} as runs finish"
+        )
         start = time.perf_counter()
         for i, run in enumerate(todo, 1):
             t = time.perf_counter()
             yield run
             self.timed(run, time.perf_counter() - t)
             eta = self._eta_of(todo[i:])
-            self.log(f"[{i}/{len(todo)} | {format_seconds(time.perf_counter() - start)} | "
-                     f"ETA {format_seconds(eta)}] " + ", ".join(f"{k}={run[k]}" for k in self.keys)
-                     + self._last)
+            self.log(
+                f"[{i}/{len(todo)} | {format_seconds(time.perf_counter() - start)} | "
+                f"ETA {format_seconds(eta)}] " + ", ".join(f"{k}={run[k]}" for k in self.keys) + self._last
+            )
 
     def timed(self, run, seconds: float) -> None:
         """Count ``run`` as having taken ``seconds`` for the ETA (a run made by hand, outside :meth:`pending`)."""
@@ -175,14 +183,17 @@ class Sweep:
         if seconds is not None:
             self.timed(run, seconds)
         key = self._key(run)
-        rows = [{**dict(zip(self.keys, key)), "metric": m, "value": float(v), "config": self.fingerprint}
-                for m, v in metrics.items()]
+        rows = [
+            {**dict(zip(self.keys, key)), "metric": m, "value": float(v), "config": self.fingerprint}
+            for m, v in metrics.items()
+        ]
         frame = pd.DataFrame(rows)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if key in self.done():  # recorded before (e.g. a table made after the sweep, rerun): replace it
             old = pd.read_csv(self.path, dtype={"config": str})
             same = (old.config == self.fingerprint) & pd.Series(
-                [tuple(str(v) for v in r) == key for r in old[list(self.keys)].itertuples(index=False)], index=old.index)
+                [tuple(str(v) for v in r) == key for r in old[list(self.keys)].itertuples(index=False)], index=old.index
+            )
             old[~same].to_csv(self.path, index=False)
         header = not self.path.exists() or self.path.stat().st_size == 0
         frame.to_csv(self.path, mode="a", header=header, index=False)
@@ -196,8 +207,9 @@ class Sweep:
         frame = self._frame().drop(columns="config")
         if plan is not None:
             wanted = {self._key(r) for r in plan}
-            frame = frame[[tuple(str(v) for v in row) in wanted
-                           for row in frame[list(self.keys)].itertuples(index=False)]]
+            frame = frame[
+                [tuple(str(v) for v in row) in wanted for row in frame[list(self.keys)].itertuples(index=False)]
+            ]
         for k in self.keys:
             if frame[k].dtype == object:
                 try:

@@ -53,8 +53,8 @@ from dataclasses import dataclass, field
 import keras
 import numpy as np
 
-from .masked_lm import INPUT_KEYS, check_inputs, fit_in_chunks, mlm_schedule, pass_rows
 from ..optimizers import adamw
+from .masked_lm import INPUT_KEYS, check_inputs, fit_in_chunks, mlm_schedule, pass_rows
 
 
 class TLMBatches(keras.utils.PyDataset):
@@ -66,8 +66,21 @@ class TLMBatches(keras.utils.PyDataset):
     index, so a run can be fitted in chunks and continue the same stream.
     """
 
-    def __init__(self, internal: dict, labels, external: dict | None, masker, *, rho1: float, rho2: float,
-                 batch_size: int, steps: int, start: int = 0, normalize_internal: bool = True, seed: int = 0):
+    def __init__(
+        self,
+        internal: dict,
+        labels,
+        external: dict | None,
+        masker,
+        *,
+        rho1: float,
+        rho2: float,
+        batch_size: int,
+        steps: int,
+        start: int = 0,
+        normalize_internal: bool = True,
+        seed: int = 0,
+    ):
         super().__init__()
         n_int = check_inputs(internal, "internal (task) inputs")
         if n_int == 0:
@@ -78,12 +91,15 @@ class TLMBatches(keras.utils.PyDataset):
         if rho1 < 0 or rho2 < 0:
             raise ValueError(f"rho1 and rho2 must be >= 0, got rho1={rho1}, rho2={rho2}.")
         if rho1 != math.inf and rho1 != int(rho1):
-            raise ValueError(f"rho1 is a number of external batches per internal batch: an integer or math.inf, "
-                             f"got {rho1}.")
+            raise ValueError(
+                f"rho1 is a number of external batches per internal batch: an integer or math.inf, got {rho1}."
+            )
         n_ext = 0 if external is None else check_inputs(external, "external (retrieved) inputs")
         if rho1 > 0 and n_ext == 0:
-            raise ValueError(f"rho1={rho1} asks for external batches but no external data was given: pass the "
-                             "retrieved texts' inputs, or set rho1=0 to train on task data only.")
+            raise ValueError(
+                f"rho1={rho1} asks for external batches but no external data was given: pass the "
+                "retrieved texts' inputs, or set rho1=0 to train on task data only."
+            )
         if batch_size < 1 or steps < 1:
             raise ValueError(f"batch_size and steps must be >= 1, got {batch_size}, {steps}.")
         self.internal, self.labels, self.external = internal, labels, external
@@ -131,8 +147,12 @@ class TLMBatches(keras.utils.PyDataset):
             w_mlm, w_task = 1.0, 0.0
         batch = {k: np.asarray(src[k])[rows] for k in INPUT_KEYS}
         m = self.masker(batch["token_ids"], batch["padding_mask"], np.random.default_rng([self.seed, 2, g]))
-        x = {"token_ids": m["token_ids"], "segment_ids": batch["segment_ids"],
-             "padding_mask": batch["padding_mask"], "mask_positions": m["mask_positions"]}
+        x = {
+            "token_ids": m["token_ids"],
+            "segment_ids": batch["segment_ids"],
+            "padding_mask": batch["padding_mask"],
+            "mask_positions": m["mask_positions"],
+        }
         n_masked = max(1.0, float(m["mask_weights"].sum()))
         mlm_weight = (w_mlm * m["mask_weights"].size / n_masked) * m["mask_weights"]  # mean over masked tokens
         y = {"task": labels, "mlm": m["mask_ids"]}
@@ -152,20 +172,45 @@ class Stage1Result:
     curve: dict = field(default_factory=dict)
 
 
-def compile_stage1(model, *, learning_rate: float, steps: int, warmup: float = 0.06,
-                   weight_decay: float = 0.01, schedule: str = "cosine") -> None:
+def compile_stage1(
+    model,
+    *,
+    learning_rate: float,
+    steps: int,
+    warmup: float = 0.06,
+    weight_decay: float = 0.01,
+    schedule: str = "cosine",
+) -> None:
     """AdamW (gradients clipped to global norm 1), linear warm-up then cosine decay to 0 (or constant);
-    cross-entropy on both outputs."""
+    cross-entropy on both outputs.
+    """
     optimizer = adamw(mlm_schedule(learning_rate, steps, warmup, schedule), weight_decay, global_clipnorm=1.0)
     loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     model.compile(optimizer=optimizer, loss={"task": loss, "mlm": loss})
 
 
-def train_stage1(model, internal: dict, labels, external: dict | None, masker, *, rho1: float, rho2: float,
-                 steps: int, batch_size: int, learning_rate: float = 1e-3, warmup: float = 0.06,
-                 weight_decay: float = 0.01, normalize_internal: bool = True, chunks: int = 10,
-                 seed: int = 0, verbose: int = 0, progress=None, distribution=None,
-                 schedule: str = "cosine") -> Stage1Result:
+def train_stage1(
+    model,
+    internal: dict,
+    labels,
+    external: dict | None,
+    masker,
+    *,
+    rho1: float,
+    rho2: float,
+    steps: int,
+    batch_size: int,
+    learning_rate: float = 1e-3,
+    warmup: float = 0.06,
+    weight_decay: float = 0.01,
+    normalize_internal: bool = True,
+    chunks: int = 10,
+    seed: int = 0,
+    verbose: int = 0,
+    progress=None,
+    distribution=None,
+    schedule: str = "cosine",
+) -> Stage1Result:
     """TLM stage 1 on a :class:`kit.models.TLMModel`: ``steps`` optimizer steps of the interleaved stream.
 
     The run is fitted in ``chunks`` consecutive ``fit`` calls on one stream (same
@@ -178,18 +223,44 @@ def train_stage1(model, internal: dict, labels, external: dict | None, masker, *
 
     from .classify import check_distribution
 
-    stream = TLMBatches(internal, labels, external, masker, rho1=rho1, rho2=rho2, batch_size=batch_size,
-                        steps=steps, normalize_internal=normalize_internal, seed=seed)
+    stream = TLMBatches(
+        internal,
+        labels,
+        external,
+        masker,
+        rho1=rho1,
+        rho2=rho2,
+        batch_size=batch_size,
+        steps=steps,
+        normalize_internal=normalize_internal,
+        seed=seed,
+    )
     check_distribution(model, distribution)
     t = time.perf_counter()
     with distribution.scope() if distribution is not None else contextlib.nullcontext():
-        compile_stage1(model, learning_rate=learning_rate, steps=steps, warmup=warmup, weight_decay=weight_decay,
-                       schedule=schedule)
+        compile_stage1(
+            model, learning_rate=learning_rate, steps=steps, warmup=warmup, weight_decay=weight_decay, schedule=schedule
+        )
         curve = fit_in_chunks(
-            model, lambda start, n: TLMBatches(internal, labels, external, masker, rho1=rho1, rho2=rho2,
-                                               batch_size=batch_size, steps=n, start=start,
-                                               normalize_internal=normalize_internal, seed=seed),
-            steps, chunks, verbose=verbose, progress=progress)
+            model,
+            lambda start, n: TLMBatches(
+                internal,
+                labels,
+                external,
+                masker,
+                rho1=rho1,
+                rho2=rho2,
+                batch_size=batch_size,
+                steps=n,
+                start=start,
+                normalize_internal=normalize_internal,
+                seed=seed,
+            ),
+            steps,
+            chunks,
+            verbose=verbose,
+            progress=progress,
+        )
     seconds = time.perf_counter() - t
     n_int = stream._counts(steps)[0]  # internal batches among steps 0..steps-1
     seq_len = np.asarray(internal["token_ids"]).shape[1]

@@ -21,8 +21,9 @@ def test_maps_are_probabilities_and_reproduce_the_backbone(tiny_bert):
     h = parts.embeddings({"token_ids": x["token_ids"], "segment_ids": x["segment_ids"]})
     for layer in tiny_bert.transformer_layers:
         h = layer(h, padding_mask=keras.ops.convert_to_tensor(x["padding_mask"]))
-    np.testing.assert_allclose(keras.ops.convert_to_numpy(h),
-                               keras.ops.convert_to_numpy(tiny_bert(x)["sequence_output"]), atol=1e-5)
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(h), keras.ops.convert_to_numpy(tiny_bert(x)["sequence_output"]), atol=1e-5
+    )
 
 
 def _probs(matrix, layers=1, heads=1):

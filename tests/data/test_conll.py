@@ -14,8 +14,9 @@ SENTENCE = "EU NNP B-NP B-ORG\nrejects VBZ B-VP O\nGerman JJ B-NP B-MISC\ncall N
 
 
 def _conll(n=40, sep=" ", newline="\n", docstart=True):
-    body = "".join(SENTENCE.replace(" ", sep).replace("German", f"German{i}").replace("\n", newline) + newline
-                   for i in range(n))
+    body = "".join(
+        SENTENCE.replace(" ", sep).replace("German", f"German{i}").replace("\n", newline) + newline for i in range(n)
+    )
     return ("-DOCSTART- -X- -X- O" + newline * 2 if docstart else "") + body
 
 
@@ -25,23 +26,25 @@ def test_a_file_is_split_by_sentences_with_its_tags(tmp_path):
     ds = from_conll(path, verbose=False)
     assert ds.task == "tagging" and ds.label_names == ["B-MISC", "B-ORG", "O"]
     assert ds.sizes() == {"train": 32, "dev": 4, "test": 4}
-    assert ds.info["entities"] == {"train": 64, "dev": 8, "test": 8}     # notebook 03's data table shows them
+    assert ds.info["entities"] == {"train": 64, "dev": 8, "test": 8}  # notebook 03's data table shows them
     words = [w for s in ds.splits.values() for w in s.texts]
-    assert all(len(w) == 5 for w in words) and len({w[2] for w in words}) == 40   # every sentence once
+    assert all(len(w) == 5 for w in words) and len({w[2] for w in words}) == 40  # every sentence once
     tags = ds.train.labels[0]
     assert [ds.label_names[t] for t in tags] == ["B-ORG", "O", "B-MISC", "O", "O"]
-    chunks = from_conll(path, tag_column=2, verbose=False)   # another column: the chunk tags
+    chunks = from_conll(path, tag_column=2, verbose=False)  # another column: the chunk tags
     assert chunks.label_names == ["B-NP", "B-VP", "I-NP", "O"]
 
 
 @pytest.mark.parametrize("form", ["tabs and CRLF", "UTF-8 BOM", "UTF-16", "no -DOCSTART-", "trailing blank lines"])
 def test_messy_files_read_the_same(tmp_path, form):
     clean = from_conll(_write(tmp_path / "clean.conll", _conll().encode()), verbose=False)
-    raw = {"tabs and CRLF": _conll(sep="\t", newline="\r\n").encode(),
-           "UTF-8 BOM": codecs.BOM_UTF8 + _conll().encode(),
-           "UTF-16": _conll().encode("utf-16"),
-           "no -DOCSTART-": _conll(docstart=False).encode(),
-           "trailing blank lines": (_conll() + "\n\n\n  \n").encode()}[form]
+    raw = {
+        "tabs and CRLF": _conll(sep="\t", newline="\r\n").encode(),
+        "UTF-8 BOM": codecs.BOM_UTF8 + _conll().encode(),
+        "UTF-16": _conll().encode("utf-16"),
+        "no -DOCSTART-": _conll(docstart=False).encode(),
+        "trailing blank lines": (_conll() + "\n\n\n  \n").encode(),
+    }[form]
     ds = from_conll(_write(tmp_path / "messy.conll", raw), verbose=False)
     assert ds.label_names == clean.label_names and ds.sizes() == clean.sizes()
     assert ds.train.texts == clean.train.texts and ds.test.labels == clean.test.labels
@@ -57,8 +60,11 @@ def test_a_folder_keeps_its_splits(tmp_path):
 
 
 BAD = {  # name: (file bytes, keyword arguments, what the error must say)
-    "a token with a space": (_conll().replace("rejects VBZ", "re jects VBZ", 1).encode(), {},
-                             "line 4: expected 4 columns"),
+    "a token with a space": (
+        _conll().replace("rejects VBZ", "re jects VBZ", 1).encode(),
+        {},
+        "line 4: expected 4 columns",
+    ),
     "a line without its tag": (_conll().replace("call NN I-NP O", "call NN I-NP", 1).encode(), {}, "got 3"),
     "one tag only": ("".join(f"w{i} O\n\n" for i in range(30)).encode(), {}, "needs at least two tags"),
     "the token column as tags": (_conll().encode(), {"tag_column": 0}, "is the token column"),
@@ -91,7 +97,7 @@ def test_kit_run_03_takes_a_conll_file_and_01_refuses_it(tmp_path, capsys, kit_r
     assert main(["run", "03", "--data", str(path), "--task", "tagging", "--tag-column", "2", *out]) == 0
     assert seen["KIT_TASK"] == "tagging" and seen["KIT_TAG_COLUMN"] == "2"
     assert seen["ds"].task == "tagging" and seen["ds"].label_names == ["B-NP", "B-VP", "I-NP", "O"]
-    conll = _write(tmp_path / "mine.conll", _conll().encode())     # the name says it: no --task needed
+    conll = _write(tmp_path / "mine.conll", _conll().encode())  # the name says it: no --task needed
     assert main(["run", "03", "--data", str(conll), *out]) == 0 and seen["ds"].label_names[0] == "B-MISC"
     assert main(["run", "01", "--data", str(conll), *out]) == 1
     assert "Notebook 01_pretrain_or_not needs classification data" in capsys.readouterr().err

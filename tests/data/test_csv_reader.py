@@ -216,11 +216,19 @@ def test_one_class_only(tmp_path):
 
 
 def test_delimiters_and_duplicate_headers(tmp_path):
-    ds = from_csv(_file(tmp_path, "text;label\n" + _rows(20, lambda i: f"t, {i};{i % 2}"), "semi.csv"),
-                  text="text", label="label", verbose=False)
+    ds = from_csv(
+        _file(tmp_path, "text;label\n" + _rows(20, lambda i: f"t, {i};{i % 2}"), "semi.csv"),
+        text="text",
+        label="label",
+        verbose=False,
+    )
     assert ds.info["delimiter"] == ";" and any(", " in t for t in ds.train.texts)
-    ds = from_csv(_file(tmp_path, "text\tlabel\n" + _rows(20, lambda i: f"t {i}\t{i % 2}"), "tabs.csv"),
-                  text="text", label="label", verbose=False)
+    ds = from_csv(
+        _file(tmp_path, "text\tlabel\n" + _rows(20, lambda i: f"t {i}\t{i % 2}"), "tabs.csv"),
+        text="text",
+        label="label",
+        verbose=False,
+    )
     assert ds.info["delimiter"] == "\t"
     with pytest.raises(KeyError, match="Only one column was found"):
         from_csv(_file(tmp_path, "text:label\na:1\n", "colon.csv"), text="text", label="label")
@@ -241,7 +249,7 @@ def test_notebook_parameters_from_env(tmp_path, monkeypatch):
     monkeypatch.setenv("KIT_DATA_FILE", str(p))
     monkeypatch.setenv("KIT_TEXT_A", "q1")
     monkeypatch.setenv("KIT_TEXT_B", "q2")
-    assert OwnData.from_env().name == p.name          # banners name the user's file
+    assert OwnData.from_env().name == p.name  # banners name the user's file
     with pytest.raises(ValueError, match="Notebook 02 needs single texts with class labels.*gives task 'pairs'"):
         notebook_dataset(lambda: None, notebook="Notebook 02")
     ds = notebook_dataset(lambda: None, tasks=("pairs",), needs="pairs", verbose=False)

@@ -22,16 +22,27 @@ POS = ["at", "np", "np$", "nn", "nps", ".", "np+bez", "np"]
 def _tagged():
     tagset = sorted(set(POS) | {"vbd"})
     idx = {t: i for i, t in enumerate(tagset)}
-    sents = [(["The", "Mary", "Jane's", "dog", "Americans", ".", "John's", "Smith"], POS),
-             (["He", "ran", "."], ["np", "vbd", "."]),
-             (["A", "dog", "."], ["at", "nn", "."])]
+    sents = [
+        (["The", "Mary", "Jane's", "dog", "Americans", ".", "John's", "Smith"], POS),
+        (["He", "ran", "."], ["np", "vbd", "."]),
+        (["A", "dog", "."], ["at", "nn", "."]),
+    ]
     split = Split(texts=[w for w, _ in sents], labels=[[idx[t] for t in tags] for _, tags in sents])
     return TextDataset("toy_pos", "tagging", {"train": split, "dev": split, "test": split}, tagset)
 
 
 def test_proper_noun_tags():
-    assert [is_proper_noun(t) for t in ("np", "np$", "nps", "nps$", "np+bez", "np-tl", "fw-np", "nn", "pn")] == \
-        [True, True, True, True, True, True, True, False, False]
+    assert [is_proper_noun(t) for t in ("np", "np$", "nps", "nps$", "np+bez", "np-tl", "fw-np", "nn", "pn")] == [
+        True,
+        True,
+        True,
+        True,
+        True,
+        True,
+        True,
+        False,
+        False,
+    ]
 
 
 def test_spans_are_maximal_runs_typed_by_their_last_word():

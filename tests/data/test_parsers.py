@@ -33,7 +33,7 @@ def test_glue_sst2(tmp_path):
 
 def test_glue_qqp_pairs(tmp_path):
     head = "id\tqid1\tqid2\tquestion1\tquestion2\tis_duplicate\n"
-    rows = "".join(f"{i}\t{2*i}\t{2*i+1}\tq{i} a?\tq{i} b?\t{i % 2}\n" for i in range(40))
+    rows = "".join(f"{i}\t{2 * i}\t{2 * i + 1}\tq{i} a?\tq{i} b?\t{i % 2}\n" for i in range(40))
     _write(tmp_path / "QQP" / "train.tsv", head + rows)
     _write(tmp_path / "QQP" / "dev.tsv", head + "1\t1\t2\tHow?\tWhy?\t0\n")
     ds = kd.load("glue_qqp", path=tmp_path / "QQP")
@@ -76,7 +76,9 @@ def test_imdb_folders(tmp_path):
 
 
 def test_conll2003(tmp_path):
-    doc = "-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\nGerman JJ B-NP B-MISC\n\nPeter NNP B-NP B-PER\n"
+    doc = (
+        "-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\nGerman JJ B-NP B-MISC\n\nPeter NNP B-NP B-PER\n"
+    )
     for f in ("eng.train", "eng.testa", "eng.testb"):
         _write(tmp_path / f, doc)
     ds = kd.load("conll2003", path=tmp_path)

@@ -49,15 +49,22 @@ def test_checksum_mismatch_is_refused(cache, tmp_path):
 def test_falls_back_to_next_source(cache, tmp_path):
     arc = _tarball(tmp_path / "d.tar.gz", {"d/a.txt": "hello"})
     sha = hashlib.sha256(arc.read_bytes()).hexdigest()
-    rep = materialize("toy", [Source("url", (tmp_path / "missing.tar.gz").as_uri(), None, prefix="d/"),
-                              Source("pypi", arc.as_uri(), sha, prefix="d/")], progress=False)
+    rep = materialize(
+        "toy",
+        [
+            Source("url", (tmp_path / "missing.tar.gz").as_uri(), None, prefix="d/"),
+            Source("pypi", arc.as_uri(), sha, prefix="d/"),
+        ],
+        progress=False,
+    )
     assert len(rep.tried) == 1 and "missing.tar.gz" in rep.tried[0]
 
 
 def test_all_sources_fail_lists_them(cache, tmp_path):
     with pytest.raises(FileNotFoundError, match=r"(?s)tried:.*nope1.*nope2.*path=\.\.\."):
-        materialize("toy", [Source("url", (tmp_path / "nope1.tgz").as_uri()),
-                            Source("npm", (tmp_path / "nope2.tgz").as_uri())])
+        materialize(
+            "toy", [Source("url", (tmp_path / "nope1.tgz").as_uri()), Source("npm", (tmp_path / "nope2.tgz").as_uri())]
+        )
 
 
 def test_offline_flag_skips_network(cache, monkeypatch, tmp_path):
@@ -126,8 +133,11 @@ def test_single_file_where_a_folder_is_expected(cache, tmp_path, monkeypatch):
 
     (tmp_path / "train.csv").write_text("".join(f'"{1 + i % 4}","title {i}","text {i}"\n' for i in range(40)))
     monkeypatch.setenv("KIT_DATA_AG_NEWS", str(tmp_path / "train.csv"))
-    with pytest.raises(ValueError, match=r"single \.csv file, but ag_news reads the folder with train\.csv and "
-                                         r"test\.csv.*KIT_DATA_AG_NEWS.*kit\.data\.from_csv"):
+    with pytest.raises(
+        ValueError,
+        match=r"single \.csv file, but ag_news reads the folder with train\.csv and "
+        r"test\.csv.*KIT_DATA_AG_NEWS.*kit\.data\.from_csv",
+    ):
         load("ag_news")
     (tmp_path / "test.csv").write_text('"2","t2","x2"\n')
     monkeypatch.setenv("KIT_DATA_AG_NEWS", str(tmp_path))  # the folder works
@@ -143,8 +153,7 @@ def test_the_papers_archives_are_pinned():
 
     from kit.data.registry import REGISTRY
 
-    unpinned = {name for name, spec in REGISTRY.items() if not spec.offline
-                for src in spec.sources if not src.sha256}
+    unpinned = {name for name, spec in REGISTRY.items() if not spec.offline for src in spec.sources if not src.sha256}
     assert unpinned == {"ag_news"}
     for name in ("glue_sst2", "glue_qqp", "glue_stsb", "sst5", "imdb", "yelp_full", "yelp_polarity", "yahoo_answers"):
         assert re.fullmatch(r"[0-9a-f]{64}", REGISTRY[name].sources[0].sha256), name
@@ -153,16 +162,24 @@ def test_the_papers_archives_are_pinned():
 def test_an_archive_put_in_downloads_is_used_offline_after_its_check(cache, monkeypatch, tmp_path):
     """The missing-set error says: put the archive at <cache>/downloads/<file>. Done so, it is verified and unpacked
     without the network; the wrong file is refused with both checksums."""
-    arc = _tarball(tmp_path / "yelp_review_full_csv.tgz", {"yelp_review_full_csv/train.csv": '"5","great"\n',
-                                                            "yelp_review_full_csv/test.csv": '"1","awful"\n'})
+    arc = _tarball(
+        tmp_path / "yelp_review_full_csv.tgz",
+        {"yelp_review_full_csv/train.csv": '"5","great"\n', "yelp_review_full_csv/test.csv": '"1","awful"\n'},
+    )
     sha = hashlib.sha256(arc.read_bytes()).hexdigest()
     src = Source("url", "https://example.org/yelp_review_full_csv.tgz", sha, prefix="yelp_review_full_csv/")
     monkeypatch.setenv("KIT_OFFLINE", "1")
     with pytest.raises(FileNotFoundError) as err:
         materialize("yelp_full", [src], expects="the folder with train.csv and test.csv")
     text = str(err.value)
-    for part in ("https://example.org/yelp_review_full_csv.tgz", sha, str(cache / "downloads" / arc.name),
-                 "kit data fetch yelp_full", "KIT_DATA_YELP_FULL", "train.csv and test.csv"):
+    for part in (
+        "https://example.org/yelp_review_full_csv.tgz",
+        sha,
+        str(cache / "downloads" / arc.name),
+        "kit data fetch yelp_full",
+        "KIT_DATA_YELP_FULL",
+        "train.csv and test.csv",
+    ):
         assert part in text, part
     (cache / "downloads").mkdir(parents=True)
     wrong = cache / "downloads" / arc.name

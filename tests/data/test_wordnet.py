@@ -39,10 +39,14 @@ def _line(offset, pos, words, gloss, pointers=(), lex=3):
 
 # --- the .deb reader ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("compression", ["xz", "gz", "bz2", ""])
 def test_deb_reader_round_trip(compression, tmp_path):
-    files = {"usr/share/wordnet/data.noun": b"noun data", "usr/share/wordnet/sub/x.txt": b"odd length!",
-             "usr/share/doc/other": b"not ours"}
+    files = {
+        "usr/share/wordnet/data.noun": b"noun data",
+        "usr/share/wordnet/sub/x.txt": b"odd length!",
+        "usr/share/doc/other": b"not ours",
+    }
     blob = make_deb(files, compression=compression)
     assert [n for n, _ in read_ar(io.BytesIO(blob))][0] == "debian-binary"
     assert deb_files(io.BytesIO(blob), "usr/share/wordnet/") == {"data.noun": b"noun data", "sub/x.txt": b"odd length!"}
@@ -67,38 +71,62 @@ def test_deb_reader_errors(tmp_path):
 
 # --- the parser on hand-written lines ----------------------------------------------------------------
 
+
 def test_parse_data_lines_fields():
-    text = HEADER + _line(1740, "n", ["entity"], "that which exists") + _line(
-        2137, "n", ["abstraction", "abstract_entity"], 'a concept; "an abstraction"', [("@", 1740, "n"), ("~", 5, "n")])
+    text = (
+        HEADER
+        + _line(1740, "n", ["entity"], "that which exists")
+        + _line(
+            2137,
+            "n",
+            ["abstraction", "abstract_entity"],
+            'a concept; "an abstraction"',
+            [("@", 1740, "n"), ("~", 5, "n")],
+        )
+    )
     adj = _line(3700, "s", ["dissilient(a)"], 'bursting open; "a dissilient pod"', [("&", 3356, "a")], lex=0)
     syn = parse_data_lines(text.splitlines(), "n")
     assert len(syn) == 2  # the licence header is skipped
     s = syn[("n", 2137)]
     assert (s.lemmas, s.definition, s.examples, s.hypernyms) == (
-        ("abstraction", "abstract entity"), "a concept", ("an abstraction",), (("n", 1740),))
+        ("abstraction", "abstract entity"),
+        "a concept",
+        ("an abstraction",),
+        (("n", 1740),),
+    )
     a = parse_data_lines(adj.splitlines(), "a")[("a", 3700)]
     assert a.lemmas == ("dissilient",) and a.examples == ("a dissilient pod",)
     with pytest.raises(ValueError, match="data.noun, line 2: not a WordNet data line"):
         parse_data_lines(["00001740 03 n 01 entity 0 000 | ok", "garbage line | x"], "n", "data.noun")
 
 
-@pytest.mark.parametrize("gloss,want", [
-    ("a dog", ("a dog", ())),
-    ('a dog; "the dog barked"; "dogs; cats"', ("a dog", ("the dog barked", "dogs; cats"))),
-    ('deceitful; "smooth as thin ice" - S.T.Coleridge; "a fraudulent scheme"',
-     ("deceitful", ("smooth as thin ice", "a fraudulent scheme"))),
-    ('"only an example here"', ("", ("only an example here",))),
-    ('the letter "a"; "she wrote an a"', ('the letter "a"', ("she wrote an a",))),
-])
+@pytest.mark.parametrize(
+    "gloss,want",
+    [
+        ("a dog", ("a dog", ())),
+        ('a dog; "the dog barked"; "dogs; cats"', ("a dog", ("the dog barked", "dogs; cats"))),
+        (
+            'deceitful; "smooth as thin ice" - S.T.Coleridge; "a fraudulent scheme"',
+            ("deceitful", ("smooth as thin ice", "a fraudulent scheme")),
+        ),
+        ('"only an example here"', ("", ("only an example here",))),
+        ('the letter "a"; "she wrote an a"', ('the letter "a"', ("she wrote an a",))),
+    ],
+)
 def test_split_gloss(gloss, want):
     assert split_gloss(gloss) == want
 
 
 def test_wu_palmer_hand_worked():
     # entity <- physical <- object <- whole <- {artifact, organism}; two unrelated verb tops
-    lines = [_line(1, "n", ["entity"], "e"), _line(2, "n", ["physical"], "p", [("@", 1, "n")]),
-             _line(3, "n", ["object"], "o", [("@", 2, "n")]), _line(4, "n", ["whole"], "w", [("@", 3, "n")]),
-             _line(5, "n", ["artifact"], "a", [("@", 4, "n")]), _line(6, "n", ["organism"], "o", [("@i", 4, "n")])]
+    lines = [
+        _line(1, "n", ["entity"], "e"),
+        _line(2, "n", ["physical"], "p", [("@", 1, "n")]),
+        _line(3, "n", ["object"], "o", [("@", 2, "n")]),
+        _line(4, "n", ["whole"], "w", [("@", 3, "n")]),
+        _line(5, "n", ["artifact"], "a", [("@", 4, "n")]),
+        _line(6, "n", ["organism"], "o", [("@i", 4, "n")]),
+    ]
     syn = parse_data_lines("".join(lines).splitlines(), "n")
     syn.update(parse_data_lines((_line(7, "v", ["run"], "r") + _line(8, "v", ["think"], "t")).splitlines(), "v"))
     h = Hierarchy(syn)
@@ -115,10 +143,14 @@ def _toy_wordnet(folder: Path, n_words=40):
     off = 10
     for i in range(n_words):
         word = f"word{i:02d}"
-        noun.append(_line(off, "n", [word, f"syn{i:02d}"], f'first sense of {word}; "the {word} is here"',
-                          [("@", 1, "n")]))
-        noun.append(_line(off + 1, "n", [word], f'second sense of {word}; "a {word}s example"; "{word} again"',
-                          [("@", off, "n")]))
+        noun.append(
+            _line(off, "n", [word, f"syn{i:02d}"], f'first sense of {word}; "the {word} is here"', [("@", 1, "n")])
+        )
+        noun.append(
+            _line(
+                off + 1, "n", [word], f'second sense of {word}; "a {word}s example"; "{word} again"', [("@", off, "n")]
+            )
+        )
         off += 2
     verb.append(_line(5, "v", ["word00"], 'to say a word; "they word00 it"'))
     (folder / "data.noun").write_text("".join(noun), encoding="latin-1")
@@ -165,6 +197,7 @@ def test_graded_on_toy_wordnet(tmp_path):
 
 # --- the real package --------------------------------------------------------------------------------
 
+
 def _sha(path):
     from kit.data.sources import sha256_of
 
@@ -176,15 +209,18 @@ def wordnet_dir(tmp_path_factory):
     from kit import config
     from kit.data.sources import download
 
-    candidates = [config.data_dir() / "downloads" / "wordnet-base_3.0-37_all.deb",
-                  Path("/tmp/wordnet-base_1%3a3.0-37_all.deb")]
+    candidates = [
+        config.data_dir() / "downloads" / "wordnet-base_3.0-37_all.deb",
+        Path("/tmp/wordnet-base_1%3a3.0-37_all.deb"),
+    ]
     deb = next((p for p in candidates if p.exists() and _sha(p) == DEB_SHA256), None)
     if deb is None:
         if os.environ.get("KIT_OFFLINE"):
             pytest.skip("wordnet-base .deb not cached and KIT_OFFLINE is set")
         try:
-            deb = download(DEB_URL, tmp_path_factory.mktemp("deb") / "wordnet-base_3.0-37_all.deb", DEB_SHA256,
-                           progress=False)
+            deb = download(
+                DEB_URL, tmp_path_factory.mktemp("deb") / "wordnet-base_3.0-37_all.deb", DEB_SHA256, progress=False
+            )
         except OSError as exc:  # no network
             pytest.skip(f"cannot download wordnet-base: {exc}")
     return extract_deb(deb, tmp_path_factory.mktemp("wordnet") / "wn", prefix="usr/share/wordnet/")
@@ -218,10 +254,10 @@ def test_random_and_mixed_negatives_and_unrelated_pairs(tmp_path):
     folder = _toy_wordnet(tmp_path)
     syn = parse_wordnet(folder)
     hard = pair_rows(syn)
-    assert pair_rows(syn, negatives="hard") == hard          # the default is unchanged
+    assert pair_rows(syn, negatives="hard") == hard  # the default is unchanged
     for mode in ("random", "mixed"):
         rows = pair_rows(syn, negatives=mode)
-        assert [r["example"] for r in rows] == [r["example"] for r in hard]   # same examples, same positives
+        assert [r["example"] for r in rows] == [r["example"] for r in hard]  # same examples, same positives
         negs = [r for r in rows if r["label"] == 0]
         other_word = [r["lemma"] not in syn[r["synset"]].lemmas for r in negs]
         assert all(other_word) if mode == "random" else 0.2 < np.mean(other_word) < 0.8
@@ -232,6 +268,6 @@ def test_random_and_mixed_negatives_and_unrelated_pairs(tmp_path):
     base = graded_rows(parse_wordnet(folder, pos=("n", "v")))
     more = graded_rows(parse_wordnet(folder, pos=("n", "v")), unrelated=1)
     assert len(more) > len(base)
-    assert [r for r in more if r["lemma"] in syn[r["synset"]].lemmas] == base   # the word's own senses unchanged
+    assert [r for r in more if r["lemma"] in syn[r["synset"]].lemmas] == base  # the word's own senses unchanged
     extra = [r for r in more if r["lemma"] not in syn[r["synset"]].lemmas]
     assert extra and all(r["score"] < 5.0 for r in extra)

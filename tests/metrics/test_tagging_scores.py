@@ -13,18 +13,21 @@ from kit.metrics.tagging_scores import (
 pytestmark = pytest.mark.one_backend
 
 
-@pytest.mark.parametrize("tags,spans", [
-    (["B-PER", "I-PER", "O", "B-LOC"], [("PER", 0, 1), ("LOC", 3, 3)]),      # BIO, entity at the end
-    (["O", "B-ORG", "I-ORG"], [("ORG", 1, 2)]),                              # multi-word entity at the end
-    (["I-PER", "I-PER", "B-PER", "O"], [("PER", 0, 1), ("PER", 2, 2)]),      # IOB1: B- only between neighbours
-    (["O", "I-LOC", "I-LOC", "O"], [("LOC", 1, 2)]),                         # I- without B- starts an entity
-    (["B-PER", "I-LOC", "I-LOC"], [("PER", 0, 0), ("LOC", 1, 2)]),           # type change splits
-    (["B-PER", "B-PER"], [("PER", 0, 0), ("PER", 1, 1)]),
-    (["I-MISC", "O", "I-MISC"], [("MISC", 0, 0), ("MISC", 2, 2)]),
-    (["S-PER", "B-LOC", "E-LOC", "O"], [("PER", 0, 0), ("LOC", 1, 2)]),      # IOBES
-    (["B", "I", "O", "I"], [("_", 0, 1), ("_", 3, 3)]),                      # untyped tags
-    (["O", "O"], []),
-])
+@pytest.mark.parametrize(
+    "tags,spans",
+    [
+        (["B-PER", "I-PER", "O", "B-LOC"], [("PER", 0, 1), ("LOC", 3, 3)]),  # BIO, entity at the end
+        (["O", "B-ORG", "I-ORG"], [("ORG", 1, 2)]),  # multi-word entity at the end
+        (["I-PER", "I-PER", "B-PER", "O"], [("PER", 0, 1), ("PER", 2, 2)]),  # IOB1: B- only between neighbours
+        (["O", "I-LOC", "I-LOC", "O"], [("LOC", 1, 2)]),  # I- without B- starts an entity
+        (["B-PER", "I-LOC", "I-LOC"], [("PER", 0, 0), ("LOC", 1, 2)]),  # type change splits
+        (["B-PER", "B-PER"], [("PER", 0, 0), ("PER", 1, 1)]),
+        (["I-MISC", "O", "I-MISC"], [("MISC", 0, 0), ("MISC", 2, 2)]),
+        (["S-PER", "B-LOC", "E-LOC", "O"], [("PER", 0, 0), ("LOC", 1, 2)]),  # IOBES
+        (["B", "I", "O", "I"], [("_", 0, 1), ("_", 3, 3)]),  # untyped tags
+        (["O", "O"], []),
+    ],
+)
 def test_get_entities(tags, spans):
     assert get_entities(tags) == spans
 

@@ -115,16 +115,20 @@ def test_a_preset_name_loads_from_kit_preset_dir(minilm, tmp_path, monkeypatch):
     assert "KIT_PRESET_DIR" in local.source
     x = local.preprocessor(["a local copy of a preset"])
     # 16 vs 40 positions: float sums differ by ~1e-5
-    np.testing.assert_allclose(keras.ops.convert_to_numpy(local.backbone(x)["sequence_output"]),
-                               keras.ops.convert_to_numpy(minilm.backbone(minilm.preprocessor(
-                                   ["a local copy of a preset"]))["sequence_output"])[:, :16], atol=1e-4)
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(local.backbone(x)["sequence_output"]),
+        keras.ops.convert_to_numpy(
+            minilm.backbone(minilm.preprocessor(["a local copy of a preset"]))["sequence_output"]
+        )[:, :16],
+        atol=1e-4,
+    )
 
 
 @pytest.mark.skipif(hub_reachable(), reason="the model hub answers here: the offline error cannot be seen")
 def test_an_offline_preset_name_fails_at_once_saying_what_to_do(monkeypatch, tmp_path):
     import time
 
-    monkeypatch.setenv("KIT_PRESET_DIR", str(tmp_path))      # empty: no local copy
+    monkeypatch.setenv("KIT_PRESET_DIR", str(tmp_path))  # empty: no local copy
     t = time.perf_counter()
     with pytest.raises(ConnectionError, match=r"bert_tiny_en_uncased.*KIT_PRESET_DIR.*save_to_preset"):
         load_backbone("bert_tiny_en_uncased")
@@ -138,8 +142,9 @@ def test_split_parts_equal_whole(minilm):
     emb = parts.embeddings({"token_ids": x["token_ids"], "segment_ids": x["segment_ids"]})
     enc = parts.encoder({"embeddings": emb, "padding_mask": keras.ops.convert_to_tensor(x["padding_mask"])})
     for key in ("sequence_output", "pooled_output"):
-        np.testing.assert_allclose(keras.ops.convert_to_numpy(enc[key]), keras.ops.convert_to_numpy(whole[key]),
-                                   atol=1e-5)
+        np.testing.assert_allclose(
+            keras.ops.convert_to_numpy(enc[key]), keras.ops.convert_to_numpy(whole[key]), atol=1e-5
+        )
     assert parts.token_embedding.embeddings.shape == (30522, 384)
 
 
@@ -165,8 +170,9 @@ def test_classifier_fits_and_round_trips(tiny_bert, tmp_path):
     model = build_classifier(tiny_bert, num_classes=3)
     x = tiny_inputs(batch=8)
     y = np.arange(8) % 3
-    model.compile(optimizer=keras.optimizers.Adam(1e-3),
-                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.compile(
+        optimizer=keras.optimizers.Adam(1e-3), loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    )
     before = model.evaluate(x, y, verbose=0)
     model.fit(x, y, epochs=5, batch_size=8, verbose=0)
     assert model.evaluate(x, y, verbose=0) < before
@@ -178,5 +184,6 @@ def test_classifier_fits_and_round_trips(tiny_bert, tmp_path):
 
 def test_bad_hidden_activation():
     with pytest.raises(ValueError, match="hidden_activation"):
-        BertBackbone(vocabulary_size=10, num_layers=1, num_heads=1, hidden_dim=4, intermediate_dim=8,
-                     hidden_activation="relu")
+        BertBackbone(
+            vocabulary_size=10, num_layers=1, num_heads=1, hidden_dim=4, intermediate_dim=8, hidden_activation="relu"
+        )

@@ -20,9 +20,13 @@ def _x(batch=3, steps=6, dim=5, seed=0):
 @pytest.mark.parametrize("pooling", ["max", "mean", "last"])
 def test_bilstm_layer_contract(pooling):
     # 2 layers x 2 directions x (kernel, recurrent kernel, bias)
-    run_layer_test(BiLSTMEncoder, {"n_layers": 2, "cells": 4, "dropout": 0.0, "pooling": pooling,
-                                   "fast_path": True},
-                   _x(), expected_output_shape=(3, 8), expected_num_trainable_weights=12)
+    run_layer_test(
+        BiLSTMEncoder,
+        {"n_layers": 2, "cells": 4, "dropout": 0.0, "pooling": pooling, "fast_path": True},
+        _x(),
+        expected_output_shape=(3, 8),
+        expected_num_trainable_weights=12,
+    )
 
 
 @pytest.mark.parametrize("pooling", ["max", "mean", "last"])
@@ -32,8 +36,9 @@ def test_padding_is_ignored(pooling):
     alone = keras.ops.convert_to_numpy(enc(x))
     padded = np.concatenate([x, np.full((1, 3, 5), 7.0, "float32")], axis=1)
     mask = np.array([[True] * 5 + [False] * 3])
-    np.testing.assert_allclose(keras.ops.convert_to_numpy(enc(padded, mask=keras.ops.convert_to_tensor(mask))),
-                               alone, atol=1e-5)
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(enc(padded, mask=keras.ops.convert_to_tensor(mask))), alone, atol=1e-5
+    )
 
 
 MASKS = {  # right padding, left padding, holes, a full row, a one-token row
@@ -106,8 +111,9 @@ def test_fused_kernel_gets_contiguous_weights(monkeypatch):
     real = torch._VF.lstm
 
     def spy(*args):
-        params = next(a for a in args if isinstance(a, (list, tuple)) and len(a) and torch.is_tensor(a[0])
-                      and a[0].dim() == 2)
+        params = next(
+            a for a in args if isinstance(a, (list, tuple)) and len(a) and torch.is_tensor(a[0]) and a[0].dim() == 2
+        )
         seen.append(all(p.is_contiguous() for p in params))
         return real(*args)
 
@@ -128,24 +134,33 @@ def test_max_pooling_does_not_overflow_in_float16():
 
 
 def test_sequence_output_for_taggers():
-    enc = run_layer_test(BiLSTMEncoder, {"n_layers": 1, "cells": 4, "dropout": 0.0, "pooling": None},
-                         _x(), expected_output_shape=(3, 6, 8), expected_num_trainable_weights=6)
+    enc = run_layer_test(
+        BiLSTMEncoder,
+        {"n_layers": 1, "cells": 4, "dropout": 0.0, "pooling": None},
+        _x(),
+        expected_output_shape=(3, 6, 8),
+        expected_num_trainable_weights=6,
+    )
     mask = keras.ops.convert_to_tensor(np.array([[1] * 6, [1] * 3 + [0] * 3, [1] * 5 + [0]], bool))
     out = keras.ops.convert_to_numpy(enc(_x(), mask=mask))
     assert (out[1, 3:] == 0).all() and (out[1, :3] != 0).any()
-    assert keras.ops.convert_to_numpy(enc.compute_mask(_x(), mask)).tolist() == keras.ops.convert_to_numpy(mask).tolist()
+    assert (
+        keras.ops.convert_to_numpy(enc.compute_mask(_x(), mask)).tolist() == keras.ops.convert_to_numpy(mask).tolist()
+    )
 
 
 @pytest.mark.parametrize("pooling", ["max", "last", None])
 def test_bilstm_precision(pooling):
     mask = np.array([[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 0, 0], [1] * 6], bool)
-    run_precision_test(BiLSTMEncoder, {"n_layers": 2, "cells": 4, "pooling": pooling}, _x(),
-                       call_kwargs={"mask": mask})
+    run_precision_test(BiLSTMEncoder, {"n_layers": 2, "cells": 4, "pooling": pooling}, _x(), call_kwargs={"mask": mask})
 
 
 def test_pretrained_token_embedding_precision():
-    run_precision_test(PretrainedTokenEmbedding, {"vocabulary_size": 10, "table_dim": 6, "output_dim": 4},
-                       np.array([[3, 5, 0, 0], [1, 2, 3, 4]], "int32"))
+    run_precision_test(
+        PretrainedTokenEmbedding,
+        {"vocabulary_size": 10, "table_dim": 6, "output_dim": 4},
+        np.array([[3, 5, 0, 0], [1, 2, 3, 4]], "int32"),
+    )
 
 
 def test_bad_arguments():
@@ -157,9 +172,14 @@ def test_bad_arguments():
 
 def test_pretrained_token_embedding_contract():
     ids = np.array([[3, 5, 0, 0], [1, 2, 3, 4]], "int32")
-    layer = run_layer_test(PretrainedTokenEmbedding, {"vocabulary_size": 10, "table_dim": 6, "output_dim": 4},
-                           ids, expected_output_shape=(2, 4, 4), expected_num_trainable_weights=2,
-                           expected_num_non_trainable_weights=1)
+    layer = run_layer_test(
+        PretrainedTokenEmbedding,
+        {"vocabulary_size": 10, "table_dim": 6, "output_dim": 4},
+        ids,
+        expected_output_shape=(2, 4, 4),
+        expected_num_trainable_weights=2,
+        expected_num_non_trainable_weights=1,
+    )
     mask = keras.ops.convert_to_numpy(layer.compute_mask(ids))
     assert mask.tolist() == [[True, True, False, False], [True, True, True, True]]
 
@@ -167,10 +187,11 @@ def test_pretrained_token_embedding_contract():
 def test_a_robertas_padding_id_is_masked_and_survives_save_load(tmp_path):
     """RoBERTa pads with id 1 (id 0 is <s>): the LSTM with its table must ignore id-1 padding, whatever its length."""
     table = np.random.default_rng(0).normal(size=(20, 6)).astype("float32")
-    model = build_lstm_classifier(20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, pretrained_table=table,
-                                  padding_id=1, pooling="mean")
-    short = np.array([[0, 7, 9, 2]], "int32")                       # <s> a b </s>
-    padded = np.array([[0, 7, 9, 2, 1, 1, 1]], "int32")             # ... <pad> <pad> <pad>
+    model = build_lstm_classifier(
+        20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, pretrained_table=table, padding_id=1, pooling="mean"
+    )
+    short = np.array([[0, 7, 9, 2]], "int32")  # <s> a b </s>
+    padded = np.array([[0, 7, 9, 2, 1, 1, 1]], "int32")  # ... <pad> <pad> <pad>
     out = keras.ops.convert_to_numpy(model(short))
     np.testing.assert_allclose(keras.ops.convert_to_numpy(model(padded)), out, atol=1e-5)
     path = tmp_path / "lstm_roberta_table.keras"
@@ -178,13 +199,14 @@ def test_a_robertas_padding_id_is_masked_and_survives_save_load(tmp_path):
     loaded = keras.saving.load_model(path)
     assert loaded.get_layer("embedding").padding_id == 1
     np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(padded)), out, atol=1e-5)
-    bert_padded = build_lstm_classifier(20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, pretrained_table=table,
-                                        pooling="mean")
-    bert_padded.set_weights(model.get_weights())                     # padding 0: the id-1 pads are read as tokens
+    bert_padded = build_lstm_classifier(
+        20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, pretrained_table=table, pooling="mean"
+    )
+    bert_padded.set_weights(model.get_weights())  # padding 0: the id-1 pads are read as tokens
     assert np.abs(keras.ops.convert_to_numpy(bert_padded(padded)) - out).max() > 1e-4
-    layer = PretrainedTokenEmbedding(20, 6, 5, padding_id=1)             # called on its own, eagerly
-    out_mask = getattr(layer(padded), "_keras_mask", None)               # the mask Keras attaches to the output
-    assert out_mask is not None                                           # (it does on jax, tensorflow and torch)
+    layer = PretrainedTokenEmbedding(20, 6, 5, padding_id=1)  # called on its own, eagerly
+    out_mask = getattr(layer(padded), "_keras_mask", None)  # the mask Keras attaches to the output
+    assert out_mask is not None  # (it does on jax, tensorflow and torch)
     assert keras.ops.convert_to_numpy(out_mask).tolist() == [[True, True, True, True, False, False, False]]
     with pytest.raises(ValueError, match="pads with id 0"):
         build_lstm_classifier(20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, padding_id=1)
@@ -197,8 +219,9 @@ def test_pretrained_table_is_frozen_and_used(tmp_path):
     np.testing.assert_allclose(keras.ops.convert_to_numpy(emb.table.embeddings), table)
     x = np.array([[1, 2, 3, 0], [4, 5, 0, 0]] * 4, "int32")
     y = np.array([0, 1] * 4)
-    model.compile(optimizer=keras.optimizers.Adam(1e-2),
-                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    model.compile(
+        optimizer=keras.optimizers.Adam(1e-2), loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    )
     model.fit(x, y, epochs=2, verbose=0)
     np.testing.assert_allclose(keras.ops.convert_to_numpy(emb.table.embeddings), table)  # frozen
     path = tmp_path / "lstm.keras"
@@ -214,8 +237,11 @@ def test_lstm_classifier_learns_and_round_trips(tmp_path):
     y = (x[:, 0] > 15).astype("int32")  # the label is in the first token
     keras.utils.set_random_seed(0)
     model = build_lstm_classifier(30, num_classes=2, n_layers=1, cells=16, embedding_dim=16, dropout=0.0)
-    model.compile(optimizer=keras.optimizers.Adam(1e-2),
-                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    model.compile(
+        optimizer=keras.optimizers.Adam(1e-2),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
     model.fit(x, y, epochs=30, batch_size=16, verbose=0)
     assert model.evaluate(x, y, verbose=0)[1] > 0.9
     path = tmp_path / "lstm.keras"

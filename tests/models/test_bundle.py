@@ -21,17 +21,39 @@ def _wordpiece_bundle(tmp_path, trained=False):
     keras.utils.set_random_seed(0)
     pre = BertPreprocessor(WordPieceTokenizer(VOCAB), sequence_length=8, max_sequence_length=16)
     compact = CompactVocabulary.fit([pre(TEXTS)["token_ids"]], max_size=9, special_ids=[0, 1, 2, 3, 4], unk_id=1)
-    backbone = BertBackbone(vocabulary_size=compact.size, num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=16,
-                            max_sequence_length=16, hidden_activation="gelu")
+    backbone = BertBackbone(
+        vocabulary_size=compact.size,
+        num_layers=1,
+        num_heads=2,
+        hidden_dim=8,
+        intermediate_dim=16,
+        max_sequence_length=16,
+        hidden_activation="gelu",
+    )
     model = build_classifier(backbone, num_classes=3)
-    if trained:   # compiled with the kit's AdamW: the saved file names kit>AdamW, which a fresh process must find
+    if trained:  # compiled with the kit's AdamW: the saved file names kit>AdamW, which a fresh process must find
         from kit.train import fit_classifier
 
         x = compact(pre(TEXTS))
-        fit_classifier(model, x, np.array([0, 1, 2, 1]), x, np.array([0, 1, 2, 1]), learning_rate=1e-3, epochs=1,
-                       batch_size=4, schedule="linear")
-    folder = save_bundle(tmp_path / "clf", model, preprocessor=pre, vocabulary=compact,
-                         label_names=["neg", "pos", "meh"], info={"trained_on": "toy"})
+        fit_classifier(
+            model,
+            x,
+            np.array([0, 1, 2, 1]),
+            x,
+            np.array([0, 1, 2, 1]),
+            learning_rate=1e-3,
+            epochs=1,
+            batch_size=4,
+            schedule="linear",
+        )
+    folder = save_bundle(
+        tmp_path / "clf",
+        model,
+        preprocessor=pre,
+        vocabulary=compact,
+        label_names=["neg", "pos", "meh"],
+        info={"trained_on": "toy"},
+    )
     return model, pre, compact, folder
 
 
@@ -70,9 +92,16 @@ def test_loads_on_another_backend(tmp_path):
     _, _, _, folder = _wordpiece_bundle(tmp_path, trained=True)
     want = load_bundle(folder).predict(TEXTS)
     other = "torch" if keras.backend.backend() != "torch" else "jax"
-    code = (f"import json; from kit.models.bundle import load_bundle; "
-            f"print(json.dumps(load_bundle({str(folder)!r}).predict({TEXTS!r}).tolist()))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                         env=dict(os.environ, KERAS_BACKEND=other))
+    code = (
+        f"import json; from kit.models.bundle import load_bundle; "
+        f"print(json.dumps(load_bundle({str(folder)!r}).predict({TEXTS!r}).tolist()))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, KERAS_BACKEND=other),
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     np.testing.assert_allclose(np.array(json.loads(out.stdout.strip().splitlines()[-1])), want, atol=1e-5)

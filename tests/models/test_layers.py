@@ -9,10 +9,14 @@ from kit.testing import run_layer_test, run_precision_test
 
 @pytest.mark.parametrize("hidden_dim,n_weights", [(None, 2), (16, 4)])
 def test_classifier_head(hidden_dim, n_weights):
-    run_layer_test(ClassifierHead, {"num_classes": 5, "dropout": 0.1, "hidden_dim": hidden_dim},
-                   np.random.default_rng(0).normal(size=(4, 8)).astype("float32"),
-                   expected_output_shape=(4, 5), expected_num_trainable_weights=n_weights,
-                   expected_num_non_trainable_weights=0)
+    run_layer_test(
+        ClassifierHead,
+        {"num_classes": 5, "dropout": 0.1, "hidden_dim": hidden_dim},
+        np.random.default_rng(0).normal(size=(4, 8)).astype("float32"),
+        expected_output_shape=(4, 5),
+        expected_num_trainable_weights=n_weights,
+        expected_num_non_trainable_weights=0,
+    )
 
 
 def test_classifier_head_precision():
@@ -23,9 +27,19 @@ def test_bert_backbone_precision():
     from kit.models import BertBackbone
     from tests.helpers import tiny_inputs
 
-    run_precision_test(BertBackbone, {"vocabulary_size": 64, "num_layers": 1, "num_heads": 2, "hidden_dim": 8,
-                                      "intermediate_dim": 16, "max_sequence_length": 16,
-                                      "hidden_activation": "gelu"}, tiny_inputs(seq=10))
+    run_precision_test(
+        BertBackbone,
+        {
+            "vocabulary_size": 64,
+            "num_layers": 1,
+            "num_heads": 2,
+            "hidden_dim": 8,
+            "intermediate_dim": 16,
+            "max_sequence_length": 16,
+            "hidden_activation": "gelu",
+        },
+        tiny_inputs(seq=10),
+    )
 
 
 def test_precision_test_can_fail():
@@ -49,8 +63,14 @@ def test_masked_mean_pooling():
 
     x = np.random.default_rng(0).normal(size=(3, 5, 4)).astype("float32")
     mask = np.array([[1, 1, 1, 0, 0], [1] * 5, [0, 1, 1, 1, 0]], "int32")
-    layer = run_layer_test(MaskedMeanPooling, {}, x, expected_output_shape=(3, 4), run_training_check=False,
-                           call_kwargs={"padding_mask": mask})
+    layer = run_layer_test(
+        MaskedMeanPooling,
+        {},
+        x,
+        expected_output_shape=(3, 4),
+        run_training_check=False,
+        call_kwargs={"padding_mask": mask},
+    )
     import keras
 
     out = keras.ops.convert_to_numpy(layer(x, padding_mask=mask))
@@ -72,11 +92,21 @@ def test_bert_backbone_layer_contract():
     from kit.models import BertBackbone
     from tests.helpers import tiny_inputs
 
-    run_layer_test(BertBackbone, {"vocabulary_size": 64, "num_layers": 1, "num_heads": 2, "hidden_dim": 8,
-                                  "intermediate_dim": 16, "max_sequence_length": 16,
-                                  "hidden_activation": "gelu"},
-                   tiny_inputs(seq=10), run_training_check=True,
-                   expected_output_shape={"sequence_output": (4, 10, 8), "pooled_output": (4, 8)})
+    run_layer_test(
+        BertBackbone,
+        {
+            "vocabulary_size": 64,
+            "num_layers": 1,
+            "num_heads": 2,
+            "hidden_dim": 8,
+            "intermediate_dim": 16,
+            "max_sequence_length": 16,
+            "hidden_activation": "gelu",
+        },
+        tiny_inputs(seq=10),
+        run_training_check=True,
+        expected_output_shape={"sequence_output": (4, 10, 8), "pooled_output": (4, 8)},
+    )
 
 
 def test_run_layer_test_can_fail():

@@ -21,8 +21,17 @@ VOCAB, SEQ = 32, 10
 
 def tiny(seed=0, dtype=None, layers=3):
     keras.utils.set_random_seed(seed)
-    return BertBackbone(vocabulary_size=VOCAB, num_layers=layers, num_heads=2, hidden_dim=8, intermediate_dim=16,
-                        max_sequence_length=SEQ, dropout=0.0, hidden_activation="gelu", dtype=dtype)
+    return BertBackbone(
+        vocabulary_size=VOCAB,
+        num_layers=layers,
+        num_heads=2,
+        hidden_dim=8,
+        intermediate_dim=16,
+        max_sequence_length=SEQ,
+        dropout=0.0,
+        hidden_activation="gelu",
+        dtype=dtype,
+    )
 
 
 def np_(t):
@@ -31,8 +40,12 @@ def np_(t):
 
 def test_layer_contract():
     x = tiny_inputs(batch=4, seq=SEQ, vocab=VOCAB)
-    run_layer_test(MultitaskBert, {"backbone": tiny(), "heads": HEADS, "k": 1, "dropout": 0.0}, x,
-                   expected_output_shape={"sst": (4, 5), "qqp": (4, 1), "sts": (4, 1)})
+    run_layer_test(
+        MultitaskBert,
+        {"backbone": tiny(), "heads": HEADS, "k": 1, "dropout": 0.0},
+        x,
+        expected_output_shape={"sst": (4, 5), "qqp": (4, 1), "sts": (4, 1)},
+    )
 
 
 def cerbertus_with_dtype(dtype=None, **kwargs):
@@ -47,10 +60,13 @@ def test_precision_tier():
 @pytest.mark.parametrize("k,share", [(0, True), (2, True), (3, False)])
 def test_mean_pooling_reads_the_masked_mean_and_round_trips(k, share, tmp_path):
     x = tiny_inputs(batch=4, seq=SEQ, vocab=VOCAB)
-    if k == 2:   # the whole layer contract once (it trains, saves and reloads); the checks below for every build
-        run_layer_test(MultitaskBert, {"backbone": tiny(), "heads": HEADS, "k": k, "share_embeddings": share,
-                                       "dropout": 0.0, "pooling": "mean"}, x,
-                       expected_output_shape={"sst": (4, 5), "qqp": (4, 1), "sts": (4, 1)})
+    if k == 2:  # the whole layer contract once (it trains, saves and reloads); the checks below for every build
+        run_layer_test(
+            MultitaskBert,
+            {"backbone": tiny(), "heads": HEADS, "k": k, "share_embeddings": share, "dropout": 0.0, "pooling": "mean"},
+            x,
+            expected_output_shape={"sst": (4, 5), "qqp": (4, 1), "sts": (4, 1)},
+        )
     bb = tiny()
     model = MultitaskBert(bb, HEADS, k=k, share_embeddings=share, pooling="mean", dropout=0.0)
     # the head of the first task sees the masked mean of the last layer, not [CLS] through the pooler
@@ -76,9 +92,13 @@ def test_mean_pooling_reads_the_masked_mean_and_round_trips(k, share, tmp_path):
 def test_branches_start_from_the_pretrained_encoder_and_counts_match(build):
     bb = tiny()
     x = tiny_inputs(batch=4, seq=SEQ, vocab=VOCAB)
-    model = {"multi": lambda: multi_bert(bb, HEADS), "cerbertus1": lambda: cerbertus(bb, HEADS, k=1),
-             "cerbertus3": lambda: cerbertus(bb, HEADS, k=3), "triple": lambda: triple_bert(bb, HEADS),
-             "static2": lambda: cerbertus(bb, HEADS, k=2, static=True)}[build]()
+    model = {
+        "multi": lambda: multi_bert(bb, HEADS),
+        "cerbertus1": lambda: cerbertus(bb, HEADS, k=1),
+        "cerbertus3": lambda: cerbertus(bb, HEADS, k=3),
+        "triple": lambda: triple_bert(bb, HEADS),
+        "static2": lambda: cerbertus(bb, HEADS, k=2, static=True),
+    }[build]()
     pooled = np_(bb(x)["pooled_output"])
     for task in HEADS:  # every task's head reads the pretrained pooled output at the start
         head_in = keras.Model(model.inputs, model.get_layer(f"{task}_head").input)
@@ -99,8 +119,13 @@ def test_parameter_counts_order():
     bb = tiny(layers=4)
     rows = parameter_counts(bb, HEADS, ks=(0, 1, 2, 4))
     totals = [r["total"] for r in rows]
-    assert [r["architecture"] for r in rows] == ["multi-BERT", "CerBERTus k=1", "CerBERTus k=2", "CerBERTus k=4",
-                                                 "triple-BERT"]
+    assert [r["architecture"] for r in rows] == [
+        "multi-BERT",
+        "CerBERTus k=1",
+        "CerBERTus k=2",
+        "CerBERTus k=4",
+        "triple-BERT",
+    ]
     assert totals == sorted(totals) and rows[0]["vs_multi"] == 1.0
     layer = sum(int(np.prod(w.shape)) for w in bb.transformer_layers[0].weights)
     assert totals[2] - totals[1] == 2 * layer  # one more task-specific layer for each of the two extra tasks
@@ -114,8 +139,14 @@ def test_trained_copies_diverge_and_round_trip(build, tmp_path):
     # train only the qqp branch (sample weights): its copy leaves the pretrained weights, the others stay put
     top = lambda task: model.depth_layers()["layers"][-1][list(HEADS).index(task)]  # noqa: E731
     before = {t: [w.copy() for w in top(t).get_weights()] for t in HEADS}
-    model.compile(keras.optimizers.SGD(0.5), loss={"sst": keras.losses.SparseCategoricalCrossentropy(True),
-                                                   "qqp": keras.losses.BinaryCrossentropy(True), "sts": "mse"})
+    model.compile(
+        keras.optimizers.SGD(0.5),
+        loss={
+            "sst": keras.losses.SparseCategoricalCrossentropy(True),
+            "qqp": keras.losses.BinaryCrossentropy(True),
+            "sts": "mse",
+        },
+    )
     y = {"sst": np.zeros(4, "int32"), "qqp": np.ones((4, 1), "float32"), "sts": np.zeros((4, 1), "float32")}
     w = {"sst": np.zeros(4, "float32"), "qqp": np.ones(4, "float32"), "sts": np.zeros(4, "float32")}
     model.fit(x, y, sample_weight=w, batch_size=4, epochs=2, verbose=0)
@@ -129,8 +160,13 @@ def test_trained_copies_diverge_and_round_trip(build, tmp_path):
     for t in HEADS:
         np.testing.assert_allclose(np_(got[t]), np_(out[t]), atol=1e-5, err_msg=t)
     # the copies were restored as trained, not copied again from the backbone
-    assert max(np.abs(a - b).max() for a, b in zip(
-        loaded.depth_layers()["layers"][-1][1].get_weights(), top("qqp").get_weights())) < 1e-6
+    assert (
+        max(
+            np.abs(a - b).max()
+            for a, b in zip(loaded.depth_layers()["layers"][-1][1].get_weights(), top("qqp").get_weights())
+        )
+        < 1e-6
+    )
 
 
 def test_clear_errors():

@@ -37,7 +37,7 @@ def test_a_roberta_preset_folder_gives_robertas_outputs(roberta_preset, kind):
     assert enc.backbone.layer_norm_epsilon == 1e-5 and enc.backbone.hidden_activation == "gelu"
     x = enc.preprocessor(TEXTS[:2] if kind == "single" else (TEXTS[:2], TEXTS[2:4]))
     if kind == "pair":
-        assert x["segment_ids"].max() == 1      # the sides are marked; RoBERTa's zero segment rows ignore them
+        assert x["segment_ids"].max() == 1  # the sides are marked; RoBERTa's zero segment rows ignore them
     ours = _np(enc.backbone(x)["sequence_output"])
     theirs = _np(base({"token_ids": x["token_ids"], "padding_mask": x["padding_mask"]}))
     mask = x["padding_mask"].astype(bool)
@@ -51,32 +51,59 @@ def _huggingface_folder(base, folder):
     from safetensors.numpy import save_file
 
     h, n = base.hidden_dim, lambda v: np.asarray(_np(v), "float32")
-    w = {"roberta.embeddings.word_embeddings.weight": n(base.token_embedding.embeddings),
-         "roberta.embeddings.position_embeddings.weight": np.concatenate(     # HF keeps 2 reserved rows first
-             [np.zeros((2, h), "float32"), n(base.embeddings.position_embedding.position_embeddings)]),
-         "roberta.embeddings.token_type_embeddings.weight": np.zeros((1, h), "float32"),
-         "roberta.embeddings.LayerNorm.weight": n(base.embeddings_layer_norm.gamma),
-         "roberta.embeddings.LayerNorm.bias": n(base.embeddings_layer_norm.beta)}
+    w = {
+        "roberta.embeddings.word_embeddings.weight": n(base.token_embedding.embeddings),
+        "roberta.embeddings.position_embeddings.weight": np.concatenate(  # HF keeps 2 reserved rows first
+            [np.zeros((2, h), "float32"), n(base.embeddings.position_embedding.position_embeddings)]
+        ),
+        "roberta.embeddings.token_type_embeddings.weight": np.zeros((1, h), "float32"),
+        "roberta.embeddings.LayerNorm.weight": n(base.embeddings_layer_norm.gamma),
+        "roberta.embeddings.LayerNorm.bias": n(base.embeddings_layer_norm.beta),
+    }
     for i, layer in enumerate(base.transformer_layers):
         p, att = f"roberta.encoder.layer.{i}", layer._self_attention_layer
-        for name, dense in (("self.query", att.query_dense), ("self.key", att.key_dense),
-                            ("self.value", att.value_dense), ("output.dense", att.output_dense)):
+        for name, dense in (
+            ("self.query", att.query_dense),
+            ("self.key", att.key_dense),
+            ("self.value", att.value_dense),
+            ("output.dense", att.output_dense),
+        ):
             w[f"{p}.attention.{name}.weight"] = n(dense.kernel).reshape(h, h).T.copy()
             w[f"{p}.attention.{name}.bias"] = n(dense.bias).reshape(h)
-        for name, dense in (("intermediate.dense", layer._feedforward_intermediate_dense),
-                            ("output.dense", layer._feedforward_output_dense)):
+        for name, dense in (
+            ("intermediate.dense", layer._feedforward_intermediate_dense),
+            ("output.dense", layer._feedforward_output_dense),
+        ):
             w[f"{p}.{name}.weight"], w[f"{p}.{name}.bias"] = n(dense.kernel).T.copy(), n(dense.bias)
-        for name, norm in (("attention.output.LayerNorm", layer._self_attention_layer_norm),
-                           ("output.LayerNorm", layer._feedforward_layer_norm)):
+        for name, norm in (
+            ("attention.output.LayerNorm", layer._self_attention_layer_norm),
+            ("output.LayerNorm", layer._feedforward_layer_norm),
+        ):
             w[f"{p}.{name}.weight"], w[f"{p}.{name}.bias"] = n(norm.gamma), n(norm.beta)
     folder.mkdir(parents=True, exist_ok=True)
     save_file(w, str(folder / "model.safetensors"))
-    (folder / "config.json").write_text(json.dumps({
-        "model_type": "roberta", "architectures": ["RobertaForMaskedLM"], "vocab_size": base.vocabulary_size,
-        "num_hidden_layers": base.num_layers, "num_attention_heads": base.num_heads, "hidden_size": h,
-        "intermediate_size": base.intermediate_dim, "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0,
-        "max_position_embeddings": base.max_sequence_length + 2, "hidden_act": "gelu", "layer_norm_eps": 1e-5,
-        "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2, "type_vocab_size": 1}))
+    (folder / "config.json").write_text(
+        json.dumps(
+            {
+                "model_type": "roberta",
+                "architectures": ["RobertaForMaskedLM"],
+                "vocab_size": base.vocabulary_size,
+                "num_hidden_layers": base.num_layers,
+                "num_attention_heads": base.num_heads,
+                "hidden_size": h,
+                "intermediate_size": base.intermediate_dim,
+                "hidden_dropout_prob": 0.0,
+                "attention_probs_dropout_prob": 0.0,
+                "max_position_embeddings": base.max_sequence_length + 2,
+                "hidden_act": "gelu",
+                "layer_norm_eps": 1e-5,
+                "pad_token_id": 1,
+                "bos_token_id": 0,
+                "eos_token_id": 2,
+                "type_vocab_size": 1,
+            }
+        )
+    )
     (folder / "vocab.json").write_text(json.dumps(_vocab()))
     (folder / "merges.txt").write_text("#version: 0.2\n" + "\n".join(MERGES) + "\n")
     return folder
@@ -112,9 +139,9 @@ def test_roberta_packing_and_truncation(roberta_preset):
     a, b = tok(["the film"])[0], tok(["a fine"])[0]
     x = pre((["the film"], ["a fine"]))
     row = [tok.cls_token_id, *a, tok.sep_token_id, tok.sep_token_id, *b, tok.sep_token_id]
-    assert x["token_ids"][0, : len(row)].tolist() == row                 # <s> A </s></s> B </s>
+    assert x["token_ids"][0, : len(row)].tolist() == row  # <s> A </s></s> B </s>
     assert x["segment_ids"][0, : len(row)].tolist() == [0] * (len(a) + 2) + [1] * (len(b) + 2)
-    assert (x["token_ids"][0, len(row):] == tok.pad_token_id).all()
+    assert (x["token_ids"][0, len(row) :] == tok.pad_token_id).all()
     pre = BertPreprocessor(tok, sequence_length=10)
     long = pre((["the film " * 20], ["a fine"]))
     assert long["padding_mask"].sum() == 10 and pre.last_truncated == 1
@@ -128,8 +155,9 @@ def test_a_roberta_bundle_round_trips(roberta_preset, tmp_path):
     folder = save_bundle(tmp_path / "best_model", model, preprocessor=enc.preprocessor, label_names=["neg", "pos"])
     b = load_bundle(folder)
     assert isinstance(b.preprocessor.tokenizer, ByteLevelBPETokenizer) and b.preprocessor.pair_separators == 2
-    np.testing.assert_allclose(b.predict(TEXTS[:2]), _np(keras.ops.softmax(model(enc.preprocessor(TEXTS[:2])))),
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        b.predict(TEXTS[:2]), _np(keras.ops.softmax(model(enc.preprocessor(TEXTS[:2])))), atol=1e-5
+    )
 
 
 def test_a_roberta_pair_needs_room_for_its_separators(roberta_preset):
@@ -149,9 +177,11 @@ def test_a_long_text_is_cut_exactly(roberta_preset):
     assert enc.preprocessor.tokenize(texts, 11) == [row[:11] for row in full]
 
 
-@pytest.mark.skipif(keras.backend.backend() != "tensorflow",
-                    reason="keras-hub's byte-pair tokenizer runs on TensorFlow, which the kit keeps out of jax and "
-                           "torch processes: this comparison runs in the tensorflow run of the suite")
+@pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow",
+    reason="keras-hub's byte-pair tokenizer runs on TensorFlow, which the kit keeps out of jax and "
+    "torch processes: this comparison runs in the tensorflow run of the suite",
+)
 def test_tokenizer_matches_keras_hubs_roberta_tokenizer():
     vocab = _vocab()
     theirs = keras_hub.models.RobertaTokenizer(vocabulary=vocab, merges=MERGES)(TEXTS)
@@ -165,7 +195,7 @@ def test_tokenizer_matches_keras_hubs_roberta_tokenizer():
 @pytest.mark.one_backend
 def test_tokenizer_files_round_trip_and_errors(tmp_path):
     tok = ByteLevelBPETokenizer(_vocab(), MERGES)
-    again = ByteLevelBPETokenizer.from_folder(tok.save(tmp_path / "tok"))      # vocab.json + merges.txt (HF)
+    again = ByteLevelBPETokenizer.from_folder(tok.save(tmp_path / "tok"))  # vocab.json + merges.txt (HF)
     assert again(TEXTS) == tok(TEXTS) and again.merges == tok.merges
     assert again.decode(again(["a fine film"])[0]) == "a fine film"
     with pytest.raises(ValueError, match=r"no \['<mask>'\]"):
@@ -205,9 +235,12 @@ def test_roberta_by_name_from_kit_preset_dir(roberta_preset, tmp_path, monkeypat
 
 @pytest.mark.skipif(hub_reachable(), reason="the model hub answers here: the offline error cannot be seen")
 def test_an_offline_roberta_name_fails_at_once_saying_what_to_do(monkeypatch, tmp_path):
-    monkeypatch.setenv("KIT_PRESET_DIR", str(tmp_path))      # empty: no local copy
+    monkeypatch.setenv("KIT_PRESET_DIR", str(tmp_path))  # empty: no local copy
     t = time.perf_counter()
-    with pytest.raises(ConnectionError, match=r"roberta_base_en.*KIT_PRESET_DIR.*RobertaBackbone.*save_to_preset"
-                                              r".*vocab\.json, merges\.txt"):
+    with pytest.raises(
+        ConnectionError,
+        match=r"roberta_base_en.*KIT_PRESET_DIR.*RobertaBackbone.*save_to_preset"
+        r".*vocab\.json, merges\.txt",
+    ):
         load_backbone("roberta_base_en")
     assert time.perf_counter() - t < 30

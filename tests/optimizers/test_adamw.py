@@ -18,13 +18,20 @@ TORCH = keras.backend.backend() == "torch"
 
 def tiny(seed=0, layers=2):
     keras.utils.set_random_seed(seed)
-    bb = BertBackbone(vocabulary_size=VOCAB, num_layers=layers, num_heads=2, hidden_dim=8, intermediate_dim=16,
-                      max_sequence_length=SEQ, dropout=0.0)
+    bb = BertBackbone(
+        vocabulary_size=VOCAB,
+        num_layers=layers,
+        num_heads=2,
+        hidden_dim=8,
+        intermediate_dim=16,
+        max_sequence_length=SEQ,
+        dropout=0.0,
+    )
     return bb, build_classifier(bb, 3, dropout=0.0)
 
 
 def data(n=32):
-    x = tiny_inputs(batch=n, seq=SEQ, vocab=VOCAB // 2)      # the upper half of the vocabulary: rows with no gradient
+    x = tiny_inputs(batch=n, seq=SEQ, vocab=VOCAB // 2)  # the upper half of the vocabulary: rows with no gradient
     return x, x["token_ids"][:, 0] % 3
 
 
@@ -53,11 +60,12 @@ def assert_same(a, b, rtol=1e-4, atol=1e-5):
         np.testing.assert_allclose(wa[p], wb[p], rtol=rtol, atol=atol, err_msg=p)
 
 
-@pytest.mark.parametrize("extra", [{}, {"global_clipnorm": 0.01}, {"gradient_accumulation_steps": 2},
-                                   {"epsilon": 1e-3}])
+@pytest.mark.parametrize(
+    "extra", [{}, {"global_clipnorm": 0.01}, {"gradient_accumulation_steps": 2}, {"epsilon": 1e-3}]
+)
 def test_same_weights_as_keras_adamw(extra):
     """A warm-up + decay schedule, weight decay on all but biases/LayerNorm, rows without gradient (decay only)."""
-    lr = lambda: schedules.WarmupLinearDecay(1e-2, 6, 2)   # noqa: E731
+    lr = lambda: schedules.WarmupLinearDecay(1e-2, 6, 2)  # noqa: E731
     ours = AdamW(lr(), weight_decay=0.05, **extra)
     ours.exclude_from_weight_decay(var_names=list(NO_DECAY_NAMES))
     ours_model, theirs_model = train(ours), train(keras_adamw(lr(), **extra))
@@ -76,7 +84,7 @@ def test_torch_updates_with_one_fused_kernel_and_can_be_turned_off(monkeypatch):
     real = torch._fused_adamw_
     monkeypatch.setattr(torch, "_fused_adamw_", lambda *a, **k: (calls.append(k["weight_decay"]), real(*a, **k)))
     fused = train(adamw(1e-2, weight_decay=0.05))
-    assert len(calls) == 2 * 6 and sorted(set(calls)) == [0.0, 0.05]   # decayed and excluded groups, each step
+    assert len(calls) == 2 * 6 and sorted(set(calls)) == [0.0, 0.05]  # decayed and excluded groups, each step
     monkeypatch.setenv("KIT_FUSED_ADAMW", "0")
     calls.clear()
     unfused = train(adamw(1e-2, weight_decay=0.05))
@@ -86,10 +94,12 @@ def test_torch_updates_with_one_fused_kernel_and_can_be_turned_off(monkeypatch):
 
 def test_layerwise_rates_fused_or_not(monkeypatch):
     """LayerwiseAdamW's per-variable rates (a frozen embedding table among them) through both update paths."""
+
     def run():
         bb, model = tiny(1)
-        model.compile(llrd_optimizer(model, bb, 1e-2, decay=0.5, head_multiplier=2.0, embeddings="frozen",
-                                     weight_decay=0.05), CE)
+        model.compile(
+            llrd_optimizer(model, bb, 1e-2, decay=0.5, head_multiplier=2.0, embeddings="frozen", weight_decay=0.05), CE
+        )
         before = weights(model)
         x, y = data(48)
         model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
@@ -101,8 +111,10 @@ def test_layerwise_rates_fused_or_not(monkeypatch):
     assert_same(fused, unfused)
     after = weights(fused)
     np.testing.assert_array_equal(after["token_embedding/embeddings"], before["token_embedding/embeddings"])
-    assert not np.array_equal(after["transformer_layer_0/feedforward_output_dense/kernel"],
-                              before["transformer_layer_0/feedforward_output_dense/kernel"])
+    assert not np.array_equal(
+        after["transformer_layer_0/feedforward_output_dense/kernel"],
+        before["transformer_layer_0/feedforward_output_dense/kernel"],
+    )
 
 
 def test_amsgrad_falls_back_to_keras():
@@ -130,7 +142,7 @@ def test_mixed_bfloat16_training():
     try:
         ours, theirs = train(adamw(1e-2, weight_decay=0.05)), train(keras_adamw(1e-2))
         assert all(w.dtype == np.float32 for w in weights(ours).values())
-        assert_same(ours, theirs, rtol=1e-2, atol=5e-4)   # bfloat16 gradients: rounding, not method
+        assert_same(ours, theirs, rtol=1e-2, atol=5e-4)  # bfloat16 gradients: rounding, not method
         before, after = weights(tiny(0)[1]), weights(ours)
         assert all(not np.array_equal(before[p], after[p]) for p in before if "transformer_layer" in p)
     finally:
@@ -151,6 +163,6 @@ def test_trains_under_jit_compile():
 
 def test_inside_a_loss_scale_optimizer():
     """mixed_float16's wrapper: the inner update runs on the unscaled gradients, as with Keras' AdamW."""
-    ours = keras.optimizers.LossScaleOptimizer(adamw(1e-2, weight_decay=0.05), initial_scale=2.0 ** 10)
-    theirs = keras.optimizers.LossScaleOptimizer(keras_adamw(1e-2), initial_scale=2.0 ** 10)
+    ours = keras.optimizers.LossScaleOptimizer(adamw(1e-2, weight_decay=0.05), initial_scale=2.0**10)
+    theirs = keras.optimizers.LossScaleOptimizer(keras_adamw(1e-2), initial_scale=2.0**10)
     assert_same(train(ours), train(theirs))

@@ -14,7 +14,7 @@ def rates(schedule, steps):
 def test_ramp_warm_up_starts_at_rate_over_warmup_and_decays_to_zero(make):
     r = rates(make(), 20)
     assert r[0] == pytest.approx(5e-4) and r[3] == pytest.approx(2e-3) and r[20] == pytest.approx(0.0, abs=1e-12)
-    assert all(a >= b - 1e-12 for a, b in zip(r[3:], r[4:]))          # never rises after the warm-up
+    assert all(a >= b - 1e-12 for a, b in zip(r[3:], r[4:]))  # never rises after the warm-up
 
 
 def test_zero_start_is_keras_cosine_decay():
@@ -32,8 +32,13 @@ def test_linear_without_warm_up_is_keras_polynomial_decay_and_constant_is_a_numb
     assert warm[0] == 0.0 and warm[4:] == pytest.approx([1e-3] * 47)
 
 
-@pytest.mark.parametrize("make", [lambda: schedules.WarmupCosine(2e-3, total_steps=20, warmup_steps=4),
-                                  lambda: schedules.WarmupLinearDecay(1e-3, total_steps=20, warmup_steps=2)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: schedules.WarmupCosine(2e-3, total_steps=20, warmup_steps=4),
+        lambda: schedules.WarmupLinearDecay(1e-3, total_steps=20, warmup_steps=2),
+    ],
+)
 def test_kit_schedules_round_trip(make):
     s = make()
     again = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(s))

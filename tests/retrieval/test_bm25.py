@@ -50,8 +50,9 @@ def test_parity_with_rank_bm25(name, method, ref_cls):
     ref = ref_cls(corpus)
     ours = BM25Retriever(corpus, method=method)
     for q in QUERIES[name]:
-        np.testing.assert_allclose(ours.get_scores(q), ref.get_scores(q), rtol=1e-5, atol=1e-6,
-                                   err_msg=f"{method} {name} query={q}")
+        np.testing.assert_allclose(
+            ours.get_scores(q), ref.get_scores(q), rtol=1e-5, atol=1e-6, err_msg=f"{method} {name} query={q}"
+        )
 
 
 def test_parity_real_text_and_parameters(real_corpus):
@@ -210,8 +211,10 @@ def test_random_retrieval():
 
 
 def test_rake_and_long_queries():
-    text = ("Compatibility of systems of linear constraints over the set of natural numbers. Criteria of "
-            "compatibility of a system of linear Diophantine equations are considered.")
+    text = (
+        "Compatibility of systems of linear constraints over the set of natural numbers. Criteria of "
+        "compatibility of a system of linear Diophantine equations are considered."
+    )
     kws = rake_keywords(text, 3)
     assert kws[0] == "linear diophantine equations"
     long = " ".join(["economy growth slowed sharply"] * 30)
@@ -236,8 +239,9 @@ def test_a_tie_straddling_k_goes_to_the_lower_document_ids():
     r = BM25Retriever(corpus, method="lucene")
     for k in (1, 2, 5, 17, 39, 41, 45):
         ids, scores = r.retrieve(["cat dog"], k=k)
-        full = np.argsort(-r.get_scores("cat dog"), kind="stable")[:k]     # stable: ties by lower id
-        assert ids[0].tolist() == [i for i in full.tolist() if r.get_scores("cat dog")[i] > 0][:k] + \
-            [-1] * max(0, k - 41), k
+        full = np.argsort(-r.get_scores("cat dog"), kind="stable")[:k]  # stable: ties by lower id
+        assert ids[0].tolist() == [i for i in full.tolist() if r.get_scores("cat dog")[i] > 0][:k] + [-1] * max(
+            0, k - 41
+        ), k
     tied = sorted(set(r.retrieve(["cat dog"], k=5)[0][0].tolist()) - {40})
     assert tied == list(range(len(tied)))

@@ -7,8 +7,24 @@ import pytest
 from kit.text.alignment import IGNORE, align_labels, word_predictions
 from kit.text.wordpiece import BertPreprocessor
 
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "##s", "sat", "on", "mat", "##tress",
-         "new", "york", ",", "."]
+VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "the",
+    "cat",
+    "##s",
+    "sat",
+    "on",
+    "mat",
+    "##tress",
+    "new",
+    "york",
+    ",",
+    ".",
+]
 
 
 def _pre(length=12):

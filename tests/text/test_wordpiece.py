@@ -46,7 +46,13 @@ def test_save_and_load_round_trip(tmp_path, minilm_tokenizer):
 
 def test_special_ids_and_lookup():
     tok = WordPieceTokenizer(TOY)
-    assert (tok.pad_token_id, tok.unk_token_id, tok.cls_token_id, tok.sep_token_id, tok.mask_token_id) == (0, 1, 2, 3, 4)
+    assert (tok.pad_token_id, tok.unk_token_id, tok.cls_token_id, tok.sep_token_id, tok.mask_token_id) == (
+        0,
+        1,
+        2,
+        3,
+        4,
+    )
     assert tok.id_to_token(tok.token_to_id("film")) == "film"
     assert tok(["films", "unknownword"]) == [[7, 8], [1]]
     with pytest.raises(KeyError, match="not in the vocabulary"):
@@ -70,8 +76,9 @@ def test_keras_hub_preset_layout(tmp_path):
 
     (tmp_path / "assets" / "tokenizer").mkdir(parents=True)
     (tmp_path / "assets" / "tokenizer" / "vocabulary.txt").write_text("\n".join(TOY) + "\n")
-    (tmp_path / "tokenizer.json").write_text(json.dumps({"class_name": "BertTokenizer",
-                                                         "config": {"lowercase": True, "strip_accents": False}}))
+    (tmp_path / "tokenizer.json").write_text(
+        json.dumps({"class_name": "BertTokenizer", "config": {"lowercase": True, "strip_accents": False}})
+    )
     tok = preset_tokenizer(str(tmp_path))
     assert tok(["A fine Film."]) == [[5, 6, 7, 9]]
     with pytest.raises(ValueError, match="has no BERT vocabulary"):
@@ -103,9 +110,11 @@ def test_no_tensorflow_under_jax_or_torch():
     backend = keras.backend.backend()
     if backend == "tensorflow":
         pytest.skip("TensorFlow is the backend here")
-    code = ("import sys, kit; enc = kit.models.load_backbone('minilm-l6', sequence_length=16); "
-            "enc.backbone(enc.preprocessor(['a test'])); import keras; kit.set_seed(0); "
-            "print(sys.modules.get('tensorflow'), kit.TENSORFLOW)")
+    code = (
+        "import sys, kit; enc = kit.models.load_backbone('minilm-l6', sequence_length=16); "
+        "enc.backbone(enc.preprocessor(['a test'])); import keras; kit.set_seed(0); "
+        "print(sys.modules.get('tensorflow'), kit.TENSORFLOW)"
+    )
     env = {k: v for k, v in os.environ.items() if k != "KIT_ALLOW_TENSORFLOW"} | {"KERAS_BACKEND": backend}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]

@@ -83,12 +83,13 @@ def test_min_steps_repeats_tiny_sets():
     x, y = _toy(n=4)
     batches = []
     count = keras.callbacks.LambdaCallback(on_train_batch_end=lambda b, logs: batches.append(b))
-    r = fit_classifier(_model(), x, y, x, y, learning_rate=0.01, epochs=2, batch_size=4, min_steps=20,
-                       callbacks=[count])
+    r = fit_classifier(
+        _model(), x, y, x, y, learning_rate=0.01, epochs=2, batch_size=4, min_steps=20, callbacks=[count]
+    )
     assert r.steps == len(batches) == 20
     # 29 batches of 900 are topped up to 30, not doubled to 57 (the old whole-set repeat)
     assert planned_steps(900, epochs=1, batch_size=32, min_steps=30) == 30
-    assert planned_steps(900, epochs=3, batch_size=32, min_steps=30) == 87   # enough already: no repeat
+    assert planned_steps(900, epochs=3, batch_size=32, min_steps=30) == 87  # enough already: no repeat
     idx = repeat_index(900, epochs=1, batch_size=32, min_steps=30, seed=0)
     assert len(idx) == 960 and set(np.bincount(idx, minlength=900)) == {1, 2}
     assert repeat_index(900, epochs=3, batch_size=32, min_steps=30) is None

@@ -16,13 +16,22 @@ def probs(rows):
 Y = {"sst": np.array([0, 1, 2, 1]), "qqp": np.array([1, 0, 1, 0]), "sts": np.array([0.0, 1.0, 2.0, 3.0])}
 PREDS = {
     # sst: a is right on 3/4, b on 3/4 (a different one), averaging fixes both; c is confidently wrong
-    "a": {"sst": probs([[.6, .3, .1], [.2, .7, .1], [.5, .1, .4], [.3, .6, .1]]),
-          "qqp": np.array([.9, .2, .4, .3]), "sts": np.array([0.1, 1.2, 1.9, 2.7])},
-    "b": {"sst": probs([[.4, .5, .1], [.1, .8, .1], [.1, .3, .6], [.2, .7, .1]]),
-          "qqp": np.array([.8, .4, .8, .6]), "sts": np.array([-0.1, 0.8, 2.1, 3.3])},
-    "c": {"sst": probs([[0, 0, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1]]),
-          "qqp": np.array([.1, .9, .1, .9]), "sts": np.array([3.0, 0.5, 1.0, 0.0])},
-    "sst_only": {"sst": probs([[.7, .2, .1], [.2, .6, .2], [.2, .3, .5], [.2, .5, .3]])},
+    "a": {
+        "sst": probs([[0.6, 0.3, 0.1], [0.2, 0.7, 0.1], [0.5, 0.1, 0.4], [0.3, 0.6, 0.1]]),
+        "qqp": np.array([0.9, 0.2, 0.4, 0.3]),
+        "sts": np.array([0.1, 1.2, 1.9, 2.7]),
+    },
+    "b": {
+        "sst": probs([[0.4, 0.5, 0.1], [0.1, 0.8, 0.1], [0.1, 0.3, 0.6], [0.2, 0.7, 0.1]]),
+        "qqp": np.array([0.8, 0.4, 0.8, 0.6]),
+        "sts": np.array([-0.1, 0.8, 2.1, 3.3]),
+    },
+    "c": {
+        "sst": probs([[0, 0, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1]]),
+        "qqp": np.array([0.1, 0.9, 0.1, 0.9]),
+        "sts": np.array([3.0, 0.5, 1.0, 0.0]),
+    },
+    "sst_only": {"sst": probs([[0.7, 0.2, 0.1], [0.2, 0.6, 0.2], [0.2, 0.3, 0.5], [0.2, 0.5, 0.3]])},
 }
 
 
@@ -50,7 +59,7 @@ def test_gate_per_task_with_hand_made_predictions():
     assert {(r["task"], r["model"]) for r in rejected} == {("sst", "c"), ("qqp", "c"), ("sts", "c")}
     for r in rejected:  # each rejection really would have lowered that task's score at that point
         trace = ens[r["task"]].trace
-        prior = [row for row in trace[:trace.index(r)] if row["accepted"]]
+        prior = [row for row in trace[: trace.index(r)] if row["accepted"]]
         assert r["with"] < prior[-1]["with"]
 
 
@@ -60,8 +69,7 @@ def test_averaging_is_unweighted_and_on_unrounded_predictions():
     # rounded votes would tie; the averaged probabilities (0.6, 0.55, 0.15) get all three right
     ens = dev_gated_ensemble(preds, {"qqp": y}, {"qqp": "binary"}, order="given")
     assert ens["qqp"].members == ["a", "b"] and ens["qqp"].dev_score == 1.0
-    np.testing.assert_allclose(ens["qqp"].average({"a": preds["a"]["qqp"], "b": preds["b"]["qqp"]}),
-                               [0.6, 0.55, 0.15])
+    np.testing.assert_allclose(ens["qqp"].average({"a": preds["a"]["qqp"], "b": preds["b"]["qqp"]}), [0.6, 0.55, 0.15])
 
 
 def test_order_and_errors():

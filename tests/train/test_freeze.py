@@ -62,9 +62,22 @@ def test_frozen_encoder_is_bit_identical_then_trains(tiny_bert):
     dropouts = [d for d in tiny_bert._flatten_layers() if isinstance(d, keras.layers.Dropout) and d.rate > 0]
     assert dropouts, "the tiny BERT should have dropout layers"
     rec_enc, rec_head = Recorder(encoder_vars, dropouts), Recorder(head_vars)
-    result = stack_and_finetune(model, tiny_bert, x, y, x, y, strategy="stack_and_finetune", phase1_lr=1e-2,
-                                phase2_lr=1e-2, phase1_epochs=2, phase2_epochs=1, batch_size=8, divergence=None,
-                                callbacks=[rec_enc, rec_head])
+    result = stack_and_finetune(
+        model,
+        tiny_bert,
+        x,
+        y,
+        x,
+        y,
+        strategy="stack_and_finetune",
+        phase1_lr=1e-2,
+        phase2_lr=1e-2,
+        phase1_epochs=2,
+        phase2_epochs=1,
+        batch_size=8,
+        divergence=None,
+        callbacks=[rec_enc, rec_head],
+    )
     assert [p.name for p in result.phases] == ["phase1", "phase2"]
     assert _same(rec_enc.begin[0], rec_enc.end[0]), "a frozen encoder weight moved in phase 1"
     assert not _same(rec_head.begin[0], rec_head.end[0]), "the head did not train in phase 1"
@@ -87,8 +100,20 @@ def test_single_phase_strategies(strategy, frozen):
     model, (enc,) = _dense_model()
     x, y = _data()
     before = _values(enc.trainable_weights)
-    r = stack_and_finetune(model, enc, x, y, x, y, strategy=strategy, phase1_lr=1e-2, phase2_lr=1e-2,
-                           phase1_epochs=2, phase2_epochs=2, batch_size=16)
+    r = stack_and_finetune(
+        model,
+        enc,
+        x,
+        y,
+        x,
+        y,
+        strategy=strategy,
+        phase1_lr=1e-2,
+        phase2_lr=1e-2,
+        phase1_epochs=2,
+        phase2_epochs=2,
+        batch_size=16,
+    )
     assert len(r.phases) == 1 and r.phases[0].encoder_frozen == frozen
     assert r.phases[0].trainable_weights == (2 if frozen else 4)
     assert r.phases[0].learning_rate == 1e-2 and r.phases[0].epochs == 2
@@ -107,8 +132,21 @@ def test_unfreezing_keeps_deliberately_frozen_parts_frozen():
     x = np.random.default_rng(0).integers(0, 10, (32, 4)).astype("int32")
     y = (x[:, 0] > 4).astype("int32")
     fixed = _values(table.weights)
-    r = stack_and_finetune(model, encoder, x, y, x, y, strategy="stack_and_finetune", phase1_lr=1e-2,
-                           phase2_lr=1e-2, phase1_epochs=1, phase2_epochs=2, batch_size=8, divergence=None)
+    r = stack_and_finetune(
+        model,
+        encoder,
+        x,
+        y,
+        x,
+        y,
+        strategy="stack_and_finetune",
+        phase1_lr=1e-2,
+        phase2_lr=1e-2,
+        phase1_epochs=1,
+        phase2_epochs=2,
+        batch_size=8,
+        divergence=None,
+    )
     assert [p.trainable_weights for p in r.phases] == [2, 4]  # head, then head + proj (never the table)
     assert _same(fixed, _values(table.weights))
     assert not table.trainable and proj.trainable and encoder.trainable
@@ -118,8 +156,21 @@ def test_phase2_keeps_best_dev_epoch():
     model, (enc,) = _dense_model(seed=1)
     x, y = _data(seed=1)
     xd, yd = _data(n=32, seed=2)
-    r = stack_and_finetune(model, enc, x, y, xd, yd, strategy="stack_and_finetune", phase1_epochs=1,
-                           phase2_epochs=6, phase2_lr=0.5, optimizer="sgd", batch_size=8, divergence=None)
+    r = stack_and_finetune(
+        model,
+        enc,
+        x,
+        y,
+        xd,
+        yd,
+        strategy="stack_and_finetune",
+        phase1_epochs=1,
+        phase2_epochs=6,
+        phase2_lr=0.5,
+        optimizer="sgd",
+        batch_size=8,
+        divergence=None,
+    )
     dev = r.phases[-1].history["val_accuracy"]
     assert r.monitor == "accuracy" and r.best_phase == "phase2"
     assert r.best_dev == max(dev) and r.best_epoch == int(np.argmax(dev))
@@ -132,8 +183,19 @@ def test_patience_stops_phase2_early():
     model, (enc,) = _dense_model()
     x, y = _data()
     flipped = 1 - y  # dev disagrees with train: dev accuracy only falls once the head learns
-    r = stack_and_finetune(model, enc, x, y, x, flipped, strategy="finetune_only", phase2_epochs=20,
-                           phase2_lr=5e-2, patience=2, batch_size=8)
+    r = stack_and_finetune(
+        model,
+        enc,
+        x,
+        y,
+        x,
+        flipped,
+        strategy="finetune_only",
+        phase2_epochs=20,
+        phase2_lr=5e-2,
+        patience=2,
+        batch_size=8,
+    )
     assert r.phases[0].epochs < 20 and "no dev improvement" in r.phases[0].stopped
 
 
@@ -142,9 +204,21 @@ def test_regression_loss_and_metrics():
     model = keras.Model(model.inputs, keras.layers.Dense(1, name="score")(enc.output))
     x, _ = _data()
     y = (x[:, 0] * 2.0).astype("float32")
-    r = stack_and_finetune(model, enc, x, y, x, y, strategy="stack_and_finetune", phase1_epochs=2,
-                           phase2_epochs=2, batch_size=16, loss="mse", metrics=["mae"],
-                           divergence={"threshold": 10.0})
+    r = stack_and_finetune(
+        model,
+        enc,
+        x,
+        y,
+        x,
+        y,
+        strategy="stack_and_finetune",
+        phase1_epochs=2,
+        phase2_epochs=2,
+        batch_size=16,
+        loss="mse",
+        metrics=["mae"],
+        divergence={"threshold": 10.0},
+    )
     assert r.monitor == "mae"
     assert r.best_dev == min(r.phases[-1].history["val_mae"])
 
@@ -153,9 +227,22 @@ def test_gradual_unfreezing_goes_top_down():
     model, groups = _dense_model(n_groups=3)
     x, y = _data()
     rec = Recorder(groups[0].trainable_weights)
-    r = stack_and_finetune(model, groups, x, y, x, y, strategy="stack_and_finetune", phase1_epochs=1,
-                           phase2_epochs=4, phase2_lr=1e-2, batch_size=16, divergence=None, unfreeze="gradual",
-                           callbacks=[rec])
+    r = stack_and_finetune(
+        model,
+        groups,
+        x,
+        y,
+        x,
+        y,
+        strategy="stack_and_finetune",
+        phase1_epochs=1,
+        phase2_epochs=4,
+        phase2_lr=1e-2,
+        batch_size=16,
+        divergence=None,
+        unfreeze="gradual",
+        callbacks=[rec],
+    )
     assert [p.name for p in r.phases] == ["phase1", "phase2.1", "phase2.2", "phase2.3"]
     assert [p.trainable_weights for p in r.phases] == [2, 4, 6, 8]
     assert [p.frozen_groups for p in r.phases] == [3, 2, 1, 0]
@@ -166,6 +253,7 @@ def test_gradual_unfreezing_goes_top_down():
 
 
 # --- DivergenceStopping ---------------------------------------------------------------------------
+
 
 def _feed(cb, pairs, model=None):
     cb.set_model(model or keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)]))
@@ -184,12 +272,13 @@ def test_divergence_stops_after_patience_epochs_over_the_gap():
     assert cb.stopped_epoch == 2 and cb.model.stop_training
     assert "0.05" in cb.reason and "epochs 2-3" in cb.reason
     one = _feed(DivergenceStopping(threshold=0.05, patience=1), [(0.6, 0.6), (0.7, 0.6)])
-    assert "(epoch 2: gap +0.100)" in one.reason            # one epoch is not a range ("epochs 2-2")
+    assert "(epoch 2: gap +0.100)" in one.reason  # one epoch is not a range ("epochs 2-2")
 
 
 def test_divergence_does_not_stop_when_gap_is_small_or_not_persistent():
-    cb = _feed(DivergenceStopping(threshold=0.05, patience=2),
-               [(0.6, 0.6), (0.7, 0.6), (0.7, 0.68), (0.8, 0.7), (0.8, 0.79)])  # over the gap once at a time
+    cb = _feed(
+        DivergenceStopping(threshold=0.05, patience=2), [(0.6, 0.6), (0.7, 0.6), (0.7, 0.68), (0.8, 0.7), (0.8, 0.79)]
+    )  # over the gap once at a time
     assert cb.stopped_epoch is None and not cb.model.stop_training and cb.reason == ""
     cb = _feed(DivergenceStopping(threshold=0.05, patience=1), [(0.5, 0.6), (0.9, 0.95)])  # dev ahead: no stop
     assert cb.stopped_epoch is None
@@ -249,8 +338,21 @@ def test_divergence_stops_a_real_fit():
     x, y = _data()
     stop = DivergenceStopping(threshold=0.05, patience=2)
     seen = EpochWeights(model.get_layer("head").trainable_weights)
-    r = stack_and_finetune(model, enc, x, y, x, 1 - y, strategy="stack_and_finetune", phase1_lr=5e-2,
-                           phase1_epochs=30, phase2_epochs=1, batch_size=8, divergence=stop, callbacks=[seen])
+    r = stack_and_finetune(
+        model,
+        enc,
+        x,
+        y,
+        x,
+        1 - y,
+        strategy="stack_and_finetune",
+        phase1_lr=5e-2,
+        phase1_epochs=30,
+        phase2_epochs=1,
+        batch_size=8,
+        divergence=stop,
+        callbacks=[seen],
+    )
     p1 = r.phases[0]
     assert p1.epochs < 30 and p1.stopped.startswith("train - dev accuracy > 0.05")
     assert stop.restored_epoch is not None and stop.restored_epoch < p1.epochs - 1
@@ -258,8 +360,7 @@ def test_divergence_stops_a_real_fit():
     assert _same(seen.starts[1], seen.epochs[stop.restored_epoch])
     assert not _same(seen.starts[1], seen.epochs[-1])
     model2, (enc2,) = _dense_model()
-    r2 = stack_and_finetune(model2, enc2, x, y, x, y, strategy="stack_only",
-                            phase1_epochs=3, batch_size=8)
+    r2 = stack_and_finetune(model2, enc2, x, y, x, y, strategy="stack_only", phase1_epochs=3, batch_size=8)
     assert r2.phases[0].epochs == 3 and r2.phases[0].stopped == ""
 
 
@@ -282,12 +383,24 @@ def test_freeze_state_round_trip():
 
 # --- errors ---------------------------------------------------------------------------------------
 
+
 def test_bad_arguments_give_clear_errors():
     model, (enc,) = _dense_model()
     x, y = _data()
-    run = lambda **kw: stack_and_finetune(**{"model": model, "encoder": enc, "x_train": x, "y_train": y,  # noqa: E731
-                                             "x_dev": x, "y_dev": y, "strategy": "stack_and_finetune",
-                                             "phase1_epochs": 1, "phase2_epochs": 1, **kw})
+    run = lambda **kw: stack_and_finetune(
+        **{
+            "model": model,
+            "encoder": enc,
+            "x_train": x,
+            "y_train": y,  # noqa: E731
+            "x_dev": x,
+            "y_dev": y,
+            "strategy": "stack_and_finetune",
+            "phase1_epochs": 1,
+            "phase2_epochs": 1,
+            **kw,
+        }
+    )
     with pytest.raises(ValueError, match="Did you mean 'stack_and_finetune'"):
         run(strategy="stack-and-finetune")
     with pytest.raises(ValueError, match="Unknown strategy 'freeze_all'"):

@@ -20,14 +20,21 @@ def texts(n=96, seed=0):
     rng = np.random.default_rng(seed)
     ids = np.full((n, SEQ), PAD, "int32")
     ids[:, 0], ids[:, -1] = CLS, SEP
-    ids[:, 1:-1] = rng.choice([5, 6, 7, 8, 9, 20], size=(n, SEQ - 2), p=[.5, .2, .1, .1, .05, .05])
+    ids[:, 1:-1] = rng.choice([5, 6, 7, 8, 9, 20], size=(n, SEQ - 2), p=[0.5, 0.2, 0.1, 0.1, 0.05, 0.05])
     return {"token_ids": ids, "segment_ids": np.zeros_like(ids), "padding_mask": np.ones_like(ids)}
 
 
 def setup(seed=0, layers=1, decay=None):
     keras.utils.set_random_seed(seed)
-    bb = BertBackbone(vocabulary_size=VOCAB, num_layers=layers, num_heads=2, hidden_dim=16, intermediate_dim=32,
-                      max_sequence_length=SEQ, dropout=0.0)
+    bb = BertBackbone(
+        vocabulary_size=VOCAB,
+        num_layers=layers,
+        num_heads=2,
+        hidden_dim=16,
+        intermediate_dim=32,
+        max_sequence_length=SEQ,
+        dropout=0.0,
+    )
     masker = MLMMasker(VOCAB, MASK, [PAD, UNK, CLS, SEP], max_predictions=3)
     return bb, masker
 
@@ -58,8 +65,9 @@ def masked_inputs(n=4):
 
 def test_mlm_model_contract_save_load_and_precision(tmp_path):
     bb, _ = setup()
-    run_layer_test(MLMModel, {"backbone": bb, "max_predictions": 3}, masked_inputs(),
-                   expected_output_shape={"mlm": (4, 3, VOCAB)})
+    run_layer_test(
+        MLMModel, {"backbone": bb, "max_predictions": 3}, masked_inputs(), expected_output_shape={"mlm": (4, 3, VOCAB)}
+    )
     model = MLMModel(bb, 3)
     x = masked_inputs()
     out = keras.ops.convert_to_numpy(model(x)["mlm"])
@@ -75,8 +83,16 @@ def test_mlm_model_contract_save_load_and_precision(tmp_path):
 
 
 def setup_backbone(dtype):
-    return BertBackbone(vocabulary_size=VOCAB, num_layers=1, num_heads=2, hidden_dim=16, intermediate_dim=32,
-                        max_sequence_length=SEQ, dropout=0.0, dtype=dtype)
+    return BertBackbone(
+        vocabulary_size=VOCAB,
+        num_layers=1,
+        num_heads=2,
+        hidden_dim=16,
+        intermediate_dim=32,
+        max_sequence_length=SEQ,
+        dropout=0.0,
+        dtype=dtype,
+    )
 
 
 def test_further_pretraining_in_mixed_bfloat16():

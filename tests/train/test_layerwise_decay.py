@@ -20,8 +20,16 @@ VOCAB, SEQ, LAYERS = 32, 10, 4
 
 def tiny(seed=0, layers=LAYERS, dtype=None):
     keras.utils.set_random_seed(seed)
-    bb = BertBackbone(vocabulary_size=VOCAB, num_layers=layers, num_heads=2, hidden_dim=8, intermediate_dim=16,
-                      max_sequence_length=SEQ, dropout=0.0, dtype=dtype)
+    bb = BertBackbone(
+        vocabulary_size=VOCAB,
+        num_layers=layers,
+        num_heads=2,
+        hidden_dim=8,
+        intermediate_dim=16,
+        max_sequence_length=SEQ,
+        dropout=0.0,
+        dtype=dtype,
+    )
     return bb, build_classifier(bb, 3, dropout=0.0)
 
 
@@ -53,7 +61,7 @@ def test_one_step_update_sizes_follow_decay_layer_by_layer():
         d = step_sizes(before, after, f"transformer_layer_{i}/")
         np.testing.assert_allclose(np.median(d) / lr, decay ** (LAYERS - 1 - i), rtol=1e-2, err_msg=f"layer {i}")
     emb = step_sizes(before, after, "token_embedding/")
-    np.testing.assert_allclose(np.median(emb) / lr, decay ** LAYERS, rtol=1e-2)
+    np.testing.assert_allclose(np.median(emb) / lr, decay**LAYERS, rtol=1e-2)
     for prefix in ("pooled_dense/", "head/"):
         np.testing.assert_allclose(np.median(step_sizes(before, after, prefix)) / lr, 2.0, rtol=1e-2)
     # layer by layer: each layer moves `decay` times as far as the one above it
@@ -73,18 +81,23 @@ def test_embeddings_frozen_or_decayed_with_a_schedule(embeddings):
     before = weights(model)
     model.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)  # one step at lr = 1e-2
     after = weights(model)
-    emb = [p for p in before if p.split("/")[0] in ("token_embedding", "position_embedding", "segment_embedding",
-                                                    "embeddings_layer_norm")]
+    emb = [
+        p
+        for p in before
+        if p.split("/")[0] in ("token_embedding", "position_embedding", "segment_embedding", "embeddings_layer_norm")
+    ]
     if embeddings == "frozen":
         for p in emb:
             np.testing.assert_array_equal(after[p], before[p], err_msg=p)
     else:
         seg = "segment_embedding/embeddings"
-        np.testing.assert_allclose(after[seg][1], before[seg][1] * (1 - 1e-2 * decay ** LAYERS * wd), rtol=1e-6)
+        np.testing.assert_allclose(after[seg][1], before[seg][1] * (1 - 1e-2 * decay**LAYERS * wd), rtol=1e-6)
         # LayerNorm and biases get no weight decay
         assert not np.array_equal(after["embeddings_layer_norm/gamma"], before["embeddings_layer_norm/gamma"])
-    assert not np.array_equal(after["transformer_layer_0/feedforward_output_dense/kernel"],
-                              before["transformer_layer_0/feedforward_output_dense/kernel"])
+    assert not np.array_equal(
+        after["transformer_layer_0/feedforward_output_dense/kernel"],
+        before["transformer_layer_0/feedforward_output_dense/kernel"],
+    )
     assert opt.rate_table[0]["learning_rate"] is None  # a schedule: the table shows multipliers only
 
 
@@ -94,7 +107,7 @@ def test_rate_groups_cover_every_variable_once():
     assert [r["group"] for r in rows] == ["embeddings", "layer 0", "layer 1", "layer 2", "layer 3", "pooler + heads"]
     ids = [id(v) for r in rows for v in r["variables"]]
     assert sorted(ids) == sorted(id(v) for v in model.trainable_variables) and len(set(ids)) == len(ids)
-    np.testing.assert_allclose([r["multiplier"] for r in rows], [0.9 ** 4, 0.9 ** 3, 0.9 ** 2, 0.9, 1.0, 3.0])
+    np.testing.assert_allclose([r["multiplier"] for r in rows], [0.9**4, 0.9**3, 0.9**2, 0.9, 1.0, 3.0])
     assert rate_groups(model, bb, embeddings="base")[0]["multiplier"] == 1.0
     assert rate_groups(model, bb, embeddings=0.5)[0]["multiplier"] == 0.5
     opt = llrd_optimizer(model, bb, 2e-5, decay=0.9, head_multiplier=3.0, global_clipnorm=1.0)
@@ -139,8 +152,7 @@ def test_save_load_of_a_model_compiled_with_it(tmp_path):
     assert int(keras.ops.convert_to_numpy(opt.iterations)) == 1
     for a, b in zip(model.optimizer.variables, opt.variables):
         np.testing.assert_allclose(keras.ops.convert_to_numpy(a), keras.ops.convert_to_numpy(b), atol=1e-7)
-    np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(x)), keras.ops.convert_to_numpy(model(x)),
-                               atol=1e-5)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(x)), keras.ops.convert_to_numpy(model(x)), atol=1e-5)
 
 
 def test_mixed_bfloat16_training():
@@ -156,7 +168,9 @@ def test_mixed_bfloat16_training():
         assert np.isfinite(h["loss"][0])
         assert all(after[p].dtype == np.float32 for p in after)
         np.testing.assert_array_equal(after["token_embedding/embeddings"], before["token_embedding/embeddings"])
-        assert not np.array_equal(after["transformer_layer_1/feedforward_output_dense/kernel"],
-                                  before["transformer_layer_1/feedforward_output_dense/kernel"])
+        assert not np.array_equal(
+            after["transformer_layer_1/feedforward_output_dense/kernel"],
+            before["transformer_layer_1/feedforward_output_dense/kernel"],
+        )
     finally:
         keras.config.set_dtype_policy(previous)

@@ -25,8 +25,15 @@ VOCAB, SEQ = 32, 10
 
 def tiny(seed=0, layers=2):
     keras.utils.set_random_seed(seed)
-    return BertBackbone(vocabulary_size=VOCAB, num_layers=layers, num_heads=2, hidden_dim=8, intermediate_dim=16,
-                        max_sequence_length=SEQ, dropout=0.0)
+    return BertBackbone(
+        vocabulary_size=VOCAB,
+        num_layers=layers,
+        num_heads=2,
+        hidden_dim=8,
+        intermediate_dim=16,
+        max_sequence_length=SEQ,
+        dropout=0.0,
+    )
 
 
 def task_data(sizes=(20, 10, 5), seed=0):
@@ -67,8 +74,11 @@ def test_batches_follow_the_mt_dnn_sampler():
     assert len(orders) > 2
     same = MultitaskBatches(data, KINDS, batch_size=4, seed=1)
     assert [same.task_of(i) for i in range(len(same))] == order1
-    assert MultitaskBatches(data, KINDS, batch_size=4, drop_remainder=True).batches_per_task() == \
-        {"sst": 5, "qqp": 2, "sts": 1}
+    assert MultitaskBatches(data, KINDS, batch_size=4, drop_remainder=True).batches_per_task() == {
+        "sst": 5,
+        "qqp": 2,
+        "sts": 1,
+    }
 
 
 def test_compiled_loss_counts_only_the_active_task():
@@ -114,8 +124,7 @@ def test_fit_multitask_with_smart_and_llrd_round_trips(tmp_path):
     opt = llrd_optimizer(model, model, 1e-3, decay=0.9)
     assert [r["group"] for r in opt.rate_table][-2:] == ["layer 1 (x3)", "pooler + heads"]
     train = task_data(sizes=(8, 8, 8))
-    result = fit_multitask(smart, train, KINDS, optimizer=opt, epochs=2, batch_size=8, dev=train,
-                           drop_remainder=True)
+    result = fit_multitask(smart, train, KINDS, optimizer=opt, epochs=2, batch_size=8, dev=train, drop_remainder=True)
     assert result.steps == 6 and min(result.history["smart_loss"]) > 0
     assert {"sst_accuracy", "qqp_accuracy", "sts_pearson", "dev_mean"} <= set(result.history)
     assert len(result.dev_scores) == 2 and set(result.dev_scores[0]) == set(KINDS) | {"mean"}
@@ -136,14 +145,30 @@ def test_fit_multitask_with_smart_and_llrd_round_trips(tmp_path):
 
 def test_dev_is_scored_in_the_eval_batch_size(monkeypatch):
     import kit.train.multitask as mt
+
     seen = []
     real = mt.evaluate_multitask
     monkeypatch.setattr(mt, "evaluate_multitask", lambda m, d, k, b=64: seen.append(b) or real(m, d, k, b))
     train = task_data(sizes=(8, 8, 8))
-    fit_multitask(multi_bert(tiny(layers=1), HEADS), train, KINDS, optimizer=keras.optimizers.AdamW(1e-3),
-                  epochs=2, batch_size=8, dev=train, eval_batch_size=4)
-    fit_multitask(multi_bert(tiny(layers=1), HEADS), train, KINDS, optimizer=keras.optimizers.AdamW(1e-3),
-                  epochs=1, batch_size=8, dev=train)
+    fit_multitask(
+        multi_bert(tiny(layers=1), HEADS),
+        train,
+        KINDS,
+        optimizer=keras.optimizers.AdamW(1e-3),
+        epochs=2,
+        batch_size=8,
+        dev=train,
+        eval_batch_size=4,
+    )
+    fit_multitask(
+        multi_bert(tiny(layers=1), HEADS),
+        train,
+        KINDS,
+        optimizer=keras.optimizers.AdamW(1e-3),
+        epochs=1,
+        batch_size=8,
+        dev=train,
+    )
     assert seen == [4, 4, 64]
 
 
@@ -171,8 +196,9 @@ def test_fit_multitask_in_mixed_bfloat16():
     keras.config.set_dtype_policy("mixed_bfloat16")
     try:
         model = multi_bert(tiny(layers=1), HEADS)
-        result = fit_multitask(model, task_data(sizes=(8, 8, 8)), KINDS, optimizer=keras.optimizers.AdamW(1e-3),
-                               epochs=1, batch_size=8)
+        result = fit_multitask(
+            model, task_data(sizes=(8, 8, 8)), KINDS, optimizer=keras.optimizers.AdamW(1e-3), epochs=1, batch_size=8
+        )
         assert np.isfinite(result.history["loss"][0]) and np.isfinite(result.history["sts_pearson"][0])
         assert keras.backend.standardize_dtype(model(task_data()["sst"][0])["sst"].dtype) == "bfloat16"
     finally:
@@ -193,8 +219,9 @@ def test_pearson_metric_streams_and_ignores_zero_weights():
 
 
 def test_task_scores_and_errors():
-    assert task_score("binary", [1, 0, 1], task_predictions("binary", np.array([[2.0], [-1.0], [-0.5]]))) == \
-        pytest.approx(2 / 3)
+    assert task_score(
+        "binary", [1, 0, 1], task_predictions("binary", np.array([[2.0], [-1.0], [-0.5]]))
+    ) == pytest.approx(2 / 3)
     assert task_score("regression", [1, 2, 3], [5, 5, 5]) == 0.0
     with pytest.raises(ValueError, match="Unknown task kind 'ranking'"):
         task_score("ranking", [1], [1])

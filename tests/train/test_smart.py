@@ -14,8 +14,17 @@ VOCAB, SEQ = 32, 10
 
 def tiny(seed=0, dropout=0.0, classes=3, dtype=None):
     keras.utils.set_random_seed(seed)
-    bb = BertBackbone(vocabulary_size=VOCAB, num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=16,
-                      max_sequence_length=SEQ, dropout=dropout, hidden_activation="gelu", dtype=dtype)
+    bb = BertBackbone(
+        vocabulary_size=VOCAB,
+        num_layers=1,
+        num_heads=2,
+        hidden_dim=8,
+        intermediate_dim=16,
+        max_sequence_length=SEQ,
+        dropout=dropout,
+        hidden_activation="gelu",
+        dtype=dtype,
+    )
     return bb, build_classifier(bb, classes, dropout=dropout)
 
 
@@ -39,7 +48,7 @@ def test_noise_grad_helper_is_the_gradient():
 
     g = noise_grad(fn, [keras.ops.convert_to_tensor(n), keras.ops.convert_to_tensor(m)])
     np.testing.assert_allclose(np_(g[0]), 2 * c * n, rtol=1e-5)
-    np.testing.assert_allclose(np_(g[1]), 3 * m ** 2, rtol=1e-5)
+    np.testing.assert_allclose(np_(g[1]), 3 * m**2, rtol=1e-5)
 
 
 def test_noise_goes_on_the_embedding_output_once():
@@ -73,8 +82,9 @@ def test_divergences_by_hand():
     # Bernoulli form on one logit z == the 2-class softmax on logits (0, z)
     z1, z2 = np.array([[1.5], [-0.3]], "float32"), np.array([[0.2], [0.4]], "float32")
     two = lambda z: np.concatenate([np.zeros_like(z), z], -1)  # noqa: E731
-    np.testing.assert_allclose(np_(smoothness_divergence("bernoulli", z1, z2)),
-                               np_(smoothness_divergence("kl", two(z1), two(z2))), rtol=1e-5)
+    np.testing.assert_allclose(
+        np_(smoothness_divergence("bernoulli", z1, z2)), np_(smoothness_divergence("kl", two(z1), two(z2))), rtol=1e-5
+    )
     # squared error element by element ([B, 1] against [B, 1], no [B, B] broadcast)
     np.testing.assert_allclose(np_(smoothness_divergence("mse", z1, z2)), ((z1 - z2) ** 2)[:, 0], rtol=1e-6)
 
@@ -113,11 +123,11 @@ def test_perturbation_has_unit_norm_per_token(norm):
     # epsilon tiny: the reference's normalisation gives exactly a unit vector per token
     smart = SMART(model, bb, norm=norm, epsilon=1e-12, loss="kl")
     noise = np_(smart.perturbation(x, model(x, training=True))[0])
-    size = np.abs(noise).max(-1) if norm == "inf" else np.sqrt((noise ** 2).sum(-1))
+    size = np.abs(noise).max(-1) if norm == "inf" else np.sqrt((noise**2).sum(-1))
     np.testing.assert_allclose(size, 1.0, rtol=1e-5)
     # the defaults (sigma=1e-5, epsilon=1e-6): max|s| / (max|s| + epsilon), a little under 1
     default = np_(SMART(model, bb, norm=norm, loss="kl").perturbation(x, model(x, training=True))[0])
-    size = np.abs(default).max(-1) if norm == "inf" else np.sqrt((default ** 2).sum(-1))
+    size = np.abs(default).max(-1) if norm == "inf" else np.sqrt((default**2).sum(-1))
     assert (size < 1.0).all() and (size > 0.5).all()
 
 

@@ -5,8 +5,9 @@ import pytest
 
 from kit.train.sweep import Sweep, fingerprint
 
-PLAN = [{"model": m, "size": n, "seed": s, "steps": n // 10} for m in ("lstm", "bert") for n in (100, 300)
-        for s in (0, 1)]
+PLAN = [
+    {"model": m, "size": n, "seed": s, "steps": n // 10} for m in ("lstm", "bert") for n in (100, 300) for s in (0, 1)
+]
 
 
 def test_each_run_is_written_when_it_finishes(tmp_path):
@@ -57,24 +58,24 @@ def test_progress_lines_carry_an_eta(tmp_path):
         sweep.record(run, {"accuracy": 0.25})
     assert len(log) == 4 and all("ETA" in line for line in log[1:]) and "[3/3" in log[-1]
     assert "accuracy 0.250" in log[-1]
-    assert "ETA" not in log[0]                     # nothing timed yet: no estimate before the first run
+    assert "ETA" not in log[0]  # nothing timed yet: no estimate before the first run
 
 
 def test_a_run_by_hand_gives_the_plan_an_eta_up_front(tmp_path):
     """One run made before the sweep (a notebook's 'one run by hand') times the rest before the long cell starts."""
     log = []
     sweep = Sweep(tmp_path / "r.csv", keys=("model", "size", "seed"), log=log.append)
-    sweep.record(PLAN[0], {"accuracy": 0.5}, seconds=20.0)       # 10 planned steps in 20 s
+    sweep.record(PLAN[0], {"accuracy": 0.5}, seconds=20.0)  # 10 planned steps in 20 s
     next(sweep.pending(PLAN))
     # 7 runs left, all timed like the one: 7 x 20 s (the mean, as only one step count was timed)
     assert "7 to run" in log[0] and "ETA 2m20s from the 1 run(s) timed so far" in log[0], log[0]
     # models that differ in cost per step: each timed by its own runs (group="model")
     log.clear()
     sweep = Sweep(tmp_path / "g.csv", keys=("model", "size", "seed"), log=log.append, group="model")
-    sweep.record(PLAN[0], {"accuracy": 0.5}, seconds=20.0)       # lstm: 20 s a run
-    sweep.record(PLAN[4], {"accuracy": 0.5}, seconds=100.0)      # bert: 100 s a run
+    sweep.record(PLAN[0], {"accuracy": 0.5}, seconds=20.0)  # lstm: 20 s a run
+    sweep.record(PLAN[4], {"accuracy": 0.5}, seconds=100.0)  # bert: 100 s a run
     next(sweep.pending(PLAN))
-    assert "6 to run" in log[0] and "ETA 6m00s" in log[0], log[0]   # 3 x 20 + 3 x 100 s
+    assert "6 to run" in log[0] and "ETA 6m00s" in log[0], log[0]  # 3 x 20 + 3 x 100 s
 
 
 def test_bad_plans(tmp_path):

@@ -32,6 +32,7 @@ def masker(vocab=40, seq=12, **kw):
 
 # --- dynamic masking -------------------------------------------------------------------------------------------
 
+
 def test_masker_rates_and_targets():
     x = make_inputs(n=4000, seq=40, vocab=500)
     m = masker(vocab=500, seq=40, max_predictions=12)
@@ -102,6 +103,7 @@ def test_masker_for_tokenizer_and_compact_vocabulary(minilm):
 
 # --- compact vocabulary ----------------------------------------------------------------------------------------
 
+
 def test_compact_vocabulary_keeps_the_most_frequent():
     ids = np.array([[2, 50, 50, 50, 60, 60, 70, 3]])
     v = CompactVocabulary.fit([ids], max_size=6, special_ids=[0, 1, 2, 3], unk_id=1, original_size=100)
@@ -118,6 +120,7 @@ def test_compact_vocabulary_keeps_the_most_frequent():
 
 
 # --- the rho1 / rho2 stream ------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("rho1,expected", [(0, "IIIIII"), (1, "IEIEIE"), (3, "IEEEIE"), (math.inf, "EEEEEE")])
 def test_stream_interleaves_rho1_external_batches(rho1, expected):
@@ -179,9 +182,11 @@ def test_stream_errors():
 
 # --- the model -------------------------------------------------------------------------------------------------
 
+
 def small_model(vocab=40, seq=12, classes=3, p=2, dropout=0.0, pooling="cls"):
-    bb = tlm_backbone(vocab, num_layers=1, num_heads=2, hidden_dim=16, intermediate_dim=32,
-                      max_sequence_length=seq, dropout=dropout)
+    bb = tlm_backbone(
+        vocab, num_layers=1, num_heads=2, hidden_dim=16, intermediate_dim=32, max_sequence_length=seq, dropout=dropout
+    )
     return TLMModel(bb, num_classes=classes, max_predictions=p, dropout=dropout, pooling=pooling)
 
 
@@ -189,8 +194,12 @@ def test_tlm_model_layer_contract():
     x = make_inputs(n=4, seq=12)
     x["mask_positions"] = np.ones((4, 2), "int32")
     bb = tlm_backbone(40, num_layers=1, num_heads=2, hidden_dim=16, intermediate_dim=32, max_sequence_length=12)
-    run_layer_test(TLMModel, {"backbone": bb, "num_classes": 3, "max_predictions": 2}, x,
-                   expected_output_shape={"task": (4, 3), "mlm": (4, 2, 40)})
+    run_layer_test(
+        TLMModel,
+        {"backbone": bb, "num_classes": 3, "max_predictions": 2},
+        x,
+        expected_output_shape={"task": (4, 3), "mlm": (4, 2, 40)},
+    )
 
 
 def test_tlm_model_ties_mlm_output_to_token_embedding_and_round_trips(tmp_path):
@@ -251,17 +260,30 @@ def test_compiled_loss_is_the_documented_objective():
 
 # --- training --------------------------------------------------------------------------------------------------
 
+
 def test_stage1_trains_and_counts():
     """A skewed token distribution is learnable in a few dozen steps: the MLM loss must fall."""
     keras.utils.set_random_seed(0)
     rng = np.random.default_rng(0)
     x = make_inputs(n=96, seq=12, vocab=40, pad_from=12)
-    x["token_ids"][:, 1:-1] = rng.choice([5, 6, 7, 8, 9, 20], size=(96, 10), p=[.5, .2, .1, .1, .05, .05])
+    x["token_ids"][:, 1:-1] = rng.choice([5, 6, 7, 8, 9, 20], size=(96, 10), p=[0.5, 0.2, 0.1, 0.1, 0.05, 0.05])
     y = (x["token_ids"][:, 1] == 5).astype("int64")
     model = small_model(p=2)
     seen = []
-    r = train_stage1(model, x, y, x, masker(max_predictions=2), rho1=1, rho2=1, steps=60, batch_size=16,
-                     learning_rate=1e-2, chunks=3, progress=lambda done, total, logs: seen.append(done))
+    r = train_stage1(
+        model,
+        x,
+        y,
+        x,
+        masker(max_predictions=2),
+        rho1=1,
+        rho2=1,
+        steps=60,
+        batch_size=16,
+        learning_rate=1e-2,
+        chunks=3,
+        progress=lambda done, total, logs: seen.append(done),
+    )
     assert seen == [20, 40, 60]
     assert (r.internal_batches, r.external_batches) == (30, 30)
     assert r.tokens == 60 * 16 * 12
@@ -284,8 +306,19 @@ def test_stage1_learns_the_task():
     x["token_ids"][np.arange(256), rng.integers(1, 11, 256)] = np.where(y == 1, 5, 6)  # the label's word
     ext = make_inputs(n=256, seq=12, vocab=40, seed=2, pad_from=12)
     model = small_model(classes=2, pooling="mean")
-    train_stage1(model, x, y, ext, masker(max_predictions=2), rho1=3, rho2=20, steps=400, batch_size=32,
-                 learning_rate=5e-3, chunks=2)
+    train_stage1(
+        model,
+        x,
+        y,
+        ext,
+        masker(max_predictions=2),
+        rho1=3,
+        rho2=20,
+        steps=400,
+        batch_size=32,
+        learning_rate=5e-3,
+        chunks=2,
+    )
     acc = float((model.classifier().predict(x, verbose=0).argmax(-1) == y).mean())
     assert acc > 0.85, acc  # the majority class is ~0.5
 
@@ -298,8 +331,9 @@ def test_mean_pooling_head_round_trips(tmp_path):
     model.save(path)
     loaded = keras.saving.load_model(path)
     assert loaded.pooling == "mean"
-    np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(x)["task"]), keras.ops.convert_to_numpy(model(x)["task"]),
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        keras.ops.convert_to_numpy(loaded(x)["task"]), keras.ops.convert_to_numpy(model(x)["task"]), atol=1e-5
+    )
     with pytest.raises(ValueError, match="pooling must be one of"):
         small_model(pooling="max")
 
@@ -315,8 +349,19 @@ def test_stage1_under_mixed_precision(policy):
     try:
         model = small_model()
         x = make_inputs(n=64, seq=12, pad_from=12)
-        r = train_stage1(model, x, np.arange(64) % 3, x, masker(max_predictions=2), rho1=1, rho2=1, steps=8,
-                         batch_size=16, learning_rate=1e-3, chunks=2)
+        r = train_stage1(
+            model,
+            x,
+            np.arange(64) % 3,
+            x,
+            masker(max_predictions=2),
+            rho1=1,
+            rho2=1,
+            steps=8,
+            batch_size=16,
+            learning_rate=1e-3,
+            chunks=2,
+        )
         ev = evaluate_mlm(model, x, masker(max_predictions=2))
     finally:
         keras.config.set_dtype_policy("float32")
@@ -378,12 +423,30 @@ def test_table7_names_both_stages():
 
     from kit.papers.tlm.tlm_report import ablation_tables
 
-    rows = [{"task": t, "rho1": 3, "rho2": 20, "K": 8, "retrieval": "bm25", "seed": s, "test_accuracy": 0.8 + s / 100,
-             "stage1_test_accuracy": 0.6, "test_macro_f1": 0.7, "stage1_test_macro_f1": 0.5}
-            for t in ("bbc", "rt") for s in (0, 1, 2)]
+    rows = [
+        {
+            "task": t,
+            "rho1": 3,
+            "rho2": 20,
+            "K": 8,
+            "retrieval": "bm25",
+            "seed": s,
+            "test_accuracy": 0.8 + s / 100,
+            "stage1_test_accuracy": 0.6,
+            "test_macro_f1": 0.7,
+            "stage1_test_macro_f1": 0.5,
+        }
+        for t in ("bbc", "rt")
+        for s in (0, 1, 2)
+    ]
     tlm = pd.DataFrame(rows)
     sizes = {"ablation_task": "bbc", "rho1": 3, "rho2": 20, "k": 8}
     ours, _ = ablation_tables(tlm, tlm.rho1 == 3, sizes)["table7_stage2"]
-    assert list(ours.columns) == ["two-stage (acc)", "without stage 2 (acc)", "two-stage (F1)",
-                                  "without stage 2 (F1)", "seeds"]
+    assert list(ours.columns) == [
+        "two-stage (acc)",
+        "without stage 2 (acc)",
+        "two-stage (F1)",
+        "without stage 2 (F1)",
+        "seeds",
+    ]
     assert ours.loc["bbc", "without stage 2 (acc)"].startswith("0.600")

@@ -23,6 +23,20 @@ from .matching import BiMPMHead, MultiPerspectiveMatching, SimTransformerHead, p
 from .rich_head import RichHead, build_stacked_model, full_mask, unpack_states
 from .token_tagger import TokenTaggerHead, build_tagger
 
-__all__ = ["BiMPMHead", "ClassifierHead", "DenseCNNHead", "HighwayBiLSTMHead", "MaskedMeanPooling",
-           "MultiPerspectiveMatching", "RichHead", "SimTransformerHead", "TokenTaggerHead", "build_classifier",
-           "build_stacked_model", "build_tagger", "full_mask", "pair_masks", "unpack_states"]
+__all__ = [
+    "BiMPMHead",
+    "ClassifierHead",
+    "DenseCNNHead",
+    "HighwayBiLSTMHead",
+    "MaskedMeanPooling",
+    "MultiPerspectiveMatching",
+    "RichHead",
+    "SimTransformerHead",
+    "TokenTaggerHead",
+    "build_classifier",
+    "build_stacked_model",
+    "build_tagger",
+    "full_mask",
+    "pair_masks",
+    "unpack_states",
+]

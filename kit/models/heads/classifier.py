@@ -26,8 +26,9 @@ class ClassifierHead(keras.layers.Layer):
         self.hidden_dim = hidden_dim
         policy = self.dtype_policy
         self.dropout_layer = keras.layers.Dropout(dropout, dtype=policy)
-        self.hidden = keras.layers.Dense(hidden_dim, activation="tanh", name="hidden", dtype=policy) \
-            if hidden_dim else None
+        self.hidden = (
+            keras.layers.Dense(hidden_dim, activation="tanh", name="hidden", dtype=policy) if hidden_dim else None
+        )
         self.out = keras.layers.Dense(num_classes, name="logits", dtype=policy)
 
     def build(self, input_shape):
@@ -72,8 +73,14 @@ class MaskedMeanPooling(keras.layers.Layer):
         return (x_shape[0], x_shape[-1])
 
 
-def build_classifier(backbone, num_classes: int, dropout: float = 0.1, hidden_dim: int | None = None,
-                     name: str = "classifier", pooling: str = "cls") -> keras.Model:
+def build_classifier(
+    backbone,
+    num_classes: int,
+    dropout: float = 0.1,
+    hidden_dim: int | None = None,
+    name: str = "classifier",
+    pooling: str = "cls",
+) -> keras.Model:
     """Backbone → pooled text vector → :class:`ClassifierHead`; inputs are the preprocessor's dict.
 
     ``pooling="cls"`` reads BERT's pooled ``[CLS]`` output (BERT's and the

@@ -32,17 +32,28 @@ from .rich_head import RichHead, full_mask, unpack_states
 class DenseCNNHead(RichHead):
     """Token states → dense blocks of Conv1D → masked max pool ⊕ [CLS] → logits (``(B, num_classes)``)."""
 
-    CONFIG = ('num_classes', 'filters', 'growth', 'blocks', 'convs_per_block', 'kernel_size', 'dropout', 'use_cls')
+    CONFIG = ("num_classes", "filters", "growth", "blocks", "convs_per_block", "kernel_size", "dropout", "use_cls")
 
-    def __init__(self, num_classes: int, filters: int = 128, growth: int = 32, blocks: int = 4,
-                 convs_per_block: int = 4, kernel_size: int = 3, dropout: float = 0.1, use_cls: bool = True,
-                 **kwargs):
+    def __init__(
+        self,
+        num_classes: int,
+        filters: int = 128,
+        growth: int = 32,
+        blocks: int = 4,
+        convs_per_block: int = 4,
+        kernel_size: int = 3,
+        dropout: float = 0.1,
+        use_cls: bool = True,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if num_classes < 1:
             raise ValueError(f"num_classes must be >= 1 (1 means regression), got {num_classes}.")
         if min(filters, growth, blocks, convs_per_block, kernel_size) < 1:
-            raise ValueError("filters, growth, blocks, convs_per_block and kernel_size must all be >= 1; got "
-                             f"{filters}, {growth}, {blocks}, {convs_per_block}, {kernel_size}.")
+            raise ValueError(
+                "filters, growth, blocks, convs_per_block and kernel_size must all be >= 1; got "
+                f"{filters}, {growth}, {blocks}, {convs_per_block}, {kernel_size}."
+            )
         self.num_classes, self.filters, self.growth = num_classes, filters, growth
         self.blocks, self.convs_per_block, self.kernel_size = blocks, convs_per_block, kernel_size
         self.dropout, self.use_cls = dropout, use_cls
@@ -50,12 +61,14 @@ class DenseCNNHead(RichHead):
         policy = self.dtype_policy
 
         def conv(units, size, name, act="relu"):
-            return keras.layers.Conv1D(units, size, padding="same", activation=act, kernel_initializer="he_normal",
-                                       dtype=policy, name=name)
+            return keras.layers.Conv1D(
+                units, size, padding="same", activation=act, kernel_initializer="he_normal", dtype=policy, name=name
+            )
 
         self.project = conv(filters, 1, "project")
-        self.convs = [[conv(growth, kernel_size, f"block{b}_conv{c}") for c in range(convs_per_block)]
-                      for b in range(blocks)]
+        self.convs = [
+            [conv(growth, kernel_size, f"block{b}_conv{c}") for c in range(convs_per_block)] for b in range(blocks)
+        ]
         self.transitions = [conv(filters, 1, f"block{b}_transition") for b in range(blocks)]
         self.dropout_layer = keras.layers.Dropout(dropout, dtype=policy)
         self.logits = keras.layers.Dense(num_classes, kernel_initializer="he_normal", dtype=policy, name="logits")
@@ -87,4 +100,3 @@ class DenseCNNHead(RichHead):
         if self.use_cls:
             pooled = ops.concatenate([pooled, seq[:, 0, :]], axis=-1)
         return self.logits(self.dropout_layer(pooled, training=training))
-

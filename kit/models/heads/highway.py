@@ -34,10 +34,17 @@ POOLINGS = ("max", "mean")
 class HighwayBiLSTMHead(RichHead):
     """Token states → ``n_layers`` × [BiLSTM(x) + sigmoid(W_g x) ⊙ W_h x] → masked pooling → logits."""
 
-    CONFIG = ('num_classes', 'n_layers', 'cells', 'pooling', 'dropout')
+    CONFIG = ("num_classes", "n_layers", "cells", "pooling", "dropout")
 
-    def __init__(self, num_classes: int, n_layers: int = 1, cells: int = 128, pooling: str = "max",
-                 dropout: float = 0.1, **kwargs):
+    def __init__(
+        self,
+        num_classes: int,
+        n_layers: int = 1,
+        cells: int = 128,
+        pooling: str = "max",
+        dropout: float = 0.1,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if num_classes < 1:
             raise ValueError(f"num_classes must be >= 1 (1 means regression), got {num_classes}.")
@@ -49,12 +56,22 @@ class HighwayBiLSTMHead(RichHead):
         self.pooling, self.dropout = pooling, dropout
         self.supports_masking = True
         policy = self.dtype_policy
-        self.lstms = [BiLSTMEncoder(n_layers=1, cells=cells, dropout=0.0, pooling=None, dtype=policy,
-                                    name=f"bilstm_{i}") for i in range(n_layers)]
-        self.gates = [keras.layers.Dense(2 * cells, activation="sigmoid", kernel_initializer="he_normal",
-                                         dtype=policy, name=f"gate_{i}") for i in range(n_layers)]
-        self.highways = [keras.layers.Dense(2 * cells, use_bias=False, kernel_initializer="he_normal",
-                                            dtype=policy, name=f"highway_{i}") for i in range(n_layers)]
+        self.lstms = [
+            BiLSTMEncoder(n_layers=1, cells=cells, dropout=0.0, pooling=None, dtype=policy, name=f"bilstm_{i}")
+            for i in range(n_layers)
+        ]
+        self.gates = [
+            keras.layers.Dense(
+                2 * cells, activation="sigmoid", kernel_initializer="he_normal", dtype=policy, name=f"gate_{i}"
+            )
+            for i in range(n_layers)
+        ]
+        self.highways = [
+            keras.layers.Dense(
+                2 * cells, use_bias=False, kernel_initializer="he_normal", dtype=policy, name=f"highway_{i}"
+            )
+            for i in range(n_layers)
+        ]
         self.dropout_layer = keras.layers.Dropout(dropout, dtype=policy)
         self.logits = keras.layers.Dense(num_classes, kernel_initializer="he_normal", dtype=policy, name="logits")
 
@@ -80,4 +97,3 @@ class HighwayBiLSTMHead(RichHead):
         else:
             pooled = masked_mean(x, m)
         return self.logits(self.dropout_layer(pooled, training=training))
-

@@ -114,12 +114,15 @@ class MultiPerspectiveMatching(keras.layers.Layer):
     def build(self, input_shape):
         dim = input_shape["p"][-1]
         if dim is None or dim % self.directions:
-            raise ValueError(f"MultiPerspectiveMatching(directions={self.directions}) needs a known feature size "
-                             f"divisible by {self.directions}; got {dim}.")
+            raise ValueError(
+                f"MultiPerspectiveMatching(directions={self.directions}) needs a known feature size "
+                f"divisible by {self.directions}; got {dim}."
+            )
         d = dim // self.directions
         # one (l, d) matrix per strategy (full, max-pooling, attentive, max-attentive) and direction
-        self.w = self.add_weight(shape=(4, self.directions, self.perspectives, d), initializer="he_normal",
-                                 name="perspectives")
+        self.w = self.add_weight(
+            shape=(4, self.directions, self.perspectives, d), initializer="he_normal", name="perspectives"
+        )
 
     def call(self, inputs):
         p = ops.cast(inputs["p"], "float32")
@@ -134,8 +137,8 @@ class MultiPerspectiveMatching(keras.layers.Layer):
         d = ops.shape(p)[-1] // self.directions
         feats = []
         for k in range(self.directions):
-            pk = p[..., k * d:(k + 1) * d] if self.directions == 2 else p
-            qk = q[..., k * d:(k + 1) * d] if self.directions == 2 else q
+            pk = p[..., k * d : (k + 1) * d] if self.directions == 2 else p
+            qk = q[..., k * d : (k + 1) * d] if self.directions == 2 else q
             # full: the other side's summary state
             if self.directions == 2 and k == 0:  # forward states: the last real step
                 idx = ops.maximum(ops.max(ops.where(q_mask, pos, -1), axis=1), 0)
@@ -145,7 +148,8 @@ class MultiPerspectiveMatching(keras.layers.Layer):
                 summary = ops.take_along_axis(qk, idx[:, None, None], axis=1)
             else:
                 summary = ops.sum(qk * qm[..., None], axis=1, keepdims=True) / ops.maximum(
-                    ops.sum(qm, axis=1)[:, None, None], 1.0)
+                    ops.sum(qm, axis=1)[:, None, None], 1.0
+                )
             feats.append(_mp_cos(pk, summary, w[0, k]))
             # max-pooling over the other side's steps
             pair = _mp_pairwise(pk, qk, w[1, k])
@@ -154,8 +158,7 @@ class MultiPerspectiveMatching(keras.layers.Layer):
             # attentive: cosine-weighted mean of the other side
             alpha = ops.einsum("bid,bjd->bij", _unit(pk), _unit(qk))
             weights = ops.where(q_mask[:, None, :], ops.relu(alpha), 0.0)
-            mean = ops.einsum("bij,bjd->bid", weights, qk) / ops.maximum(
-                ops.sum(weights, axis=-1, keepdims=True), 1e-6)
+            mean = ops.einsum("bij,bjd->bid", weights, qk) / ops.maximum(ops.sum(weights, axis=-1, keepdims=True), 1e-6)
             feats.append(_mp_cos(pk, mean, w[2, k]))
             # max-attentive: the other side's most similar step
             best = ops.argmax(ops.where(q_mask[:, None, :], alpha, -2.0), axis=-1)
@@ -176,8 +179,10 @@ class MultiPerspectiveMatching(keras.layers.Layer):
 def _pair_sides(inputs, mask, drop_special, who):
     seq, m, seg = unpack_states(inputs, mask)
     if seg is None:
-        raise ValueError(f"{who} needs the pair's segment_ids to split it into its two texts: pass "
-                         "{'sequence_output', 'padding_mask', 'segment_ids'} (build_stacked_model does).")
+        raise ValueError(
+            f"{who} needs the pair's segment_ids to split it into its two texts: pass "
+            "{'sequence_output', 'padding_mask', 'segment_ids'} (build_stacked_model does)."
+        )
     if m is None:
         m = ops.ones(ops.shape(seq)[:2], dtype="bool")
     a, b = pair_masks(m, seg, drop_special)
@@ -188,32 +193,56 @@ def _pair_sides(inputs, mask, drop_special, who):
 class BiMPMHead(RichHead):
     """BiMPM over a pair encoding: context BiLSTM → matching both ways → aggregation BiLSTM → MLP → logits."""
 
-    CONFIG = ('num_classes', 'perspectives', 'context_cells', 'aggregation_cells', 'hidden_dim', 'dropout', 'drop_special')
+    CONFIG = (
+        "num_classes",
+        "perspectives",
+        "context_cells",
+        "aggregation_cells",
+        "hidden_dim",
+        "dropout",
+        "drop_special",
+    )
 
-    def __init__(self, num_classes: int, perspectives: int = 20, context_cells: int = 100,
-                 aggregation_cells: int = 100, hidden_dim: int | None = None, dropout: float = 0.1,
-                 drop_special: bool = True, **kwargs):
+    def __init__(
+        self,
+        num_classes: int,
+        perspectives: int = 20,
+        context_cells: int = 100,
+        aggregation_cells: int = 100,
+        hidden_dim: int | None = None,
+        dropout: float = 0.1,
+        drop_special: bool = True,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if num_classes < 1:
             raise ValueError(f"num_classes must be >= 1 (1 means regression), got {num_classes}.")
         if context_cells < 0 or aggregation_cells < 1:
-            raise ValueError(f"context_cells must be >= 0 (0: no context BiLSTM) and aggregation_cells >= 1; got "
-                             f"{context_cells}, {aggregation_cells}.")
+            raise ValueError(
+                f"context_cells must be >= 0 (0: no context BiLSTM) and aggregation_cells >= 1; got "
+                f"{context_cells}, {aggregation_cells}."
+            )
         self.num_classes, self.perspectives = num_classes, perspectives
         self.context_cells, self.aggregation_cells = context_cells, aggregation_cells
         self.hidden_dim = hidden_dim if hidden_dim is not None else 2 * aggregation_cells
         self.dropout, self.drop_special = dropout, drop_special
         self.supports_masking = True
         policy = self.dtype_policy
-        self.context = (BiLSTMEncoder(n_layers=1, cells=context_cells, dropout=0.0, pooling=None, dtype=policy,
-                                      name="context") if context_cells else None)
-        self.matching = MultiPerspectiveMatching(perspectives, directions=2 if context_cells else 1, dtype=policy,
-                                                 name="matching")
-        self.aggregation = BiLSTMEncoder(n_layers=1, cells=aggregation_cells, dropout=0.0, pooling="last",
-                                         dtype=policy, name="aggregation")
+        self.context = (
+            BiLSTMEncoder(n_layers=1, cells=context_cells, dropout=0.0, pooling=None, dtype=policy, name="context")
+            if context_cells
+            else None
+        )
+        self.matching = MultiPerspectiveMatching(
+            perspectives, directions=2 if context_cells else 1, dtype=policy, name="matching"
+        )
+        self.aggregation = BiLSTMEncoder(
+            n_layers=1, cells=aggregation_cells, dropout=0.0, pooling="last", dtype=policy, name="aggregation"
+        )
         self.dropout_layer = keras.layers.Dropout(dropout, dtype=policy)
-        self.hidden = keras.layers.Dense(self.hidden_dim, activation="relu", kernel_initializer="he_normal",
-                                         dtype=policy, name="hidden")
+        self.hidden = keras.layers.Dense(
+            self.hidden_dim, activation="relu", kernel_initializer="he_normal", dtype=policy, name="hidden"
+        )
         self.logits = keras.layers.Dense(num_classes, kernel_initializer="he_normal", dtype=policy, name="logits")
 
     def build(self, input_shape):
@@ -240,24 +269,44 @@ class BiMPMHead(RichHead):
         n = ops.shape(seq)[0]
         other = ops.concatenate([ctx[n:], ctx[:n]], axis=0)
         other_mask = ops.concatenate([b, a], axis=0)
-        m = self.dropout_layer(self.matching({"p": ctx, "q": other, "p_mask": both, "q_mask": other_mask}),
-                               training=training)
+        m = self.dropout_layer(
+            self.matching({"p": ctx, "q": other, "p_mask": both, "q_mask": other_mask}), training=training
+        )
         v = self.aggregation(m, mask=both, training=training)
         v = ops.concatenate([v[:n], v[n:]], axis=-1)
         h = self.dropout_layer(self.hidden(self.dropout_layer(v, training=training)), training=training)
         return self.logits(h)
 
 
-
 @keras.saving.register_keras_serializable(package="kit")
 class SimTransformerHead(RichHead):
     """Sim-Transformer: matching vectors (or token states) → TransformerEncoder layers → side pooling → logits."""
 
-    CONFIG = ('num_classes', 'num_layers', 'num_heads', 'hidden_dim', 'intermediate_dim', 'perspectives', 'use_matching', 'dropout', 'drop_special')
+    CONFIG = (
+        "num_classes",
+        "num_layers",
+        "num_heads",
+        "hidden_dim",
+        "intermediate_dim",
+        "perspectives",
+        "use_matching",
+        "dropout",
+        "drop_special",
+    )
 
-    def __init__(self, num_classes: int, num_layers: int = 2, num_heads: int = 4, hidden_dim: int = 128,
-                 intermediate_dim: int = 256, perspectives: int = 20, use_matching: bool = True,
-                 dropout: float = 0.1, drop_special: bool = True, **kwargs):
+    def __init__(
+        self,
+        num_classes: int,
+        num_layers: int = 2,
+        num_heads: int = 4,
+        hidden_dim: int = 128,
+        intermediate_dim: int = 256,
+        perspectives: int = 20,
+        use_matching: bool = True,
+        dropout: float = 0.1,
+        drop_special: bool = True,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if num_classes < 1:
             raise ValueError(f"num_classes must be >= 1 (1 means regression), got {num_classes}.")
@@ -270,12 +319,23 @@ class SimTransformerHead(RichHead):
         self.use_matching, self.dropout, self.drop_special = use_matching, dropout, drop_special
         self.supports_masking = True
         policy = self.dtype_policy
-        self.matching = (MultiPerspectiveMatching(perspectives, directions=1, dtype=policy, name="matching")
-                         if use_matching else None)
+        self.matching = (
+            MultiPerspectiveMatching(perspectives, directions=1, dtype=policy, name="matching")
+            if use_matching
+            else None
+        )
         self.project = keras.layers.Dense(hidden_dim, kernel_initializer="he_normal", dtype=policy, name="project")
-        self.encoders = [keras_hub.layers.TransformerEncoder(intermediate_dim, num_heads, dropout=dropout,
-                                                             kernel_initializer="he_normal", dtype=policy,
-                                                             name=f"transformer_{i}") for i in range(num_layers)]
+        self.encoders = [
+            keras_hub.layers.TransformerEncoder(
+                intermediate_dim,
+                num_heads,
+                dropout=dropout,
+                kernel_initializer="he_normal",
+                dtype=policy,
+                name=f"transformer_{i}",
+            )
+            for i in range(num_layers)
+        ]
         self.dropout_layer = keras.layers.Dropout(dropout, dtype=policy)
         self.logits = keras.layers.Dense(num_classes, kernel_initializer="he_normal", dtype=policy, name="logits")
 
@@ -295,8 +355,14 @@ class SimTransformerHead(RichHead):
         if self.matching is not None:
             p, q = seq * ops.cast(a, seq.dtype)[..., None], seq * ops.cast(b, seq.dtype)[..., None]
             n = ops.shape(seq)[0]
-            m = self.matching({"p": ops.concatenate([p, q], axis=0), "q": ops.concatenate([q, p], axis=0),
-                               "p_mask": ops.concatenate([a, b], axis=0), "q_mask": ops.concatenate([b, a], axis=0)})
+            m = self.matching(
+                {
+                    "p": ops.concatenate([p, q], axis=0),
+                    "q": ops.concatenate([q, p], axis=0),
+                    "p_mask": ops.concatenate([a, b], axis=0),
+                    "q_mask": ops.concatenate([b, a], axis=0),
+                }
+            )
             # the two sides occupy disjoint positions: their matching vectors share one grid
             x = m[:n] + m[n:]
         else:
@@ -307,4 +373,3 @@ class SimTransformerHead(RichHead):
             x = enc(x, padding_mask=both, training=training)
         pooled = ops.concatenate([masked_mean(x, a), masked_mean(x, b)], axis=-1)
         return self.logits(self.dropout_layer(pooled, training=training))
-

@@ -26,8 +26,10 @@ def unpack_states(inputs, mask=None):
     """``(sequence, bool mask or None, segment_ids or None)`` from a head's input (dict or tensor)."""
     if isinstance(inputs, dict):
         if "sequence_output" not in inputs:
-            raise KeyError(f"A head's dict input needs 'sequence_output' (and optionally 'padding_mask', "
-                           f"'segment_ids'); got keys {sorted(inputs)}.")
+            raise KeyError(
+                f"A head's dict input needs 'sequence_output' (and optionally 'padding_mask', "
+                f"'segment_ids'); got keys {sorted(inputs)}."
+            )
         seq, m, seg = inputs["sequence_output"], inputs.get("padding_mask"), inputs.get("segment_ids")
     else:
         seq, m, seg = inputs, mask, None
@@ -36,7 +38,8 @@ def unpack_states(inputs, mask=None):
 
 class RichHead(keras.layers.Layer):
     """Base of the rich heads: no output mask, logits ``(B, num_classes)`` (a tagger overrides the shape), and
-    ``get_config`` holding every ``__init__`` argument named in ``CONFIG`` (kept as attributes of the same names)."""
+    ``get_config`` holding every ``__init__`` argument named in ``CONFIG`` (kept as attributes of the same names).
+    """
 
     CONFIG: tuple = ()
 
@@ -70,6 +73,9 @@ def build_stacked_model(backbone, head: keras.layers.Layer, name: str = "stacked
         "padding_mask": keras.Input(shape=(None,), dtype="int32", name="padding_mask"),
     }
     out = backbone(inputs)
-    states = {"sequence_output": out["sequence_output"], "padding_mask": inputs["padding_mask"],
-              "segment_ids": inputs["segment_ids"]}
+    states = {
+        "sequence_output": out["sequence_output"],
+        "padding_mask": inputs["padding_mask"],
+        "segment_ids": inputs["segment_ids"],
+    }
     return keras.Model(inputs, head(states), name=name)

@@ -34,10 +34,17 @@ class TokenTaggerHead(RichHead):
     ``n_layers=0`` drops the BiLSTM (the finetune-only head).
     """
 
-    CONFIG = ('num_tags', 'n_layers', 'cells', 'hidden_dim', 'dropout')
+    CONFIG = ("num_tags", "n_layers", "cells", "hidden_dim", "dropout")
 
-    def __init__(self, num_tags: int, n_layers: int = 1, cells: int = 128, hidden_dim: int | None = None,
-                 dropout: float = 0.1, **kwargs):
+    def __init__(
+        self,
+        num_tags: int,
+        n_layers: int = 1,
+        cells: int = 128,
+        hidden_dim: int | None = None,
+        dropout: float = 0.1,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if num_tags < 2:
             raise ValueError(f"num_tags must be >= 2 (tag logits), got {num_tags}.")
@@ -47,11 +54,19 @@ class TokenTaggerHead(RichHead):
         self.hidden_dim, self.dropout = hidden_dim, dropout
         self.supports_masking = True
         policy = self.dtype_policy
-        self.bilstm = (BiLSTMEncoder(n_layers=n_layers, cells=cells, dropout=dropout, pooling=None,
-                                     dtype=policy, name="bilstm") if n_layers else None)
+        self.bilstm = (
+            BiLSTMEncoder(n_layers=n_layers, cells=cells, dropout=dropout, pooling=None, dtype=policy, name="bilstm")
+            if n_layers
+            else None
+        )
         self.dropout_layer = keras.layers.Dropout(dropout, dtype=policy)
-        self.hidden = (keras.layers.Dense(hidden_dim, activation="relu", kernel_initializer="he_normal",
-                                          dtype=policy, name="hidden") if hidden_dim else None)
+        self.hidden = (
+            keras.layers.Dense(
+                hidden_dim, activation="relu", kernel_initializer="he_normal", dtype=policy, name="hidden"
+            )
+            if hidden_dim
+            else None
+        )
         self.logits = keras.layers.Dense(num_tags, kernel_initializer="he_normal", dtype=policy, name="logits")
 
     def build(self, input_shape):
@@ -78,10 +93,17 @@ class TokenTaggerHead(RichHead):
         return tuple(shape[:-1]) + (self.num_tags,)
 
 
-
-def build_tagger(backbone, num_tags: int, n_layers: int = 1, cells: int = 128, hidden_dim: int | None = None,
-                 dropout: float = 0.1, name: str = "tagger") -> keras.Model:
+def build_tagger(
+    backbone,
+    num_tags: int,
+    n_layers: int = 1,
+    cells: int = 128,
+    hidden_dim: int | None = None,
+    dropout: float = 0.1,
+    name: str = "tagger",
+) -> keras.Model:
     """Preprocessor dict → ``backbone`` → :class:`TokenTaggerHead` → ``(B, T, num_tags)`` logits."""
-    head = TokenTaggerHead(num_tags, n_layers=n_layers, cells=cells, hidden_dim=hidden_dim, dropout=dropout,
-                           name="head")
+    head = TokenTaggerHead(
+        num_tags, n_layers=n_layers, cells=cells, hidden_dim=hidden_dim, dropout=dropout, name="head"
+    )
     return build_stacked_model(backbone, head, name=name)

@@ -1,2 +1,3 @@
 """*To Pretrain or Not to Pretrain* (Wang et al., ACL 2020): LSTM-n-k from scratch vs a fine-tuned transformer as
-labelled data grows, LSTM + pretrained embeddings, inference time. Notebook 01."""
+labelled data grows, LSTM + pretrained embeddings, inference time. Notebook 01.
+"""

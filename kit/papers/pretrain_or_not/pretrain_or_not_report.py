@@ -20,10 +20,12 @@ def accuracy_stats(results):
 
 def gaps(stats, model_specs: dict, train_sizes) -> dict:
     """``{model: {n: transformer - model}}`` (a :class:`kit.analysis.Difference`) for every model but the
-    transformer, at every training size."""
+    transformer, at every training size.
+    """
     top = transformer_of(model_specs)
-    return {m: {n: difference(stats.loc[(top, n)], stats.loc[(m, n)]) for n in train_sizes}
-            for m in model_specs if m != top}
+    return {
+        m: {n: difference(stats.loc[(top, n)], stats.loc[(m, n)]) for n in train_sizes} for m in model_specs if m != top
+    }
 
 
 def figure1(stats, gap: dict, model_specs: dict, train_sizes, data_name: str):
@@ -35,12 +37,22 @@ def figure1(stats, gap: dict, model_specs: dict, train_sizes, data_name: str):
         g = stats.loc[name]
         ax[0].errorbar(g.index, g["mean"], yerr=g["se"].fillna(0), marker="o", capsize=3, label=name)
     for name, d in gap.items():
-        ax[1].errorbar(train_sizes, [d[n].value * 100 for n in train_sizes],
-                       yerr=[np.nan_to_num(d[n].se) * 100 for n in train_sizes], marker="o", capsize=3, label=name)
+        ax[1].errorbar(
+            train_sizes,
+            [d[n].value * 100 for n in train_sizes],
+            yerr=[np.nan_to_num(d[n].se) * 100 for n in train_sizes],
+            marker="o",
+            capsize=3,
+            label=name,
+        )
     ax[0].set(xscale="log", xlabel="training examples", ylabel="test accuracy", title=f"{data_name}: accuracy vs data")
     ax[1].axhline(0, color="grey", lw=0.8)
-    ax[1].set(xscale="log", xlabel="training examples", ylabel=f"gap to {transformer_of(model_specs)} (points)",
-              title="the gap (paper's Fig. 1)")
+    ax[1].set(
+        xscale="log",
+        xlabel="training examples",
+        ylabel=f"gap to {transformer_of(model_specs)} (points)",
+        title="the gap (paper's Fig. 1)",
+    )
     ax[0].legend(fontsize=8)
     ax[1].legend(fontsize=8)
     fig.tight_layout()
@@ -52,51 +64,70 @@ def table2(stats, gap: dict, model_specs: dict, params: dict, largest: int):
     import pandas as pd
 
     top, names = stats.xs(largest, level="train_examples"), list(model_specs)
-    return pd.DataFrame({
-        "accuracy": [format_mean_se(top.loc[m, "mean"], top.loc[m, "se"]) for m in names],
-        "Δ to transformer (points)": ["-" if m not in gap else gap[m][largest].text(100, digits=1).split(" (")[0]
-                                      for m in names],
-        "seeds": [int(top.loc[m, "seeds"]) for m in names],
-        "params (no emb.)": [f"{params[m]:,}" for m in names]}, index=list(names))
+    return pd.DataFrame(
+        {
+            "accuracy": [format_mean_se(top.loc[m, "mean"], top.loc[m, "se"]) for m in names],
+            "Δ to transformer (points)": [
+                "-" if m not in gap else gap[m][largest].text(100, digits=1).split(" (")[0] for m in names
+            ],
+            "seeds": [int(top.loc[m, "seeds"]) for m in names],
+            "params (no emb.)": [f"{params[m]:,}" for m in names],
+        },
+        index=list(names),
+    )
 
 
 def sentences(stats, gap: dict, model_specs: dict, train_sizes, timing, sequence_length: int) -> list[str]:
     """What this run shows: each gap at the smallest and the largest size and how much it shrank; the pretrained
-    table's effect at both ends; the LSTM's speed against the transformer's."""
+    table's effect at both ends; the LSTM's speed against the transformer's.
+    """
     lo, hi = train_sizes[0], train_sizes[-1]
     lines = []
     for m, d in gap.items():
-        shrink = difference({"mean": d[lo].value, "se": d[lo].se, "seeds": min(d[lo].seeds)},
-                            {"mean": d[hi].value, "se": d[hi].se, "seeds": min(d[hi].seeds)})
-        lines.append(f"{m}: gap to {transformer_of(model_specs)} {d[lo].text(100, ' points')} at {lo:,} examples -> "
-                     f"{d[hi].text(100, ' points')} at {hi:,}; the gap shrank by {shrink.text(100, ' points')}")
+        shrink = difference(
+            {"mean": d[lo].value, "se": d[lo].se, "seeds": min(d[lo].seeds)},
+            {"mean": d[hi].value, "se": d[hi].se, "seeds": min(d[hi].seeds)},
+        )
+        lines.append(
+            f"{m}: gap to {transformer_of(model_specs)} {d[lo].text(100, ' points')} at {lo:,} examples -> "
+            f"{d[hi].text(100, ' points')} at {hi:,}; the gap shrank by {shrink.text(100, ' points')}"
+        )
     plain = [m for m, spec in model_specs.items() if spec[0] == "lstm"][-1]
     pre = [m for m, spec in model_specs.items() if spec[0] == "lstm+pretrained"][0]
     for n in (lo, hi):
-        lines.append(f"pretrained embeddings ({pre} vs {plain}) at {n:,} examples: "
-                     f"{difference(stats.loc[(pre, n)], stats.loc[(plain, n)]).text(100, ' points')}")
+        lines.append(
+            f"pretrained embeddings ({pre} vs {plain}) at {n:,} examples: "
+            f"{difference(stats.loc[(pre, n)], stats.loc[(plain, n)]).text(100, ' points')}"
+        )
     r = timing[timing.model == "LSTM-2-256"].iloc[0]
     t = timing[~timing.model.str.startswith("LSTM") & (timing.batch_size == r.batch_size)].iloc[0]
     speedup = next(c for c in timing.columns if c.startswith("speed-up vs "))
-    lines.append(f"inference, batch {r.batch_size} x {sequence_length} on {r.device} ({r.backend}): LSTM-2-256 "
-                 f"{r.median_ms:.1f} ms, {t.model} {t.median_ms:.1f} ms: the LSTM is {r[speedup]}x as fast "
-                 "(the paper: LSTM-2-256 21x as fast as RoBERTa-Base on a CPU)")
+    lines.append(
+        f"inference, batch {r.batch_size} x {sequence_length} on {r.device} ({r.backend}): LSTM-2-256 "
+        f"{r.median_ms:.1f} ms, {t.model} {t.median_ms:.1f} ms: the LSTM is {r[speedup]}x as fast "
+        "(the paper: LSTM-2-256 21x as fast as RoBERTa-Base on a CPU)"
+    )
     return lines
 
 
-def checks(results, stats, gap: dict, plan_rows, model_specs: dict, num_classes: int, largest: int,
-           smallest: int) -> dict:
+def checks(
+    results, stats, gap: dict, plan_rows, model_specs: dict, num_classes: int, largest: int, smallest: int
+) -> dict:
     """What CI asserts on every run, about the kit rather than the paper: the sweep is complete, the transformer has
     left chance behind at every size, the LSTMs learn and gain from more data (a broken subset or vocabulary fails
     here). Whether the gap shrinks, the paper's finding, is a sentence with its test (:func:`sentences`), not a check:
-    at smoke scale it can go either way."""
+    at smoke scale it can go either way.
+    """
     chance, top = 1 / num_classes, transformer_of(model_specs)
     return {
         "every run measured": int((results.metric == "test_accuracy").sum()) == len(plan_rows),
-        "the transformer is >10 points above chance at every size": bool((stats.loc[top]["mean"] > chance + 0.10)
-                                                                          .all()),
-        "the LSTMs learn something at the largest size": bool(max(stats.loc[(m, largest), "mean"] for m in gap)
-                                                              > chance + 0.05),
+        "the transformer is >10 points above chance at every size": bool(
+            (stats.loc[top]["mean"] > chance + 0.10).all()
+        ),
+        "the LSTMs learn something at the largest size": bool(
+            max(stats.loc[(m, largest), "mean"] for m in gap) > chance + 0.05
+        ),
         "the LSTMs score higher at the largest size than at the smallest": all(
-            stats.loc[(m, largest), "mean"] > stats.loc[(m, smallest), "mean"] for m in gap),
+            stats.loc[(m, largest), "mean"] > stats.loc[(m, smallest), "mean"] for m in gap
+        ),
     }

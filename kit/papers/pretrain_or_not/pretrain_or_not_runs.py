@@ -30,8 +30,12 @@ import numpy as np
 #: The depth of the encoders named below (``encoder_layers`` equal to it is the whole encoder).
 ENCODER_DEPTH = {"minilm-l6": 6, "roberta_base_en": 12, "roberta_large_en": 24, "bert_base_en_uncased": 12}
 #: The names the tables give the encoders (another preset or folder shows its own name).
-ENCODER_NAMES = {"minilm-l6": "MiniLM-L6", "roberta_base_en": "RoBERTa-Base", "roberta_large_en": "RoBERTa-Large",
-                 "bert_base_en_uncased": "BERT-Base"}
+ENCODER_NAMES = {
+    "minilm-l6": "MiniLM-L6",
+    "roberta_base_en": "RoBERTa-Base",
+    "roberta_large_en": "RoBERTa-Large",
+    "bert_base_en_uncased": "BERT-Base",
+}
 #: The Sweep keys of notebook 01's ``results.csv`` (then ``metric, value``).
 KEYS = ("model", "train_examples", "seed")
 
@@ -39,7 +43,8 @@ KEYS = ("model", "train_examples", "seed")
 @dataclass
 class Inputs:
     """The texts of every split as word ids (``words``) and WordPiece inputs (``wordpieces``), and the fixed
-    ``order`` of the training set (the first ``n`` of it are the run with ``n`` examples)."""
+    ``order`` of the training set (the first ``n`` of it are the run with ``n`` examples).
+    """
 
     vocab: object
     words: dict
@@ -51,17 +56,27 @@ class Inputs:
         """The word vocabulary is fitted on the training texts of the largest run; the order is seeded (1234)."""
         from ...text import WordVocab
 
-        order = np.random.default_rng(1234).permutation(len(ds.train))      # 300 ⊂ 900 ⊂ ... : one fixed order
+        order = np.random.default_rng(1234).permutation(len(ds.train))  # 300 ⊂ 900 ⊂ ... : one fixed order
         vocab = WordVocab.fit([ds.train.texts[i] for i in order[:largest]], max_size=max_words)
         splits = ("train", "dev", "test")
-        return cls(vocab, {s: vocab.encode(ds[s].texts, sequence_length) for s in splits},
-                   {s: preprocessor(ds[s].texts) for s in splits}, order)
+        return cls(
+            vocab,
+            {s: vocab.encode(ds[s].texts, sequence_length) for s in splits},
+            {s: preprocessor(ds[s].texts) for s in splits},
+            order,
+        )
 
     def of(self, kind: str, split: str, idx=None):
         """The inputs a model of ``kind`` reads (``lstm``: word ids; ``lstm+pretrained``: WordPiece ids; the
-        transformer: the preprocessor's dict), rows ``idx`` of them when given."""
-        x = self.words[split] if kind == "lstm" else self.wordpieces[split]["token_ids"] \
-            if kind == "lstm+pretrained" else self.wordpieces[split]
+        transformer: the preprocessor's dict), rows ``idx`` of them when given.
+        """
+        x = (
+            self.words[split]
+            if kind == "lstm"
+            else self.wordpieces[split]["token_ids"]
+            if kind == "lstm+pretrained"
+            else self.wordpieces[split]
+        )
         if idx is None:
             return x
         return {k: v[idx] for k, v in x.items()} if isinstance(x, dict) else x[idx]
@@ -86,7 +101,8 @@ def family_name(sizes: dict) -> str:
 
 def transformer_name(sizes: dict) -> str:
     """The transformer's name: ``MiniLM-L6 fine-tuned``, or with ``encoder_layers`` set (smoke scale), the bottom
-    layers it keeps."""
+    layers it keeps.
+    """
     k = sizes.get("encoder_layers")
     whole = k is None or k == ENCODER_DEPTH.get(sizes.get("backbone", "minilm-l6"))
     return f"{encoder_name(sizes)} fine-tuned" if whole else f"{encoder_name(sizes)} (bottom {k} layers) fine-tuned"
@@ -99,7 +115,8 @@ def transformer_of(model_specs: dict) -> str:
 
 def models(sizes: dict) -> dict:
     """``{name: (kind, n_layers, cells)}``: the scale's LSTM-n-k, the LSTM with the pretrained table, the transformer
-    (its bottom ``encoder_layers`` layers; None: all of them, cells None: the encoder's own width)."""
+    (its bottom ``encoder_layers`` layers; None: all of them, cells None: the encoder's own width).
+    """
     out = {f"LSTM-{n}-{k}": ("lstm", n, k) for n, k in sizes["lstm_sizes"]}
     n, k = sizes["lstm_plus_pretrained"]
     out[f"LSTM-{n}-{k} + {family_name(sizes)} emb"] = ("lstm+pretrained", n, k)
@@ -109,13 +126,24 @@ def models(sizes: dict) -> dict:
 
 def recipes(sizes: dict) -> dict:
     """The paper's two recipes (:func:`kit.train.fit_classifier`'s arguments): LSTMs with Adam at a constant rate,
-    the transformer with AdamW decayed linearly to 0."""
+    the transformer with AdamW decayed linearly to 0.
+    """
     return {
-        "lstm": dict(learning_rate=sizes["lstm_lr"], epochs=sizes["lstm_epochs"], batch_size=sizes["lstm_batch"],
-                     schedule="constant", min_steps=sizes["lstm_min_steps"], patience=sizes["lstm_patience"]),
-        "transformer": dict(learning_rate=sizes["transformer_lr"], epochs=sizes["transformer_epochs"],
-                            batch_size=sizes["transformer_batch"], schedule="linear",
-                            min_steps=sizes["transformer_min_steps"]),
+        "lstm": dict(
+            learning_rate=sizes["lstm_lr"],
+            epochs=sizes["lstm_epochs"],
+            batch_size=sizes["lstm_batch"],
+            schedule="constant",
+            min_steps=sizes["lstm_min_steps"],
+            patience=sizes["lstm_patience"],
+        ),
+        "transformer": dict(
+            learning_rate=sizes["transformer_lr"],
+            epochs=sizes["transformer_epochs"],
+            batch_size=sizes["transformer_batch"],
+            schedule="linear",
+            min_steps=sizes["transformer_min_steps"],
+        ),
     }
 
 
@@ -132,15 +160,23 @@ def plan(model_specs: dict, train_sizes: list, sizes: dict) -> list[dict]:
     for name, (kind, _, _) in model_specs.items():
         r = recipe_of(kind, sizes)
         seeds = sizes["transformer_seeds"] if kind == "transformer" else sizes["lstm_seeds"]
-        out += [dict(model=name, train_examples=n, seed=s,
-                     steps=planned_steps(n, r["epochs"], r["batch_size"], r["min_steps"]))
-                for n in train_sizes for s in seeds]
+        out += [
+            dict(
+                model=name,
+                train_examples=n,
+                seed=s,
+                steps=planned_steps(n, r["epochs"], r["batch_size"], r["min_steps"]),
+            )
+            for n in train_sizes
+            for s in seeds
+        ]
     return out
 
 
 class Experiment:
     """Notebook 01's runs on one data set: :meth:`make_model` and :meth:`run_one` (fit, score, keep the model of the
-    largest transformer run in ``out/best_model/``)."""
+    largest transformer run in ``out/best_model/``).
+    """
 
     def __init__(self, ds, sizes: dict, inputs: Inputs, token_table, encoder, out, largest: int):
         self.ds, self.sizes, self.inputs, self.token_table, self.encoder = ds, sizes, inputs, token_table, encoder
@@ -150,21 +186,37 @@ class Experiment:
     def make_model(self, spec: tuple) -> keras.Model:
         """A fresh model of ``spec`` (``(kind, n_layers, cells)``); the transformer from fresh pretrained weights,
         cut to its bottom ``n_layers`` (:func:`kit.models.truncate.truncate_backbone`), read through [CLS] or the
-        mean token state (``transformer_pooling``)."""
+        mean token state (``transformer_pooling``).
+        """
         from ... import models as m
         from ...models.truncate import truncate_backbone
 
         kind, n, k = spec
         if kind == "lstm":
-            return m.build_lstm_classifier(len(self.inputs.vocab), self.ds.num_classes, n_layers=n, cells=k,
-                                           embedding_dim=self.sizes["embedding_dim"])
+            return m.build_lstm_classifier(
+                len(self.inputs.vocab),
+                self.ds.num_classes,
+                n_layers=n,
+                cells=k,
+                embedding_dim=self.sizes["embedding_dim"],
+            )
         if kind == "lstm+pretrained":
-            return m.build_lstm_classifier(self.token_table.shape[0], self.ds.num_classes, n_layers=n, cells=k,
-                                           embedding_dim=self.sizes["embedding_dim"], pretrained_table=self.token_table,
-                                           padding_id=self.encoder.tokenizer.pad_token_id)
+            return m.build_lstm_classifier(
+                self.token_table.shape[0],
+                self.ds.num_classes,
+                n_layers=n,
+                cells=k,
+                embedding_dim=self.sizes["embedding_dim"],
+                pretrained_table=self.token_table,
+                padding_id=self.encoder.tokenizer.pad_token_id,
+            )
         fresh = m.load_backbone(self.encoder.name, sequence_length=self.sizes["sequence_length"])
-        return m.build_classifier(truncate_backbone(fresh.backbone, n), num_classes=self.ds.num_classes, dropout=0.1,
-                                  pooling=self.sizes.get("transformer_pooling", "cls"))
+        return m.build_classifier(
+            truncate_backbone(fresh.backbone, n),
+            num_classes=self.ds.num_classes,
+            dropout=0.1,
+            pooling=self.sizes.get("transformer_pooling", "cls"),
+        )
 
     def run_one(self, run: dict) -> dict:
         """Train ``run`` (a row of :func:`plan`) on the first ``train_examples`` of the fixed order; its metrics."""
@@ -175,25 +227,48 @@ class Experiment:
         kind, idx = self.models[run["model"]][0], self.inputs.order[: run["train_examples"]]
         config.set_seed(run["seed"])
         model = self.make_model(self.models[run["model"]])
-        fit = fit_classifier(model, self.inputs.of(kind, "train", idx), self.ds.train.y[idx],
-                             self.inputs.of(kind, "dev"), self.ds.dev.y, seed=run["seed"], **recipe_of(kind, self.sizes))
+        fit = fit_classifier(
+            model,
+            self.inputs.of(kind, "train", idx),
+            self.ds.train.y[idx],
+            self.inputs.of(kind, "dev"),
+            self.ds.dev.y,
+            seed=run["seed"],
+            **recipe_of(kind, self.sizes),
+        )
         acc = accuracy(model, self.inputs.of(kind, "test"), self.ds.test.y)
-        if kind == "transformer" and run["train_examples"] == self.largest \
-                and run["seed"] == self.sizes["transformer_seeds"][0]:
-            save_bundle(self.out / "best_model", model, preprocessor=self.encoder.preprocessor,
-                        label_names=self.ds.label_names, info={"notebook": "01", "data": self.ds.name,
-                                                               "train_examples": run["train_examples"],
-                                                               "test_accuracy": acc})
+        if (
+            kind == "transformer"
+            and run["train_examples"] == self.largest
+            and run["seed"] == self.sizes["transformer_seeds"][0]
+        ):
+            save_bundle(
+                self.out / "best_model",
+                model,
+                preprocessor=self.encoder.preprocessor,
+                label_names=self.ds.label_names,
+                info={
+                    "notebook": "01",
+                    "data": self.ds.name,
+                    "train_examples": run["train_examples"],
+                    "test_accuracy": acc,
+                },
+            )
         keras.backend.clear_session()
-        return {"test_accuracy": acc, "dev_accuracy": fit.best_dev_accuracy, "train_seconds": fit.seconds,
-                "steps": fit.steps}
+        return {
+            "test_accuracy": acc,
+            "dev_accuracy": fit.best_dev_accuracy,
+            "train_seconds": fit.seconds,
+            "steps": fit.steps,
+        }
 
 
 def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequence_length: int):
     """The paper's Table 3 on this machine: the paper's model sizes (LSTM-2-256, LSTM-4-256, LSTM-4-256 + the
     pretrained table; fresh weights, speed does not depend on training) beside the transformer (all its layers),
     each at every batch size, on real test texts repeated to fill ``sequence_length``; a data frame with each model's
-    speed-up over the transformer (column ``speed-up vs MiniLM``, or the encoder's family at full scale)."""
+    speed-up over the transformer (column ``speed-up vs MiniLM``, or the encoder's family at full scale).
+    """
     import pandas as pd
 
     from ... import models as m
@@ -202,26 +277,37 @@ def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequenc
 
     vocab, table, enc = experiment.inputs.vocab, experiment.token_table, experiment.encoder
     top, family = encoder_name(experiment.sizes), family_name(experiment.sizes)
+
     def lstm(n_layers, **table_kw):
-        return lambda: m.build_lstm_classifier(table.shape[0] if table_kw else len(vocab), 2, n_layers=n_layers,
-                                               cells=256, embedding_dim=300, **table_kw)
+        return lambda: m.build_lstm_classifier(
+            table.shape[0] if table_kw else len(vocab), 2, n_layers=n_layers, cells=256, embedding_dim=300, **table_kw
+        )
 
     builders = {
         "LSTM-2-256": ("lstm", lstm(2)),
         "LSTM-4-256": ("lstm", lstm(4)),
-        f"LSTM-4-256 + {family} emb": ("lstm+pretrained", lstm(4, pretrained_table=table,
-                                                               padding_id=enc.tokenizer.pad_token_id)),
-        top: ("transformer", lambda: m.build_classifier(
-            m.load_backbone(enc.name, sequence_length=sequence_length).backbone, 2)),
+        f"LSTM-4-256 + {family} emb": (
+            "lstm+pretrained",
+            lstm(4, pretrained_table=table, padding_id=enc.tokenizer.pad_token_id),
+        ),
+        top: (
+            "transformer",
+            lambda: m.build_classifier(m.load_backbone(enc.name, sequence_length=sequence_length).backbone, 2),
+        ),
     }
-    texts = [" ".join([t] * 20) for t in experiment.ds.test.texts[: max(batch_sizes)]]   # long enough to fill it
+    texts = [" ".join([t] * 20) for t in experiment.ds.test.texts[: max(batch_sizes)]]  # long enough to fill it
     word, subwords = vocab.encode(texts, sequence_length), BertPreprocessor(enc.tokenizer, sequence_length)(texts)
     rows = []
     for name, (kind, build) in builders.items():
         model = build()
         for b in batch_sizes:
-            x = subwords["token_ids"][:b] if kind == "lstm+pretrained" else \
-                {k: v[:b] for k, v in subwords.items()} if kind == "transformer" else word[:b]
+            x = (
+                subwords["token_ids"][:b]
+                if kind == "lstm+pretrained"
+                else {k: v[:b] for k, v in subwords.items()}
+                if kind == "transformer"
+                else word[:b]
+            )
             rows.append(time_inference(model, x, repeats=repeats, name=name))
             print(f"{name:<26} batch {b}: {rows[-1]['median_ms']:8.1f} ms", flush=True)
         keras.backend.clear_session()
@@ -233,15 +319,30 @@ def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequenc
 
 def timing_view(timing):
     """The columns of :func:`time_models`' table worth reading: model, backend, device, shape, compiled, median ms,
-    the speed-up."""
-    return timing[["model", "backend", "device", "batch_size", "sequence_length", "compiled", "median_ms",
-                   *[c for c in timing.columns if c.startswith("speed-up vs ")]]]
+    the speed-up.
+    """
+    return timing[
+        [
+            "model",
+            "backend",
+            "device",
+            "batch_size",
+            "sequence_length",
+            "compiled",
+            "median_ms",
+            *[c for c in timing.columns if c.startswith("speed-up vs ")],
+        ]
+    ]
 
 
 def record_timing(sweep, timing, params: dict, names, sequence_length: int) -> None:
     """The timing and parameter counts into ``results.csv`` too, as runs with ``train_examples=0, seed=-1``."""
     for name in names:
-        row = {f"inference_ms_b{r.batch_size}_L{sequence_length}": r.median_ms
-               for r in timing[timing.model == name].itertuples()}
-        sweep.record(dict(model=name, train_examples=0, seed=-1),
-                     row | ({"params_without_embeddings": params[name]} if name in params else {}))
+        row = {
+            f"inference_ms_b{r.batch_size}_L{sequence_length}": r.median_ms
+            for r in timing[timing.model == name].itertuples()
+        }
+        sweep.record(
+            dict(model=name, train_examples=0, seed=-1),
+            row | ({"params_without_embeddings": params[name]} if name in params else {}),
+        )

@@ -11,10 +11,17 @@ DEFAULTS = {"lstm_lr": 1e-3, "lstm_batch": 64, "transformer_batch": 32}
 #: every layer of the transformer (``encoder_layers``: keep only the bottom ones; None: all), read through [CLS]
 #: (``transformer_pooling``: "cls" or "mean", the mean token state)
 _PAPER_MODELS = {
-    "encoder_layers": None, "transformer_pooling": "cls",
-    "max_eval": None, "lstm_seeds": [0, 1, 2], "transformer_seeds": [0, 1, 2], "lstm_sizes": [[2, 256]],
-    "lstm_plus_pretrained": [4, 256], "embedding_dim": 300, "lstm_min_steps": 100,
-    "timing_batch_sizes": [128, 256, 384], "timing_sequence_length": 512,
+    "encoder_layers": None,
+    "transformer_pooling": "cls",
+    "max_eval": None,
+    "lstm_seeds": [0, 1, 2],
+    "transformer_seeds": [0, 1, 2],
+    "lstm_sizes": [[2, 256]],
+    "lstm_plus_pretrained": [4, 256],
+    "embedding_dim": 300,
+    "lstm_min_steps": 100,
+    "timing_batch_sizes": [128, 256, 384],
+    "timing_sequence_length": 512,
 }
 
 SCALES = {
@@ -26,22 +33,43 @@ SCALES = {
     # After 3 layers the [CLS] state barely varies across texts (notebook 03 prints it), so the head reads the mean
     # token state: through [CLS], 30 steps left 250 sentences at chance (49.6%, 3 seeds); through the mean, 67-74%.
     "smoke": {
-        "backbone": "minilm-l6", "dataset": "rt_snippets", "max_eval": 500, "train_sizes": [250, 2250],
+        "backbone": "minilm-l6",
+        "dataset": "rt_snippets",
+        "max_eval": 500,
+        "train_sizes": [250, 2250],
         "sequence_length": 40,
-        "lstm_seeds": [0, 1, 2], "transformer_seeds": [0, 1, 2],
-        "lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64], "embedding_dim": 64,
-        "lstm_epochs": 6, "lstm_min_steps": 60, "lstm_patience": 2,
-        "transformer_epochs": 1, "transformer_lr": 2e-4, "transformer_min_steps": 30, "encoder_layers": 3,
+        "lstm_seeds": [0, 1, 2],
+        "transformer_seeds": [0, 1, 2],
+        "lstm_sizes": [[2, 64]],
+        "lstm_plus_pretrained": [2, 64],
+        "embedding_dim": 64,
+        "lstm_epochs": 6,
+        "lstm_min_steps": 60,
+        "lstm_patience": 2,
+        "transformer_epochs": 1,
+        "transformer_lr": 2e-4,
+        "transformer_min_steps": 30,
+        "encoder_layers": 3,
         "transformer_pooling": "mean",
-        "timing_batch_sizes": [32], "timing_sequence_length": 128, "timing_repeats": 3,
+        "timing_batch_sizes": [32],
+        "timing_sequence_length": 128,
+        "timing_repeats": 3,
     },
     # every offline sentence (8,454), the paper's LSTM-2-256 and LSTM-4-256 + pretrained, 5 seeds, one GPU
     "medium": {
-        **_PAPER_MODELS, "backbone": "minilm-l6", "dataset": "rt_snippets", "train_sizes": [300, 1000, 3000, 1.0],
+        **_PAPER_MODELS,
+        "backbone": "minilm-l6",
+        "dataset": "rt_snippets",
+        "train_sizes": [300, 1000, 3000, 1.0],
         "sequence_length": 64,
-        "lstm_seeds": [0, 1, 2, 3, 4], "transformer_seeds": [0, 1, 2, 3, 4],
-        "lstm_epochs": 10, "lstm_patience": 3, "transformer_epochs": 3, "transformer_lr": 5e-5,
-        "transformer_min_steps": 60, "timing_repeats": 10,
+        "lstm_seeds": [0, 1, 2, 3, 4],
+        "transformer_seeds": [0, 1, 2, 3, 4],
+        "lstm_epochs": 10,
+        "lstm_patience": 3,
+        "transformer_epochs": 3,
+        "transformer_lr": 5e-5,
+        "transformer_min_steps": 60,
+        "timing_repeats": 10,
     },
     # Yelp reviews with their 1-5 stars (yelp_full, 650k; the paper does not say which Yelp set it used, but its ~78%
     # accuracies rule out polarity, where such models reach ~97%): 4 fractions x 3 seeds x 3 models at length 256,
@@ -51,9 +79,16 @@ SCALES = {
     # The paper's transformer: RoBERTa-Base ("roberta_large_en" for its RoBERTa-Large row; both are keras-hub presets:
     # a copy in $KIT_PRESET_DIR/<name> or a download, kit.models.load_backbone).
     "full": {
-        **_PAPER_MODELS, "backbone": "roberta_base_en", "dataset": "yelp_full", "train_sizes": [0.01, 0.1, 0.3, 1.0],
+        **_PAPER_MODELS,
+        "backbone": "roberta_base_en",
+        "dataset": "yelp_full",
+        "train_sizes": [0.01, 0.1, 0.3, 1.0],
         "sequence_length": 256,
-        "lstm_epochs": 2, "lstm_patience": 1, "transformer_epochs": 1, "transformer_lr": 2e-5,
-        "transformer_min_steps": 100, "timing_repeats": 30,
+        "lstm_epochs": 2,
+        "lstm_patience": 1,
+        "transformer_epochs": 1,
+        "transformer_lr": 2e-5,
+        "transformer_min_steps": 100,
+        "timing_repeats": 30,
     },
 }

@@ -1,2 +1,3 @@
 """*SerBERTus: A SMART Three-Headed BERT Ensemble* (Hayes, Stanford CS224N): multitask BERT with SMART, layer-wise
-learning-rate decay, CerBERTus, further MLM pretraining and dev-gated ensembles. Notebook 04."""
+learning-rate decay, CerBERTus, further MLM pretraining and dev-gated ensembles. Notebook 04.
+"""

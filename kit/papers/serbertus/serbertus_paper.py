@@ -10,30 +10,43 @@ import pandas as pd
 TASKS = {"sst": "SST-5", "qqp": "QQP", "sts": "STS-B"}
 
 #: Table 6: architectures, no weight decay, no layer decay, no SMART; best dev score of each task (k = task layers).
-TABLE6 = pd.DataFrame({"QQP": [88.9, 89.0, 88.6, 88.8, 88.9, 89.4], "STS": [87.0, 87.9, 87.6, 87.6, 82.5, 87.2],
-                       "SST": [51.6, 52.4, 51.6, 51.9, 52.1, 52.4], "avg": [75.8, 76.4, 75.9, 76.1, 74.5, 76.4],
-                       "batch": [32, 24, 20, 16, 32, 8]},
-                      index=["multi-BERT", "CerBERTus k=2", "CerBERTus k=4", "CerBERTus k=6", "triple-BERT",
-                             "multi + triple"])
+TABLE6 = pd.DataFrame(
+    {
+        "QQP": [88.9, 89.0, 88.6, 88.8, 88.9, 89.4],
+        "STS": [87.0, 87.9, 87.6, 87.6, 82.5, 87.2],
+        "SST": [51.6, 52.4, 51.6, 51.9, 52.1, 52.4],
+        "avg": [75.8, 76.4, 75.9, 76.1, 74.5, 76.4],
+        "batch": [32, 24, 20, 16, 32, 8],
+    },
+    index=["multi-BERT", "CerBERTus k=2", "CerBERTus k=4", "CerBERTus k=6", "triple-BERT", "multi + triple"],
+)
 
 #: Table 7: the best single models and ensembles (SMART lambda, layer decay, parameters), dev and test.
-TABLE7 = pd.DataFrame({"SMART": ["12", "15", "12", "10 / 12", "several"],
-                       "decay": ["0.95", "0.95", "0.95", "1.0 / 0.95", "several"],
-                       "params": ["110M", "138M", "153M", "386M", "2.6B+"],
-                       "SST": [53.32, 52.41, 53.04, 54.59, 55.85], "STS": [89.38, 89.86, 89.99, 89.93, 90.45],
-                       "QQP": [88.67, 89.64, 89.72, 90.27, 90.94], "avg": [77.12, 77.30, 77.58, 78.26, 79.08],
-                       "avg test": [None, None, None, 78.45, 78.61]},
-                      index=["multi-BERT", "CerBERTus k=2", "CerBERTus k=3", "best model per task",
-                             "ensemble, 7-9 models per task"])
+TABLE7 = pd.DataFrame(
+    {
+        "SMART": ["12", "15", "12", "10 / 12", "several"],
+        "decay": ["0.95", "0.95", "0.95", "1.0 / 0.95", "several"],
+        "params": ["110M", "138M", "153M", "386M", "2.6B+"],
+        "SST": [53.32, 52.41, 53.04, 54.59, 55.85],
+        "STS": [89.38, 89.86, 89.99, 89.93, 90.45],
+        "QQP": [88.67, 89.64, 89.72, 90.27, 90.94],
+        "avg": [77.12, 77.30, 77.58, 78.26, 79.08],
+        "avg test": [None, None, None, 78.45, 78.61],
+    },
+    index=["multi-BERT", "CerBERTus k=2", "CerBERTus k=3", "best model per task", "ensemble, 7-9 models per task"],
+)
 
 #: Table 4 (SST accuracy, mean over seeds): one learning rate vs layer-wise decay.
-TABLE4 = pd.Series({"all layers 1e-5": 51.7, "layer decay 0.95": 52.4, "layer decay 0.9": 52.2,
-                    "embeddings frozen": 51.3})
+TABLE4 = pd.Series(
+    {"all layers 1e-5": 51.7, "layer decay 0.95": 52.4, "layer decay 0.9": 52.2, "embeddings frozen": 51.3}
+)
 
 #: Figures 4 and 5 (read off the plots and the text).
 FIGURE4_SMART = "SST: lambda_s in [1, 10] performs well; lambda_s >= 10 needs more than 10 epochs to converge"
-FIGURE5_MLM = ("SST: further MLM pretraining at 1e-5 hurt (more steps, worse); at 5e-6 a small gain near 16k steps; "
-               "QQP: best after ~66k steps; STS: small gain within 3k steps")
+FIGURE5_MLM = (
+    "SST: further MLM pretraining at 1e-5 hurt (more steps, worse); at 5e-6 a small gain near 16k steps; "
+    "QQP: best after ~66k steps; STS: small gain within 3k steps"
+)
 
 #: What the paper reports for each comparison that notebook 04's sentences make, in the paper's words.
 SAYS = {

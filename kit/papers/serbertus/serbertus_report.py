@@ -45,7 +45,8 @@ def scores(long, metric: str = "test_score"):
 
 def add_task_mean(frame, tasks, label: str = MEAN):
     """``frame`` plus, per (experiment, setting, seed) that scored every task in ``tasks``, a row ``task=label``
-    with the mean of those scores."""
+    with the mean of those scores.
+    """
     import pandas as pd
 
     tasks = list(tasks)
@@ -59,7 +60,8 @@ def add_task_mean(frame, tasks, label: str = MEAN):
 
 def table(frame, tasks, index=("experiment", "setting"), scale: float = 100.0, digits: int = 1):
     """Mean ± standard error over seeds: one row per ``index``, one column per task (and ``mean`` when present),
-    and the number of seeds."""
+    and the number of seeds.
+    """
     import pandas as pd
 
     index = list(index)
@@ -99,10 +101,13 @@ def finite(values) -> bool:
 
 # --- the tasks and the models -----------------------------------------------------------------------------------------
 
+
 def constant_guesses(datasets: dict, kinds: dict) -> dict:
     """``{task: test score of always predicting the training majority}`` (0 for a regression task's Pearson)."""
-    return {t: constant_guess(ds.train.y, ds.test.y, "pearson" if kinds[t] == "regression" else "accuracy")
-            for t, ds in datasets.items()}
+    return {
+        t: constant_guess(ds.train.y, ds.test.y, "pearson" if kinds[t] == "regression" else "accuracy")
+        for t, ds in datasets.items()
+    }
 
 
 def task_table(datasets: dict, kinds: dict):
@@ -110,9 +115,20 @@ def task_table(datasets: dict, kinds: dict):
     import pandas as pd
 
     guess = constant_guesses(datasets, kinds)
-    return pd.DataFrame([{"task": t, "stands in for": paper.TASKS[t], "data": ds.name, "kind": kinds[t], **ds.sizes(),
-                          "score": "Pearson" if kinds[t] == "regression" else "accuracy",
-                          "constant guess (test)": round(guess[t], 3)} for t, ds in datasets.items()]).set_index("task")
+    return pd.DataFrame(
+        [
+            {
+                "task": t,
+                "stands in for": paper.TASKS[t],
+                "data": ds.name,
+                "kind": kinds[t],
+                **ds.sizes(),
+                "score": "Pearson" if kinds[t] == "regression" else "accuracy",
+                "constant guess (test)": round(guess[t], 3),
+            }
+            for t, ds in datasets.items()
+        ]
+    ).set_index("task")
 
 
 def cut_lengths(raw: dict, sequence_length: int) -> str:
@@ -120,8 +136,10 @@ def cut_lengths(raw: dict, sequence_length: int) -> str:
     lines = []
     for t, splits in raw.items():
         lengths = np.concatenate([x["padding_mask"].sum(1) for x, _ in splits.values()])
-        lines.append(f"{t}: median {int(np.median(lengths))} tokens, {np.mean(lengths >= sequence_length):.0%} of "
-                     f"texts cut at {sequence_length}")
+        lines.append(
+            f"{t}: median {int(np.median(lengths))} tokens, {np.mean(lengths >= sequence_length):.0%} of "
+            f"texts cut at {sequence_length}"
+        )
     return "\n".join(lines)
 
 
@@ -138,6 +156,7 @@ def architecture_sizes(backbone, heads: dict, ks):
 
 
 # --- the results ------------------------------------------------------------------------------------------------------
+
 
 def pick(frame, *settings):
     """The rows of ``frame`` whose ``(experiment, setting)`` is one of ``settings``."""
@@ -190,21 +209,32 @@ def _mean_of(long, experiment: str, metric: str):
 
 def ablation_tables(test, long, task: str) -> dict:
     """The SMART, layer-decay and further-pretraining tables on the ablation ``task`` (test), the baseline as their
-    zero row, with SMART's ``R_s`` and the MLM loss at the start and end of further pretraining."""
-    smart = _ablation(test, "smart", "lambda_s=0", task).join(_mean_of(long, "smart", "smart_loss").rename(
-        "smart_loss (R_s)")).join(gaps(long, task).rename("train - test (points)"))
-    mlm = _ablation(test, "mlm", "mlm_steps=0", task).join(_mean_of(long, "mlm", "mlm_loss_first").rename(
-        "MLM loss, first chunk")).join(_mean_of(long, "mlm", "mlm_loss_last").rename("MLM loss, last chunk"))
+    zero row, with SMART's ``R_s`` and the MLM loss at the start and end of further pretraining.
+    """
+    smart = (
+        _ablation(test, "smart", "lambda_s=0", task)
+        .join(_mean_of(long, "smart", "smart_loss").rename("smart_loss (R_s)"))
+        .join(gaps(long, task).rename("train - test (points)"))
+    )
+    mlm = (
+        _ablation(test, "mlm", "mlm_steps=0", task)
+        .join(_mean_of(long, "mlm", "mlm_loss_first").rename("MLM loss, first chunk"))
+        .join(_mean_of(long, "mlm", "mlm_loss_last").rename("MLM loss, last chunk"))
+    )
     return {"smart": smart, "llrd": _ablation(test, "llrd", "decay=1", task), "mlm": mlm}
 
 
 def gaps(long, task: str):
     """Mean over seeds of train score - test score (points) on ``task`` for the baseline (``lambda_s=0``) and each SMART
-    setting: what a regulariser is meant to shrink."""
+    setting: what a regulariser is meant to shrink.
+    """
     import pandas as pd
 
-    rows = long[(long.task == task) & long.metric.isin(["train_score", "test_score"]) &
-                ((long.experiment == "smart") | ((long.experiment == BASE[0]) & (long.setting == BASE[1])))]
+    rows = long[
+        (long.task == task)
+        & long.metric.isin(["train_score", "test_score"])
+        & ((long.experiment == "smart") | ((long.experiment == BASE[0]) & (long.setting == BASE[1])))
+    ]
     wide = rows.pivot_table(index=["experiment", "setting", "seed"], columns="metric", values="value").reset_index()
     wide["setting"] = np.where(wide.experiment == "smart", wide.setting, "lambda_s=0")
     if "train_score" not in wide:
@@ -214,15 +244,21 @@ def gaps(long, task: str):
 
 def architectures(test, long, first_seed: int) -> tuple:
     """``(scores, {setting: parameters as trained})`` of the baseline (three encoders: triple-BERT), the
-    multitask architectures and the combined model."""
+    multitask architectures and the combined model.
+    """
     import pandas as pd
 
-    arch = pd.concat([pick(test, BASE).assign(experiment="architecture", setting="triple-BERT (= baseline)"),
-                      test[test.experiment.isin(["architecture", "combined"])]])
+    arch = pd.concat(
+        [
+            pick(test, BASE).assign(experiment="architecture", setting="triple-BERT (= baseline)"),
+            test[test.experiment.isin(["architecture", "combined"])],
+        ]
+    )
     params = long[(long.metric == "params") & (long.experiment.isin(["architecture", "combined"]))]
     size = params.groupby("setting").value.first().to_dict()
-    size["triple-BERT (= baseline)"] = sum(long[(long.experiment == "baseline") & (long.metric == "params") &
-                                                (long.seed == first_seed)].value)
+    size["triple-BERT (= baseline)"] = sum(
+        long[(long.experiment == "baseline") & (long.metric == "params") & (long.seed == first_seed)].value
+    )
     return arch, size
 
 
@@ -236,45 +272,59 @@ def architecture_table(arch, size: dict, tasks):
 def ensemble_table(test, ens, tasks):
     """The paper's Table 7 for this run: the dev-gated ensemble beside the best single model by dev."""
     out = table(test[test.experiment == "ensemble"], tasks, index=["setting"])
-    out["members / candidates"] = " | ".join(f"{t}: {ens[ens.task == t].members.mean():.1f} / "
-                                             f"{ens[ens.task == t].candidates.mean():.0f}" for t in tasks)
+    out["members / candidates"] = " | ".join(
+        f"{t}: {ens[ens.task == t].members.mean():.1f} / {ens[ens.task == t].candidates.mean():.0f}" for t in tasks
+    )
     return out
 
 
 def figure(test, dev, arch, size: dict, long, task: str, label: str | None = None):
     """Three panels: SMART's lambda_s sweep (the paper's Figure 4), score against size per architecture (Table 6),
-    and the MLM loss during further pretraining (Figure 5's mechanism). ``label``: how to name ``task`` (your data)."""
+    and the MLM loss during further pretraining (Figure 5's mechanism). ``label``: how to name ``task`` (your data).
+    """
     shown = label or task
     import matplotlib.pyplot as plt
     import pandas as pd
 
     fig, ax = plt.subplots(1, 3, figsize=(16, 4.2))
-    for frame, split in ((test, "test"), (dev, "dev")):   # not `label`: that names the task
+    for frame, split in ((test, "test"), (dev, "dev")):  # not `label`: that names the task
         sm = pd.concat([pick(frame, BASE).assign(setting="lambda_s=0"), frame[frame.experiment == "smart"]])
         s = summarize(sm[sm.task == task], "setting")
         lam = [float(x.split("=")[1]) for x in s.index]
         ax[0].errorbar(lam, 100 * s["mean"], yerr=100 * s["se"].fillna(0), marker="o", capsize=3, label=split)
-    ax[0].set(xscale="symlog", xlabel="SMART weight lambda_s (0 = baseline)", ylabel=f"{shown} score (points)",
-              title=f"SMART on {shown} (the paper's Figure 4)")
+    ax[0].set(
+        xscale="symlog",
+        xlabel="SMART weight lambda_s (0 = baseline)",
+        ylabel=f"{shown} score (points)",
+        title=f"SMART on {shown} (the paper's Figure 4)",
+    )
     ax[0].legend()
     for name, r in summarize(arch[arch.task == MEAN], "setting").iterrows():
-        ax[1].errorbar(size[name] / 1e6, 100 * r["mean"], yerr=100 * (0 if np.isnan(r["se"]) else r["se"]),
-                       marker="o", capsize=3)
+        ax[1].errorbar(
+            size[name] / 1e6, 100 * r["mean"], yerr=100 * (0 if np.isnan(r["se"]) else r["se"]), marker="o", capsize=3
+        )
         ax[1].annotate(name, (size[name] / 1e6, 100 * r["mean"]), fontsize=8, xytext=(4, 4), textcoords="offset points")
-    ax[1].set(xlabel="parameters (millions, as trained)", ylabel="mean of the 3 tasks (test, points)",
-              title="architectures (the paper's Table 6)")
+    ax[1].set(
+        xlabel="parameters (millions, as trained)",
+        ylabel="mean of the 3 tasks (test, points)",
+        title="architectures (the paper's Table 6)",
+    )
     curve = long[(long.experiment == "mlm") & long.metric.str.startswith("mlm_loss_step")]
     for (setting, seed), g in curve.groupby(["setting", "seed"]):
         g = g.assign(step=g.metric.str.replace("mlm_loss_step", "").astype(int)).sort_values("step")
         ax[2].plot(g.step, g.value, marker=".", label=f"{setting}, seed {seed}")
-    ax[2].set(xlabel="further-pretraining step", ylabel="MLM loss (nats)",
-              title=f"further MLM pretraining on {shown} (fresh head)")
+    ax[2].set(
+        xlabel="further-pretraining step",
+        ylabel="MLM loss (nats)",
+        title=f"further MLM pretraining on {shown} (fresh head)",
+    )
     ax[2].legend(fontsize=8)
     fig.tight_layout()
     return fig
 
 
 # --- what this run shows ---------------------------------------------------------------------------------------------
+
 
 def gap_scores(long):
     """Rows ``experiment, setting, task, seed, value`` of train score - test score (runs that logged a train score)."""
@@ -286,71 +336,115 @@ def gap_scores(long):
 def sentences(test, sizes: dict, tasks, guesses: dict, gap=None, labels: dict | None = None) -> list[str]:
     """Every comparison the notebook states, from this run's scores: the difference with its standard error and
     Welch's t-test at 95% (:func:`compare`), the paper's number in brackets; SMART's effect on the train - test gap
-    (``gap``: :func:`gap_scores`); then each baseline beside its constant guess. ``labels``: :func:`task_labels`."""
+    (``gap``: :func:`gap_scores`); then each baseline beside its constant guess. ``labels``: :func:`task_labels`.
+    """
     a, multi = sizes["ablation_task"], ("architecture", "multi-BERT")
     shown = lambda t: (labels or {}).get(t, t)  # noqa: E731 - a task's name on screen (task_labels)
     name = shown(a)
     says = lambda label, x, y, task, key: (  # noqa: E731
-        f"{label}: {compare(test, x, y, task).text(100, ' points')} [paper: {paper.SAYS[key]}]")
-    lines = [says(f"SMART lambda_s={x:g} vs none ({name})", ("smart", f"lambda_s={x:g}"), BASE, a, "smart")
-             for x in sizes["smart_lambdas"]]
+        f"{label}: {compare(test, x, y, task).text(100, ' points')} [paper: {paper.SAYS[key]}]"
+    )
+    lines = [
+        says(f"SMART lambda_s={x:g} vs none ({name})", ("smart", f"lambda_s={x:g}"), BASE, a, "smart")
+        for x in sizes["smart_lambdas"]
+    ]
     if gap is not None:
-        lines += [f"SMART lambda_s={x:g} vs none ({name}), train - test gap: "
-                  f"{compare(gap, ('smart', f'lambda_s={x:g}'), BASE, a).text(100, ' points')} (a regulariser should "
-                  "make it smaller)" for x in sizes["smart_lambdas"]]
-    lines += [says(f"layer decay {d:g} vs none ({name})", ("llrd", f"decay={d:g}"), BASE, a, "llrd")
-              for d in sizes["llrd_decays"]]
-    lines += [says(f"{n} MLM steps first vs none ({name})", ("mlm", f"mlm_steps={n}"), BASE, a, "mlm")
-              for n in sizes["mlm_steps"]]
+        lines += [
+            f"SMART lambda_s={x:g} vs none ({name}), train - test gap: "
+            f"{compare(gap, ('smart', f'lambda_s={x:g}'), BASE, a).text(100, ' points')} (a regulariser should "
+            "make it smaller)"
+            for x in sizes["smart_lambdas"]
+        ]
+    lines += [
+        says(f"layer decay {d:g} vs none ({name})", ("llrd", f"decay={d:g}"), BASE, a, "llrd")
+        for d in sizes["llrd_decays"]
+    ]
+    lines += [
+        says(f"{n} MLM steps first vs none ({name})", ("mlm", f"mlm_steps={n}"), BASE, a, "mlm")
+        for n in sizes["mlm_steps"]
+    ]
     lines.append(says("multi-BERT vs triple-BERT (mean of tasks)", multi, BASE, MEAN, "multi"))
-    lines += [says(f"CerBERTus k={k} vs multi-BERT (mean of tasks)", ("architecture", f"CerBERTus k={k}"), multi,
-                   MEAN, "cerbertus") for k in sizes["cerbertus_k"]]
-    lines.append(says("dev-gated ensemble vs the best single model by dev (mean of tasks)", ("ensemble", "dev-gated"),
-                      ("ensemble", "best single model (by dev)"), MEAN, "ensemble"))
+    lines += [
+        says(
+            f"CerBERTus k={k} vs multi-BERT (mean of tasks)",
+            ("architecture", f"CerBERTus k={k}"),
+            multi,
+            MEAN,
+            "cerbertus",
+        )
+        for k in sizes["cerbertus_k"]
+    ]
+    lines.append(
+        says(
+            "dev-gated ensemble vs the best single model by dev (mean of tasks)",
+            ("ensemble", "dev-gated"),
+            ("ensemble", "best single model (by dev)"),
+            MEAN,
+            "ensemble",
+        )
+    )
     for t in tasks:
         s = summary(test, BASE, t)
-        lines.append(f"{shown(t)}: the baseline scores {format_mean_se(s['mean'], s['se'], 100, 1)} on test; "
-                     f"a constant guess {100 * guesses[t]:.1f}")
+        lines.append(
+            f"{shown(t)}: the baseline scores {format_mean_se(s['mean'], s['se'], 100, 1)} on test; "
+            f"a constant guess {100 * guesses[t]:.1f}"
+        )
     return lines
 
 
-def bootstrap_lines(plan_rows, folder, data: dict, kinds: dict, sizes: dict, resamples: int = 1000,
-                    labels: dict | None = None) -> list[str]:
+def bootstrap_lines(
+    plan_rows, folder, data: dict, kinds: dict, sizes: dict, resamples: int = 1000, labels: dict | None = None
+) -> list[str]:
     """The comparisons again, by a paired bootstrap over the test examples and the seeds
     (:func:`kit.analysis.paired_bootstrap`, on the saved test predictions): it counts the noise of a few hundred
-    test examples that Welch's t over seeds does not."""
+    test examples that Welch's t over seeds does not.
+    """
     from ...metrics.task_scores import task_score
     from .serbertus_runs import load_predictions
 
     def stacked(experiment, setting, task):
-        runs = [r for r in plan_rows if (r["experiment"], r["setting"]) == (experiment, setting)
-                and task in r["task"].split("+")]
+        runs = [
+            r
+            for r in plan_rows
+            if (r["experiment"], r["setting"]) == (experiment, setting) and task in r["task"].split("+")
+        ]
         return np.stack([load_predictions(folder, r)["test"][task] for r in sorted(runs, key=lambda r: r["seed"])])
 
     def line(label, x, y, task):
-        said = f"{label} ({(labels or {}).get(task, task)})"      # the task as task_labels names it
+        said = f"{label} ({(labels or {}).get(task, task)})"  # the task as task_labels names it
         try:
             a, b = stacked(*x, task), stacked(*y, task)
         except FileNotFoundError:
             return f"{said}: predictions not saved"
-        r = paired_bootstrap(a, b, labels=data[task]["test"][1], resamples=resamples,
-                             score=lambda p, y_true: task_score(kinds[task], y_true, p))
+        r = paired_bootstrap(
+            a,
+            b,
+            labels=data[task]["test"][1],
+            resamples=resamples,
+            score=lambda p, y_true: task_score(kinds[task], y_true, p),
+        )
         return f"{said}: {r.text(100, ' points')}"
 
     a, multi = sizes["ablation_task"], ("architecture", "multi-BERT")
-    lines = [line(f"SMART lambda_s={x:g} vs none", ("smart", f"lambda_s={x:g}"), BASE, a) for x in sizes["smart_lambdas"]]
+    lines = [
+        line(f"SMART lambda_s={x:g} vs none", ("smart", f"lambda_s={x:g}"), BASE, a) for x in sizes["smart_lambdas"]
+    ]
     lines += [line(f"layer decay {d:g} vs none", ("llrd", f"decay={d:g}"), BASE, a) for d in sizes["llrd_decays"]]
     lines += [line(f"{n} MLM steps first vs none", ("mlm", f"mlm_steps={n}"), BASE, a) for n in sizes["mlm_steps"]]
     tasks = list(data)
     lines += [line("multi-BERT vs triple-BERT", multi, BASE, t) for t in tasks]
-    lines += [line(f"CerBERTus k={k} vs multi-BERT", ("architecture", f"CerBERTus k={k}"), multi, t)
-              for k in sizes["cerbertus_k"] for t in tasks]
+    lines += [
+        line(f"CerBERTus k={k} vs multi-BERT", ("architecture", f"CerBERTus k={k}"), multi, t)
+        for k in sizes["cerbertus_k"]
+        for t in tasks
+    ]
     return lines
 
 
 def checks(long, test, plan_rows, done: set, sizes: dict, guesses: dict, tasks, out) -> dict:
     """What CI asserts on every run, as ``{claim: bool}``: each can fail on a broken kit (a model that does not learn,
-    a layer decay or SMART term that changes nothing, further pretraining that does not lower the MLM loss)."""
+    a layer decay or SMART term that changes nothing, further pretraining that does not lower the MLM loss).
+    """
     trained = long[long.experiment != "ensemble"]
     seeds = trained[trained.metric == "test_score"].groupby(["experiment", "setting", "task"]).seed.nunique()
     mlm = long[long.experiment == "mlm"].pivot_table(index=["setting", "seed"], columns="metric", values="value")
@@ -360,23 +454,36 @@ def checks(long, test, plan_rows, done: set, sizes: dict, guesses: dict, tasks, 
         part = test[(test.experiment == setting[0]) & (test.setting == setting[1]) & (test.task == a)]
         return part.sort_values("seed").value.to_numpy()
 
-    def margin(t):   # 10 points of accuracy; a Pearson correlation of 0.3
+    def margin(t):  # 10 points of accuracy; a Pearson correlation of 0.3
         return 0.3 if guesses[t] == 0.0 else 0.10
 
     base = per_seed(BASE)
-    files = ("results.csv", "table_baseline.csv", "table_smart.csv", "table_llrd.csv", "table_mlm.csv",
-             "table6_architectures.csv", "table7_ensemble.csv", "ensembles.csv", "serbertus_results.png")
+    files = (
+        "results.csv",
+        "table_baseline.csv",
+        "table_smart.csv",
+        "table_llrd.csv",
+        "table_mlm.csv",
+        "table6_architectures.csv",
+        "table7_ensemble.csv",
+        "ensembles.csv",
+        "serbertus_results.png",
+    )
     return {
         "every planned run measured": all(tuple(str(r[k]) for k in KEYS) in done for r in plan_rows),
         "every setting has at least 3 seeds": bool(seeds.min() >= 3),
-        "every baseline beats its constant guess (10 points of accuracy, Pearson 0.3)":
-            all(summary(test, BASE, t)["mean"] >= guesses[t] + margin(t) for t in tasks),
-        "layer decay changed the test scores (it is applied)":
-            all(not np.allclose(per_seed(("llrd", f"decay={d:g}")), base) for d in sizes["llrd_decays"]),
-        "SMART changed the test scores (its term is in the loss)":
-            all(not np.allclose(per_seed(("smart", f"lambda_s={x:g}")), base) for x in sizes["smart_lambdas"]),
-        "further MLM pretraining lowered the MLM loss in every run":
-            bool((mlm["mlm_loss_last"] < mlm["mlm_loss_first"]).all()),
+        "every baseline beats its constant guess (10 points of accuracy, Pearson 0.3)": all(
+            summary(test, BASE, t)["mean"] >= guesses[t] + margin(t) for t in tasks
+        ),
+        "layer decay changed the test scores (it is applied)": all(
+            not np.allclose(per_seed(("llrd", f"decay={d:g}")), base) for d in sizes["llrd_decays"]
+        ),
+        "SMART changed the test scores (its term is in the loss)": all(
+            not np.allclose(per_seed(("smart", f"lambda_s={x:g}")), base) for x in sizes["smart_lambdas"]
+        ),
+        "further MLM pretraining lowered the MLM loss in every run": bool(
+            (mlm["mlm_loss_last"] < mlm["mlm_loss_first"]).all()
+        ),
         "every score is a finite number": finite(test.value),
         "tables and figures written": all((out / f).exists() for f in files),
     }

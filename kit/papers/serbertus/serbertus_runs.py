@@ -64,12 +64,12 @@ import keras
 import numpy as np
 
 from ... import config
+from ...metrics.task_scores import check_kind, task_score
 from ...models.multitask_bert import MultitaskBert, cerbertus, multi_bert, triple_bert
 from ...optimizers import schedules
 from ...train.ensemble import dev_gated_ensemble
 from ...train.further_pretraining import further_pretrain
 from ...train.layerwise_decay import llrd_optimizer
-from ...metrics.task_scores import check_kind, task_score
 from ...train.multitask import INPUT_KEYS, MultitaskBatches, fit_multitask, predict_tasks
 from ...train.smart import SMART
 
@@ -82,17 +82,21 @@ SLOTS = {"classification": "sst", "pairs": "qqp", "pair_regression": "sts", "reg
 
 # --- tasks ---------------------------------------------------------------------------------------------------------
 
+
 def task_kind(ds) -> str:
     """The multitask kind of a :class:`kit.data.TextDataset`: ``classification`` (softmax, accuracy), ``binary``
-    (two-class pairs: one logit, accuracy, as SerBERTus' QQP head) or ``regression`` (one score, Pearson)."""
+    (two-class pairs: one logit, accuracy, as SerBERTus' QQP head) or ``regression`` (one score, Pearson).
+    """
     if ds.task in ("regression", "pair_regression"):
         return "regression"
     if ds.task == "pairs" and ds.num_classes == 2:
         return "binary"
     if ds.task in ("classification", "pairs"):
         return "classification"
-    raise ValueError(f"{ds.name} is a {ds.task!r} data set; SerBERTus' heads need class labels or a score per "
-                     "text or pair (classification, pairs, regression, pair_regression).")
+    raise ValueError(
+        f"{ds.name} is a {ds.task!r} data set; SerBERTus' heads need class labels or a score per "
+        "text or pair (classification, pairs, regression, pair_regression)."
+    )
 
 
 def task_outputs(ds) -> int:
@@ -102,7 +106,8 @@ def task_outputs(ds) -> int:
 
 def slot_for(ds) -> str:
     """Which task (``sst``, ``qqp`` or ``sts``) your own data set replaces: texts with classes → SST-5's place, pairs
-    with classes → QQP's, scores (pairs or single texts) → STS-B's."""
+    with classes → QQP's, scores (pairs or single texts) → STS-B's.
+    """
     if ds.task not in SLOTS:
         raise ValueError(f"{ds.name} is a {ds.task!r} data set; notebook 04 takes {sorted(SLOTS)}.")
     return SLOTS[ds.task]
@@ -110,7 +115,8 @@ def slot_for(ds) -> str:
 
 def task_inputs(ds, preprocessor, vocabulary=None) -> dict:
     """``{split: (inputs, labels)}`` for every split of ``ds``: the preprocessor's dict (mapped to a compact
-    vocabulary when one is given) and the labels as an array."""
+    vocabulary when one is given) and the labels as an array.
+    """
     out = {}
     for split, part in ds.splits.items():
         x = preprocessor(part.x)
@@ -120,11 +126,14 @@ def task_inputs(ds, preprocessor, vocabulary=None) -> dict:
 
 def load_tasks(sizes: dict, own=None) -> dict:
     """``{slot: TextDataset}`` of the scale's three tasks (``sizes["tasks"]``), each subsampled as its spec says;
-    ``own`` (your data set, ``kit.data.notebook_dataset``) takes the slot of its kind (:func:`slot_for`)."""
+    ``own`` (your data set, ``kit.data.notebook_dataset``) takes the slot of its kind (:func:`slot_for`).
+    """
     from ...data import load
 
-    datasets = {t: load(spec["dataset"], max_train=spec["max_train"], max_eval=spec["max_eval"], seed=0,
-                        **spec["options"]) for t, spec in sizes["tasks"].items()}
+    datasets = {
+        t: load(spec["dataset"], max_train=spec["max_train"], max_eval=spec["max_eval"], seed=0, **spec["options"])
+        for t, spec in sizes["tasks"].items()
+    }
     if own is not None:
         spec = sizes["tasks"][slot_for(own)]
         datasets[slot_for(own)] = own.subsample(spec["max_train"], spec["max_eval"], seed=0)
@@ -146,15 +155,18 @@ def compact_vocabulary(raw: dict, tokenizer):
 
 def with_vocabulary(raw: dict, vocabulary=None) -> dict:
     """``raw`` (``{task: {split: (inputs, labels)}}``) with every input mapped to ``vocabulary`` (when given)."""
-    return {t: {s: (vocabulary(x) if vocabulary is not None else x, y) for s, (x, y) in splits.items()}
-            for t, splits in raw.items()}
+    return {
+        t: {s: (vocabulary(x) if vocabulary is not None else x, y) for s, (x, y) in splits.items()}
+        for t, splits in raw.items()
+    }
 
 
 def backbone_factory(name: str, sequence_length: int, vocabulary=None, num_layers: int | None = None):
     """A function that returns a fresh copy of the pretrained encoder (every run starts from the checkpoint), cut
     to ``vocabulary``'s ids when one is given (``kit.models.compact_backbone``) and to its bottom ``num_layers``
     layers when set (``kit.models.truncate``). The checkpoint is read once; each call builds a new backbone from
-    its config and the kept weights (a fraction of a second instead of seconds)."""
+    its config and the kept weights (a fraction of a second instead of seconds).
+    """
     from ...models import load_backbone
     from ...models.compact_backbone import compact_backbone
     from ...models.truncate import truncate_backbone
@@ -176,10 +188,13 @@ def backbone_factory(name: str, sequence_length: int, vocabulary=None, num_layer
 
 # --- the model and the optimizer -------------------------------------------------------------------------------------
 
-def build_model(backbone, heads: dict, architecture: str = "multi", k: int = 0, dropout: float = 0.1,
-                pooling: str = "cls") -> MultitaskBert:
+
+def build_model(
+    backbone, heads: dict, architecture: str = "multi", k: int = 0, dropout: float = 0.1, pooling: str = "cls"
+) -> MultitaskBert:
     """``single``/``multi``: one encoder with a head per task; ``cerbertus``: per-task top ``k`` layers;
-    ``triple``: a whole encoder per task. ``pooling``: ``"cls"`` (BERT's pooler) or ``"mean"`` (the tokens' mean)."""
+    ``triple``: a whole encoder per task. ``pooling``: ``"cls"`` (BERT's pooler) or ``"mean"`` (the tokens' mean).
+    """
     if architecture not in ARCHITECTURES:
         raise ValueError(f"Unknown architecture {architecture!r}; use one of {ARCHITECTURES}.")
     if architecture == "single" and len(heads) != 1:
@@ -195,10 +210,12 @@ def build_model(backbone, heads: dict, architecture: str = "multi", k: int = 0, 
 
 # --- one run -------------------------------------------------------------------------------------------------------
 
+
 @dataclass
 class SettingResult:
     """What one run produced: the trained model (not the SMART wrapper), scores and unrounded predictions per task,
-    size, steps, time, the final SMART term and the MLM loss curve (when used)."""
+    size, steps, time, the final SMART term and the MLM loss curve (when used).
+    """
 
     model: MultitaskBert
     architecture: str
@@ -216,14 +233,16 @@ class SettingResult:
 
     def summary(self) -> dict:
         """Metrics shared by the run's tasks: ``params, steps, seconds`` (+ ``smart_loss``; the MLM loss first,
-        last and after each chunk of further pretraining, ``mlm_loss_step<N>``)."""
+        last and after each chunk of further pretraining, ``mlm_loss_step<N>``).
+        """
         out = {"params": self.params, "steps": self.steps, "seconds": self.seconds}
         if self.smart_loss is not None:
             out["smart_loss"] = self.smart_loss
         if self.mlm_curve:
             out["mlm_loss_first"], out["mlm_loss_last"] = self.mlm_curve["loss"][0], self.mlm_curve["loss"][-1]
-            out.update({f"mlm_loss_step{step}": loss for step, loss in zip(self.mlm_curve["step"],
-                                                                           self.mlm_curve["loss"])})
+            out.update(
+                {f"mlm_loss_step{step}": loss for step, loss in zip(self.mlm_curve["step"], self.mlm_curve["loss"])}
+            )
         return out
 
 
@@ -234,12 +253,30 @@ def _stack_inputs(parts: list) -> dict:
     return {k: np.concatenate([pad(np.asarray(p[k])) for p in parts]) for k in INPUT_KEYS}
 
 
-def run_setting(backbone, data: dict, kinds: dict, heads: dict, *, architecture: str = "single", k: int = 0,
-                lambda_s: float = 0.0, decay: float = 1.0, mlm_steps: int = 0, masker=None,
-                learning_rate: float = 2e-5, epochs: int = 1, batch_size: int = 32, warmup: float = 0.1,
-                weight_decay: float = 0.01, dropout: float = 0.1, mlm_learning_rate: float = 1e-5,
-                smart: dict | None = None, seed: int = 0, eval_batch_size: int = 128,
-                pooling: str = "cls") -> SettingResult:
+def run_setting(
+    backbone,
+    data: dict,
+    kinds: dict,
+    heads: dict,
+    *,
+    architecture: str = "single",
+    k: int = 0,
+    lambda_s: float = 0.0,
+    decay: float = 1.0,
+    mlm_steps: int = 0,
+    masker=None,
+    learning_rate: float = 2e-5,
+    epochs: int = 1,
+    batch_size: int = 32,
+    warmup: float = 0.1,
+    weight_decay: float = 0.01,
+    dropout: float = 0.1,
+    mlm_learning_rate: float = 1e-5,
+    smart: dict | None = None,
+    seed: int = 0,
+    eval_batch_size: int = 128,
+    pooling: str = "cls",
+) -> SettingResult:
     """Train one setting on ``data = {task: {"train"|"dev"|"test": (inputs, labels)}}`` and score it.
 
     ``backbone`` is a fresh pretrained encoder (it is trained in place); ``kinds``
@@ -272,9 +309,17 @@ def run_setting(backbone, data: dict, kinds: dict, heads: dict, *, architecture:
     mlm_curve = None
     if mlm_steps:
         texts = _stack_inputs([train[t][0] for t in tasks])
-        mlm = further_pretrain(backbone, texts, masker, steps=int(mlm_steps), batch_size=batch_size,
-                               learning_rate=mlm_learning_rate, warmup=warmup, chunks=min(4, int(mlm_steps)),
-                               seed=seed)
+        mlm = further_pretrain(
+            backbone,
+            texts,
+            masker,
+            steps=int(mlm_steps),
+            batch_size=batch_size,
+            learning_rate=mlm_learning_rate,
+            warmup=warmup,
+            chunks=min(4, int(mlm_steps)),
+            seed=seed,
+        )
         mlm_curve = mlm.curve
     model = build_model(backbone, {t: heads[t] for t in tasks}, architecture, k, dropout, pooling)
     trained = SMART(model, model, lambda_s=lambda_s, seed=seed, **(smart or {})) if lambda_s > 0 else model
@@ -282,20 +327,38 @@ def run_setting(backbone, data: dict, kinds: dict, heads: dict, *, architecture:
     schedule = schedules.cosine(learning_rate, steps, round(warmup * steps))
     optimizer = llrd_optimizer(model, model, schedule, decay=decay, weight_decay=weight_decay, global_clipnorm=1.0)
     dev = {t: data[t]["dev"] for t in tasks}
-    fit = fit_multitask(trained, train, kinds, optimizer=optimizer, epochs=epochs, batch_size=batch_size,
-                        dev=dev if epochs > 1 else None, seed=seed, drop_remainder=True, eval_batch_size=eval_batch_size)
+    fit = fit_multitask(
+        trained,
+        train,
+        kinds,
+        optimizer=optimizer,
+        epochs=epochs,
+        batch_size=batch_size,
+        dev=dev if epochs > 1 else None,
+        seed=seed,
+        drop_remainder=True,
+        eval_batch_size=eval_batch_size,
+    )
     dev_p = predict_tasks(model, {t: data[t]["dev"][0] for t in tasks}, kinds, eval_batch_size)
     test_p = predict_tasks(model, {t: data[t]["test"][0] for t in tasks}, kinds, eval_batch_size)
     seen = {t: {k: np.asarray(v)[:TRAIN_SCORED] for k, v in data[t]["train"][0].items()} for t in tasks}
     train_p = predict_tasks(model, seen, kinds, eval_batch_size)
     smart_loss = float(fit.history["smart_loss"][-1]) if lambda_s > 0 else None
     return SettingResult(
-        model=model, architecture=model.architecture if len(tasks) > 1 else "single-task",
+        model=model,
+        architecture=model.architecture if len(tasks) > 1 else "single-task",
         dev={t: task_score(kinds[t], data[t]["dev"][1], dev_p[t]) for t in tasks},
         test={t: task_score(kinds[t], data[t]["test"][1], test_p[t]) for t in tasks},
-        dev_predictions=dev_p, test_predictions=test_p, params=int(model.count_params()), steps=fit.steps,
-        seconds=time.perf_counter() - start, smart_loss=smart_loss, mlm_curve=mlm_curve, history=fit.history,
-        train={t: task_score(kinds[t], data[t]["train"][1][:TRAIN_SCORED], train_p[t]) for t in tasks})
+        dev_predictions=dev_p,
+        test_predictions=test_p,
+        params=int(model.count_params()),
+        steps=fit.steps,
+        seconds=time.perf_counter() - start,
+        smart_loss=smart_loss,
+        mlm_curve=mlm_curve,
+        history=fit.history,
+        train={t: task_score(kinds[t], data[t]["train"][1][:TRAIN_SCORED], train_p[t]) for t in tasks},
+    )
 
 
 # --- the plan: every setting for every seed ------------------------------------------------------------------------
@@ -304,8 +367,17 @@ def run_setting(backbone, data: dict, kinds: dict, heads: dict, *, architecture:
 TRAIN_SCORED = 128
 
 #: The recipe arguments of :func:`run_setting` that come from the sizes, the same for every run.
-RECIPE = ("learning_rate", "epochs", "batch_size", "warmup", "weight_decay", "dropout", "mlm_learning_rate", "smart",
-          "pooling")
+RECIPE = (
+    "learning_rate",
+    "epochs",
+    "batch_size",
+    "warmup",
+    "weight_decay",
+    "dropout",
+    "mlm_learning_rate",
+    "smart",
+    "pooling",
+)
 #: The run keys that are arguments of :func:`run_setting` (the setting's one change).
 OPTIONS = ("architecture", "k", "lambda_s", "decay", "mlm_steps")
 
@@ -314,32 +386,44 @@ def settings(sizes: dict, tasks: list) -> list[tuple]:
     """The notebook's settings, ``(experiment, setting, task, {option: value})``: the single-task baseline on every
     task, the ablations (SMART ``lambda_s``, layer decay, MLM steps) on ``sizes["ablation_task"]``, the
     architectures on all tasks at once, and where the sizes ask for them the jointly trained triple-BERT and the
-    paper's best single model."""
+    paper's best single model.
+    """
     a, every = sizes["ablation_task"], "+".join(tasks)
     out = [("baseline", "single-task", t, {}) for t in tasks]
     out += [("smart", f"lambda_s={x:g}", a, {"lambda_s": x}) for x in sizes["smart_lambdas"]]
     out += [("llrd", f"decay={d:g}", a, {"decay": d}) for d in sizes["llrd_decays"]]
     out += [("mlm", f"mlm_steps={n}", a, {"mlm_steps": n}) for n in sizes["mlm_steps"]]
     out += [("architecture", "multi-BERT", every, {"architecture": "multi"})]
-    out += [("architecture", f"CerBERTus k={k}", every, {"architecture": "cerbertus", "k": k})
-            for k in sizes["cerbertus_k"]]
+    out += [
+        ("architecture", f"CerBERTus k={k}", every, {"architecture": "cerbertus", "k": k}) for k in sizes["cerbertus_k"]
+    ]
     if sizes["joint_triple"]:
         out += [("architecture", "triple-BERT (joint)", every, {"architecture": "triple"})]
     if sizes["combined"]:
         c = sizes["combined"]
-        out += [("combined", f"CerBERTus k={c['k']} + SMART {c['lambda_s']:g} + decay {c['decay']:g}", every,
-                 {"architecture": "cerbertus", **c})]
+        out += [
+            (
+                "combined",
+                f"CerBERTus k={c['k']} + SMART {c['lambda_s']:g} + decay {c['decay']:g}",
+                every,
+                {"architecture": "cerbertus", **c},
+            )
+        ]
     return out
 
 
 def plan(setting_rows: list, sizes: dict, data: dict) -> list[dict]:
     """Every setting for every seed, with the optimizer ``steps`` each plans (the sweep's ETA reads them)."""
+
     def steps(task, options):
         per_epoch = sum(len(data[t]["train"][1]) // sizes["batch_size"] for t in task.split("+"))
         return sizes["epochs"] * per_epoch + options.get("mlm_steps", 0)
 
-    return [dict(experiment=e, setting=s, task=t, seed=seed, steps=steps(t, o), **o)
-            for e, s, t, o in setting_rows for seed in sizes["seeds"]]
+    return [
+        dict(experiment=e, setting=s, task=t, seed=seed, steps=steps(t, o), **o)
+        for e, s, t, o in setting_rows
+        for seed in sizes["seeds"]
+    ]
 
 
 class Experiment:
@@ -350,8 +434,9 @@ class Experiment:
     best mean dev score so far, the model to ``out/best_model/`` (a bundle, ``kit.models.load_bundle``).
     """
 
-    def __init__(self, sizes: dict, data: dict, kinds: dict, heads: dict, make_backbone, masker, out, sweep,
-                 **bundle_args):
+    def __init__(
+        self, sizes: dict, data: dict, kinds: dict, heads: dict, make_backbone, masker, out, sweep, **bundle_args
+    ):
         self.sizes, self.data, self.kinds, self.heads = sizes, data, kinds, heads
         self.make_backbone, self.masker, self.sweep = make_backbone, masker, sweep
         self.predictions, self.best = Path(out) / "predictions", Path(out) / "best_model"
@@ -361,11 +446,12 @@ class Experiment:
     def run_one(self, run: dict) -> SettingResult:
         """Train ``run`` (a row of :func:`plan`) from a fresh pretrained encoder and score it."""
         keras.backend.clear_session()
-        config.set_seed(run["seed"])          # before the backbone is built: its dropout layers draw their seeds now
+        config.set_seed(run["seed"])  # before the backbone is built: its dropout layers draw their seeds now
         options = {k: run[k] for k in OPTIONS if k in run}
         tasks = {t: self.data[t] for t in run["task"].split("+")}
-        return run_setting(self.make_backbone(), tasks, self.kinds, self.heads, seed=run["seed"], **self.recipe,
-                           **options)
+        return run_setting(
+            self.make_backbone(), tasks, self.kinds, self.heads, seed=run["seed"], **self.recipe, **options
+        )
 
     def record(self, run: dict, result: SettingResult) -> None:
         """Write ``result``'s scores, predictions and (when it is the best multitask model so far) the model."""
@@ -374,20 +460,33 @@ class Experiment:
         save_predictions(self.predictions, run, result)
         tasks = list(self.data)
         if len(result.dev) == len(tasks) and run["seed"] == self.sizes["seeds"][0]:
-            save_bundle_if_best(self.best, uncompiled_copy(result.model), float(np.mean(list(result.dev.values()))),
-                                config=self.sweep.fingerprint, score_name="dev_mean",
-                                info={"notebook": "04", "run": {k: run[k] for k in KEYS}, "output": tasks[0],
-                                      "kinds": self.kinds, "dev": result.dev, "test": result.test},
-                                **self.bundle_args)
+            save_bundle_if_best(
+                self.best,
+                uncompiled_copy(result.model),
+                float(np.mean(list(result.dev.values()))),
+                config=self.sweep.fingerprint,
+                score_name="dev_mean",
+                info={
+                    "notebook": "04",
+                    "run": {k: run[k] for k in KEYS},
+                    "output": tasks[0],
+                    "kinds": self.kinds,
+                    "dev": result.dev,
+                    "test": result.test,
+                },
+                **self.bundle_args,
+            )
         record(self.sweep, run, result)
 
 
 # --- results on disk -------------------------------------------------------------------------------------------------
 
+
 def record(sweep, run: dict, result: SettingResult) -> None:
     """Write ``result`` to ``sweep``'s CSV: per task ``dev_score`` and ``test_score`` (accuracy or Pearson) under
     ``task=<task>``; a multitask run also gets a row under its own ``task`` (e.g. ``sst+qqp+sts``) with ``dev_mean``,
-    ``test_mean`` and :meth:`SettingResult.summary`; a single-task run carries the summary on its task's rows."""
+    ``test_mean`` and :meth:`SettingResult.summary`; a single-task run carries the summary on its task's rows.
+    """
     tasks = list(result.dev)
     for t in tasks:
         metrics = {"dev_score": result.dev[t], "test_score": result.test[t]}
@@ -397,8 +496,14 @@ def record(sweep, run: dict, result: SettingResult) -> None:
             metrics.update(result.summary())
         sweep.record({**run, "task": t}, metrics)
     if len(tasks) > 1:
-        sweep.record(run, {"dev_mean": float(np.mean(list(result.dev.values()))),
-                           "test_mean": float(np.mean(list(result.test.values()))), **result.summary()})
+        sweep.record(
+            run,
+            {
+                "dev_mean": float(np.mean(list(result.dev.values()))),
+                "test_mean": float(np.mean(list(result.test.values()))),
+                **result.summary(),
+            },
+        )
 
 
 def run_name(run: dict, keys=KEYS) -> str:
@@ -416,9 +521,11 @@ def save_predictions(folder, run: dict, result: SettingResult) -> Path:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{run_name(run)}.npz"
-    arrays = {f"{split}__{t}": np.asarray(p) for split, preds in (("dev", result.dev_predictions),
-                                                                   ("test", result.test_predictions))
-              for t, p in preds.items()}
+    arrays = {
+        f"{split}__{t}": np.asarray(p)
+        for split, preds in (("dev", result.dev_predictions), ("test", result.test_predictions))
+        for t, p in preds.items()
+    }
     np.savez(path, **arrays)
     return path
 
@@ -427,8 +534,10 @@ def load_predictions(folder, run: dict) -> dict:
     """``{"dev": {task: predictions}, "test": {task: predictions}}`` written by :func:`save_predictions`."""
     path = Path(folder) / f"{run_name(run)}.npz"
     if not path.exists():
-        raise FileNotFoundError(f"No predictions for run {run_name(run)} in {folder}: the run's rows are in the "
-                                "CSV but its predictions file is gone. Delete the CSV rows (or the CSV) and rerun.")
+        raise FileNotFoundError(
+            f"No predictions for run {run_name(run)} in {folder}: the run's rows are in the "
+            "CSV but its predictions file is gone. Delete the CSV rows (or the CSV) and rerun."
+        )
     out = {"dev": {}, "test": {}}
     with np.load(path) as z:
         for key in z.files:
@@ -438,6 +547,7 @@ def load_predictions(folder, run: dict) -> dict:
 
 
 # --- the dev-gated ensemble, per seed --------------------------------------------------------------------------------
+
 
 def seed_ensembles(predictions: dict, labels: dict, kinds: dict) -> list[dict]:
     """One dev-gated ensemble per seed and task from ``{(model name, seed): {"dev": {...}, "test": {...}}}``.
@@ -459,23 +569,34 @@ def seed_ensembles(predictions: dict, labels: dict, kinds: dict) -> list[dict]:
             e = ens[t]
             test = e.average({name: p["test"][t] for name, p in mine.items() if t in p["test"]})
             first = e.trace[0]["model"]
-            rows.append({"seed": seed, "task": t, "candidates": len(e.trace), "members": len(e.members),
-                         "member_names": " | ".join(e.members), "dev_score": e.dev_score,
-                         "test_score": task_score(kinds[t], labels["test"][t], test), "best_single": first,
-                         "best_single_dev": e.trace[0]["alone"],
-                         "best_single_test": task_score(kinds[t], labels["test"][t], mine[first]["test"][t])})
+            rows.append(
+                {
+                    "seed": seed,
+                    "task": t,
+                    "candidates": len(e.trace),
+                    "members": len(e.members),
+                    "member_names": " | ".join(e.members),
+                    "dev_score": e.dev_score,
+                    "test_score": task_score(kinds[t], labels["test"][t], test),
+                    "best_single": first,
+                    "best_single_dev": e.trace[0]["alone"],
+                    "best_single_test": task_score(kinds[t], labels["test"][t], mine[first]["test"][t]),
+                }
+            )
     return rows
 
 
 def model_name(run: dict) -> str:
     """How a run is named among an ensemble's candidates (the baseline's three single-task models together are the
-    paper's triple-BERT)."""
+    paper's triple-BERT).
+    """
     return "triple-BERT (= baseline)" if run["experiment"] == "baseline" else f"{run['experiment']}: {run['setting']}"
 
 
 def ensembles(plan_rows: list, folder, data: dict, kinds: dict):
     """The dev-gated ensemble of every seed and task (:func:`seed_ensembles`) from the predictions every planned run
-    saved in ``folder``; a data frame, one row per (seed, task)."""
+    saved in ``folder``; a data frame, one row per (seed, task).
+    """
     import pandas as pd
 
     predictions = {}
@@ -492,8 +613,11 @@ def ensembles(plan_rows: list, folder, data: dict, kinds: dict):
 def record_ensembles(sweep, ens) -> None:
     """Each ensemble and the single model it started from (the best by dev) as runs of experiment ``ensemble``."""
     for r in ens.itertuples():
-        sweep.record({"experiment": "ensemble", "setting": "dev-gated", "task": r.task, "seed": r.seed},
-                     {"dev_score": r.dev_score, "test_score": r.test_score, "members": r.members,
-                      "candidates": r.candidates})
-        sweep.record({"experiment": "ensemble", "setting": "best single model (by dev)", "task": r.task,
-                      "seed": r.seed}, {"dev_score": r.best_single_dev, "test_score": r.best_single_test})
+        sweep.record(
+            {"experiment": "ensemble", "setting": "dev-gated", "task": r.task, "seed": r.seed},
+            {"dev_score": r.dev_score, "test_score": r.test_score, "members": r.members, "candidates": r.candidates},
+        )
+        sweep.record(
+            {"experiment": "ensemble", "setting": "best single model (by dev)", "task": r.task, "seed": r.seed},
+            {"dev_score": r.best_single_dev, "test_score": r.best_single_test},
+        )

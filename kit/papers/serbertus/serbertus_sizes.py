@@ -7,7 +7,10 @@ single model (CerBERTus + SMART + layer decay), run where it is set.
 """
 
 DEFAULTS = {
-    "ablation_task": "sst", "warmup": 0.1, "weight_decay": 0.01, "dropout": 0.1,
+    "ablation_task": "sst",
+    "warmup": 0.1,
+    "weight_decay": 0.01,
+    "dropout": 0.1,
     "smart": {"epsilon": 1e-6, "sigma": 1e-5, "eta": 1e-3, "steps": 1, "norm": "inf"},
 }
 
@@ -22,15 +25,27 @@ SCALES = {
     # not trained at this scale: its three top-layer branches all run on every batch, so a run cost 92 s against
     # multi-BERT's 53 s (torch, 2-core CPU), over the budget; it runs at medium.
     "smoke": {
-        "backbone": "minilm-l6", "encoder_layers": 3, "pooling": "mean",
-        "tasks": {"sst": {"dataset": "rt_snippets", "options": {"target": "binary"}, "max_train": 160, "max_eval": 128},
-                  "qqp": {"dataset": "wordnet_pairs", "options": {"negatives": "random"}, "max_train": 160,
-                          "max_eval": 128},
-                  "sts": {"dataset": "amazon_snippets", "options": {"target": "rating"}, "max_train": 160,
-                          "max_eval": 128}},
-        "sequence_length": 32, "compact_vocabulary": True, "batch_size": 16, "epochs": 2, "learning_rate": 2e-4,
-        "seeds": [0, 1, 2], "smart_lambdas": [10.0], "llrd_decays": [0.8], "mlm_steps": [20],
-        "mlm_learning_rate": 5e-5, "cerbertus_k": [], "joint_triple": False, "combined": None,
+        "backbone": "minilm-l6",
+        "encoder_layers": 3,
+        "pooling": "mean",
+        "tasks": {
+            "sst": {"dataset": "rt_snippets", "options": {"target": "binary"}, "max_train": 160, "max_eval": 128},
+            "qqp": {"dataset": "wordnet_pairs", "options": {"negatives": "random"}, "max_train": 160, "max_eval": 128},
+            "sts": {"dataset": "amazon_snippets", "options": {"target": "rating"}, "max_train": 160, "max_eval": 128},
+        },
+        "sequence_length": 32,
+        "compact_vocabulary": True,
+        "batch_size": 16,
+        "epochs": 2,
+        "learning_rate": 2e-4,
+        "seeds": [0, 1, 2],
+        "smart_lambdas": [10.0],
+        "llrd_decays": [0.8],
+        "mlm_steps": [20],
+        "mlm_learning_rate": 5e-5,
+        "cerbertus_k": [],
+        "joint_triple": False,
+        "combined": None,
     },
     # the offline stand-ins at full size (the WordNet pair sets subsampled to 8k; half the QQP stand-in's negatives
     # another sense of the word, half random; the STS stand-in with 2 unrelated senses per example), MiniLM-L6 read
@@ -39,28 +54,53 @@ SCALES = {
     # ~115k step-equivalents; on one H200 beside notebooks 01-03 ~45 minutes (25 of 70 runs in 8.7 min, then the
     # sweep's ETA; benchmarks/medium_gpu)
     "medium": {
-        "backbone": "minilm-l6", "encoder_layers": None, "pooling": "mean", "smart_lambdas": [1.0, 10.0],
-        "tasks": {"sst": {"dataset": "rt_snippets", "options": {"target": "5class"}, "max_train": None,
-                          "max_eval": None},
-                  "qqp": {"dataset": "wordnet_pairs", "options": {"negatives": "mixed"}, "max_train": 8000,
-                          "max_eval": 1000},
-                  "sts": {"dataset": "wordnet_graded", "options": {"unrelated": 2}, "max_train": 8000,
-                          "max_eval": 1000}},
-        "sequence_length": 64, "compact_vocabulary": False, "batch_size": 32, "epochs": 2, "learning_rate": 5e-5,
-        "seeds": [0, 1, 2, 3, 4], "llrd_decays": [0.95, 0.9], "mlm_steps": [500], "mlm_learning_rate": 2e-5,
-        "cerbertus_k": [1, 2, 3], "joint_triple": True, "combined": {"k": 2, "lambda_s": 10.0, "decay": 0.95},
+        "backbone": "minilm-l6",
+        "encoder_layers": None,
+        "pooling": "mean",
+        "smart_lambdas": [1.0, 10.0],
+        "tasks": {
+            "sst": {"dataset": "rt_snippets", "options": {"target": "5class"}, "max_train": None, "max_eval": None},
+            "qqp": {"dataset": "wordnet_pairs", "options": {"negatives": "mixed"}, "max_train": 8000, "max_eval": 1000},
+            "sts": {"dataset": "wordnet_graded", "options": {"unrelated": 2}, "max_train": 8000, "max_eval": 1000},
+        },
+        "sequence_length": 64,
+        "compact_vocabulary": False,
+        "batch_size": 32,
+        "epochs": 2,
+        "learning_rate": 5e-5,
+        "seeds": [0, 1, 2, 3, 4],
+        "llrd_decays": [0.95, 0.9],
+        "mlm_steps": [500],
+        "mlm_learning_rate": 2e-5,
+        "cerbertus_k": [1, 2, 3],
+        "joint_triple": True,
+        "combined": {"k": 2, "lambda_s": 10.0, "decay": 0.95},
     },
     # SerBERTus' own setting: BERT-base (keras-hub preset), SST-5 trees, GLUE QQP (100k of its 364k training pairs)
     # and STS-B from your copies (KIT_DATA_SST5, KIT_DATA_GLUE_QQP, KIT_DATA_GLUE_STSB), 3 epochs, 3 seeds, k in
     # {2, 4, 6} as the paper's Table 6, its best single model (CerBERTus k=2, SMART lambda 12, decay 0.95): ~300k
     # step-equivalents, ~2 GPU-hours on an H100 with jax by GPU.md's BERT-base step rate (~9 hours on torch)
     "full": {
-        "backbone": "bert_base_en_uncased", "encoder_layers": None, "pooling": "cls", "smart_lambdas": [1.0, 10.0],
-        "tasks": {"sst": {"dataset": "sst5", "options": {}, "max_train": None, "max_eval": None},
-                  "qqp": {"dataset": "glue_qqp", "options": {}, "max_train": 100000, "max_eval": 5000},
-                  "sts": {"dataset": "glue_stsb", "options": {}, "max_train": None, "max_eval": None}},
-        "sequence_length": 128, "compact_vocabulary": False, "batch_size": 32, "epochs": 3, "learning_rate": 2e-5,
-        "seeds": [0, 1, 2], "llrd_decays": [0.95, 0.9], "mlm_steps": [2000], "mlm_learning_rate": 1e-5,
-        "cerbertus_k": [2, 4, 6], "joint_triple": False, "combined": {"k": 2, "lambda_s": 12.0, "decay": 0.95},
+        "backbone": "bert_base_en_uncased",
+        "encoder_layers": None,
+        "pooling": "cls",
+        "smart_lambdas": [1.0, 10.0],
+        "tasks": {
+            "sst": {"dataset": "sst5", "options": {}, "max_train": None, "max_eval": None},
+            "qqp": {"dataset": "glue_qqp", "options": {}, "max_train": 100000, "max_eval": 5000},
+            "sts": {"dataset": "glue_stsb", "options": {}, "max_train": None, "max_eval": None},
+        },
+        "sequence_length": 128,
+        "compact_vocabulary": False,
+        "batch_size": 32,
+        "epochs": 3,
+        "learning_rate": 2e-5,
+        "seeds": [0, 1, 2],
+        "llrd_decays": [0.95, 0.9],
+        "mlm_steps": [2000],
+        "mlm_learning_rate": 1e-5,
+        "cerbertus_k": [2, 4, 6],
+        "joint_triple": False,
+        "combined": {"k": 2, "lambda_s": 12.0, "decay": 0.95},
     },
 }

@@ -12,8 +12,6 @@ and the checks CI reads (a run's scores come from :func:`stack_and_finetune_runs
 
 from __future__ import annotations
 
-import numpy as np
-
 from ...analysis.baselines import constant_guess
 from ...analysis.spread import difference, format_mean_se, summarize
 from .stack_and_finetune_sizes import matched_budget
@@ -78,8 +76,11 @@ def strategy_table(results, metric: str, light: str = "light", scale: float = 10
     diff = lambda a, b: "-" if a is None or b is None else difference(a, b).text(scale, "", digits)  # noqa: E731
     out = []
     for task, model in rows[rows.model != light][["task", "model"]].drop_duplicates().itertuples(index=False):
-        ft, so, sf = get(task, light, "finetune_only"), get(task, model, "stack_only"), \
-            get(task, model, "stack_and_finetune")
+        ft, so, sf = (
+            get(task, light, "finetune_only"),
+            get(task, model, "stack_only"),
+            get(task, model, "stack_and_finetune"),
+        )
         matched = get(task, light, "finetune_only_matched")
         row = {"task": task, "head": model, "finetune-only (light head)": fmt(ft)}
         if matched is not None:
@@ -125,20 +126,28 @@ def paper_comparison(results, paper, task_of: dict, scale: float = 100.0, digits
 
     stats = summarize(results, ["task", "model", "strategy", "metric"])
     out = []
-    for r in (paper.to_dict("records") if hasattr(paper, "to_dict") else paper):
+    for r in paper.to_dict("records") if hasattr(paper, "to_dict") else paper:
         task = task_of.get(r["section"])
         ka, kb = (task, *r["a"], r["metric"]), (task, *r["b"], r["metric"])
         d = difference(stats.loc[ka], stats.loc[kb]) if ka in stats.index and kb in stats.index else None
         known = r["paper"] is not None and not pd.isna(r["paper"])
-        out.append({"experiment": r["experiment"], "comparison": f"{'/'.join(r['a'])} - {'/'.join(r['b'])}",
-                    "metric": r["metric"], "paper says": r["says"],
-                    "paper (points)": f"{r['paper']:+.2f}" if known else "(direction only)",
-                    "our task": task, "ours (points)": "not run" if d is None else d.text(scale, "", digits),
-                    "ours vs the paper": "not run" if d is None else agreement(d, r["direction"])})
+        out.append(
+            {
+                "experiment": r["experiment"],
+                "comparison": f"{'/'.join(r['a'])} - {'/'.join(r['b'])}",
+                "metric": r["metric"],
+                "paper says": r["says"],
+                "paper (points)": f"{r['paper']:+.2f}" if known else "(direction only)",
+                "our task": task,
+                "ours (points)": "not run" if d is None else d.text(scale, "", digits),
+                "ours vs the paper": "not run" if d is None else agreement(d, r["direction"]),
+            }
+        )
     return pd.DataFrame(out)
 
 
 # --- the notebook's tables, figures, sentences and checks --------------------------------------------------------------
+
 
 def data_table(data: dict, specs: dict):
     """One row per task: its section, split sizes, number of labels and (entity tasks) test entities."""
@@ -147,8 +156,15 @@ def data_table(data: dict, specs: dict):
     rows = []
     for name, ds in data.items():
         extra = ds.info.get("entities", {}).get("test")
-        rows.append({"task": name, "section": specs[name]["section"], **ds.sizes(), "labels": ds.num_classes,
-                     "test entities": "-" if extra is None else extra})
+        rows.append(
+            {
+                "task": name,
+                "section": specs[name]["section"],
+                **ds.sizes(),
+                "labels": ds.num_classes,
+                "test entities": "-" if extra is None else extra,
+            }
+        )
     return pd.DataFrame(rows).set_index("task")
 
 
@@ -157,8 +173,10 @@ def encoding_lines(tasks: dict, specs: dict) -> str:
     lines = []
     for name, task in tasks.items():
         cut = {k.split("_")[0]: v for k, v in task.info.items() if k.endswith("_truncated")}
-        lines.append(f"{name:<24} {task.kind:<15} length {specs[name]['sequence_length']:>3}  labels "
-                     f"{task.num_labels:>3}" + (f"  sentences cut by the length: {cut}" if cut else ""))
+        lines.append(
+            f"{name:<24} {task.kind:<15} length {specs[name]['sequence_length']:>3}  labels "
+            f"{task.num_labels:>3}" + (f"  sentences cut by the length: {cut}" if cut else "")
+        )
     return "\n".join(lines)
 
 
@@ -172,15 +190,22 @@ def head_sizes(experiment):
     for name, heads in experiment.models.items():
         for m in heads:
             total = experiment.make_model(name, m).count_params()
-            rows.append({"task": name, "head": m, "head parameters": f"{total - encoder_params:,}",
-                         "encoder parameters": f"{encoder_params:,}"})
+            rows.append(
+                {
+                    "task": name,
+                    "head": m,
+                    "head parameters": f"{total - encoder_params:,}",
+                    "encoder parameters": f"{encoder_params:,}",
+                }
+            )
     gc.collect()
     return pd.DataFrame(rows).set_index(["task", "head"])
 
 
 def cls_spread(backbone, task, n: int = 64) -> tuple[float, float]:
     """How much the [CLS] state and the mean token state vary across ``n`` dev texts of ``task`` (the std per
-    dimension, averaged): a light head can only learn from a state that varies."""
+    dimension, averaged): a light head can only learn from a state that varies.
+    """
     import keras
 
     x = {k: v[:n] for k, v in task.x["dev"].items()}
@@ -191,7 +216,8 @@ def cls_spread(backbone, task, n: int = 64) -> tuple[float, float]:
 
 def phase1_figure(curves, first_seed: int) -> tuple:
     """Train vs dev accuracy per epoch of every stack-and-finetune run of ``first_seed``, phase 1 shaded; returns
-    ``(figure, one sentence per panel on where phase 1 stopped)``."""
+    ``(figure, one sentence per panel on where phase 1 stopped)``.
+    """
     import matplotlib.pyplot as plt
 
     sf = curves[(curves.strategy == "stack_and_finetune") & (curves.seed == first_seed)]
@@ -207,17 +233,22 @@ def phase1_figure(curves, first_seed: int) -> tuple:
 
 def wide(results):
     """One row per run, one column per metric."""
-    return results.pivot_table(index=["task", "model", "strategy", "seed"], columns="metric",
-                               values="value").reset_index()
+    return results.pivot_table(
+        index=["task", "model", "strategy", "seed"], columns="metric", values="value"
+    ).reset_index()
 
 
 def phase1_stops(runs_wide):
     """Per task and head: how many stack-and-finetune runs, their mean phase-1 and phase-2 epochs, how many phase 1s
-    the divergence rule stopped."""
+    the divergence rule stopped.
+    """
     ph = runs_wide[runs_wide.strategy == "stack_and_finetune"]
-    return ph.groupby(["task", "model"]).agg(seeds=("seed", "count"), phase1_epochs=("phase1_epochs", "mean"),
-                                             stopped_by_the_rule=("phase1_stopped_early", "sum"),
-                                             phase2_epochs=("phase2_epochs", "mean"))
+    return ph.groupby(["task", "model"]).agg(
+        seeds=("seed", "count"),
+        phase1_epochs=("phase1_epochs", "mean"),
+        stopped_by_the_rule=("phase1_stopped_early", "sum"),
+        phase2_epochs=("phase2_epochs", "mean"),
+    )
 
 
 def section_metrics(section: str, task) -> list:
@@ -235,8 +266,13 @@ def strategies_figure(results, primary: dict):
     for ax, (name, metric) in zip(axes[0], primary.items()):
         st = summarize(results[(results.task == name) & (results.metric == metric)], ["model", "strategy"])
         labels = [f"{m}\n{s.replace('_and_', '&').replace('_only', '')}" for m, s in st.index]
-        ax.bar(range(len(st)), 100 * st["mean"], yerr=100 * st["se"].fillna(0), capsize=3,
-               color=["C0" if s == "finetune_only" else "C1" if s == "stack_only" else "C2" for _, s in st.index])
+        ax.bar(
+            range(len(st)),
+            100 * st["mean"],
+            yerr=100 * st["se"].fillna(0),
+            capsize=3,
+            color=["C0" if s == "finetune_only" else "C1" if s == "stack_only" else "C2" for _, s in st.index],
+        )
         ax.set_xticks(range(len(st)), labels, fontsize=7, rotation=60)
         ax.set(title=name, ylabel=f"test {metric} (%)", ylim=(max(0, 100 * st["mean"].min() - 15), None))
     fig.tight_layout()
@@ -245,34 +281,51 @@ def strategies_figure(results, primary: dict):
 
 def constant_guesses(data: dict, tasks: dict) -> dict:
     """``{task: the constant guess on its primary metric}``: the training set's most frequent tag (token accuracy),
-    class (accuracy); 0 for entity F1 (a constant "outside" tag finds no entity)."""
+    class (accuracy); 0 for entity F1 (a constant "outside" tag finds no entity).
+    """
     out = {}
     for name, ds in data.items():
         metric = primary_metric(tasks[name])
-        out[name] = 0.0 if metric == "entity_f1" else constant_guess(
-            ds.train.labels if metric == "token_accuracy" else ds.train.y,
-            ds.test.labels if metric == "token_accuracy" else ds.test.y, metric)
+        out[name] = (
+            0.0
+            if metric == "entity_f1"
+            else constant_guess(
+                ds.train.labels if metric == "token_accuracy" else ds.train.y,
+                ds.test.labels if metric == "token_accuracy" else ds.test.y,
+                metric,
+            )
+        )
     return out
 
 
-def sentences(results, runs_wide, primary: dict, models: dict, specs: dict, sizes: dict,
-              guesses: dict | None = None) -> list[str]:
+def sentences(
+    results, runs_wide, primary: dict, models: dict, specs: dict, sizes: dict, guesses: dict | None = None
+) -> list[str]:
     """Every comparison the notebook states, from this run: the budgets; each rich head's stack-and-finetune against
     finetune-only (at its own and at an equal number of epochs) and stack-only, with Welch's t-test; the two rich
-    heads against each other; phase-1 stops; seconds per run."""
+    heads against each other; phase-1 stops; seconds per run.
+    """
     stats = summarize(results, ["task", "model", "strategy", "metric"])
 
     def said(task, a, b, metric):
         ka, kb = (task, *a, metric), (task, *b, metric)
-        return difference(stats.loc[ka], stats.loc[kb]).text(100, " points") \
-            if ka in stats.index and kb in stats.index else "not run"
+        return (
+            difference(stats.loc[ka], stats.loc[kb]).text(100, " points")
+            if ka in stats.index and kb in stats.index
+            else "not run"
+        )
 
     p1, p2 = sizes["phase1_epochs"], sizes["phase2_epochs"]
     both = [name for name in primary if matched_budget(sizes, name)]
-    lines = [f"budgets: finetune-only trains {p2} epochs, stack-and-finetune up to {p1} (head only) + {p2}"
-             + (f"; finetune-only also ran {p1 + p2} epochs, the same total, on {', '.join(both)}" if both else "")
-             + ("" if len(both) == len(primary) else
-                " (elsewhere the budgets differ: read stack-and-finetune's gain over finetune-only with that in mind)")]
+    lines = [
+        f"budgets: finetune-only trains {p2} epochs, stack-and-finetune up to {p1} (head only) + {p2}"
+        + (f"; finetune-only also ran {p1 + p2} epochs, the same total, on {', '.join(both)}" if both else "")
+        + (
+            ""
+            if len(both) == len(primary)
+            else " (elsewhere the budgets differ: read stack-and-finetune's gain over finetune-only with that in mind)"
+        )
+    ]
     for name, metric in primary.items():
         ft = stats.loc[(name, "light", "finetune_only", metric)]
         line = f"{name} ({metric}): finetune-only {format_mean_se(ft['mean'], ft['se'], 100, 1)}"
@@ -284,19 +337,27 @@ def sentences(results, runs_wide, primary: dict, models: dict, specs: dict, size
         lines.append(line)
         for m in models[name][1:] + (["ensemble"] if specs[name]["section"] == "classification" else []):
             sf = (m, "stack_and_finetune")
-            lines.append(f"  {m}: stack-and-finetune vs finetune-only {said(name, sf, ('light', 'finetune_only'), metric)}")
+            lines.append(
+                f"  {m}: stack-and-finetune vs finetune-only {said(name, sf, ('light', 'finetune_only'), metric)}"
+            )
             if name in both:
-                lines.append(f"  {m}: stack-and-finetune vs finetune-only at the same epochs "
-                             f"{said(name, sf, ('light', 'finetune_only_matched'), metric)}")
+                lines.append(
+                    f"  {m}: stack-and-finetune vs finetune-only at the same epochs "
+                    f"{said(name, sf, ('light', 'finetune_only_matched'), metric)}"
+                )
             lines.append(f"  {m}: stack-and-finetune vs stack-only {said(name, sf, (m, 'stack_only'), metric)}")
         rich = models[name][1:]
         if len(rich) == 2:
             a, b = rich[1], rich[0]
-            lines.append(f"  {a} vs {b}, both stack-and-finetune: "
-                         f"{said(name, (a, 'stack_and_finetune'), (b, 'stack_and_finetune'), metric)}")
+            lines.append(
+                f"  {a} vs {b}, both stack-and-finetune: "
+                f"{said(name, (a, 'stack_and_finetune'), (b, 'stack_and_finetune'), metric)}"
+            )
     sf = runs_wide[runs_wide.strategy == "stack_and_finetune"]
-    lines.append(f"phase 1 was stopped by the divergence rule in {int(sf.phase1_stopped_early.sum())} of {len(sf)} "
-                 f"stack-and-finetune runs; the others reached the {sizes['phase1_epochs']}-epoch cap")
+    lines.append(
+        f"phase 1 was stopped by the divergence rule in {int(sf.phase1_stopped_early.sum())} of {len(sf)} "
+        f"stack-and-finetune runs; the others reached the {sizes['phase1_epochs']}-epoch cap"
+    )
     secs = summarize(results[results.metric == "seconds"], "strategy")["mean"]
     lines.append(f"mean seconds per run: { {k: round(v, 1) for k, v in secs.items()} }")
     return lines
@@ -304,7 +365,8 @@ def sentences(results, runs_wide, primary: dict, models: dict, specs: dict, size
 
 def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out, min_seeds: int = 3) -> dict:
     """What CI asserts on every run, as ``{claim: bool}``: every run is there; the freeze scheduler did what it
-    promises in every run; the tasks are learned well above their constant guess; the files exist."""
+    promises in every run; the tasks are learned well above their constant guess; the files exist.
+    """
     import pandas as pd
 
     def of(metric, **where):
@@ -318,27 +380,46 @@ def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out, m
     pos = [n for n in sections["tagging"] if not tasks[n].is_entity_task]
     ent = [n for n in sections["tagging"] if tasks[n].is_entity_task]
     guess = {n: constant_guess(data[n].train.labels, data[n].test.labels, "token_accuracy") for n in pos}
-    guess |= {n: constant_guess(data[n].train.y, data[n].test.y) for n in sections["classification"] + sections["pairs"]}
-    files = ("results.csv", "curves.csv", "phase1_curves.png", "strategies.png", "paper_vs_ours.csv",
-             "best_model/model.keras")
+    guess |= {
+        n: constant_guess(data[n].train.y, data[n].test.y) for n in sections["classification"] + sections["pairs"]
+    }
+    files = (
+        "results.csv",
+        "curves.csv",
+        "phase1_curves.png",
+        "strategies.png",
+        "paper_vs_ours.csv",
+        "best_model/model.keras",
+    )
     by_run = lambda n, metric: runs_wide[runs_wide.task == n].groupby(["model", "strategy"])[metric]  # noqa: E731
     return {
         "every planned run measured": len(runs_wide) == len(plan_rows),
-        f"at least {min_seeds} seeds per task, head and strategy":
-            bool(runs_wide.groupby(["task", "model", "strategy"]).size().min() >= min_seeds),
+        f"at least {min_seeds} seeds per task, head and strategy": bool(
+            runs_wide.groupby(["task", "model", "strategy"]).size().min() >= min_seeds
+        ),
         "frozen phases left the encoder bit-identical": bool((frozen == 0).all()),
-        "unfrozen phases changed it": bool((of("phase1_encoder_changed", strategy="finetune_only") == 1).all()
-                                           and (of("phase2_encoder_changed", strategy="stack_and_finetune") == 1).all()),
-        "phase 2 trains more parameters than phase 1": bool((sf.phase2_trainable_params > sf.phase1_trainable_params)
-                                                            .all()),
-        "entities: every strategy finds entities (mean entity F1 > 0.1)":
-            all(bool(g.mean() > 0.1) for n in ent for _, g in by_run(n, "entity_f1")),
-        "classification: every strategy beats the majority class by > 10 points":
-            all(bool(g.mean() > guess[n] + 0.1) for n in sections["classification"] for _, g in by_run(n, "accuracy")),
-        "pairs: finetune-only beats the majority class by > 10 points":
-            all(bool(of("accuracy", task=n, strategy="finetune_only").mean() > guess[n] + 0.1)
-                for n in sections["pairs"]),
+        "unfrozen phases changed it": bool(
+            (of("phase1_encoder_changed", strategy="finetune_only") == 1).all()
+            and (of("phase2_encoder_changed", strategy="stack_and_finetune") == 1).all()
+        ),
+        "phase 2 trains more parameters than phase 1": bool(
+            (sf.phase2_trainable_params > sf.phase1_trainable_params).all()
+        ),
+        "entities: every strategy finds entities (mean entity F1 > 0.1)": all(
+            bool(g.mean() > 0.1) for n in ent for _, g in by_run(n, "entity_f1")
+        ),
+        "classification: every strategy beats the majority class by > 10 points": all(
+            bool(g.mean() > guess[n] + 0.1) for n in sections["classification"] for _, g in by_run(n, "accuracy")
+        ),
+        "pairs: finetune-only beats the majority class by > 10 points": all(
+            bool(of("accuracy", task=n, strategy="finetune_only").mean() > guess[n] + 0.1) for n in sections["pairs"]
+        ),
         "figures and tables written": all((out / f).exists() for f in files),
-    } | ({"POS: finetune-only beats the most frequent tag by > 20 points":   # where a POS task runs (medium, full)
-          all(bool(of("token_accuracy", task=n, strategy="finetune_only").mean() > guess[n] + 0.2) for n in pos)}
-         if pos else {})
+    } | (
+        {
+            "POS: finetune-only beats the most frequent tag by > 20 points":  # where a POS task runs (medium, full)
+            all(bool(of("token_accuracy", task=n, strategy="finetune_only").mean() > guess[n] + 0.2) for n in pos)
+        }
+        if pos
+        else {}
+    )

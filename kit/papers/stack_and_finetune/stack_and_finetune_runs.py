@@ -112,8 +112,10 @@ class TaskData:
 def encode_task(ds, preprocessor, name: str | None = None, splits=("train", "dev", "test")) -> TaskData:
     """A tagging, classification or pairs :class:`~kit.data.TextDataset` → :class:`TaskData` for ``preprocessor``."""
     if ds.task not in KINDS.values():
-        raise ValueError(f"{ds.name} is a {ds.task!r} set; the three strategies run on {sorted(KINDS)} tasks "
-                         "(class labels or word tags; regression targets are not supported here).")
+        raise ValueError(
+            f"{ds.name} is a {ds.task!r} set; the three strategies run on {sorted(KINDS)} tasks "
+            "(class labels or word tags; regression targets are not supported here)."
+        )
     if ds.label_names is None:
         raise ValueError(f"{ds.name} has no label names; encode_task needs the classes or tags by name.")
     kind = ds.task
@@ -127,8 +129,9 @@ def encode_task(ds, preprocessor, name: str | None = None, splits=("train", "dev
             info[f"{s}_truncated"] = a.truncated
         else:
             if (kind == "pairs") != (split.texts_b is not None):
-                raise ValueError(f"{ds.name}: a {kind} set needs {'two texts' if kind == 'pairs' else 'one text'} "
-                                 "per example.")
+                raise ValueError(
+                    f"{ds.name}: a {kind} set needs {'two texts' if kind == 'pairs' else 'one text'} per example."
+                )
             x[s] = preprocessor(split.x)
             y[s] = np.asarray(split.labels, dtype="int32")
     return TaskData(name or ds.name, kind, list(ds.label_names), x, y, words or None, aligned or None, info)
@@ -139,8 +142,16 @@ def light_head(task: TaskData, hidden_dim: int, dropout: float = 0.1) -> keras.l
     return TokenTaggerHead(task.num_labels, n_layers=0, hidden_dim=hidden_dim, dropout=dropout, name="head")
 
 
-def build_model(backbone, task: TaskData, head: keras.layers.Layer | None = None, *, hidden_dim: int | None = None,
-                dropout: float = 0.1, name: str | None = None, pooling: str = "cls") -> keras.Model:
+def build_model(
+    backbone,
+    task: TaskData,
+    head: keras.layers.Layer | None = None,
+    *,
+    hidden_dim: int | None = None,
+    dropout: float = 0.1,
+    name: str | None = None,
+    pooling: str = "cls",
+) -> keras.Model:
     """``backbone`` with ``head`` on its token states, or (``head=None``) the light finetune-only head.
 
     The light head is the paper's: two fully connected layers per token for
@@ -155,8 +166,9 @@ def build_model(backbone, task: TaskData, head: keras.layers.Layer | None = None
     hidden_dim = hidden_dim or backbone.hidden_dim
     name = name or f"{task.name}_{'light' if head is None else head.name}"
     if head is None and task.kind != "tagging":
-        return build_classifier(backbone, task.num_labels, dropout=dropout, hidden_dim=hidden_dim, name=name,
-                                pooling=pooling)
+        return build_classifier(
+            backbone, task.num_labels, dropout=dropout, hidden_dim=hidden_dim, name=name, pooling=pooling
+        )
     pooler = getattr(backbone, "pooled_dense", None)
     if pooler is not None:  # the head reads the token states only: no gradient reaches BERT's pooler, keep it fixed
         pooler.trainable = False
@@ -200,10 +212,24 @@ def loss_and_metrics(task: TaskData):
     return None, None
 
 
-def train_strategy(model: keras.Model, encoder, task: TaskData, strategy: str, *, phase1_lr: float = 1e-3,
-                   phase2_lr: float = 2e-5, phase1_epochs: int = 0, phase2_epochs: int = 0, batch_size: int = 32,
-                   divergence="default", patience: int | None = None, weight_decay: float = 0.01,
-                   schedule: str = "bert_adam", warmup: float = 0.1, verbose: int = 0) -> StrategyRun:
+def train_strategy(
+    model: keras.Model,
+    encoder,
+    task: TaskData,
+    strategy: str,
+    *,
+    phase1_lr: float = 1e-3,
+    phase2_lr: float = 2e-5,
+    phase1_epochs: int = 0,
+    phase2_epochs: int = 0,
+    batch_size: int = 32,
+    divergence="default",
+    patience: int | None = None,
+    weight_decay: float = 0.01,
+    schedule: str = "bert_adam",
+    warmup: float = 0.1,
+    verbose: int = 0,
+) -> StrategyRun:
     """Train ``model`` by ``strategy`` on ``task`` (``kit.train.stack_and_finetune``), then predict the test split.
 
     The metric that phase 1 and the best-epoch choice watch is ``accuracy``
@@ -217,13 +243,29 @@ def train_strategy(model: keras.Model, encoder, task: TaskData, strategy: str, *
     loss, metrics = loss_and_metrics(task)
     watch = EncoderWatch(encoder)
     t = time.perf_counter()
-    result = stack_and_finetune(model, encoder, task.x["train"], task.y["train"], task.x["dev"], task.y["dev"],
-                                strategy=strategy, phase1_lr=phase1_lr, phase2_lr=phase2_lr,
-                                phase1_epochs=phase1_epochs, phase2_epochs=phase2_epochs, batch_size=batch_size,
-                                loss=loss, metrics=metrics, divergence=divergence, patience=patience,
-                                optimizer=optimizer_factory(strategy, task.steps_per_epoch(batch_size), phase1_epochs,
-                                                            phase2_epochs, schedule, warmup, weight_decay),
-                                callbacks=[watch], verbose=verbose)
+    result = stack_and_finetune(
+        model,
+        encoder,
+        task.x["train"],
+        task.y["train"],
+        task.x["dev"],
+        task.y["dev"],
+        strategy=strategy,
+        phase1_lr=phase1_lr,
+        phase2_lr=phase2_lr,
+        phase1_epochs=phase1_epochs,
+        phase2_epochs=phase2_epochs,
+        batch_size=batch_size,
+        loss=loss,
+        metrics=metrics,
+        divergence=divergence,
+        patience=patience,
+        optimizer=optimizer_factory(
+            strategy, task.steps_per_epoch(batch_size), phase1_epochs, phase2_epochs, schedule, warmup, weight_decay
+        ),
+        callbacks=[watch],
+        verbose=verbose,
+    )
     outputs = np.asarray(model.predict(task.x["test"], batch_size=max(batch_size, 64), verbose=0), "float32")
     seconds = time.perf_counter() - t
     steps = sum(p.epochs for p in result.phases) * task.steps_per_epoch(batch_size)
@@ -231,6 +273,7 @@ def train_strategy(model: keras.Model, encoder, task: TaskData, strategy: str, *
 
 
 # --- a run's scores ---------------------------------------------------------------------------------------------------
+
 
 def score(task, outputs, split: str = "test") -> dict:
     """Scores of ``outputs`` (logits or probabilities) against ``task``'s ``split`` labels.
@@ -246,8 +289,10 @@ def score(task, outputs, split: str = "test") -> dict:
     outputs = np.asarray(outputs)
     n = len(task.y[split])
     if len(outputs) != n:
-        raise ValueError(f"{task.name}: {len(outputs)} outputs for the {n} examples of its {split!r} split; "
-                         "predict the same split you score.")
+        raise ValueError(
+            f"{task.name}: {len(outputs)} outputs for the {n} examples of its {split!r} split; "
+            "predict the same split you score."
+        )
     if task.kind != "tagging":
         y = np.asarray(task.y[split])
         pred = outputs.argmax(-1)
@@ -260,8 +305,7 @@ def score(task, outputs, split: str = "test") -> dict:
         outside = names.index("O") if "O" in names else 0
         as_tags = lambda seqs: [[names[t if t >= 0 else outside] for t in s] for s in seqs]  # noqa: E731
         e = entity_scores(as_tags(gold), as_tags(pred))
-        out.update(entity_f1=e["f1"], entity_precision=e["precision"], entity_recall=e["recall"],
-                   entities=e["n_true"])
+        out.update(entity_f1=e["f1"], entity_precision=e["precision"], entity_recall=e["recall"], entities=e["n_true"])
     return out
 
 
@@ -274,8 +318,7 @@ def curve_rows(run, **keys) -> list[dict]:
     result = getattr(run, "result", run)
     frozen = {p.name: p.encoder_frozen for p in result.phases}
     why = {p.name: p.stopped or "" for p in result.phases}
-    return [{**keys, **r, "encoder_frozen": frozen[r["phase"]], "stopped": why[r["phase"]]}
-            for r in result.curve()]
+    return [{**keys, **r, "encoder_frozen": frozen[r["phase"]], "stopped": why[r["phase"]]} for r in result.curve()]
 
 
 # --- the notebook's tasks, heads and runs ------------------------------------------------------------------------------
@@ -283,14 +326,20 @@ def curve_rows(run, **keys) -> list[dict]:
 #: The Sweep keys of notebook 03's ``results.csv`` (then ``metric, value``).
 KEYS = ("task", "model", "strategy", "seed")
 #: The rich heads, by the names ``sizes["heads"]`` and ``sizes["section_heads"]`` use.
-HEADS = {"bilstm": "TokenTaggerHead", "densenet": "DenseCNNHead", "highway": "HighwayBiLSTMHead", "bimpm": "BiMPMHead",
-         "sim_transformer": "SimTransformerHead"}
+HEADS = {
+    "bilstm": "TokenTaggerHead",
+    "densenet": "DenseCNNHead",
+    "highway": "HighwayBiLSTMHead",
+    "bimpm": "BiMPMHead",
+    "sim_transformer": "SimTransformerHead",
+}
 
 
 def encode_tasks(data: dict, specs: dict, tokenizer) -> dict:
     """``{name: TaskData}``: each task tokenized by ``tokenizer`` at its spec's ``sequence_length``."""
-    return {name: encode_task(ds, BertPreprocessor(tokenizer, specs[name]["sequence_length"]))
-            for name, ds in data.items()}
+    return {
+        name: encode_task(ds, BertPreprocessor(tokenizer, specs[name]["sequence_length"])) for name, ds in data.items()
+    }
 
 
 def rich_head(name: str, num_labels: int, sizes: dict) -> keras.layers.Layer:
@@ -320,7 +369,8 @@ def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
     """Every run: per task the light head finetune-only (and, where :func:`matched_budget`, finetune-only for
     as many epochs as stack-and-finetune's two phases: :data:`MATCHED`), then each rich head stack-only and
     stack-and-finetune (and finetune-only where ``sizes["rich_head_finetune"]``), for every seed, with its planned
-    optimizer steps."""
+    optimizer steps.
+    """
     out = []
     rich = (["finetune_only"] if sizes["rich_head_finetune"] else []) + ["stack_only", "stack_and_finetune"]
     for name, heads in models.items():
@@ -329,8 +379,15 @@ def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
             for seed in sizes["seeds"]:
                 s_run, r = recipe_of(s, sizes)
                 epochs = planned_epochs(s_run, r["phase1_epochs"], r["phase2_epochs"])
-                out.append(dict(task=name, model=m, strategy=s, seed=seed,
-                                steps=epochs * tasks[name].steps_per_epoch(sizes["batch_size"])))
+                out.append(
+                    dict(
+                        task=name,
+                        model=m,
+                        strategy=s,
+                        seed=seed,
+                        steps=epochs * tasks[name].steps_per_epoch(sizes["batch_size"]),
+                    )
+                )
     return out
 
 
@@ -353,18 +410,37 @@ class Experiment:
         self.out, self.curves_path, self.predictions = out, out / "curves.csv", out / "predictions"
         self.predictions.mkdir(parents=True, exist_ok=True)
         self.models = {name: ["light"] + sizes["section_heads"][specs[name]["section"]] for name in tasks}
-        self.recipe = {k: sizes[k] for k in ("phase1_lr", "phase2_lr", "phase1_epochs", "phase2_epochs", "batch_size",
-                                             "weight_decay", "schedule", "warmup")}
-        self.recipe["divergence"] = {"threshold": sizes["divergence_threshold"],
-                                     "patience": sizes["divergence_patience"]}
+        self.recipe = {
+            k: sizes[k]
+            for k in (
+                "phase1_lr",
+                "phase2_lr",
+                "phase1_epochs",
+                "phase2_epochs",
+                "batch_size",
+                "weight_decay",
+                "schedule",
+                "warmup",
+            )
+        }
+        self.recipe["divergence"] = {
+            "threshold": sizes["divergence_threshold"],
+            "patience": sizes["divergence_patience"],
+        }
 
     def make_model(self, task_name: str, model_name: str) -> keras.Model:
         """The encoder (pretrained weights put back) with the light head or the rich head ``model_name``."""
         task = self.tasks[task_name]
         head = None if model_name == "light" else rich_head(model_name, task.num_labels, self.sizes)
-        return build_model(self.encoder.fresh(), task, head, hidden_dim=self.sizes["light_hidden_dim"],
-                           dropout=self.sizes["dropout"], pooling=self.sizes["light_pooling"],
-                           name=f"{task_name}_{model_name}")
+        return build_model(
+            self.encoder.fresh(),
+            task,
+            head,
+            hidden_dim=self.sizes["light_hidden_dim"],
+            dropout=self.sizes["dropout"],
+            pooling=self.sizes["light_pooling"],
+            name=f"{task_name}_{model_name}",
+        )
 
     def run_one(self, run: dict) -> tuple:
         """Train ``run`` (a row of :func:`plan`): ``(model, StrategyRun)``."""
@@ -377,17 +453,22 @@ class Experiment:
         """Write what ``run`` produced (curve, predictions, best model, scores); the model is then let go."""
         import pandas as pd
 
-
         task, keys = self.tasks[run["task"]], {k: run[k] for k in KEYS}
         curve = pd.DataFrame(curve_rows(result, **keys, config=self.sweep.fingerprint))
         curve.to_csv(self.curves_path, mode="a", header=not self.curves_path.exists(), index=False)
         if task.kind != "tagging":
             np.save(self.predictions / "{task}__{model}__{strategy}__{seed}.npy".format(**keys), result.test_outputs)
         if task.kind == "classification" and run["strategy"] == "stack_and_finetune":
-            save_bundle_if_best(self.out / "best_model", model, result.result.best_dev, config=self.sweep.fingerprint,
-                                score_name="dev_accuracy", info={"notebook": "03", **keys},
-                                preprocessor=BertPreprocessor(self.tokenizer, self.specs[run["task"]]["sequence_length"]),
-                                label_names=task.label_names)
+            save_bundle_if_best(
+                self.out / "best_model",
+                model,
+                result.result.best_dev,
+                config=self.sweep.fingerprint,
+                score_name="dev_accuracy",
+                info={"notebook": "03", **keys},
+                preprocessor=BertPreprocessor(self.tokenizer, self.specs[run["task"]]["sequence_length"]),
+                label_names=task.label_names,
+            )
         self.sweep.record(run, {**score(task, result.test_outputs), **result.summary()})
         del model
         gc.collect()
@@ -401,8 +482,8 @@ class Experiment:
 
     def record_ensembles(self, names: list) -> None:
         """The ensemble of Experiment B: per task, strategy and seed, the average of the rich heads' class
-        probabilities (``kit.train.average_predictions``), scored and written as model ``ensemble``."""
-
+        probabilities (``kit.train.average_predictions``), scored and written as model ``ensemble``.
+        """
         for name in names:
             members = [h for h in self.models[name] if h != "light"]
             for strategy in ("stack_only", "stack_and_finetune"):
@@ -410,5 +491,7 @@ class Experiment:
                     files = [self.predictions / f"{name}__{m}__{strategy}__{seed}.npy" for m in members]
                     if all(f.exists() for f in files):
                         probs = average_predictions([np.load(f) for f in files])
-                        self.sweep.record(dict(task=name, model="ensemble", strategy=strategy, seed=seed),
-                                          score(self.tasks[name], probs))
+                        self.sweep.record(
+                            dict(task=name, model="ensemble", strategy=strategy, seed=seed),
+                            score(self.tasks[name], probs),
+                        )

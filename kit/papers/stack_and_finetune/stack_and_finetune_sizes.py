@@ -9,23 +9,54 @@ decay 0.01 (warm-up over 10% of a phase's steps, then linear decay), dropout 0.1
 # matched_budget (each scale): also run finetune-only for phase1 + phase2 epochs on these tasks (True: every task):
 # stack-and-finetune trains that many epochs in all, so its gain over finetune-only is compared at equal epochs too
 DEFAULTS = {
-    "section_heads": {"tagging": ["bilstm"], "classification": ["densenet", "highway"],
-                      "pairs": ["bimpm", "sim_transformer"]},
-    "dropout": 0.1, "weight_decay": 0.01, "schedule": "bert_adam", "warmup": 0.1, "divergence_patience": 2,
+    "section_heads": {
+        "tagging": ["bilstm"],
+        "classification": ["densenet", "highway"],
+        "pairs": ["bimpm", "sim_transformer"],
+    },
+    "dropout": 0.1,
+    "weight_decay": 0.01,
+    "schedule": "bert_adam",
+    "warmup": 0.1,
+    "divergence_patience": 2,
 }
 
-_SHORT_TAGGING = {"section": "tagging", "dataset": "brown_pos", "max_words": 20, "sequence_length": 32,
-                  "max_train": 128, "max_eval": 128, "max_dev": 64}
-_TAGGING = {"section": "tagging", "dataset": "brown_pos", "max_words": None, "sequence_length": 64,
-            "max_train": 4000, "max_eval": 1000, "max_dev": 500}
-_HEADLINES = {"section": "classification", "dataset": "bbc_news", "classes": ["business", "politics"],
-              "text": "headline", "max_eval": None}
+_SHORT_TAGGING = {
+    "section": "tagging",
+    "dataset": "brown_pos",
+    "max_words": 20,
+    "sequence_length": 32,
+    "max_train": 128,
+    "max_eval": 128,
+    "max_dev": 64,
+}
+_TAGGING = {
+    "section": "tagging",
+    "dataset": "brown_pos",
+    "max_words": None,
+    "sequence_length": 64,
+    "max_train": 4000,
+    "max_eval": 1000,
+    "max_dev": 500,
+}
+_HEADLINES = {
+    "section": "classification",
+    "dataset": "bbc_news",
+    "classes": ["business", "politics"],
+    "text": "headline",
+    "max_eval": None,
+}
 _PAPER_HEADS = {
     "bilstm": {"n_layers": 1, "cells": 256},
     "densenet": {"filters": 128, "growth": 32, "blocks": 4, "convs_per_block": 4},
     "bimpm": {"perspectives": 20, "context_cells": 100, "aggregation_cells": 100, "hidden_dim": 128},
-    "sim_transformer": {"num_layers": 2, "num_heads": 4, "hidden_dim": 128, "intermediate_dim": 256,
-                        "perspectives": 20},
+    "sim_transformer": {
+        "num_layers": 2,
+        "num_heads": 4,
+        "hidden_dim": 128,
+        "intermediate_dim": 256,
+        "perspectives": 20,
+    },
 }
 
 SCALES = {
@@ -37,47 +68,118 @@ SCALES = {
     # epochs as stack-and-finetune (6 full-cost epochs a run) runs on the entity task only here, on every task at
     # medium and full scale. Phase 1 needs its 4 epochs: with 3, stack-only's BiLSTM found no entities (F1 0.00-0.05).
     "smoke": {
-        "tasks": {"brown_entities": {**_SHORT_TAGGING, "labels": "entities"},
-                  "bbc_business_politics": {**_HEADLINES, "sequence_length": 24, "max_train": 128},
-                  "wordnet_pairs": {"section": "pairs", "dataset": "wordnet_pairs", "options": {"negatives": "random"},
-                                    "sequence_length": 32, "max_train": 160, "max_eval": 128, "max_dev": 64}},
-        "heads": {"bilstm": {"n_layers": 1, "cells": 64},
-                  "densenet": {"filters": 64, "growth": 16, "blocks": 2, "convs_per_block": 2},
-                  "highway": {"n_layers": 1, "cells": 64},
-                  "bimpm": {"perspectives": 10, "context_cells": 32, "aggregation_cells": 32, "hidden_dim": 64},
-                  "sim_transformer": {"num_layers": 1, "num_heads": 2, "hidden_dim": 32, "intermediate_dim": 64,
-                                      "perspectives": 5}},
-        "encoder_layers": 3, "light_hidden_dim": 128, "light_pooling": "mean", "rich_head_finetune": False,
-        "seeds": [0, 1, 2], "batch_size": 16, "phase1_lr": 3e-3, "phase2_lr": 4e-4, "phase1_epochs": 4,
-        "phase2_epochs": 2, "divergence_threshold": 0.05, "matched_budget": ["brown_entities"],
+        "tasks": {
+            "brown_entities": {**_SHORT_TAGGING, "labels": "entities"},
+            "bbc_business_politics": {**_HEADLINES, "sequence_length": 24, "max_train": 128},
+            "wordnet_pairs": {
+                "section": "pairs",
+                "dataset": "wordnet_pairs",
+                "options": {"negatives": "random"},
+                "sequence_length": 32,
+                "max_train": 160,
+                "max_eval": 128,
+                "max_dev": 64,
+            },
+        },
+        "heads": {
+            "bilstm": {"n_layers": 1, "cells": 64},
+            "densenet": {"filters": 64, "growth": 16, "blocks": 2, "convs_per_block": 2},
+            "highway": {"n_layers": 1, "cells": 64},
+            "bimpm": {"perspectives": 10, "context_cells": 32, "aggregation_cells": 32, "hidden_dim": 64},
+            "sim_transformer": {
+                "num_layers": 1,
+                "num_heads": 2,
+                "hidden_dim": 32,
+                "intermediate_dim": 64,
+                "perspectives": 5,
+            },
+        },
+        "encoder_layers": 3,
+        "light_hidden_dim": 128,
+        "light_pooling": "mean",
+        "rich_head_finetune": False,
+        "seeds": [0, 1, 2],
+        "batch_size": 16,
+        "phase1_lr": 3e-3,
+        "phase2_lr": 4e-4,
+        "phase1_epochs": 4,
+        "phase2_epochs": 2,
+        "divergence_threshold": 0.05,
+        "matched_budget": ["brown_entities"],
     },
     # 130 runs (4 tasks; finetune-only at both budgets, stack-only, stack-and-finetune with each rich head; 5 seeds);
     # on one H200 beside notebooks 01, 02 and 04 ~45 minutes (23 runs in 8.7 min, then the sweep's ETA;
     # benchmarks/medium_gpu): the big offline sets are subsampled, BBC whole
     "medium": {
-        "tasks": {"brown_pos": _TAGGING, "brown_entities": {**_TAGGING, "labels": "entities"},
-                  "bbc_business_politics": {**_HEADLINES, "sequence_length": 32, "max_train": None},
-                  "wordnet_pairs": {"section": "pairs", "dataset": "wordnet_pairs", "options": {"negatives": "mixed"},
-                                    "sequence_length": 48, "max_train": 8000, "max_eval": 1000, "max_dev": 500}},
+        "tasks": {
+            "brown_pos": _TAGGING,
+            "brown_entities": {**_TAGGING, "labels": "entities"},
+            "bbc_business_politics": {**_HEADLINES, "sequence_length": 32, "max_train": None},
+            "wordnet_pairs": {
+                "section": "pairs",
+                "dataset": "wordnet_pairs",
+                "options": {"negatives": "mixed"},
+                "sequence_length": 48,
+                "max_train": 8000,
+                "max_eval": 1000,
+                "max_dev": 500,
+            },
+        },
         "heads": {**_PAPER_HEADS, "highway": {"n_layers": 2, "cells": 128}},
-        "encoder_layers": None, "light_hidden_dim": None, "light_pooling": "cls", "rich_head_finetune": True,
-        "seeds": [0, 1, 2, 3, 4], "batch_size": 32, "phase1_lr": 1e-3, "phase2_lr": 5e-5, "phase1_epochs": 5,
-        "phase2_epochs": 3, "divergence_threshold": 0.03, "matched_budget": True,
+        "encoder_layers": None,
+        "light_hidden_dim": None,
+        "light_pooling": "cls",
+        "rich_head_finetune": True,
+        "seeds": [0, 1, 2, 3, 4],
+        "batch_size": 32,
+        "phase1_lr": 1e-3,
+        "phase2_lr": 5e-5,
+        "phase1_epochs": 5,
+        "phase2_epochs": 3,
+        "divergence_threshold": 0.03,
+        "matched_budget": True,
     },
     # the paper's data: CoNLL-2003 NER (your copy), 2 of Yahoo Answers' 10 classes (the paper does not say which: two
     # that are easy to confuse), QQP; BERT-base as the paper; 54 runs, a few GPU-hours on one GPU by step-rate estimates
     "full": {
-        "tasks": {"conll2003": {"section": "tagging", "dataset": "conll2003", "sequence_length": 128,
-                                "max_train": None, "max_eval": None},
-                  "yahoo_2class": {"section": "classification", "dataset": "yahoo_answers",
-                                   "classes": ["Education & Reference", "Science & Mathematics"],
-                                   "sequence_length": 128, "max_train": 20000, "max_eval": 5000},
-                  "qqp": {"section": "pairs", "dataset": "glue_qqp", "sequence_length": 64, "max_train": 50000,
-                          "max_eval": 10000}},
+        "tasks": {
+            "conll2003": {
+                "section": "tagging",
+                "dataset": "conll2003",
+                "sequence_length": 128,
+                "max_train": None,
+                "max_eval": None,
+            },
+            "yahoo_2class": {
+                "section": "classification",
+                "dataset": "yahoo_answers",
+                "classes": ["Education & Reference", "Science & Mathematics"],
+                "sequence_length": 128,
+                "max_train": 20000,
+                "max_eval": 5000,
+            },
+            "qqp": {
+                "section": "pairs",
+                "dataset": "glue_qqp",
+                "sequence_length": 64,
+                "max_train": 50000,
+                "max_eval": 10000,
+            },
+        },
         "heads": {**_PAPER_HEADS, "highway": {"n_layers": 2, "cells": 256}},
-        "backbone": "bert_base_en_uncased", "encoder_layers": None, "light_hidden_dim": None, "light_pooling": "cls",
-        "rich_head_finetune": True, "seeds": [0, 1, 2], "batch_size": 32, "phase1_lr": 1e-3, "phase2_lr": 2e-5,
-        "phase1_epochs": 5, "phase2_epochs": 3, "divergence_threshold": 0.03, "matched_budget": True,
+        "backbone": "bert_base_en_uncased",
+        "encoder_layers": None,
+        "light_hidden_dim": None,
+        "light_pooling": "cls",
+        "rich_head_finetune": True,
+        "seeds": [0, 1, 2],
+        "batch_size": 32,
+        "phase1_lr": 1e-3,
+        "phase2_lr": 2e-5,
+        "phase1_epochs": 5,
+        "phase2_epochs": 3,
+        "divergence_threshold": 0.03,
+        "matched_budget": True,
     },
 }
 

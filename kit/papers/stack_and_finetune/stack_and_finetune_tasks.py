@@ -34,20 +34,35 @@ import numpy as np
 
 from ...data.dataset import TextDataset
 
-SPEC_KEYS = ("dataset", "options", "classes", "text", "labels", "max_words", "max_train", "max_eval", "max_dev", "section",
-             "sequence_length")
+SPEC_KEYS = (
+    "dataset",
+    "options",
+    "classes",
+    "text",
+    "labels",
+    "max_words",
+    "max_train",
+    "max_eval",
+    "max_dev",
+    "section",
+    "sequence_length",
+)
 TEXT_VIEWS = ("full", "headline")
 LABEL_VIEWS = ("tags", "entities")
 
 
 def headlines(ds: TextDataset) -> TextDataset:
     """Each text cut to its first non-empty line (BBC and Yahoo texts start with their title)."""
+
     def first(text: str) -> str:
         return next((line.strip() for line in text.splitlines() if line.strip()), text.strip())
 
-    new = {k: replace(s, texts=[first(t) for t in s.texts],
-                      texts_b=None if s.texts_b is None else [first(t) for t in s.texts_b])
-           for k, s in ds.splits.items()}
+    new = {
+        k: replace(
+            s, texts=[first(t) for t in s.texts], texts_b=None if s.texts_b is None else [first(t) for t in s.texts_b]
+        )
+        for k, s in ds.splits.items()
+    }
     return replace(ds, splits=new, info={**ds.info, "text": "headline"})
 
 
@@ -150,8 +165,9 @@ def with_own_data(specs: dict, datasets: dict, own, seed: int = 0) -> tuple[dict
     same = [name for name, spec in specs.items() if spec.get("section") == own.task]
     if not same:
         have = sorted({spec.get("section") for spec in specs.values()})
-        raise ValueError(f"Your data is a {own.task!r} set, but this notebook's tasks are {have}: give data of one "
-                         "of those kinds.")
+        raise ValueError(
+            f"Your data is a {own.task!r} set, but this notebook's tasks are {have}: give data of one of those kinds."
+        )
     print(f"your data {own.name!r} ({own.task}) takes the place of the {own.task} task {same[0]!r}")
     old = specs[same[0]]
     spec = {k: old[k] for k in ("section", "sequence_length", "max_train", "max_eval", "max_dev") if k in old}

@@ -1,2 +1,3 @@
 """*NLP From Scratch Without Large-Scale Pretraining* (TLM; Yao et al., ICML 2022): BM25 retrieval with the task
-texts as queries, joint MLM + task training from scratch (rho1, rho2), two stages, ablations. Notebook 02."""
+texts as queries, joint MLM + task training from scratch (rho1, rho2), two stages, ablations. Notebook 02.
+"""

@@ -28,10 +28,17 @@ def external_table(selections: dict, origin, corpus: list):
     rows = []
     for (name, method, k), ids in selections.items():
         mix = Counter(origin[ids])
-        rows.append({"task": name, "retrieval": method, "K": k, "passages": len(ids),
-                     "% of corpus": round(100 * len(ids) / len(corpus), 1),
-                     "words": sum(len(corpus[i].split()) for i in ids),
-                     **{part: f"{100 * mix[part] / len(ids):.0f}%" for part in sorted(set(origin))}})
+        rows.append(
+            {
+                "task": name,
+                "retrieval": method,
+                "K": k,
+                "passages": len(ids),
+                "% of corpus": round(100 * len(ids) / len(corpus), 1),
+                "words": sum(len(corpus[i].split()) for i in ids),
+                **{part: f"{100 * mix[part] / len(ids):.0f}%" for part in sorted(set(origin))},
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -58,9 +65,16 @@ def topic_nearness(tasks: dict, found_by: dict, selections: dict, corpus: list, 
         rand_ids = selections[(name, "random", k)]
         queries = rng.integers(0, len(ds.train.y), len(rand_ids))
         rand = clf.predict(vec.transform([corpus[i] for i in rand_ids])) == np.asarray(ds.train.y)[queries]
-        rows.append({"task": name, "classes": ds.num_classes, "classifier dev accuracy": round(dev_acc, 3),
-                     "BM25: near": round(float(bm25.mean()), 3), "random: near": round(float(rand.mean()), 3),
-                     "passages": len(bm25)})
+        rows.append(
+            {
+                "task": name,
+                "classes": ds.num_classes,
+                "classifier dev accuracy": round(dev_acc, 3),
+                "BM25: near": round(float(bm25.mean()), 3),
+                "random: near": round(float(rand.mean()), 3),
+                "passages": len(bm25),
+            }
+        )
     return pd.DataFrame(rows).set_index("task")
 
 
@@ -70,14 +84,16 @@ def highlight(text: str, other: str, limit: int = 320) -> str:
 
     shared = {w.lower() for w in word_tokenize(other)} - english_stopwords()
     words = text[:limit].split()
-    out = [f"<mark>{html.escape(w)}</mark>" if w.lower().strip(".,;:!?'\"()") in shared else html.escape(w)
-           for w in words]
+    out = [
+        f"<mark>{html.escape(w)}</mark>" if w.lower().strip(".,;:!?'\"()") in shared else html.escape(w) for w in words
+    ]
     return " ".join(out) + (" ..." if len(text) > limit else "")
 
 
 def table8(tasks: dict, found_by: dict, corpus: list, k: int, per_task: int = 2):
     """The paper's Table 8: for the best-scoring queries of each task, the passage BM25 ranked first, shared words
-    marked; ``(html, data frame)``."""
+    marked; ``(html, data frame)``.
+    """
     import pandas as pd
 
     rows = []
@@ -85,8 +101,10 @@ def table8(tasks: dict, found_by: dict, corpus: list, k: int, per_task: int = 2)
         top = found_by[(name, k)].to_frame(corpus, ds.train.texts)
         for _, r in top[top.best_rank == 0].sort_values("score", ascending=False).head(per_task).iterrows():
             rows.append((name, highlight(r.query, r.text), highlight(r.text, r.query), r.score))
-    body = "".join(f"<tr><td>{n}</td><td style='text-align:left'>{q}</td><td style='text-align:left'>{d}</td>"
-                   f"<td>{s:.1f}</td></tr>" for n, q, d, s in rows)
+    body = "".join(
+        f"<tr><td>{n}</td><td style='text-align:left'>{q}</td><td style='text-align:left'>{d}</td><td>{s:.1f}</td></tr>"
+        for n, q, d, s in rows
+    )
     head = "<tr><th>task</th><th>task text (query)</th><th>retrieved passage (rank 1)</th><th>BM25</th></tr>"
     return "<table>" + head + body + "</table>", pd.DataFrame(rows, columns=["task", "query", "retrieved", "bm25"])
 
@@ -98,8 +116,15 @@ def stream_table(stream, steps: int):
     rows = []
     for i in range(steps):
         _, _, w = stream[i]
-        rows.append({"step": i, "batch": stream.kind(i), "task weight": round(float(w["task"][0]), 4),
-                     "MLM weight": round(float(w["mlm"].mean()), 4), "masked tokens": int((w["mlm"] > 0).sum())})
+        rows.append(
+            {
+                "step": i,
+                "batch": stream.kind(i),
+                "task weight": round(float(w["task"][0]), 4),
+                "MLM weight": round(float(w["mlm"].mean()), 4),
+                "masked tokens": int((w["mlm"] > 0).sum()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -139,17 +164,28 @@ def table2(tlm, base, main, sizes: dict):
     import pandas as pd
 
     def rows(df, flops_suffix=""):
-        return view(df, "task").assign(params=df.groupby("task").params.first().astype(int),
-                                       training_flops=df.groupby("task").flops.mean().map(format_flops) + flops_suffix)
+        return view(df, "task").assign(
+            params=df.groupby("task").params.first().astype(int),
+            training_flops=df.groupby("task").flops.mean().map(format_flops) + flops_suffix,
+        )
 
-    return pd.concat({"TLM (from scratch, this run)": rows(tlm[main]),
-                      f"{baseline_name(sizes)} (this run)": rows(base, " + pretraining")},
-                     names=["model"]).swaplevel().sort_index()
+    return (
+        pd.concat(
+            {
+                "TLM (from scratch, this run)": rows(tlm[main]),
+                f"{baseline_name(sizes)} (this run)": rows(base, " + pretraining"),
+            },
+            names=["model"],
+        )
+        .swaplevel()
+        .sort_index()
+    )
 
 
 def ablation_tables(tlm, main, sizes: dict) -> dict:
     """Tables 3-7 for this run beside the paper's: ``{name: (ours, the paper's)}``; each varies one thing from the
-    main setting on the ablation task (Table 3 and 7 on every task)."""
+    main setting on the ablation task (Table 3 and 7 on every task).
+    """
     s, abl = sizes, tlm[tlm.task == sizes["ablation_task"]]
     base = abl.rho2 == s["rho2"]
     main_kr = (tlm.rho1 == s["rho1"]) & (tlm.rho2 == s["rho2"]) & (tlm.K == s["k"])
@@ -158,11 +194,26 @@ def ablation_tables(tlm, main, sizes: dict) -> dict:
         "table3_retrieval": (view(tlm[main_kr], ["task", "retrieval"]), paper.TABLE3),
         "table4_K": (view(abl[base & abl.rho1.isin([0, s["rho1"]]) & (abl.retrieval != "random")], "K"), paper.TABLE4),
         "table5_rho1": (view(abl[base & (abl.retrieval != "random") & abl.K.isin([0, s["k"]])], "rho1"), paper.TABLE5),
-        "table6_rho2": (view(abl[(abl.retrieval == "bm25") & (abl.K == s["k"]) & (abl.rho1 == s["rho1"])], "rho2",
-                             ("stage1_test_accuracy", "test_accuracy")), paper.TABLE6),
-        "table7_stage2": (stage2.rename(columns={"accuracy": "two-stage (acc)", "stage1_accuracy":   # view() drops
-                                                 "without stage 2 (acc)", "macro_f1": "two-stage (F1)",   # "test_"
-                                                 "stage1_macro_f1": "without stage 2 (F1)"}), paper.TABLE7),
+        "table6_rho2": (
+            view(
+                abl[(abl.retrieval == "bm25") & (abl.K == s["k"]) & (abl.rho1 == s["rho1"])],
+                "rho2",
+                ("stage1_test_accuracy", "test_accuracy"),
+            ),
+            paper.TABLE6,
+        ),
+        "table7_stage2": (
+            stage2.rename(
+                columns={
+                    "accuracy": "two-stage (acc)",
+                    "stage1_accuracy":  # view() drops
+                    "without stage 2 (acc)",
+                    "macro_f1": "two-stage (F1)",  # "test_"
+                    "stage1_macro_f1": "without stage 2 (F1)",
+                }
+            ),
+            paper.TABLE7,
+        ),
     }
 
 
@@ -184,13 +235,20 @@ def mlm_figure(tlm, task_names):
     """Stage 1's MLM loss per chunk, mean ± SE over seeds, one panel per task, one line per setting."""
     import matplotlib.pyplot as plt
 
-    cols = sorted((c for c in tlm.columns if c.startswith("stage1_mlm_loss_step")), key=lambda c: int(c.split("step")[1]))
+    cols = sorted(
+        (c for c in tlm.columns if c.startswith("stage1_mlm_loss_step")), key=lambda c: int(c.split("step")[1])
+    )
     steps = [int(c.split("step")[1]) for c in cols]
     fig, ax = plt.subplots(1, len(task_names), figsize=(6 * len(task_names), 3.6), squeeze=False)
     for (name, retrieval, k, rho1, rho2), g in tlm.groupby(SETTING, sort=False):
         ax[0][list(task_names).index(name)].errorbar(
-            steps, g[cols].mean().values, yerr=g[cols].sem().fillna(0).values, marker=".", capsize=2,
-            label=f"{retrieval}, K={k}, rho1={rho1}, rho2={rho2}")
+            steps,
+            g[cols].mean().values,
+            yerr=g[cols].sem().fillna(0).values,
+            marker=".",
+            capsize=2,
+            label=f"{retrieval}, K={k}, rho1={rho1}, rho2={rho2}",
+        )
     for a, name in zip(ax[0], task_names):
         a.set(title=f"{name}: stage-1 MLM loss (mean over seeds)", xlabel="step", ylabel="MLM loss (nats, weighted)")
         a.legend(fontsize=7)
@@ -200,22 +258,35 @@ def mlm_figure(tlm, task_names):
 
 def attention_heads(models: dict, dev: dict, one: dict, tokens: list, sentence: str, out) -> object:
     """Figure 3: for each ``{label: (backbone, compact vocabulary or None, special ids)}``, the share of positional
-    and vertical heads over the ``dev`` inputs, and every head drawn on ``one`` sentence (saved in ``out``)."""
+    and vertical heads over the ``dev`` inputs, and every head drawn on ``one`` sentence (saved in ``out``).
+    """
     import pandas as pd
 
     from ...analysis import attention_maps, classify_heads, plot_heads
 
     rows = []
     for label, (backbone, vocab, special) in models.items():
-        conv = (lambda d: vocab(d)) if vocab is not None else (lambda d: d)   # noqa: E731
-        kinds = classify_heads(attention_maps(backbone, conv(dev)), conv(dev)["token_ids"], dev["padding_mask"],
-                               special)
-        rows.append({"model": label, "layers x heads": f"{kinds.shape[0]} x {kinds.shape[1]}", "heads": kinds.size,
-                     "positional": int((kinds == "positional").sum()), "vertical": int((kinds == "vertical").sum()),
-                     "positional %": round(100 * (kinds == "positional").mean(), 1),
-                     "vertical %": round(100 * (kinds == "vertical").mean(), 1)})
-        fig = plot_heads(attention_maps(backbone, conv(one)), tokens, labels=kinds,
-                         title=f"{label}: '{sentence[:60]}' (pos = positional, ver = vertical)")
+        conv = (lambda d: vocab(d)) if vocab is not None else (lambda d: d)  # noqa: E731
+        kinds = classify_heads(
+            attention_maps(backbone, conv(dev)), conv(dev)["token_ids"], dev["padding_mask"], special
+        )
+        rows.append(
+            {
+                "model": label,
+                "layers x heads": f"{kinds.shape[0]} x {kinds.shape[1]}",
+                "heads": kinds.size,
+                "positional": int((kinds == "positional").sum()),
+                "vertical": int((kinds == "vertical").sum()),
+                "positional %": round(100 * (kinds == "positional").mean(), 1),
+                "vertical %": round(100 * (kinds == "vertical").mean(), 1),
+            }
+        )
+        fig = plot_heads(
+            attention_maps(backbone, conv(one)),
+            tokens,
+            labels=kinds,
+            title=f"{label}: '{sentence[:60]}' (pos = positional, ver = vertical)",
+        )
         fig.savefig(out / ("figure3_attention_" + ("tlm" if label.startswith("TLM") else "minilm") + ".png"), dpi=110)
     return pd.DataFrame(rows).set_index("model")
 
@@ -227,55 +298,82 @@ def _by(df, metric, group):
 def sentences(tlm, base, main, tasks: dict, sizes: dict, unigram: dict, heads) -> list[str]:
     """What this run shows, each difference with its standard error and verdict, the paper's number beside it."""
     s = sizes
-    s_tlm, s_base, s1 = _by(tlm[main], "test_accuracy", "task"), _by(base, "test_accuracy", "task"), \
-        _by(tlm[main], "stage1_test_accuracy", "task")
-    ret = _by(tlm[(tlm.rho1 == s["rho1"]) & (tlm.rho2 == s["rho2"]) & (tlm.K == s["k"])], "test_accuracy",
-              ["task", "retrieval"])
+    s_tlm, s_base, s1 = (
+        _by(tlm[main], "test_accuracy", "task"),
+        _by(base, "test_accuracy", "task"),
+        _by(tlm[main], "stage1_test_accuracy", "task"),
+    )
+    ret = _by(
+        tlm[(tlm.rho1 == s["rho1"]) & (tlm.rho2 == s["rho2"]) & (tlm.K == s["k"])],
+        "test_accuracy",
+        ["task", "retrieval"],
+    )
     lines = []
     for name in tasks:
         f_t, f_b = tlm[main & (tlm.task == name)].flops.mean(), base[base.task == name].flops.mean()
-        lines.append(f"{name}: TLM vs {baseline_name(s)}, test accuracy "
-                     f"{difference(s_tlm.loc[name], s_base.loc[name]).text(100, ' points')}; TLM trained with "
-                     f"{format_flops(f_t)} FLOPs, MiniLM's fine-tuning alone {format_flops(f_b)} on top of its pretraining.")
+        lines.append(
+            f"{name}: TLM vs {baseline_name(s)}, test accuracy "
+            f"{difference(s_tlm.loc[name], s_base.loc[name]).text(100, ' points')}; TLM trained with "
+            f"{format_flops(f_t)} FLOPs, MiniLM's fine-tuning alone {format_flops(f_b)} on top of its pretraining."
+        )
     for name in tasks:
-        lines.append(f"{name}: BM25 vs random retrieval of the same size: "
-                     f"{difference(ret.loc[(name, 'bm25')], ret.loc[(name, 'random')]).text(100, ' points')} "
-                     "(paper: +0.8 to +3.0)")
+        lines.append(
+            f"{name}: BM25 vs random retrieval of the same size: "
+            f"{difference(ret.loc[(name, 'bm25')], ret.loc[(name, 'random')]).text(100, ' points')} "
+            "(paper: +0.8 to +3.0)"
+        )
     for name, ds in tasks.items():
-        lines.append(f"{name}: stage 1 alone reaches {format_mean_se(s1.loc[name, 'mean'], s1.loc[name, 'se'])} test "
-                     f"accuracy (majority class {constant_guess(ds.train.y, ds.test.y):.3f}); stage 2 adds "
-                     f"{difference(s_tlm.loc[name], s1.loc[name]).text(100, ' points')} (paper: +0.5 on AGNews to +19.4 "
-                     "on ACL-ARC)")
+        lines.append(
+            f"{name}: stage 1 alone reaches {format_mean_se(s1.loc[name, 'mean'], s1.loc[name, 'se'])} test "
+            f"accuracy (majority class {constant_guess(ds.train.y, ds.test.y):.3f}); stage 2 adds "
+            f"{difference(s_tlm.loc[name], s1.loc[name]).text(100, ' points')} (paper: +0.5 on AGNews to +19.4 "
+            "on ACL-ARC)"
+        )
     abl = tlm[tlm.task == s["ablation_task"]]
     for r in s["rho2_ablation"]:
-        r2 = _by(abl[(abl.retrieval == "bm25") & (abl.K == s["k"]) & (abl.rho1 == s["rho1"])], "stage1_test_accuracy",
-                 "rho2")
-        lines.append(f"{s['ablation_task']}: stage-1 accuracy with rho2={s['rho2']} vs rho2={r}: "
-                     f"{difference(r2.loc[s['rho2']], r2.loc[r]).text(100, ' points')}")
-    lines.append(f"best MLM accuracy on dev texts {tlm.mlm_accuracy.max():.3f} vs {max(unigram.values()):.3f} for always "
-                 "guessing the most common token")
+        r2 = _by(
+            abl[(abl.retrieval == "bm25") & (abl.K == s["k"]) & (abl.rho1 == s["rho1"])], "stage1_test_accuracy", "rho2"
+        )
+        lines.append(
+            f"{s['ablation_task']}: stage-1 accuracy with rho2={s['rho2']} vs rho2={r}: "
+            f"{difference(r2.loc[s['rho2']], r2.loc[r]).text(100, ' points')}"
+        )
+    lines.append(
+        f"best MLM accuracy on dev texts {tlm.mlm_accuracy.max():.3f} vs {max(unigram.values()):.3f} for always "
+        "guessing the most common token"
+    )
     hp, hv = heads["positional %"], heads["vertical %"]
-    lines.append(f"attention heads: TLM {hp.iloc[0]:.0f}% positional / {hv.iloc[0]:.0f}% vertical; MiniLM "
-                 f"{hp.iloc[1]:.0f}% positional / {hv.iloc[1]:.0f}% vertical (paper: TLM has more positional, fewer "
-                 "vertical heads)")
+    lines.append(
+        f"attention heads: TLM {hp.iloc[0]:.0f}% positional / {hv.iloc[0]:.0f}% vertical; MiniLM "
+        f"{hp.iloc[1]:.0f}% positional / {hv.iloc[1]:.0f}% vertical (paper: TLM has more positional, fewer "
+        "vertical heads)"
+    )
     return lines
 
 
 def checks(tlm, base, main, plan_rows, base_plan, tasks: dict, sizes: dict, out) -> dict:
     """What CI asserts on every run: every run is there, stage 1 learned the task, the baseline and TLM beat chance,
-    the figures exist."""
+    the figures exist.
+    """
     a = sizes["ablation_task"]
     chance = {n: 1 / ds.num_classes for n, ds in tasks.items()}
     s_tlm, s_base = _by(tlm[main], "test_accuracy", "task"), _by(base, "test_accuracy", "task")
     s1 = _by(tlm[main], "stage1_test_accuracy", "task")
-    files = ("results.csv", "figure3_attention_tlm.png", "figure3_attention_minilm.png", "stage1_mlm_loss.png",
-             "table7_stage2.csv", "table3_retrieval.csv")
+    files = (
+        "results.csv",
+        "figure3_attention_tlm.png",
+        "figure3_attention_minilm.png",
+        "stage1_mlm_loss.png",
+        "table7_stage2.csv",
+        "table3_retrieval.csv",
+    )
     return {
         "every planned run measured": len(tlm) == len(plan_rows) and len(base) == len(base_plan),
         "at least 2 seeds per setting": bool(tlm.groupby(SETTING).size().min() >= 2),
         "the baseline beats chance on every task": all(bool(s_base.loc[n, "mean"] > chance[n] + 0.1) for n in tasks),
-        "stage 1 alone beats the majority class by > 10 points on the ablation task":
-            bool(s1.loc[a, "mean"] > constant_guess(tasks[a].train.y, tasks[a].test.y) + 0.10),
+        "stage 1 alone beats the majority class by > 10 points on the ablation task": bool(
+            s1.loc[a, "mean"] > constant_guess(tasks[a].train.y, tasks[a].test.y) + 0.10
+        ),
         "TLM beats chance after stage 2 on the ablation task": bool(s_tlm.loc[a, "mean"] > chance[a] + 0.1),
         "figures and tables written": all((out / f).exists() for f in files),
     }

@@ -32,12 +32,15 @@ CORPUS_ENV = "KIT_TLM_CORPUS"
 
 def load_tasks(sizes: dict, own=None) -> dict:
     """``{name: TextDataset}``: the scale's tasks (``sizes["tasks"]``), or your data set alone when ``own`` is given,
-    each subsampled to ``max_train`` / ``max_eval``."""
+    each subsampled to ``max_train`` / ``max_eval``.
+    """
     from ...data import load
 
     if own is not None:
         return {own.name: own.subsample(sizes["max_train"], sizes["max_eval"], seed=0)}
-    return {name: load(name, max_train=sizes["max_train"], max_eval=sizes["max_eval"], seed=0) for name in sizes["tasks"]}
+    return {
+        name: load(name, max_train=sizes["max_train"], max_eval=sizes["max_eval"], seed=0) for name in sizes["tasks"]
+    }
 
 
 def load_corpus() -> tuple[list, np.ndarray]:
@@ -56,7 +59,8 @@ def retrieve(tasks: dict, corpus: list, sizes: dict) -> tuple[dict, dict]:
     """TLM's data step for every task: ``selections[(task, "bm25", K)]`` (the doc ids of the union of each training
     text's top-K; the ablation task also at ``k_ablation``), ``selections[(task, "random", K)]`` (random retrieval of
     the same size) and ``found_by[(task, K)]`` (the :class:`kit.retrieval.ExternalSelection`). The task's own texts
-    are kept out."""
+    are kept out.
+    """
     from ...retrieval import BM25Retriever, random_retrieval, select_external, task_text_mask
 
     t0 = time.perf_counter()
@@ -69,17 +73,21 @@ def retrieve(tasks: dict, corpus: list, sizes: dict) -> tuple[dict, dict]:
             t0 = time.perf_counter()
             sel = select_external(ds.train.texts, corpus, k=k, retriever=retriever, exclude_texts=keep_out)
             selections[(name, "bm25", k)], found_by[(name, k)] = sel.doc_ids, sel
-            print(f"{name} K={k}: {len(sel):,} passages from {sel.n_queries} queries in {time.perf_counter() - t0:.1f} s")
+            print(
+                f"{name} K={k}: {len(sel):,} passages from {sel.n_queries} queries in {time.perf_counter() - t0:.1f} s"
+            )
         exclude = np.flatnonzero(task_text_mask(corpus, ds.train.texts + keep_out))
         selections[(name, "random", sizes["k"])] = random_retrieval(
-            len(corpus), len(selections[(name, "bm25", sizes["k"])]), seed=0, exclude=exclude)
+            len(corpus), len(selections[(name, "bm25", sizes["k"])]), seed=0, exclude=exclude
+        )
     return selections, found_by
 
 
 @dataclass
 class Tokens:
     """The WordPiece ids of the tasks (``task_ids``: full vocabulary, ``x``: compact) and of every retrieved passage
-    (``corpus_ids``, ``row_of[doc id]`` its row), the compact ``vocabulary`` and the ``masker``."""
+    (``corpus_ids``, ``row_of[doc id]`` its row), the compact ``vocabulary`` and the ``masker``.
+    """
 
     task_ids: dict
     x: dict
@@ -91,17 +99,21 @@ class Tokens:
     @classmethod
     def prepare(cls, tasks: dict, corpus: list, selections: dict, preprocessor, vocabulary_size: int) -> Tokens:
         """Tokenize the passages any selection holds and the tasks' texts; keep the ``vocabulary_size`` most
-        frequent ids of the retrieved passages and the training texts (``kit.text.CompactVocabulary``)."""
+        frequent ids of the retrieved passages and the training texts (``kit.text.CompactVocabulary``).
+        """
         from ...text import CompactVocabulary, MLMMasker
 
         needed = np.unique(np.concatenate(list(selections.values())))
         corpus_ids = preprocessor([corpus[i] for i in needed])
         row_of = np.full(len(corpus), -1)
         row_of[needed] = np.arange(len(needed))
-        task_ids = {name: {s: preprocessor(ds[s].texts) for s in ("train", "dev", "test")} for name, ds in tasks.items()}
+        task_ids = {
+            name: {s: preprocessor(ds[s].texts) for s in ("train", "dev", "test")} for name, ds in tasks.items()
+        }
         tok = preprocessor.tokenizer
         vocab = CompactVocabulary.for_tokenizer(
-            tok, [corpus_ids["token_ids"]] + [v["train"]["token_ids"] for v in task_ids.values()], vocabulary_size)
+            tok, [corpus_ids["token_ids"]] + [v["train"]["token_ids"] for v in task_ids.values()], vocabulary_size
+        )
         masker = MLMMasker.for_tokenizer(tok, preprocessor.sequence_length, vocabulary=vocab)
         x = {name: {s: vocab(v) for s, v in splits.items()} for name, splits in task_ids.items()}
         return cls(task_ids, x, corpus_ids, row_of, vocab, masker)
@@ -118,29 +130,47 @@ def main_setting(sizes: dict) -> dict:
 
 def settings(sizes: dict) -> list[tuple]:
     """``(task, setting)`` pairs: every task's main setting and its random-retrieval control; on the ablation task
-    the other K, "only task data" (rho1 = 0, no retrieval), the other rho1 and rho2."""
+    the other K, "only task data" (rho1 = 0, no retrieval), the other rho1 and rho2.
+    """
     main, a = main_setting(sizes), sizes["ablation_task"]
     out = []
     for name in sizes["tasks"]:
         out += [(name, main), (name, {**main, "retrieval": "random"})]
-    out += [(a, {**main, "K": k}) for k in sizes["k_ablation"]] + [(a, {**main, "rho1": 0, "K": 0, "retrieval": "none"})]
-    out += [(a, {**main, "rho1": r}) for r in sizes["rho1_ablation"]] + [(a, {**main, "rho2": r})
-                                                                         for r in sizes["rho2_ablation"]]
+    out += [(a, {**main, "K": k}) for k in sizes["k_ablation"]] + [
+        (a, {**main, "rho1": 0, "K": 0, "retrieval": "none"})
+    ]
+    out += [(a, {**main, "rho1": r}) for r in sizes["rho1_ablation"]] + [
+        (a, {**main, "rho2": r}) for r in sizes["rho2_ablation"]
+    ]
     return out
 
 
 def plan(setting_rows: list, sizes: dict, tasks: dict) -> list[dict]:
     """Every setting for every seed, with its optimizer steps (stage 1's, then stage 2's epochs)."""
     stage2 = lambda name: sizes["stage2_epochs"] * math.ceil(len(tasks[name].train) / sizes["batch_size"])  # noqa: E731
-    return [dict(experiment="tlm", task=name, **s, seed=seed, steps=sizes["stage1_steps"] + stage2(name))
-            for name, s in setting_rows for seed in sizes["seeds"]]
+    return [
+        dict(experiment="tlm", task=name, **s, seed=seed, steps=sizes["stage1_steps"] + stage2(name))
+        for name, s in setting_rows
+        for seed in sizes["seeds"]
+    ]
 
 
 def baseline_plan(sizes: dict, tasks: dict) -> list[dict]:
     """The pretrained baseline: every task for every seed (its keys hold ``retrieval="-"``, K, rho1, rho2 = 0)."""
-    return [dict(experiment="minilm_finetuned", task=name, retrieval="-", K=0, rho1=0, rho2=0, seed=seed,
-                 steps=sizes["baseline_epochs"] * math.ceil(len(tasks[name].train) / sizes["baseline_batch"]))
-            for name in tasks for seed in sizes["seeds"]]
+    return [
+        dict(
+            experiment="minilm_finetuned",
+            task=name,
+            retrieval="-",
+            K=0,
+            rho1=0,
+            rho2=0,
+            seed=seed,
+            steps=sizes["baseline_epochs"] * math.ceil(len(tasks[name].train) / sizes["baseline_batch"]),
+        )
+        for name in tasks
+        for seed in sizes["seeds"]
+    ]
 
 
 def scores(model, x, y) -> tuple[float, float]:
@@ -163,8 +193,13 @@ class Experiment:
         self.sizes, self.tasks, self.tokens, self.selections = sizes, tasks, tokens, selections
         self.encoder, self.out = encoder, out
         self.main = main_setting(sizes)
-        self.stage1 = dict(steps=sizes["stage1_steps"], batch_size=sizes["batch_size"],
-                           learning_rate=sizes["stage1_lr"], warmup=sizes["warmup"], chunks=4)
+        self.stage1 = dict(
+            steps=sizes["stage1_steps"],
+            batch_size=sizes["batch_size"],
+            learning_rate=sizes["stage1_lr"],
+            warmup=sizes["warmup"],
+            chunks=4,
+        )
 
     def make_tlm(self, num_classes: int, seed: int):
         """A TLM model from scratch (:class:`kit.models.TLMModel`), seeded first."""
@@ -173,10 +208,18 @@ class Experiment:
 
         s = self.sizes
         config.set_seed(seed)
-        backbone = tlm_backbone(self.tokens.vocabulary.size, s["num_layers"], s["num_heads"], s["hidden_dim"],
-                                s["intermediate_dim"], max_sequence_length=s["sequence_length"], dropout=s["dropout"])
-        return TLMModel(backbone, num_classes, self.tokens.masker.max_predictions, dropout=s["dropout"],
-                        pooling=s["pooling"])
+        backbone = tlm_backbone(
+            self.tokens.vocabulary.size,
+            s["num_layers"],
+            s["num_heads"],
+            s["hidden_dim"],
+            s["intermediate_dim"],
+            max_sequence_length=s["sequence_length"],
+            dropout=s["dropout"],
+        )
+        return TLMModel(
+            backbone, num_classes, self.tokens.masker.max_predictions, dropout=s["dropout"], pooling=s["pooling"]
+        )
 
     def external(self, run: dict):
         """The retrieved passages' inputs of ``run`` (None for rho1 = 0: task data only)."""
@@ -190,13 +233,23 @@ class Experiment:
 
         ds, x = self.tasks[run["task"]], self.tokens.x[run["task"]]
         model = self.make_tlm(ds.num_classes, run["seed"])
-        s1 = train_stage1(model, x["train"], ds.train.y, self.external(run), self.tokens.masker, rho1=run["rho1"],
-                          rho2=run["rho2"], seed=run["seed"], **self.stage1)
+        s1 = train_stage1(
+            model,
+            x["train"],
+            ds.train.y,
+            self.external(run),
+            self.tokens.masker,
+            rho1=run["rho1"],
+            rho2=run["rho2"],
+            seed=run["seed"],
+            **self.stage1,
+        )
         return self.finish(run, model, s1)
 
     def finish(self, run: dict, model, s1) -> dict:
         """After stage 1: its test scores and the MLM's on dev texts, stage 2 (the task loss alone, early stopping on
-        dev accuracy), the final scores and the training compute; the main models saved; the run's metrics."""
+        dev accuracy), the final scores and the training compute; the main models saved; the run's metrics.
+        """
         from ...analysis import training_flops
         from ...models import save_bundle
         from ...train import evaluate_mlm, fit_classifier
@@ -206,25 +259,49 @@ class Experiment:
         clf = model.classifier()
         stage1_acc, stage1_f1 = scores(clf, x["test"], ds.test.y)
         mlm = evaluate_mlm(model, x["dev"], self.tokens.masker)
-        fit = fit_classifier(clf, x["train"], ds.train.y, x["dev"], ds.dev.y, learning_rate=s["stage2_lr"],
-                             epochs=s["stage2_epochs"], batch_size=s["batch_size"], schedule="linear", seed=seed)
+        fit = fit_classifier(
+            clf,
+            x["train"],
+            ds.train.y,
+            x["dev"],
+            ds.dev.y,
+            learning_rate=s["stage2_lr"],
+            epochs=s["stage2_epochs"],
+            batch_size=s["batch_size"],
+            schedule="linear",
+            seed=seed,
+        )
         acc, f1 = scores(clf, x["test"], ds.test.y)
         tokens = s1.tokens + fit.steps * s["batch_size"] * s["sequence_length"]
         if all(run[k] == v for k, v in self.main.items()) and seed == s["seeds"][0]:
-            model.save(self.out / f"tlm_{task}.keras")                 # the main model of each task, for section 7
+            model.save(self.out / f"tlm_{task}.keras")  # the main model of each task, for section 7
             if task == s["ablation_task"]:
-                save_bundle(self.out / "best_model", clf, preprocessor=self.encoder.preprocessor,
-                            vocabulary=self.tokens.vocabulary, label_names=ds.label_names,
-                            info={"notebook": "02", "task": task, "test_accuracy": acc})
+                save_bundle(
+                    self.out / "best_model",
+                    clf,
+                    preprocessor=self.encoder.preprocessor,
+                    vocabulary=self.tokens.vocabulary,
+                    label_names=ds.label_names,
+                    info={"notebook": "02", "task": task, "test_accuracy": acc},
+                )
         curve = {f"stage1_mlm_loss_step{i}": v for i, v in zip(s1.curve["step"], s1.curve["mlm_loss"])}
         passages = 0 if run["rho1"] == 0 else len(self.selections[(task, run["retrieval"], run["K"])])
         keras.backend.clear_session()
-        return dict(test_accuracy=acc, test_macro_f1=f1, stage1_test_accuracy=stage1_acc,
-                    stage1_test_macro_f1=stage1_f1, dev_accuracy=fit.best_dev_accuracy,
-                    mlm_accuracy=mlm["mlm_accuracy"], mlm_loss=mlm["mlm_loss"],
-                    external_passages=passages,
-                    params=model.count_params(), train_tokens=tokens,
-                    flops=training_flops(tokens, model.count_params()), seconds=s1.seconds + fit.seconds, **curve)
+        return dict(
+            test_accuracy=acc,
+            test_macro_f1=f1,
+            stage1_test_accuracy=stage1_acc,
+            stage1_test_macro_f1=stage1_f1,
+            dev_accuracy=fit.best_dev_accuracy,
+            mlm_accuracy=mlm["mlm_accuracy"],
+            mlm_loss=mlm["mlm_loss"],
+            external_passages=passages,
+            params=model.count_params(),
+            train_tokens=tokens,
+            flops=training_flops(tokens, model.count_params()),
+            seconds=s1.seconds + fit.seconds,
+            **curve,
+        )
 
     def run_baseline(self, run: dict) -> dict:
         """The pretrained encoder fine-tuned on the task (the paper's recipe: AdamW, rate decayed linearly to 0)."""
@@ -239,13 +316,28 @@ class Experiment:
         pretrained = load_backbone(self.encoder.name, sequence_length=s["sequence_length"])
         backbone = truncate_backbone(pretrained.backbone, s["baseline_layers"])
         clf = build_classifier(backbone, ds.num_classes, dropout=0.1, pooling=s["baseline_pooling"])
-        fit = fit_classifier(clf, x["train"], ds.train.y, x["dev"], ds.dev.y, learning_rate=s["baseline_lr"],
-                             epochs=s["baseline_epochs"], batch_size=s["baseline_batch"], schedule="linear",
-                             seed=run["seed"])
+        fit = fit_classifier(
+            clf,
+            x["train"],
+            ds.train.y,
+            x["dev"],
+            ds.dev.y,
+            learning_rate=s["baseline_lr"],
+            epochs=s["baseline_epochs"],
+            batch_size=s["baseline_batch"],
+            schedule="linear",
+            seed=run["seed"],
+        )
         acc, f1 = scores(clf, x["test"], ds.test.y)
         tokens, params = fit.steps * s["baseline_batch"] * s["sequence_length"], backbone.count_params()
         if run["seed"] == s["seeds"][0] and run["task"] == s["ablation_task"]:
-            backbone.save(self.out / f"minilm_finetuned_{run['task']}.keras")   # for the attention heads
+            backbone.save(self.out / f"minilm_finetuned_{run['task']}.keras")  # for the attention heads
         keras.backend.clear_session()
-        return dict(test_accuracy=acc, test_macro_f1=f1, params=params, train_tokens=tokens,
-                    flops=training_flops(tokens, params), seconds=fit.seconds)
+        return dict(
+            test_accuracy=acc,
+            test_macro_f1=f1,
+            params=params,
+            train_tokens=tokens,
+            flops=training_flops(tokens, params),
+            seconds=fit.seconds,
+        )

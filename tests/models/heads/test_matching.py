@@ -18,8 +18,11 @@ def _pair_states(batch=3, steps=9, dim=8, seed=0):
     rng = np.random.default_rng(seed)
     seg = np.array([[0, 0, 0, 0, 0, 1, 1, 1, 0], [0, 0, 0, 1, 1, 1, 0, 0, 0], [0, 0, 0, 0, 1, 1, 1, 1, 0]])[:batch]
     mask = np.array([[1] * 8 + [0], [1] * 6 + [0] * 3, [1] * 8 + [0]])[:batch].astype("int32")
-    return {"sequence_output": rng.normal(size=(batch, steps, dim)).astype("float32"), "padding_mask": mask,
-            "segment_ids": seg.astype("int32")}
+    return {
+        "sequence_output": rng.normal(size=(batch, steps, dim)).astype("float32"),
+        "padding_mask": mask,
+        "segment_ids": seg.astype("int32"),
+    }
 
 
 def _out(layer, s):
@@ -34,13 +37,32 @@ def _scramble(s, where):
 
 # BiMPM's contract runs without the context BiLSTM (an LSTM costs ~15 s more on jax, and BiLSTMEncoder has its
 # own contract test); the padding and special-token tests below run the context BiLSTM too.
-BIMPM_CONTEXT = {"num_classes": 3, "perspectives": 2, "context_cells": 3, "aggregation_cells": 3, "hidden_dim": 5,
-                 "dropout": 0.1, "drop_special": True}
+BIMPM_CONTEXT = {
+    "num_classes": 3,
+    "perspectives": 2,
+    "context_cells": 3,
+    "aggregation_cells": 3,
+    "hidden_dim": 5,
+    "dropout": 0.1,
+    "drop_special": True,
+}
 HEADS = [
     (BiMPMHead, {**BIMPM_CONTEXT, "context_cells": 0}, 1 + 6 + 2 + 2),
-    (SimTransformerHead, {"num_classes": 3, "num_layers": 1, "num_heads": 2, "hidden_dim": 8,
-                          "intermediate_dim": 8, "perspectives": 2, "use_matching": True, "dropout": 0.1,
-                          "drop_special": True}, 1 + 2 + 16 + 2),
+    (
+        SimTransformerHead,
+        {
+            "num_classes": 3,
+            "num_layers": 1,
+            "num_heads": 2,
+            "hidden_dim": 8,
+            "intermediate_dim": 8,
+            "perspectives": 2,
+            "use_matching": True,
+            "dropout": 0.1,
+            "drop_special": True,
+        },
+        1 + 2 + 16 + 2,
+    ),
 ]
 
 
@@ -70,8 +92,10 @@ def test_pair_masks_split_segments():
     a, b = (keras.ops.convert_to_numpy(m).astype(int) for m in pair_masks(s["padding_mask"], s["segment_ids"]))
     assert a.tolist()[0] == [0, 1, 1, 1, 0, 0, 0, 0, 0] and b.tolist()[0] == [0, 0, 0, 0, 0, 1, 1, 0, 0]
     assert a.tolist()[1] == [0, 1, 0, 0, 0, 0, 0, 0, 0] and b.tolist()[1] == [0, 0, 0, 1, 1, 0, 0, 0, 0]
-    a, b = (keras.ops.convert_to_numpy(m).astype(int) for m in pair_masks(s["padding_mask"], s["segment_ids"],
-                                                                          drop_special=False))
+    a, b = (
+        keras.ops.convert_to_numpy(m).astype(int)
+        for m in pair_masks(s["padding_mask"], s["segment_ids"], drop_special=False)
+    )
     assert a.tolist()[0] == [1, 1, 1, 1, 1, 0, 0, 0, 0] and b.tolist()[0] == [0, 0, 0, 0, 0, 1, 1, 1, 0]
 
 
@@ -94,16 +118,23 @@ def test_matching_strategies_match_numpy_reference():
         alpha = np.array([_cos(pi, qj) for qj in qs])
         att = (np.maximum(alpha, 0)[:, None] * qs).sum(0) / max(np.maximum(alpha, 0).sum(), 1e-6)
         best = qs[alpha.argmax()]
-        want = np.concatenate([
-            [_cos(w[0, k] * pi, w[0, k] * mean_q) for k in range(L)],
-            [max(_cos(w[1, k] * pi, w[1, k] * qj) for qj in qs) for k in range(L)],
-            [_cos(w[2, k] * pi, w[2, k] * att) for k in range(L)],
-            [_cos(w[3, k] * pi, w[3, k] * best) for k in range(L)]])
+        want = np.concatenate(
+            [
+                [_cos(w[0, k] * pi, w[0, k] * mean_q) for k in range(L)],
+                [max(_cos(w[1, k] * pi, w[1, k] * qj) for qj in qs) for k in range(L)],
+                [_cos(w[2, k] * pi, w[2, k] * att) for k in range(L)],
+                [_cos(w[3, k] * pi, w[3, k] * best) for k in range(L)],
+            ]
+        )
         np.testing.assert_allclose(out[0, i], want, atol=1e-5)
     assert np.all(out[0, 2:] == 0)  # nothing outside p's mask
-    run_layer_test(MultiPerspectiveMatching, {"perspectives": 2, "directions": 2},
-                   {"p": p, "q": q, "p_mask": pm, "q_mask": qm}, expected_output_shape=(1, T, 16),
-                   expected_num_trainable_weights=1)
+    run_layer_test(
+        MultiPerspectiveMatching,
+        {"perspectives": 2, "directions": 2},
+        {"p": p, "q": q, "p_mask": pm, "q_mask": qm},
+        expected_output_shape=(1, T, 16),
+        expected_num_trainable_weights=1,
+    )
 
 
 def test_bimpm_full_matching_uses_last_forward_and_first_backward_state():
@@ -130,8 +161,10 @@ def test_pair_heads_need_segments_and_ignore_specials():
     specials = (pos == 0) | (pos == last_a) | ((s["padding_mask"] == 1) & (np.roll(s["padding_mask"], -1, 1) == 0))
     np.testing.assert_allclose(_out(head, _scramble(s, specials)), ref, atol=1e-5)
     # the variants: BiMPM without the context BiLSTM, Sim-Transformer on the token states themselves
-    for variant in (BiMPMHead(**{**BIMPM_CONTEXT, "context_cells": 0, "dropout": 0.0}),
-                    SimTransformerHead(**{**HEADS[1][1], "use_matching": False, "dropout": 0.0})):
+    for variant in (
+        BiMPMHead(**{**BIMPM_CONTEXT, "context_cells": 0, "dropout": 0.0}),
+        SimTransformerHead(**{**HEADS[1][1], "use_matching": False, "dropout": 0.0}),
+    ):
         ref = _out(variant, s)
         assert ref.shape == (3, 3)
         np.testing.assert_allclose(_out(variant, _scramble(s, s["padding_mask"] == 0)), ref, atol=1e-5)

@@ -26,10 +26,21 @@ def _scramble(s, where):
 
 
 HEADS = [
-    (DenseCNNHead, {"num_classes": 3, "filters": 4, "growth": 2, "blocks": 2, "convs_per_block": 2,
-                    "kernel_size": 3, "dropout": 0.1, "use_cls": True}, 2 + 2 * (2 * 2 + 2) + 2),
-    (HighwayBiLSTMHead, {"num_classes": 3, "n_layers": 1, "cells": 3, "pooling": "max", "dropout": 0.1},
-     6 + 3 + 2),
+    (
+        DenseCNNHead,
+        {
+            "num_classes": 3,
+            "filters": 4,
+            "growth": 2,
+            "blocks": 2,
+            "convs_per_block": 2,
+            "kernel_size": 3,
+            "dropout": 0.1,
+            "use_cls": True,
+        },
+        2 + 2 * (2 * 2 + 2) + 2,
+    ),
+    (HighwayBiLSTMHead, {"num_classes": 3, "n_layers": 1, "cells": 3, "pooling": "max", "dropout": 0.1}, 6 + 3 + 2),
 ]
 
 

@@ -15,8 +15,24 @@ from kit.text.alignment import IGNORE
 from kit.text.wordpiece import BertPreprocessor
 from tests.helpers import token_states
 
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "##s", "sat", "on", "mat", "##tress",
-         "new", "york", ",", "."]
+VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "the",
+    "cat",
+    "##s",
+    "sat",
+    "on",
+    "mat",
+    "##tress",
+    "new",
+    "york",
+    ",",
+    ".",
+]
 
 
 def _states(batch=3, steps=6, dim=8, seed=0):
@@ -27,12 +43,12 @@ def _pre(length=12):
     return BertPreprocessor(keras_hub.models.BertTokenizer(vocabulary=VOCAB), sequence_length=length)
 
 
-@pytest.mark.parametrize("kwargs,n_weights", [({"n_layers": 1, "cells": 4}, 8),
-                                              ({"n_layers": 0, "hidden_dim": 8}, 4)])
+@pytest.mark.parametrize("kwargs,n_weights", [({"n_layers": 1, "cells": 4}, 8), ({"n_layers": 0, "hidden_dim": 8}, 4)])
 def test_tagger_head_contract_and_precision(kwargs, n_weights):
     init = {"num_tags": 5, "dropout": 0.1, **kwargs}
-    run_layer_test(TokenTaggerHead, init, _states(), expected_output_shape=(3, 6, 5),
-                   expected_num_trainable_weights=n_weights)
+    run_layer_test(
+        TokenTaggerHead, init, _states(), expected_output_shape=(3, 6, 5), expected_num_trainable_weights=n_weights
+    )
     run_precision_test(TokenTaggerHead, init, _states())
 
 
@@ -40,8 +56,9 @@ def test_tagger_head_ignores_padding_states():
     head = TokenTaggerHead(num_tags=4, n_layers=1, cells=4, dropout=0.0)
     s = _states()
     ref = keras.ops.convert_to_numpy(head(s))
-    changed = dict(s, sequence_output=np.where(s["padding_mask"][..., None] == 1, s["sequence_output"], 9.0)
-                   .astype("float32"))
+    changed = dict(
+        s, sequence_output=np.where(s["padding_mask"][..., None] == 1, s["sequence_output"], 9.0).astype("float32")
+    )
     out = keras.ops.convert_to_numpy(head(changed))
     real = s["padding_mask"] == 1
     np.testing.assert_allclose(out[real], ref[real], atol=1e-5)
@@ -63,12 +80,23 @@ def test_tagger_trains_with_masked_loss_and_saves(tiny_bert, tmp_path):
     x = {"token_ids": ids, "segment_ids": np.zeros_like(ids), "padding_mask": mask}
     y = np.where(mask == 1, ids % 3, IGNORE).astype("int32")
     y[:, 0] = IGNORE
-    r = stack_and_finetune(model, tiny_bert, x, y, x, y, strategy="stack_and_finetune", phase1_epochs=1,
-                           phase2_epochs=1, batch_size=8, loss=MaskedSparseCategoricalCrossentropy(),
-                           metrics=[MaskedAccuracy()], divergence=None)
+    r = stack_and_finetune(
+        model,
+        tiny_bert,
+        x,
+        y,
+        x,
+        y,
+        strategy="stack_and_finetune",
+        phase1_epochs=1,
+        phase2_epochs=1,
+        batch_size=8,
+        loss=MaskedSparseCategoricalCrossentropy(),
+        metrics=[MaskedAccuracy()],
+        divergence=None,
+    )
     assert r.monitor == "masked_accuracy" and np.isfinite(r.phases[-1].history["loss"]).all()
     path = tmp_path / "tagger.keras"
     model.save(path)
     loaded = keras.saving.load_model(path)
-    np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(x)), keras.ops.convert_to_numpy(model(x)),
-                               atol=1e-5)
+    np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(x)), keras.ops.convert_to_numpy(model(x)), atol=1e-5)

@@ -9,15 +9,15 @@ import kit
 from kit.data.dataset import Split, TextDataset
 from kit.papers.pretrain_or_not import pretrain_or_not_runs as runs
 
-pytestmark = pytest.mark.one_backend     # a notebook's plumbing (kit/papers): its layers are tested on every backend
+pytestmark = pytest.mark.one_backend  # a notebook's plumbing (kit/papers): its layers are tested on every backend
 
 
 def test_full_scale_names_roberta_and_star_rated_yelp():
     sizes = kit.papers.sizes("pretrain_or_not", "full")
     assert sizes["backbone"] == "roberta_base_en" and sizes["dataset"] == "yelp_full"
-    assert "1-5 stars" in str(kit.data.registry.REGISTRY["yelp_full"])      # star ratings, not polarity
+    assert "1-5 stars" in str(kit.data.registry.REGISTRY["yelp_full"])  # star ratings, not polarity
     assert list(runs.models(sizes)) == ["LSTM-2-256", "LSTM-4-256 + RoBERTa emb", "RoBERTa-Base fine-tuned"]
-    assert runs.models(sizes)["RoBERTa-Base fine-tuned"] == ("transformer", None, None)   # every layer
+    assert runs.models(sizes)["RoBERTa-Base fine-tuned"] == ("transformer", None, None)  # every layer
     smoke = kit.papers.sizes("pretrain_or_not", "smoke")
     assert runs.transformer_of(runs.models(smoke)) == "MiniLM-L6 (bottom 3 layers) fine-tuned"
 
@@ -31,20 +31,28 @@ def test_the_runs_on_a_roberta(roberta_preset, tmp_path, monkeypatch):  # noqa: 
     def split(n):
         return Split([" ".join(rng.choice(words, 6)) for _ in range(n)], rng.integers(0, 5, n))
 
-    ds = TextDataset("stars", "classification", {"train": split(40), "dev": split(10), "test": split(10)},
-                     label_names=[f"{k} stars" for k in range(1, 6)])
-    sizes = kit.papers.sizes("pretrain_or_not", "full") | {"sequence_length": 16, "lstm_sizes": [[1, 8]],
-                                                           "lstm_plus_pretrained": [1, 8], "embedding_dim": 8}
+    ds = TextDataset(
+        "stars",
+        "classification",
+        {"train": split(40), "dev": split(10), "test": split(10)},
+        label_names=[f"{k} stars" for k in range(1, 6)],
+    )
+    sizes = kit.papers.sizes("pretrain_or_not", "full") | {
+        "sequence_length": 16,
+        "lstm_sizes": [[1, 8]],
+        "lstm_plus_pretrained": [1, 8],
+        "embedding_dim": 8,
+    }
     enc = kit.models.load_backbone(sizes["backbone"], sequence_length=16)
     inputs = runs.Inputs.prepare(ds, 40, 16, enc.preprocessor)
     table = kit.models.backbone_token_table(enc)
     experiment = runs.Experiment(ds, sizes, inputs, table, enc, tmp_path / "out", largest=40)
     model = experiment.make_model(experiment.models["RoBERTa-Base fine-tuned"])
     backbone = next(layer for layer in model.layers if isinstance(layer, kit.models.BertBackbone))
-    assert backbone.num_layers == 2 and backbone.layer_norm_epsilon == 1e-5   # the whole (tiny) RoBERTa
+    assert backbone.num_layers == 2 and backbone.layer_norm_epsilon == 1e-5  # the whole (tiny) RoBERTa
     assert model(inputs.of("transformer", "test")).shape == (10, 5)
     lstm = experiment.make_model(experiment.models["LSTM-1-8 + RoBERTa emb"])
-    assert lstm.get_layer("embedding").padding_id == enc.tokenizer.pad_token_id == 1    # RoBERTa's <pad>, not <s>
+    assert lstm.get_layer("embedding").padding_id == enc.tokenizer.pad_token_id == 1  # RoBERTa's <pad>, not <s>
     timing = runs.time_models(experiment, repeats=1, batch_sizes=[2], sequence_length=16)
     assert list(timing.model) == ["LSTM-2-256", "LSTM-4-256", "LSTM-4-256 + RoBERTa emb", "RoBERTa-Base"]
     assert "speed-up vs RoBERTa" in runs.timing_view(timing).columns

@@ -26,8 +26,15 @@ VOCAB, SEQ = 40, 8
 
 def tiny(seed=0, vocab=VOCAB, dropout=0.0):
     keras.utils.set_random_seed(seed)
-    return BertBackbone(vocabulary_size=vocab, num_layers=2, num_heads=2, hidden_dim=8, intermediate_dim=16,
-                        max_sequence_length=SEQ, dropout=dropout)
+    return BertBackbone(
+        vocabulary_size=vocab,
+        num_layers=2,
+        num_heads=2,
+        hidden_dim=8,
+        intermediate_dim=16,
+        max_sequence_length=SEQ,
+        dropout=dropout,
+    )
 
 
 def inputs(n, seed, low=4, high=VOCAB):
@@ -49,11 +56,12 @@ def task_data(n=8):
     return out
 
 
-@pytest.mark.one_backend   # the notebook's runner; test_run_setting_in_mixed_bfloat16 runs it on every backend
+@pytest.mark.one_backend  # the notebook's runner; test_run_setting_in_mixed_bfloat16 runs it on every backend
 def test_run_setting_single_task_with_epochs_keeps_the_best_dev_epoch():
     data = {"sst": task_data()["sst"]}
-    r = serbertus.run_setting(tiny(), data, KINDS, HEADS, architecture="single", learning_rate=1e-3, epochs=2,
-                              batch_size=4, seed=1)
+    r = serbertus.run_setting(
+        tiny(), data, KINDS, HEADS, architecture="single", learning_rate=1e-3, epochs=2, batch_size=4, seed=1
+    )
     assert r.architecture == "single-task" and r.steps == 4 and r.smart_loss is None and r.mlm_curve is None
     assert "dev_mean" in r.history and len(r.history["dev_mean"]) == 2
     # the dev score is the kept epoch's, and matches the stored predictions
@@ -64,19 +72,36 @@ def test_run_setting_single_task_with_epochs_keeps_the_best_dev_epoch():
     assert set(r.summary()) == {"params", "steps", "seconds"}
 
 
-@pytest.mark.one_backend   # the notebook's runner; test_run_setting_in_mixed_bfloat16 runs it on every backend
+@pytest.mark.one_backend  # the notebook's runner; test_run_setting_in_mixed_bfloat16 runs it on every backend
 def test_run_setting_multitask_with_smart_decay_and_mlm():
     from kit.text import MLMMasker
 
     bb = tiny()
     before = keras.ops.convert_to_numpy(bb.transformer_layers[0]._self_attention_layer._query_dense.kernel).copy()
     masker = MLMMasker(VOCAB, mask_token_id=1, special_token_ids=[0, 2, 3], max_predictions=2)
-    r = serbertus.run_setting(bb, task_data(), KINDS, HEADS, architecture="cerbertus", k=1, lambda_s=1.0, decay=0.8,
-                              mlm_steps=3, masker=masker, learning_rate=1e-3, epochs=1, batch_size=4,
-                              smart={"sigma": 1e-3}, seed=0)
+    r = serbertus.run_setting(
+        bb,
+        task_data(),
+        KINDS,
+        HEADS,
+        architecture="cerbertus",
+        k=1,
+        lambda_s=1.0,
+        decay=0.8,
+        mlm_steps=3,
+        masker=masker,
+        learning_rate=1e-3,
+        epochs=1,
+        batch_size=4,
+        smart={"sigma": 1e-3},
+        seed=0,
+    )
     assert r.architecture == "CerBERTus k=1" and r.steps == 6 and r.smart_loss > 0
     assert sorted(r.dev) == sorted(KINDS) and r.dev_predictions["sst"].shape == (8, 5)
-    assert r.dev_predictions["qqp"].shape == (8,) and ((0 <= r.dev_predictions["qqp"]) & (r.dev_predictions["qqp"] <= 1)).all()
+    assert (
+        r.dev_predictions["qqp"].shape == (8,)
+        and ((0 <= r.dev_predictions["qqp"]) & (r.dev_predictions["qqp"] <= 1)).all()
+    )
     summary = r.summary()
     assert {"smart_loss", "mlm_loss_first", "mlm_loss_last"} <= set(summary)
     assert len([k for k in summary if k.startswith("mlm_loss_step")]) == len(r.mlm_curve["loss"]) == 3
@@ -93,9 +118,23 @@ def test_run_setting_in_mixed_bfloat16():
     try:
         bb = tiny()
         masker = MLMMasker(VOCAB, mask_token_id=1, special_token_ids=[0, 2, 3], max_predictions=2)
-        r = serbertus.run_setting(bb, task_data(), KINDS, HEADS, architecture="cerbertus", k=1, lambda_s=1.0,
-                                  decay=0.8, mlm_steps=2, masker=masker, learning_rate=1e-3, epochs=2, batch_size=4,
-                                  smart={"sigma": 1e-3}, seed=0)
+        r = serbertus.run_setting(
+            bb,
+            task_data(),
+            KINDS,
+            HEADS,
+            architecture="cerbertus",
+            k=1,
+            lambda_s=1.0,
+            decay=0.8,
+            mlm_steps=2,
+            masker=masker,
+            learning_rate=1e-3,
+            epochs=2,
+            batch_size=4,
+            smart={"sigma": 1e-3},
+            seed=0,
+        )
         assert r.smart_loss > 0 and np.isfinite(r.smart_loss)
         assert all(np.isfinite(v) for v in r.history["loss"]) and np.isfinite(r.mlm_curve["loss"]).all()
         assert all(np.isfinite(r.dev[t]) and np.isfinite(r.test[t]) for t in KINDS)
@@ -125,7 +164,7 @@ def test_run_setting_errors():
         serbertus.build_model(tiny(), HEADS, "quadruple")
 
 
-@pytest.mark.one_backend   # the notebook's files and ensembles; run_setting is tested on every backend
+@pytest.mark.one_backend  # the notebook's files and ensembles; run_setting is tested on every backend
 def test_rows_predictions_and_ensembles_on_disk(tmp_path):
     data = task_data()
     sweep = Sweep(tmp_path / "results.csv", keys=serbertus.KEYS, log=lambda *a: None)
@@ -133,8 +172,9 @@ def test_rows_predictions_and_ensembles_on_disk(tmp_path):
     for seed in (0, 1):
         for arch in ("multi", "cerbertus"):
             run = {"experiment": "architecture", "setting": f"{arch} k/1", "task": "sst+qqp+sts", "seed": seed}
-            r = serbertus.run_setting(tiny(seed), data, KINDS, HEADS, architecture=arch, k=1, learning_rate=1e-3,
-                                      batch_size=4, seed=seed)
+            r = serbertus.run_setting(
+                tiny(seed), data, KINDS, HEADS, architecture=arch, k=1, learning_rate=1e-3, batch_size=4, seed=seed
+            )
             serbertus.record(sweep, run, r)
             path = serbertus.save_predictions(tmp_path / "predictions", run, r)
             assert path.name == f"architecture__{arch}_k_1__sst_qqp_sts__{seed}.npz"
@@ -150,11 +190,16 @@ def test_rows_predictions_and_ensembles_on_disk(tmp_path):
     rows = serbertus.seed_ensembles(runs, labels, KINDS)
     assert len(rows) == 6 and {r["candidates"] for r in rows} == {2}
     for r in rows:
-        best = max(runs, key=lambda key: (key[1] == r["seed"],
-                                          task_score(KINDS[r["task"]], labels["dev"][r["task"]],
-                                                     runs[key]["dev"][r["task"]])))
-        assert r["best_single_dev"] == pytest.approx(task_score(KINDS[r["task"]], labels["dev"][r["task"]],
-                                                                runs[best]["dev"][r["task"]]))
+        best = max(
+            runs,
+            key=lambda key: (
+                key[1] == r["seed"],
+                task_score(KINDS[r["task"]], labels["dev"][r["task"]], runs[key]["dev"][r["task"]]),
+            ),
+        )
+        assert r["best_single_dev"] == pytest.approx(
+            task_score(KINDS[r["task"]], labels["dev"][r["task"]], runs[best]["dev"][r["task"]])
+        )
         assert r["dev_score"] >= r["best_single_dev"] and 1 <= r["members"] <= 2
     with pytest.raises(FileNotFoundError, match="predictions file is gone"):
         serbertus.load_predictions(tmp_path / "predictions", {**run, "seed": 7})
@@ -163,12 +208,17 @@ def test_rows_predictions_and_ensembles_on_disk(tmp_path):
 def test_task_kinds_slots_and_inputs():
     s = Split(["a", "b", "c"], [0, 1, 1], texts_b=["x", "y", "z"])
     pairs = TextDataset("p", "pairs", {"train": s}, label_names=["no", "yes"])
-    three = TextDataset("p3", "pairs", {"train": Split(["a", "b", "c"], [0, 1, 2], ["x", "y", "z"])},
-                        label_names=["a", "b", "c"])
+    three = TextDataset(
+        "p3", "pairs", {"train": Split(["a", "b", "c"], [0, 1, 2], ["x", "y", "z"])}, label_names=["a", "b", "c"]
+    )
     texts = TextDataset("t", "classification", {"train": Split(["a", "b"], [0, 1])}, label_names=["n", "p"])
     scores = TextDataset("r", "regression", {"train": Split(["a", "b"], [0.5, 2.0])})
-    assert [serbertus.task_kind(d) for d in (pairs, three, texts, scores)] == \
-        ["binary", "classification", "classification", "regression"]
+    assert [serbertus.task_kind(d) for d in (pairs, three, texts, scores)] == [
+        "binary",
+        "classification",
+        "classification",
+        "regression",
+    ]
     assert [serbertus.task_outputs(d) for d in (pairs, three, texts, scores)] == [1, 3, 2, 1]
     assert [serbertus.slot_for(d) for d in (pairs, texts, scores)] == ["qqp", "sst", "sts"]
     tagging = TextDataset("g", "tagging", {"train": Split([["a"]], [[0]])}, label_names=["x"])
@@ -193,10 +243,11 @@ def test_uncompiled_copy_saves_without_the_optimizer(tmp_path):
     assert not copy.compiled
     copy.save(tmp_path / "m.keras")
     with zipfile.ZipFile(tmp_path / "m.keras") as z:
-        assert not json.loads(z.read("config.json")).get("compile_config")   # absent, None or {} (tensorflow)
+        assert not json.loads(z.read("config.json")).get("compile_config")  # absent, None or {} (tensorflow)
     loaded = keras.saving.load_model(tmp_path / "m.keras")
-    np.testing.assert_allclose(predict_tasks(loaded, {"sts": data["sts"]["test"][0]}, KINDS)["sts"],
-                               r.test_predictions["sts"], atol=1e-5)
+    np.testing.assert_allclose(
+        predict_tasks(loaded, {"sts": data["sts"]["test"][0]}, KINDS)["sts"], r.test_predictions["sts"], atol=1e-5
+    )
 
 
 def test_compact_backbone_trains_like_the_full_one():
@@ -211,8 +262,10 @@ def test_compact_backbone_trains_like_the_full_one():
     for bb, feed in ((full, x), (small, vocab(x))):
         keras.utils.set_random_seed(5)  # the same fresh head in both
         m = serbertus.build_model(bb, {"sst": 3}, "single", dropout=0.0)
-        m.compile(keras.optimizers.AdamW(1e-2, weight_decay=0.01, global_clipnorm=1.0),
-                  loss={"sst": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
+        m.compile(
+            keras.optimizers.AdamW(1e-2, weight_decay=0.01, global_clipnorm=1.0),
+            loss={"sst": keras.losses.SparseCategoricalCrossentropy(from_logits=True)},
+        )
         before = keras.ops.convert_to_numpy(bb(feed)["pooled_output"])
         models.append((m, feed, before))
     np.testing.assert_allclose(models[0][2], models[1][2], atol=1e-5)
@@ -225,9 +278,14 @@ def test_compact_backbone_trains_like_the_full_one():
 
 
 def test_task_mean_needs_every_task():
-    long = pd.DataFrame([("e", "a", "sst", 0, "test_score", 0.5), ("e", "a", "sts", 0, "test_score", 0.3),
-                         ("e", "b", "sst", 0, "test_score", 0.4)],
-                        columns=["experiment", "setting", "task", "seed", "metric", "value"])
+    long = pd.DataFrame(
+        [
+            ("e", "a", "sst", 0, "test_score", 0.5),
+            ("e", "a", "sts", 0, "test_score", 0.3),
+            ("e", "b", "sst", 0, "test_score", 0.4),
+        ],
+        columns=["experiment", "setting", "task", "seed", "metric", "value"],
+    )
     s = report.add_task_mean(report.scores(long), ["sst", "sts"])
     means = s[s.task == report.MEAN]
     assert means.setting.tolist() == ["a"] and means.value.tolist() == [pytest.approx(0.4)]
@@ -241,9 +299,18 @@ def _fake_sweep(tmp_path, llrd_moves=True, learns=True):
     ablation task's scores come from the predictions, so the report's Welch and bootstrap lines can be checked."""
     from kit.metrics.task_scores import task_score
 
-    sizes = {"ablation_task": "sst", "smart_lambdas": [10.0], "llrd_decays": [0.8], "mlm_steps": [5],
-             "cerbertus_k": [1], "joint_triple": False, "combined": None, "seeds": [0, 1, 2], "batch_size": 4,
-             "epochs": 1}
+    sizes = {
+        "ablation_task": "sst",
+        "smart_lambdas": [10.0],
+        "llrd_decays": [0.8],
+        "mlm_steps": [5],
+        "cerbertus_k": [1],
+        "joint_triple": False,
+        "combined": None,
+        "seeds": [0, 1, 2],
+        "batch_size": 4,
+        "epochs": 1,
+    }
     rng = np.random.default_rng(0)
     y = {"sst": rng.integers(0, 2, 60), "qqp": rng.integers(0, 2, 60).astype("float32"), "sts": rng.normal(size=60)}
     data = {t: {"train": (None, v[:40]), "dev": (None, v), "test": (None, v)} for t, v in y.items()}
@@ -252,20 +319,32 @@ def _fake_sweep(tmp_path, llrd_moves=True, learns=True):
     plan = serbertus.plan(serbertus.settings(sizes, list(y)), sizes, {t: {"train": (None, np.zeros(8))} for t in y})
     skill = {"baseline": 0.8, "smart": 0.8, "llrd": 0.75 if llrd_moves else 0.8, "mlm": 0.8, "architecture": 0.85}
     for run in plan:
-        rs = np.random.default_rng(hash((run["setting"], run["seed"])) % 2**32 if run["experiment"] != "llrd" or
-                                   llrd_moves else hash(("single-task", run["seed"])) % 2**32)
+        rs = np.random.default_rng(
+            hash((run["setting"], run["seed"])) % 2**32
+            if run["experiment"] != "llrd" or llrd_moves
+            else hash(("single-task", run["seed"])) % 2**32
+        )
         good = rs.random(60) < (skill[run["experiment"]] if learns else 0.5)
-        preds = {"sst": np.eye(2)[np.where(good, y["sst"], 1 - y["sst"])],
-                 "qqp": np.where(good, y["qqp"], 1 - y["qqp"]) * 0.8 + 0.1,
-                 "sts": y["sts"] * (1 if learns else 0) + rs.normal(size=60)}
+        preds = {
+            "sst": np.eye(2)[np.where(good, y["sst"], 1 - y["sst"])],
+            "qqp": np.where(good, y["qqp"], 1 - y["qqp"]) * 0.8 + 0.1,
+            "sts": y["sts"] * (1 if learns else 0) + rs.normal(size=60),
+        }
         tasks = run["task"].split("+")
-        r = serbertus.SettingResult(None, "x", dev={t: 0.5 for t in tasks},
-                                    test={t: task_score(kinds[t], y[t], preds[t]) for t in tasks},
-                                    dev_predictions={t: preds[t] for t in tasks},
-                                    test_predictions={t: preds[t] for t in tasks}, params=10, steps=1, seconds=1.0,
-                                    smart_loss=0.1 if run["experiment"] == "smart" else None,
-                                    mlm_curve={"step": [1, 5], "loss": [5.0, 4.0]} if run["experiment"] == "mlm" else None,
-                                    train={t: 0.95 for t in tasks})
+        r = serbertus.SettingResult(
+            None,
+            "x",
+            dev={t: 0.5 for t in tasks},
+            test={t: task_score(kinds[t], y[t], preds[t]) for t in tasks},
+            dev_predictions={t: preds[t] for t in tasks},
+            test_predictions={t: preds[t] for t in tasks},
+            params=10,
+            steps=1,
+            seconds=1.0,
+            smart_loss=0.1 if run["experiment"] == "smart" else None,
+            mlm_curve={"step": [1, 5], "loss": [5.0, 4.0]} if run["experiment"] == "mlm" else None,
+            train={t: 0.95 for t in tasks},
+        )
         serbertus.save_predictions(tmp_path / "predictions", run, r)
         serbertus.record(sweep, run, r)
     serbertus.record_ensembles(sweep, serbertus.ensembles(plan, tmp_path / "predictions", data, kinds))
@@ -283,8 +362,16 @@ def test_report_sentences_name_their_tests_and_the_checks_can_fail(tmp_path):
     assert any("train - test gap" in x for x in lines)
     boot = report.bootstrap_lines(plan, tmp_path / "predictions", data, kinds, sizes, resamples=200)
     assert len(boot) == 3 + 2 * 3 and all("paired bootstrap over 60 test examples × 3 seeds" in x for x in boot), boot
-    for name in ("table_baseline.csv", "table_smart.csv", "table_llrd.csv", "table_mlm.csv", "table6_architectures.csv",
-                 "table7_ensemble.csv", "ensembles.csv", "serbertus_results.png"):
+    for name in (
+        "table_baseline.csv",
+        "table_smart.csv",
+        "table_llrd.csv",
+        "table_mlm.csv",
+        "table6_architectures.csv",
+        "table7_ensemble.csv",
+        "ensembles.csv",
+        "serbertus_results.png",
+    ):
         (tmp_path / name).write_text("x")
     ok = report.checks(long, test, plan, sweep.done(), sizes, guesses, list(data), tmp_path)
     assert all(ok.values()), ok

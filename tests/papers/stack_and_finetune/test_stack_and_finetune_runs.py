@@ -31,8 +31,25 @@ from kit.train.freeze_helpers import (
     planned_epochs,
 )
 
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad", "film", "a", "play", "##s", "mary", "went",
-         "home", "to", "paris", "."]
+VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "good",
+    "bad",
+    "film",
+    "a",
+    "play",
+    "##s",
+    "mary",
+    "went",
+    "home",
+    "to",
+    "paris",
+    ".",
+]
 
 
 def _pre(length=10):
@@ -41,8 +58,15 @@ def _pre(length=10):
 
 def _bert(seed=0):
     keras.utils.set_random_seed(seed)
-    return BertBackbone(vocabulary_size=len(VOCAB), num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=16,
-                        max_sequence_length=16, hidden_activation="gelu")
+    return BertBackbone(
+        vocabulary_size=len(VOCAB),
+        num_layers=1,
+        num_heads=2,
+        hidden_dim=8,
+        intermediate_dim=16,
+        max_sequence_length=16,
+        hidden_activation="gelu",
+    )
 
 
 def _classes():
@@ -96,8 +120,15 @@ def test_reusable_backbone_resets_weights_and_flags():
     before = [np.array(w) for w in bert.get_weights()]
     rb = ReusableBackbone(bert)
     task = encode_task(_classes(), _pre())
-    run = train_strategy(build_model(rb.fresh(), task, hidden_dim=4), bert, task, "finetune_only",
-                         phase2_lr=1e-2, phase2_epochs=1, batch_size=8)
+    run = train_strategy(
+        build_model(rb.fresh(), task, hidden_dim=4),
+        bert,
+        task,
+        "finetune_only",
+        phase2_lr=1e-2,
+        phase2_epochs=1,
+        batch_size=8,
+    )
     assert run.encoder_changed == [True]
     bert.token_embedding.trainable = False
     bert.pooled_dense.trainable = False
@@ -117,11 +148,12 @@ def test_a_run_does_not_depend_on_what_ran_before():
     def run(seed, epochs=2):
         set_seed(seed)
         model = build_model(rb.fresh(), task, hidden_dim=4, dropout=0.3)
-        return train_strategy(model, rb.backbone, task, "finetune_only", phase2_lr=1e-2, phase2_epochs=epochs,
-                              batch_size=4).test_outputs
+        return train_strategy(
+            model, rb.backbone, task, "finetune_only", phase2_lr=1e-2, phase2_epochs=epochs, batch_size=4
+        ).test_outputs
 
     first = run(0)
-    run(1, epochs=3)                                   # moves the backbone's dropout seed generators on
+    run(1, epochs=3)  # moves the backbone's dropout seed generators on
     np.testing.assert_allclose(run(0), first, rtol=1e-5, atol=1e-6)
 
 
@@ -137,16 +169,27 @@ def test_mean_pooling_light_head_builds_and_refuses_other_poolings():
         build_model(bert, task, pooling="max")
 
 
-@pytest.mark.one_backend   # the notebook's runner; its Keras parts (freeze scheduler, EncoderWatch) are tested on
+@pytest.mark.one_backend  # the notebook's runner; its Keras parts (freeze scheduler, EncoderWatch) are tested on
 # every backend, and so is this runner under mixed_bfloat16 (the last test)
-@pytest.mark.parametrize("strategy,changed", [("finetune_only", [True]), ("stack_only", [False]),
-                                              ("stack_and_finetune", [False, True])])
+@pytest.mark.parametrize(
+    "strategy,changed", [("finetune_only", [True]), ("stack_only", [False]), ("stack_and_finetune", [False, True])]
+)
 def test_train_strategy_watches_the_encoder(strategy, changed):
     bert = _bert()
     task = encode_task(_tags(), _pre(8))
     model = build_model(bert, task, TokenTaggerHead(3, cells=4, name="bilstm"))
-    run = train_strategy(model, bert, task, strategy, phase1_lr=1e-2, phase2_lr=1e-3, phase1_epochs=2,
-                         phase2_epochs=1, batch_size=8, divergence=None)
+    run = train_strategy(
+        model,
+        bert,
+        task,
+        strategy,
+        phase1_lr=1e-2,
+        phase2_lr=1e-3,
+        phase1_epochs=2,
+        phase2_epochs=1,
+        batch_size=8,
+        divergence=None,
+    )
     assert run.encoder_changed == changed and run.test_outputs.shape == (8, 8, 3)
     summary = run.summary()
     assert summary["phase1_encoder_frozen"] == int(strategy != "finetune_only")
@@ -177,8 +220,8 @@ def test_optimizers_one_per_phase_with_bert_schedule():
     make = optimizer_factory("stack_and_finetune", steps_per_epoch=5, phase1_epochs=4, phase2_epochs=2)
     a, b, c = make(1e-3), make(2e-5), make(2e-5)
     assert isinstance(a, keras.optimizers.AdamW) and isinstance(b, keras.optimizers.AdamW)
-    assert a._learning_rate.total_steps == 20 and a._learning_rate.peak == 1e-3     # phase 1: 4 epochs x 5 steps
-    assert b._learning_rate.total_steps == 10 and b._learning_rate.peak == 2e-5     # phase 2: 2 epochs x 5 steps
+    assert a._learning_rate.total_steps == 20 and a._learning_rate.peak == 1e-3  # phase 1: 4 epochs x 5 steps
+    assert b._learning_rate.total_steps == 10 and b._learning_rate.peak == 2e-5  # phase 2: 2 epochs x 5 steps
     sched = schedules.WarmupLinearDecay(1e-3, total_steps=20, warmup_steps=2)
     assert schedules.WarmupLinearDecay(**sched.get_config()).get_config() == sched.get_config()
     values = [float(sched(i)) for i in range(21)]
@@ -192,6 +235,7 @@ def test_optimizers_one_per_phase_with_bert_schedule():
 
 
 # --- scoring and tables ---------------------------------------------------------------------------------
+
 
 def test_scores_by_hand():
     task = encode_task(_classes(), _pre())
@@ -216,8 +260,11 @@ def test_scores_by_hand():
 def _results():
     rows = []
     for seed, (ft, so, sf) in enumerate([(0.80, 0.70, 0.84), (0.82, 0.72, 0.86)]):
-        rows += [("t", "light", "finetune_only", seed, "accuracy", ft), ("t", "rich", "stack_only", seed, "accuracy", so),
-                 ("t", "rich", "stack_and_finetune", seed, "accuracy", sf)]
+        rows += [
+            ("t", "light", "finetune_only", seed, "accuracy", ft),
+            ("t", "rich", "stack_only", seed, "accuracy", so),
+            ("t", "rich", "stack_and_finetune", seed, "accuracy", sf),
+        ]
     return pd.DataFrame(rows, columns=["task", "model", "strategy", "seed", "metric", "value"])
 
 
@@ -225,20 +272,44 @@ def test_strategy_table_and_paper_comparison():
     t = strategy_table(_results(), "accuracy")
     row = t.loc[("t", "rich")]
     assert row["finetune-only (light head)"] == "81.0 ± 1.0" and row["stack-and-finetune"] == "85.0 ± 1.0"
-    assert row["S&F - finetune-only"] == "+4.0 ± 1.4 (within the noise: Welch t = 2.83, df = 2.0, p = 0.106; 2 seeds each)"
+    assert (
+        row["S&F - finetune-only"] == "+4.0 ± 1.4 (within the noise: Welch t = 2.83, df = 2.0, p = 0.106; 2 seeds each)"
+    )
     assert row["S&F - stack-only"].startswith("+14.0")
     with pytest.raises(ValueError, match="No rich-head rows"):
         strategy_table(_results(), "f1")
-    paper = [{"experiment": "X", "section": "classification", "metric": "accuracy", "a": ("rich", "stack_and_finetune"),
-              "b": ("light", "finetune_only"), "paper": 0.72, "says": "+0.72%", "direction": 1},
-             {"experiment": "X", "section": "classification", "metric": "accuracy", "a": ("ensemble", "stack_only"),
-              "b": ("light", "finetune_only"), "paper": None, "says": "?", "direction": 1}]
+    paper = [
+        {
+            "experiment": "X",
+            "section": "classification",
+            "metric": "accuracy",
+            "a": ("rich", "stack_and_finetune"),
+            "b": ("light", "finetune_only"),
+            "paper": 0.72,
+            "says": "+0.72%",
+            "direction": 1,
+        },
+        {
+            "experiment": "X",
+            "section": "classification",
+            "metric": "accuracy",
+            "a": ("ensemble", "stack_only"),
+            "b": ("light", "finetune_only"),
+            "paper": None,
+            "says": "?",
+            "direction": 1,
+        },
+    ]
     side = paper_comparison(_results(), paper, {"classification": "t"})
-    assert side["ours (points)"].tolist() == ["+4.0 ± 1.4 (within the noise: Welch t = 2.83, df = 2.0, p = 0.106; 2 seeds each)", "not run"]
+    assert side["ours (points)"].tolist() == [
+        "+4.0 ± 1.4 (within the noise: Welch t = 2.83, df = 2.0, p = 0.106; 2 seeds each)",
+        "not run",
+    ]
     assert side["paper (points)"].tolist() == ["+0.72", "(direction only)"]
     assert side["ours vs the paper"].tolist() == ["within the noise (the paper's sign)", "not run"]
     # the paper's own table: no "+nan" where it gives only a direction
     from kit.papers.stack_and_finetune.stack_and_finetune_paper import COMPARISONS
+
     ours = paper_comparison(_results(), COMPARISONS, {"classification": "t"})
     assert not ours["paper (points)"].str.contains("nan").any()
 
@@ -254,37 +325,59 @@ def test_matched_budget_runs_finetune_only_for_both_phases():
         def steps_per_epoch(self, batch_size):
             return 10
 
-    sizes = {"seeds": [0, 1, 2], "phase1_epochs": 4, "phase2_epochs": 2, "batch_size": 16,
-             "rich_head_finetune": False, "matched_budget": True}
+    sizes = {
+        "seeds": [0, 1, 2],
+        "phase1_epochs": 4,
+        "phase2_epochs": 2,
+        "batch_size": 16,
+        "rich_head_finetune": False,
+        "matched_budget": True,
+    }
     rows = plan({"t": ["light", "bimpm"]}, sizes, {"t": T()})
     steps = {(r["model"], r["strategy"]): r["steps"] for r in rows}
-    assert steps == {("light", "finetune_only"): 20, ("light", MATCHED): 60, ("bimpm", "stack_only"): 40,
-                     ("bimpm", "stack_and_finetune"): 60}
+    assert steps == {
+        ("light", "finetune_only"): 20,
+        ("light", MATCHED): 60,
+        ("bimpm", "stack_only"): 40,
+        ("bimpm", "stack_and_finetune"): 60,
+    }
     assert len(rows) == 4 * 3
     assert recipe_of(MATCHED, sizes)[1]["phase2_epochs"] == 6 and recipe_of("stack_only", sizes)[0] == "stack_only"
     rows = _results()
-    extra = pd.DataFrame([("t", "light", MATCHED, seed, "accuracy", v) for seed, v in enumerate([0.83, 0.85])],
-                         columns=rows.columns)
+    extra = pd.DataFrame(
+        [("t", "light", MATCHED, seed, "accuracy", v) for seed, v in enumerate([0.83, 0.85])], columns=rows.columns
+    )
     t = strategy_table(pd.concat([rows, extra]), "accuracy").loc[("t", "rich")]
     assert t["finetune-only, same epochs as S&F"] == "84.0 ± 1.0"
     assert t["S&F - finetune-only (same epochs)"].startswith("+1.0 ± 1.4 (within the noise: Welch t")
 
 
-@pytest.mark.one_backend   # the notebook's curves and story; train_strategy is tested on every backend
+@pytest.mark.one_backend  # the notebook's curves and story; train_strategy is tested on every backend
 def test_curves_and_the_phase1_story():
     bert = _bert()
     task = encode_task(_classes(), _pre())
     model = build_model(bert, task, hidden_dim=4)
-    run = train_strategy(model, bert, task, "stack_and_finetune", phase1_lr=1e-2, phase2_lr=1e-3, phase1_epochs=2,
-                         phase2_epochs=1, batch_size=8, divergence={"threshold": 0.0, "patience": 1})
+    run = train_strategy(
+        model,
+        bert,
+        task,
+        "stack_and_finetune",
+        phase1_lr=1e-2,
+        phase2_lr=1e-3,
+        phase1_epochs=2,
+        phase2_epochs=1,
+        batch_size=8,
+        divergence={"threshold": 0.0, "patience": 1},
+    )
     rows = curve_rows(run, task="t", seed=0)
     assert [r["phase"] for r in rows][-1] == "phase2" and rows[0]["task"] == "t"
     assert rows[0]["encoder_frozen"] and not rows[-1]["encoder_frozen"]
     story = phase1_story(rows)
     assert story.startswith("phase 1 ran") and ("stopped because" in story or "epoch cap" in story)
     hand = [{"phase": "phase1", "train": 0.9, "dev": 0.7, "stopped": ""}] * 2
-    assert phase1_story(hand) == ("phase 1 ran 2 epochs (train 0.900, dev 0.700 at the end); it reached its epoch "
-                                  "cap without diverging")
+    assert phase1_story(hand) == (
+        "phase 1 ran 2 epochs (train 0.900, dev 0.700 at the end); it reached its epoch cap without diverging"
+    )
     hand[-1] = {**hand[-1], "stopped": "train - dev > 0.05"}
     assert phase1_story(hand).endswith("; stopped because train - dev > 0.05")
     assert phase1_story([r for r in rows if r["phase"] == "phase2"]) == "no phase 1 (finetune-only)"
@@ -303,8 +396,15 @@ def test_truncated_backbone_is_the_bottom_of_the_original():
     from kit.models.truncate import truncate_backbone
 
     keras.utils.set_random_seed(0)
-    bert = BertBackbone(vocabulary_size=len(VOCAB), num_layers=3, num_heads=2, hidden_dim=8, intermediate_dim=16,
-                        max_sequence_length=16, hidden_activation="gelu")
+    bert = BertBackbone(
+        vocabulary_size=len(VOCAB),
+        num_layers=3,
+        num_heads=2,
+        hidden_dim=8,
+        intermediate_dim=16,
+        max_sequence_length=16,
+        hidden_activation="gelu",
+    )
     x = _pre()(["a good film", "mary went to paris ."])
     assert truncate_backbone(bert, None) is bert and truncate_backbone(bert, 3) is bert
     one = truncate_backbone(bert, 1)
@@ -334,8 +434,17 @@ def test_a_strategy_run_trains_under_mixed_bfloat16(pooling):
         model = build_model(bert, task, hidden_dim=4, pooling=pooling)
         if pooling == "mean":
             assert model.get_layer("mean_pool").compute_dtype == "bfloat16"
-        run = train_strategy(model, bert, task, "stack_and_finetune", phase1_lr=1e-2, phase2_lr=1e-3,
-                             phase1_epochs=1, phase2_epochs=1, batch_size=8)
+        run = train_strategy(
+            model,
+            bert,
+            task,
+            "stack_and_finetune",
+            phase1_lr=1e-2,
+            phase2_lr=1e-3,
+            phase1_epochs=1,
+            phase2_epochs=1,
+            batch_size=8,
+        )
         assert run.encoder_changed == [False, True] and np.isfinite(run.test_outputs).all()
         assert all(w.dtype == "float32" for w in model.weights if "float" in str(w.dtype))
     finally:

@@ -24,9 +24,11 @@ POS = ["at", "np", "np$", "nn", "nps", ".", "np+bez", "np"]
 def _tagged():
     tagset = sorted(set(POS) | {"vbd"})
     idx = {t: i for i, t in enumerate(tagset)}
-    sents = [(["The", "Mary", "Jane's", "dog", "Americans", ".", "John's", "Smith"], POS),
-             (["He", "ran", "."], ["np", "vbd", "."]),
-             (["A", "dog", "."], ["at", "nn", "."])]
+    sents = [
+        (["The", "Mary", "Jane's", "dog", "Americans", ".", "John's", "Smith"], POS),
+        (["He", "ran", "."], ["np", "vbd", "."]),
+        (["A", "dog", "."], ["at", "nn", "."]),
+    ]
     split = Split(texts=[w for w, _ in sents], labels=[[idx[t] for t in tags] for _, tags in sents])
     return TextDataset("toy_pos", "tagging", {"train": split, "dev": split, "test": split}, tagset)
 
@@ -82,15 +84,22 @@ def test_task_datasets_loads_each_source_once():
         calls.append(name)
         return _tagged()
 
-    out = task_datasets({"pos": {"dataset": "toy", "section": "tagging", "sequence_length": 8},
-                         "ent": {"dataset": "toy", "labels": "entities"}}, load=load)
+    out = task_datasets(
+        {
+            "pos": {"dataset": "toy", "section": "tagging", "sequence_length": 8},
+            "ent": {"dataset": "toy", "labels": "entities"},
+        },
+        load=load,
+    )
     assert calls == ["toy"] and list(out) == ["pos", "ent"]
     assert out["pos"].name == "pos" and out["ent"].label_names == TYPED_LABELS
 
 
 def test_with_own_data_replaces_the_task_of_its_kind():
-    specs = {"news": {"section": "classification", "sequence_length": 24, "max_train": 8, "max_dev": 4},
-             "wn": {"section": "pairs", "sequence_length": 32}}
+    specs = {
+        "news": {"section": "classification", "sequence_length": 24, "max_train": 8, "max_dev": 4},
+        "wn": {"section": "pairs", "sequence_length": 32},
+    }
     datasets = {"news": "old", "wn": "pairs"}
     assert with_own_data(specs, datasets, None) == (specs, datasets)
     mine = _topics()
