@@ -141,3 +141,17 @@ def test_info_runs(capsys):
     out = capsys.readouterr().out
     assert "backend" in out and "keras-hub" in out and "devices" in out and "cache dir" in out
     assert kit.__version__ in out
+
+
+def test_the_light_modules_import_without_keras():
+    """`import kit`, the data, text and retrieval rooms and kit.analysis' statistics need no Keras (so `kit data` and
+    `kit info` start fast and one_backend tests stay light); kit.metrics loads its Keras-backed names on first use."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, kit, kit.config, kit.data, kit.text, kit.retrieval, kit.analysis, kit.metrics; "
+        "print(sorted(m for m in ('keras', 'keras_hub', 'torch', 'jax') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"

@@ -1,28 +1,37 @@
-"""Every score of the kit in one place: task scores (accuracy, Pearson), entity F1 and token accuracy, the masked
-loss and accuracy over labelled tokens, masked-token (MLM) accuracy and loss, macro-F1.
+"""Every score of the kit in one place.
+
+Task scores (accuracy, Pearson), entity F1 and token accuracy, the masked loss and accuracy over labelled tokens,
+masked-token (MLM) accuracy and loss, macro-F1.
+
+The scores that need no Keras (macro-F1, entity F1, token accuracy) import without it, so the statistics of
+:mod:`kit.analysis` stay light; the Keras-backed names load their module on first use.
 
 >>> from kit.metrics import macro_f1, task_score
 >>> task_score("classification", [0, 1], [[0.9, 0.1], [0.2, 0.8]]), round(macro_f1([0, 1, 1], [0, 1, 0], 2), 3)
 (1.0, 0.667)
 """
 
-from .classification import macro_f1
-from .masked_tokens import MaskedAccuracy, MaskedSparseCategoricalCrossentropy, masked_token_scores
-from .tagging_scores import entity_f1, entity_scores, get_entities, token_accuracy
-from .task_scores import TASK_KINDS, Pearson, check_kind, task_predictions, task_score
+import importlib
 
-__all__ = [
-    "TASK_KINDS",
-    "MaskedAccuracy",
-    "MaskedSparseCategoricalCrossentropy",
-    "Pearson",
-    "check_kind",
-    "entity_f1",
-    "entity_scores",
-    "get_entities",
-    "macro_f1",
-    "masked_token_scores",
-    "task_predictions",
-    "task_score",
-    "token_accuracy",
-]
+from .classification import macro_f1
+from .tagging_scores import entity_f1, entity_scores, get_entities, token_accuracy
+
+#: Names whose module imports Keras, loaded on first use (``kit.metrics.Pearson`` imports ``task_scores``).
+_WITH_KERAS = {
+    "MaskedAccuracy": "masked_tokens",
+    "MaskedSparseCategoricalCrossentropy": "masked_tokens",
+    "masked_token_scores": "masked_tokens",
+    "TASK_KINDS": "task_scores",
+    "Pearson": "task_scores",
+    "check_kind": "task_scores",
+    "task_predictions": "task_scores",
+    "task_score": "task_scores",
+}
+
+__all__ = ["entity_f1", "entity_scores", "get_entities", "macro_f1", "token_accuracy", *_WITH_KERAS]
+
+
+def __getattr__(name):
+    if name in _WITH_KERAS:
+        return getattr(importlib.import_module(f"{__name__}.{_WITH_KERAS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
