@@ -20,6 +20,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .splits import sample_indices
+
 TASKS = ("classification", "regression", "pairs", "pair_regression", "tagging", "corpus")
 SPLITS = ("train", "dev", "test")
 
@@ -122,8 +124,6 @@ class TextDataset:
 
     def subsample(self, max_train: int | None = None, max_eval: int | None = None, seed: int = 0) -> TextDataset:
         """A smaller copy (seeded, stratified for classes) for the smoke scale."""
-        from .splits import sample_indices
-
         new = {}
         for name, split in self.splits.items():
             cap = max_train if name == "train" else max_eval

@@ -17,6 +17,8 @@ gzip, bzip2, or zstd (zstd needs Python 3.14's ``compression.zstd`` or the
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
 import lzma
 import os
@@ -24,6 +26,11 @@ import shutil
 import tarfile
 import tempfile
 from pathlib import Path
+
+try:
+    from compression import zstd  # Python >= 3.14
+except ImportError:  # older Pythons (or a build without zstd): the optional zstandard package, if installed
+    zstd = None
 
 AR_MAGIC = b"!<arch>\n"
 _HEADER = 60
@@ -57,24 +64,17 @@ def _decompress(name: str, data: bytes) -> bytes:
     if name.endswith(".xz") or name.endswith(".lzma"):
         return lzma.decompress(data)
     if name.endswith(".gz"):
-        import gzip
-
         return gzip.decompress(data)
     if name.endswith(".bz2"):
-        import bz2
-
         return bz2.decompress(data)
     if name.endswith(".zst"):
-        try:
-            from compression import zstd  # Python >= 3.14
-
+        if zstd is not None:
             return zstd.decompress(data)
+        try:
+            import zstandard
         except ImportError:
-            try:
-                import zstandard
-            except ImportError:
-                raise ValueError(f"{name} is zstd-compressed: use Python >= 3.14 or `pip install zstandard`.") from None
-            return zstandard.ZstdDecompressor().decompressobj().decompress(data)
+            raise ValueError(f"{name} is zstd-compressed: use Python >= 3.14 or `pip install zstandard`.") from None
+        return zstandard.ZstdDecompressor().decompressobj().decompress(data)
     if name.endswith(".tar"):
         return data
     raise ValueError(f"Unknown compression for {name!r}: expected .tar, .tar.xz, .tar.gz, .tar.bz2 or .tar.zst.")

@@ -11,17 +11,30 @@ from pathlib import Path
 
 
 def decode_text(path: Path, raw: bytes, encoding: str | None = None) -> tuple[str, str]:
-    """``(text, encoding)`` of the bytes ``raw`` read from ``path`` (named in the errors).
+    r"""Decode the bytes ``raw`` read from ``path``: a BOM's encoding, or UTF-8, or the one given.
 
-    The encoding is the one given, a BOM's (UTF-8 or UTF-16), or UTF-8, never a silent fallback: bytes that are not
-    valid in it stop with the line they are on and the fix.
+    Never a silent fallback: bytes that are not valid in the encoding stop with the line they are on and the fix.
 
-    >>> decode_text(Path("a.csv"), "héllo".encode("utf-16"))
-    ('héllo', 'utf-16')
-    >>> decode_text(Path("a.csv"), b"caf\\xe9")
-    Traceback (most recent call last):
-    ...
-    ValueError: a.csv, line 1: byte b'\\xe9' is not valid utf-8. The file is in another encoding: pass it, e.g. encoding='cp1252' (kit run: --encoding cp1252) for Windows/Excel files or 'latin-1', or re-save the file as UTF-8.
+    Args:
+        path: the file the bytes come from, named in the messages.
+        raw: its bytes.
+        encoding: the encoding to use; None reads a BOM's (UTF-8 or UTF-16), else UTF-8.
+
+    Returns:
+        ``(text, encoding)``: the text and the encoding it was decoded with.
+
+    Raises:
+        ValueError: the bytes are not text (a workbook, an archive), the encoding is unknown, or a byte is invalid.
+
+    Example:
+        >>> decode_text(Path("a.csv"), "héllo".encode("utf-16"))
+        ('héllo', 'utf-16')
+        >>> decode_text(Path("a.csv"), b"caf\xe9")
+        Traceback (most recent call last):
+        ...
+        ValueError: a.csv, line 1: byte b'\xe9' is not valid utf-8. The file is in another encoding: pass it,
+        e.g. encoding='cp1252' (kit run: --encoding cp1252) for Windows/Excel files or 'latin-1', or re-save the
+        file as UTF-8.
     """
     if b"\x00" in raw[:4096] and not raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         kind = (

@@ -7,11 +7,14 @@ formats) when the input is not what it expects. They return plain Python
 
 from __future__ import annotations
 
+import ast
 import bz2
 import csv
+import gzip
 import json
 import re
 import unicodedata
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -215,8 +218,6 @@ def wiki_to_text(markup: str) -> str:
 
 def parse_wiki_dump(path: Path, min_words: int = 25) -> tuple[list[str], list[str]]:
     """Paragraphs of at least ``min_words`` words and their article titles."""
-    import xml.etree.ElementTree as ET
-
     path = _need(Path(path), "a Wikipedia XML dump (.xml.bz2)")
     paragraphs, titles = [], []
     opener = bz2.open if path.suffix == ".bz2" else open
@@ -438,9 +439,6 @@ def parse_amazon_reviews(path: Path) -> tuple[list[str], np.ndarray, int]:
     Each line is a review: ``{"overall": 5.0, "reviewText": "...", ...}`` (2014, 2018) or ``{"rating": 5.0,
     "text": "...", ...}`` (2023). A rating outside 1-5 or a line that is not a review stops with its line number.
     """
-    import ast
-    import gzip
-
     path = _need(Path(path), "an Amazon review file (JSON lines)")
     opener = gzip.open if path.suffix == ".gz" else open
     texts, stars, no_text = [], [], 0

@@ -7,6 +7,7 @@ True
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,10 +89,18 @@ PAPER_SHA256 = {
     GLUE_URLS["sst2"]: "d67e16fb55739c1b32cdce9877596db1c127dc322d93c082281f64057c16deaa",  # 7,439,277 bytes
     GLUE_URLS["qqp"]: "40e7c862c04eb26ee04b67fd900e76c45c6ba8e6d8fab4f8f1f8072a1a3fbae0",  # 41,696,084 bytes
     GLUE_URLS["stsb"]: "e60a6393de5a8b5b9bac5020a1554b54e3691f9d600b775bd131e613ac179c85",  # 802,872 bytes
-    "https://nlp.stanford.edu/sentiment/trainDevTestTrees_PTB.zip": "5c613a4f673fc74097d523a2c83f38e0cc462984d847b82c7aaf36b01cbbbfcc",  # 789,539 bytes
-    "https://s3.amazonaws.com/fast-ai-nlp/yelp_review_full_csv.tgz": "56006b0a17a370f1e366504b1f2c3e3754e4a3dda17d3e718a885c552869a559",  # 196,146,755 bytes
-    "https://s3.amazonaws.com/fast-ai-nlp/yelp_review_polarity_csv.tgz": "528f22e286cad085948acbc3bea7e58188416546b0e364d0ae4ca0ce666abe35",  # 166,373,201 bytes
-    "https://s3.amazonaws.com/fast-ai-nlp/yahoo_answers_csv.tgz": "2d4277855faf8b35259009425fa8f7fe1888b5644b47165508942d000f4c96ae",  # 319,476,345 bytes
+    "https://nlp.stanford.edu/sentiment/trainDevTestTrees_PTB.zip": (
+        "5c613a4f673fc74097d523a2c83f38e0cc462984d847b82c7aaf36b01cbbbfcc"  # 789,539 bytes
+    ),
+    "https://s3.amazonaws.com/fast-ai-nlp/yelp_review_full_csv.tgz": (
+        "56006b0a17a370f1e366504b1f2c3e3754e4a3dda17d3e718a885c552869a559"  # 196,146,755 bytes
+    ),
+    "https://s3.amazonaws.com/fast-ai-nlp/yelp_review_polarity_csv.tgz": (
+        "528f22e286cad085948acbc3bea7e58188416546b0e364d0ae4ca0ce666abe35"  # 166,373,201 bytes
+    ),
+    "https://s3.amazonaws.com/fast-ai-nlp/yahoo_answers_csv.tgz": (
+        "2d4277855faf8b35259009425fa8f7fe1888b5644b47165508942d000f4c96ae"  # 319,476,345 bytes
+    ),
 }
 
 
@@ -612,8 +621,6 @@ def list_datasets(offline_only: bool = False) -> list[str]:
 
 def spec(name: str) -> DatasetSpec:
     if name not in REGISTRY:
-        import difflib
-
         close = difflib.get_close_matches(name, list_datasets(), n=3)
         hint = f" Did you mean {close}?" if close else ""
         raise KeyError(f"Unknown dataset {name!r}.{hint} `kit data list` shows them all: {list_datasets()}.")

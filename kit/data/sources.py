@@ -31,7 +31,10 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tqdm import tqdm
+
 from .. import config
+from .debian import extract_deb
 
 TIMEOUT_S = 30
 ALLOW_UNVERIFIED_ENV = "KIT_ALLOW_UNVERIFIED"
@@ -106,8 +109,6 @@ def download(url: str, dest: Path, sha256: str | None = None, progress: bool = T
         total = int(resp.headers.get("Content-Length") or 0)
         bar = None
         if progress and total > (1 << 20):
-            from tqdm import tqdm
-
             bar = tqdm(total=total, unit="B", unit_scale=True, desc=dest.name, leave=False)
         while True:
             block = resp.read(1 << 16)
@@ -162,8 +163,6 @@ def unpack(archive: Path, dest: Path, nested: tuple[str, ...] = (), prefix: str 
     if archive.name.lower().endswith(".deb"):  # a Debian package: ar archive around data.tar.*
         if nested:
             raise ValueError(".deb sources take no nested members.")
-        from .debian import extract_deb
-
         return extract_deb(archive, dest, prefix)
     tmpdir = Path(tempfile.mkdtemp(prefix="kit-unpack-"))
     try:
@@ -209,34 +208,25 @@ def materialize(
 
     Tries ``path`` (or ``KIT_DATA_<NAME>``), then each source in order. A
     prepared folder in the cache is reused without touching the network.
-    ``expects`` says in words what a user's path must be (for error messages).
-    """
-    env_key = "KIT_DATA_" + name.upper().replace("-", "_")
-    path = path or os.environ.get(env_key)
-    tried: list[str] = []
-    if path:
-        p = Path(path).expanduser()
-        if not p.exists():
-            raise FileNotFoundError(
-                f"{name}: the path you gave does not exist: {p}. Pass the folder (or the original "
-                f"archive) of the data set, or unset {env_key} to use the built-in sources."
-            )
-        if p.is_dir():
-            return FetchReport(p, f"your folder {p}")
-        if not is_archive(p):
-            what = expects or "a folder with the data set's files, or its original archive"
-            raise ValueError(
-                f"{name}: {p} is a single {p.suffix or 'extensionless'} file, but {name} reads {what}. Point "
-                f"{env_key} (or path=...) at the folder that holds it, or at the original archive "
-                f"({', '.join(ARCHIVE_SUFFIXES)}). For your own CSV use kit.data.from_csv(...) or "
-                "`kit run NN --data my.csv --text COL --label COL`."
-            )
-        recipe = next((s for s in sources if s.kind == "url"), sources[0] if sources else Source("url", p.name))
-        dest = config.data_dir() / name / "from-path"
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        unpack(p, dest, recipe.nested, recipe.prefix)
-        return FetchReport(dest, f"your archive {p}")
 
+    Args:
+        name: the data set, as the registry names it (its cache folder and ``KIT_DATA_<NAME>``).
+        sources: where its files come from, in the order they are tried.
+        path: your folder or the original archive (default: ``KIT_DATA_<NAME>``, else the sources).
+        progress: show a progress bar for large downloads.
+        expects: what a user's path must be, in words (for error messages).
+
+    Returns:
+        Where the files are, which source gave them and what failed before it.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist, the data set has no public source, or no source answered.
+        ValueError: ``path`` is a single file that is not an archive, or a file fails its SHA-256 check.
+    """
+    env_key = _env_key(name)
+    path = path or os.environ.get(env_key)
+    if path:
+        return _from_your_path(name, Path(path).expanduser(), sources, expects, env_key)
     root = config.data_dir() / name
     done = root / "prepared"
     marker = root / "SOURCE"
@@ -247,39 +237,11 @@ def materialize(
             f"{name} cannot be downloaded: it has no public source. Get the files yourself "
             f"and pass path=... (or set {env_key}=/path/to/files)" + (f": {expects}." if expects else ".")
         )
+    tried: list[str] = []
     for src in sources:
-        placed = config.data_dir() / "downloads" / src.filename
-        if src.kind == "url" and placed.is_file():  # an archive the user put where a download would go
-            got = sha256_of(placed)
-            if src.sha256 and got != src.sha256:
-                raise ValueError(
-                    f"{name}: {placed} is not the published file: expected sha256 {src.sha256}, got {got}. "
-                    f"Download it again from {src.url}, or pass your copy with path=... (or {env_key})."
-                )
-            if not src.sha256:
-                print(f"{placed.name}: no published checksum; using the file you put there (sha256 {got}).")
-            root.mkdir(parents=True, exist_ok=True)
-            unpack(placed, done, src.nested, src.prefix)
-            marker.write_text(f"{src.describe()}, placed at {placed}")
-            return FetchReport(done, f"{src.describe()}, placed at {placed}", tried)
-        if offline():
-            tried.append(f"{src.describe()}: skipped (KIT_OFFLINE=1)")
-            continue
-        if not src.sha256 and not allow_unverified():
-            tried.append(
-                f"{src.describe()}: skipped, no published checksum to verify it against (set "
-                f"{ALLOW_UNVERIFIED_ENV}=1 to fetch it anyway; its sha256 is printed)"
-            )
-            continue
-        try:
-            archive = download(src.url, config.data_dir() / "downloads" / src.filename, src.sha256, progress)
-        except (urllib.error.URLError, OSError, TimeoutError) as exc:
-            tried.append(f"{src.describe()}: {type(exc).__name__}: {getattr(exc, 'reason', exc)}")
-            continue
-        root.mkdir(parents=True, exist_ok=True)
-        unpack(archive, done, src.nested, src.prefix)
-        marker.write_text(src.describe())
-        return FetchReport(done, src.describe(), tried)
+        report = _from_source(name, src, root, progress, env_key, tried)
+        if report is not None:
+            return report
     raise FileNotFoundError(
         f"Could not fetch {name}; tried:\n  - "
         + "\n  - ".join(tried)
@@ -288,16 +250,118 @@ def materialize(
     )
 
 
-def missing_files_hint(name: str, sources: list[Source], expects: str = "") -> str:
-    """What to do when no source answered: which file to download and where to put it (a paper's own data set), or
-    where to fetch from (the registry artifacts).
+def _env_key(name: str) -> str:
+    """The environment variable that points at a user's copy of data set ``name`` (``KIT_DATA_<NAME>``)."""
+    return "KIT_DATA_" + name.upper().replace("-", "_")
 
-    >>> print(missing_files_hint("toy", [Source("url", "https://example.org/toy.zip", "ab" * 32)],
-    ...                          "the folder with toy.txt (or toy.zip)"))  # doctest: +ELLIPSIS
-    To use your copy: download https://example.org/toy.zip (sha256 abab...) and put it at .../downloads/toy.zip
-    (then `kit data fetch toy` verifies and unpacks it), or set KIT_DATA_TOY (or pass path=...) to your copy: the folder with toy.txt (or toy.zip).
+
+def _from_your_path(name: str, p: Path, sources: list[Source], expects: str, env_key: str) -> FetchReport:
+    """Use the folder ``p`` as it is, or unpack the original archive ``p`` the way the sources' recipe says.
+
+    Raises:
+        FileNotFoundError: ``p`` does not exist.
+        ValueError: ``p`` is a single file that is not an archive.
     """
-    env_key = "KIT_DATA_" + name.upper().replace("-", "_")
+    if not p.exists():
+        raise FileNotFoundError(
+            f"{name}: the path you gave does not exist: {p}. Pass the folder (or the original "
+            f"archive) of the data set, or unset {env_key} to use the built-in sources."
+        )
+    if p.is_dir():
+        return FetchReport(p, f"your folder {p}")
+    if not is_archive(p):
+        what = expects or "a folder with the data set's files, or its original archive"
+        raise ValueError(
+            f"{name}: {p} is a single {p.suffix or 'extensionless'} file, but {name} reads {what}. Point "
+            f"{env_key} (or path=...) at the folder that holds it, or at the original archive "
+            f"({', '.join(ARCHIVE_SUFFIXES)}). For your own CSV use kit.data.from_csv(...) or "
+            "`kit run NN --data my.csv --text COL --label COL`."
+        )
+    recipe = next((s for s in sources if s.kind == "url"), sources[0] if sources else Source("url", p.name))
+    dest = config.data_dir() / name / "from-path"
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    unpack(p, dest, recipe.nested, recipe.prefix)
+    return FetchReport(dest, f"your archive {p}")
+
+
+def _from_source(
+    name: str, src: Source, root: Path, progress: bool, env_key: str, tried: list[str]
+) -> FetchReport | None:
+    """Unpack ``src``'s archive into ``root``: one you put in ``downloads/``, else a verified download.
+
+    Args:
+        name: the data set.
+        src: the source to try.
+        root: the data set's cache folder.
+        progress: show a progress bar for large downloads.
+        env_key: the environment variable for a user's copy (named in the messages).
+        tried: what failed so far; a source skipped or failing here is appended.
+
+    Returns:
+        The report, or None when this source was skipped or failed (``tried`` says why).
+
+    Raises:
+        ValueError: the archive you put in ``downloads/`` or the download fails its SHA-256 check.
+    """
+    placed = config.data_dir() / "downloads" / src.filename
+    if src.kind == "url" and placed.is_file():  # an archive the user put where a download would go
+        got = sha256_of(placed)
+        if src.sha256 and got != src.sha256:
+            raise ValueError(
+                f"{name}: {placed} is not the published file: expected sha256 {src.sha256}, got {got}. "
+                f"Download it again from {src.url}, or pass your copy with path=... (or {env_key})."
+            )
+        if not src.sha256:
+            print(f"{placed.name}: no published checksum; using the file you put there (sha256 {got}).")
+        return _prepared(root, placed, src, f"{src.describe()}, placed at {placed}", tried)
+    if offline():
+        tried.append(f"{src.describe()}: skipped (KIT_OFFLINE=1)")
+        return None
+    if not src.sha256 and not allow_unverified():
+        tried.append(
+            f"{src.describe()}: skipped, no published checksum to verify it against (set "
+            f"{ALLOW_UNVERIFIED_ENV}=1 to fetch it anyway; its sha256 is printed)"
+        )
+        return None
+    try:
+        archive = download(src.url, config.data_dir() / "downloads" / src.filename, src.sha256, progress)
+    except (urllib.error.URLError, OSError, TimeoutError) as exc:
+        tried.append(f"{src.describe()}: {type(exc).__name__}: {getattr(exc, 'reason', exc)}")
+        return None
+    return _prepared(root, archive, src, src.describe(), tried)
+
+
+def _prepared(root: Path, archive: Path, src: Source, source: str, tried: list[str]) -> FetchReport:
+    """Unpack ``archive`` into ``root/prepared`` and write ``source`` to ``root/SOURCE`` (the cache's marker)."""
+    done = root / "prepared"
+    root.mkdir(parents=True, exist_ok=True)
+    unpack(archive, done, src.nested, src.prefix)
+    (root / "SOURCE").write_text(source)
+    return FetchReport(done, source, tried)
+
+
+def missing_files_hint(name: str, sources: list[Source], expects: str = "") -> str:
+    """What to do when no source answered.
+
+    For a paper's own data set: which file to download and where to put it; for the registry artifacts: where to
+    fetch them from.
+
+    Args:
+        name: the data set.
+        sources: its sources; the first with a checksum (else the first canonical URL) is the one named.
+        expects: what a user's path must be, in words.
+
+    Returns:
+        The hint, a few sentences (with a line break) to append to an error message.
+
+    Example:
+        >>> print(missing_files_hint("toy", [Source("url", "https://example.org/toy.zip", "ab" * 32)],
+        ...                          "the folder with toy.txt (or toy.zip)"))  # doctest: +ELLIPSIS
+        To use your copy: download https://example.org/toy.zip (sha256 abab...) and put it at .../downloads/toy.zip
+        (then `kit data fetch toy` verifies and unpacks it), or set KIT_DATA_TOY (or pass path=...) to your copy:
+        the folder with toy.txt (or toy.zip).
+    """
+    env_key = _env_key(name)
     src = next((s for s in sources if s.sha256), None) or next((s for s in sources if s.kind == "url"), None)
     if src is None:
         return f"If you have the files, pass path=... (or set {env_key})."

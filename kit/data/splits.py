@@ -24,12 +24,12 @@ def _can_stratify(stratify, n_pick: int) -> bool:
 
 def sample_indices(n: int, k: int, seed: int = 0, stratify=None) -> np.ndarray:
     """``k`` of ``range(n)``, seeded, stratified by ``stratify`` when possible; sorted."""
+    from sklearn.model_selection import train_test_split
+
     if k >= n:
         return np.arange(n)
     if k <= 0:
         raise ValueError(f"Cannot sample {k} rows: ask for at least one.")
-    from sklearn.model_selection import train_test_split
-
     idx = np.arange(n)
     strat = np.asarray(stratify) if _can_stratify(stratify, k) else None
     picked, _ = train_test_split(idx, train_size=k, random_state=seed, stratify=strat)
@@ -57,10 +57,10 @@ def split_indices(n: int, dev: float = 0.1, test: float = 0.1, seed: int = 0, st
 
 
 def _cut(idx: np.ndarray, n_out: int, seed: int, stratify):
-    if n_out == 0:
-        return idx, idx[:0]
     from sklearn.model_selection import train_test_split
 
+    if n_out == 0:
+        return idx, idx[:0]
     strat = stratify if _can_stratify(stratify, n_out) and _can_stratify(stratify, len(idx) - n_out) else None
     keep, out = train_test_split(idx, test_size=n_out, random_state=seed, stratify=strat)
     return keep, out

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from tqdm import tqdm
 
 from .tokenize import word_tokenize
 
@@ -130,8 +131,6 @@ class BM25Retriever:
         blocks = []
         bar = None
         if progress:
-            from tqdm import tqdm
-
             bar = tqdm(total=len(corpus), desc="indexing", unit="doc")
         for start in range(0, len(corpus), chunk_size):
             rows, cols = [], []
@@ -261,8 +260,6 @@ class BM25Retriever:
         chunks = [range(s, min(s + 256, len(queries))) for s in range(0, len(queries), 256)]
         bar = None
         if progress:
-            from tqdm import tqdm
-
             bar = tqdm(total=len(queries), desc="retrieving", unit="query")
         if n_jobs == 1 or len(chunks) == 1:
             for c in chunks:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 

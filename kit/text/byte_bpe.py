@@ -25,6 +25,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+
 from .wordpiece import VocabularyLookup, _as_text_list
 
 #: RoBERTa's special tokens: ``<s>`` (start, read as [CLS]), ``<pad>``, ``</s>`` (end and separator), ``<mask>``.
@@ -64,8 +66,6 @@ class ByteLevelBPETokenizer(VocabularyLookup):
     pair_separators = 2
 
     def __init__(self, vocabulary, merges, add_prefix_space: bool = False):
-        from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-
         if isinstance(vocabulary, (str, Path)):
             vocabulary = json.loads(Path(vocabulary).read_text(encoding="utf-8"))
         if not isinstance(vocabulary, dict):

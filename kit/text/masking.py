@@ -22,6 +22,8 @@ import math
 
 import numpy as np
 
+from .wordpiece import BERT_SPECIAL_TOKENS
+
 
 class MLMMasker:
     """Choose MLM targets in a batch of token ids: ``mask_rate`` of real tokens, 80/10/10.
@@ -68,8 +70,6 @@ class MLMMasker:
 
         With a :class:`kit.text.CompactVocabulary`, ids are those of the compact vocabulary.
         """
-        from .compact_vocabulary import BERT_SPECIAL_TOKENS
-
         ids = [int(tokenizer.token_to_id(t)) for t in BERT_SPECIAL_TOKENS]
         size = tokenizer.vocabulary_size()
         if vocabulary is not None:

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
 #: BERT's special tokens (ids come from the vocabulary): never masked, kept first in a compact vocabulary.
 BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -90,8 +91,6 @@ class WordPieceTokenizer(VocabularyLookup):
     """
 
     def __init__(self, vocabulary, lowercase: bool = True, strip_accents: bool | None = None, unk_token: str = "[UNK]"):
-        from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
-
         if isinstance(vocabulary, (str, Path)):
             vocabulary = Path(vocabulary).read_text(encoding="utf-8").splitlines()
         tokens = list(vocabulary)

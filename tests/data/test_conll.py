@@ -5,7 +5,6 @@ import codecs
 import pytest
 
 from kit.data.conll import from_conll
-from kit.data.own import OwnData
 
 # no Keras here: `kit test` runs this module under its first backend only
 pytestmark = pytest.mark.one_backend
@@ -106,22 +105,6 @@ def test_kit_run_03_takes_a_conll_file_and_01_refuses_it(tmp_path, capsys, kit_r
     csv = _write(tmp_path / "m.csv", b"t,l\na,b\n")
     assert main(["run", "03", "--data", str(csv), "--text", "t", "--label", "l", "--tag-column", "1", *out]) == 1
     assert "--tag-column is for tagged tokens" in capsys.readouterr().err
-
-
-def test_own_tagged_data_replaces_notebook_03s_tagging_task(tmp_path, monkeypatch):
-    from kit.papers.stack_and_finetune.stack_and_finetune_sizes import SCALES
-    from kit.papers.stack_and_finetune.stack_and_finetune_tasks import with_own_data
-
-    monkeypatch.setenv("KIT_DATA_FILE", str(_write(tmp_path / "mine.conll", _conll(200).encode())))
-    own = OwnData.from_env()
-    assert own.is_tagged
-    ds = own.load(verbose=False)
-    specs = SCALES["smoke"]["tasks"]
-    new_specs, new_data = with_own_data(specs, {name: None for name in specs}, ds)
-    assert list(new_specs) == ["bbc_business_politics", "wordnet_pairs", "mine"]
-    assert new_specs["mine"]["section"] == "tagging" and new_specs["mine"]["sequence_length"] == 32
-    assert new_data["mine"].sizes() == {"train": 128, "dev": 20, "test": 20}
-    assert new_data["mine"].label_names == ["B-MISC", "B-ORG", "O"]
 
 
 def _write(path, content: bytes):

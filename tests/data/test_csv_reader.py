@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from kit.data import TextDataset, from_csv
-from kit.data.own import OwnData, notebook_dataset
 
 # no Keras here: `kit test` runs this module under its first backend only
 pytestmark = pytest.mark.one_backend
@@ -234,23 +233,3 @@ def test_delimiters_and_duplicate_headers(tmp_path):
         from_csv(_file(tmp_path, "text:label\na:1\n", "colon.csv"), text="text", label="label")
     with pytest.raises(ValueError, match=r"repeats the column name\(s\) \['text'\]"):
         from_csv(_file(tmp_path, "text,text,label\na,b,1\n", "dup.csv"), text="text", label="label")
-
-
-def test_notebook_parameters_from_env(tmp_path, monkeypatch):
-    """`kit run NN --data ...` sets KIT_DATA_FILE & co.; a notebook that cannot use pairs stops at once."""
-    p = _file(tmp_path, "q1,q2,dup\n" + _rows(30, lambda i: f"a {i},b {i},{i % 2}"))
-    for var in ("KIT_DATA_FILE", "KIT_TEXT", "KIT_LABEL", "KIT_TEXT_A", "KIT_TEXT_B", "KIT_TASK"):
-        monkeypatch.delenv(var, raising=False)
-    assert OwnData.from_env() is None
-    assert notebook_dataset(lambda: "the default") == "the default"
-    monkeypatch.setenv("KIT_LABEL", "dup")
-    with pytest.raises(ValueError, match="KIT_LABEL set without KIT_DATA_FILE"):
-        OwnData.from_env()
-    monkeypatch.setenv("KIT_DATA_FILE", str(p))
-    monkeypatch.setenv("KIT_TEXT_A", "q1")
-    monkeypatch.setenv("KIT_TEXT_B", "q2")
-    assert OwnData.from_env().name == p.name  # banners name the user's file
-    with pytest.raises(ValueError, match="Notebook 02 needs single texts with class labels.*gives task 'pairs'"):
-        notebook_dataset(lambda: None, notebook="Notebook 02")
-    ds = notebook_dataset(lambda: None, tasks=("pairs",), needs="pairs", verbose=False)
-    assert ds.task == "pairs" and ds.name == "mine"

@@ -53,7 +53,10 @@ def test_glue_stsb_regression_and_bad_row(tmp_path):
 
 
 def test_sst5_trees(tmp_path):
-    tree = "(3 (2 It) (4 (4 (2 's) (4 (3 (2 a) (4 (3 lovely) (2 film))) (3 (2 with) (4 (3 (3 lovely) (2 performances))))))) (2 .)))\n"
+    tree = (
+        "(3 (2 It) (4 (4 (2 's) (4 (3 (2 a) (4 (3 lovely) (2 film))) "
+        "(3 (2 with) (4 (3 (3 lovely) (2 performances))))))) (2 .)))\n"
+    )
     for split in ("train", "dev", "test"):
         _write(tmp_path / "trees" / f"{split}.txt", tree + "(0 (0 Awful) (1 -LRB-really-RRB-))\n")
     ds = kd.load("sst5", path=tmp_path)
