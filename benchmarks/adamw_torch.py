@@ -56,7 +56,7 @@ def update_only(repeats):
     ):
         opt = make()
         opt.build(variables)
-        out[name] = median_ms(lambda: opt.apply(grads, variables), repeats)
+        out[name] = median_ms(lambda opt=opt: opt.apply(grads, variables), repeats)
     params = [torch.nn.Parameter(v.value.detach().clone()) for v in variables]
     for p, g in zip(params, grads):
         p.grad = g.clone()
@@ -81,7 +81,7 @@ def whole_step(batch, length, repeats):
     ):
         model = classifier(length)
         model.compile(make(), CE)
-        out[name] = median_ms(lambda: model.fit(x, y, batch_size=batch, epochs=1, verbose=0), repeats)
+        out[name] = median_ms(lambda model=model: model.fit(x, y, batch_size=batch, epochs=1, verbose=0), repeats)
     return out
 
 

@@ -75,7 +75,8 @@ for side in ("right", "left"):
     diff = float(np.abs(sync(fast(x, mask=m)) - sync(slow(x, mask=m))).max())
     add({"what": "check", "impl": f"kit-{backend}", "path": fast.implementation(), "padding": side,
                  "max_abs_diff": diff})
-    print(f"[{backend}] fused LSTM path {fast.implementation()} vs generic, {side} padding: max |diff| {diff:.2e}", flush=True)
+    print(f"[{backend}] fused LSTM path {fast.implementation()} vs generic, {side} padding: max |diff| {diff:.2e}",
+          flush=True)
 
 # 1b. gradients of the path that trains (training=True) against the generic path, 4 layers
 f = BiLSTMEncoder(4, 64, dropout=0.0, pooling="max", fast_path=True)
@@ -98,8 +99,8 @@ else:
 diff = max(float(np.abs(a - b).max()) for a, b in zip(grads(f), grads(g)))
 add({"what": "check", "impl": f"kit-{backend}", "path": f.implementation(training=True), "padding": "gradients",
              "max_abs_diff": diff})
-print(f"[{backend}] training path {f.implementation(training=True)} gradients vs generic (4 layers): max |diff| {diff:.2e}",
-      flush=True)
+print(f"[{backend}] training path {f.implementation(training=True)} gradients vs generic (4 layers): "
+      f"max |diff| {diff:.2e}", flush=True)
 
 # 2. inference (the paper's Table 3 on a GPU)
 L = args["seq"]
@@ -132,9 +133,10 @@ TB, TL, LB, LL = (4, 16, 4, 16) if args["tiny"] else (32, 128, 64, 256)
 for policy in ("float32", "mixed_bfloat16"):
     keras.config.set_dtype_policy(policy)
     for name, build, x_fn, b, L2 in (
-            ("BERT-base shape", lambda: build_classifier(BertBackbone(vocabulary_size=30522, num_layers=12, num_heads=12,
-                                                                      hidden_dim=768, intermediate_dim=3072,
-                                                                      max_sequence_length=512, hidden_activation="gelu"), 2),
+            ("BERT-base shape", lambda: build_classifier(BertBackbone(vocabulary_size=30522, num_layers=12,
+                                                                      num_heads=12, hidden_dim=768,
+                                                                      intermediate_dim=3072, max_sequence_length=512,
+                                                                      hidden_activation="gelu"), 2),
              lambda b, L: {"token_ids": rng.integers(1, 30522, (b, L)).astype("int32"),
                            "segment_ids": np.zeros((b, L), "int32"), "padding_mask": np.ones((b, L), "int32")}, TB, TL),
             ("LSTM-2-256", lambda: build_lstm_classifier(VOCAB, 2, n_layers=2, cells=256, embedding_dim=EMB),
@@ -285,7 +287,7 @@ def report(folder: Path = HERE) -> str:
         )
         for impl, g in checks.groupby("impl"):
             d = g.set_index("padding")
-            get = lambda k: f"{d.max_abs_diff[k]:.1e}" if k in d.index else "-"  # noqa: E731
+            get = lambda k, d=d: f"{d.max_abs_diff[k]:.1e}" if k in d.index else "-"  # noqa: E731
             train_path = d.path["gradients"] if "gradients" in d.index else "-"
             out.append(
                 f"| {impl} | {d.path.get('right', '-')} | {get('right')} | {get('left')} | {train_path} | "

@@ -44,7 +44,8 @@ for n_layers in (1, 2, 4):
     diff = max(float(jnp.abs(a - b).max()) for a, b in zip(gf, gg))
     scale = max(float(jnp.abs(b).max()) for b in gg)
     print(
-        f"{n_layers} layers [{f.implementation()}]: max |grad fast - grad generic| {diff:.2e} (largest grad {scale:.2e})",
+        f"{n_layers} layers [{f.implementation()}]: max |grad fast - grad generic| {diff:.2e} "
+        f"(largest grad {scale:.2e})",
         flush=True,
     )
 
@@ -69,8 +70,8 @@ for fast in (True, False):
         t = time.time()
         h = m.fit(ids, y, batch_size=64, epochs=4, verbose=0)
         print(
-            f"LSTM-4-256 fast_path={fast} seed {seed}: accuracy per epoch {[round(a, 3) for a in h.history['accuracy']]} "
-            f"({time.time() - t:.0f}s)",
+            f"LSTM-4-256 fast_path={fast} seed {seed}: "
+            f"accuracy per epoch {[round(a, 3) for a in h.history['accuracy']]} ({time.time() - t:.0f}s)",
             flush=True,
         )
         keras.backend.clear_session()

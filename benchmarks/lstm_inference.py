@@ -90,7 +90,7 @@ def main():
         t = time.time()
         env = dict(os.environ, KERAS_BACKEND=backend, TF_CPP_MIN_LOG_LEVEL="3")
         res = subprocess.run([sys.executable, "-c", WORKER, cfg], env=env, capture_output=True, text=True)
-        line = next((l for l in res.stdout.splitlines() if l.startswith("RESULT ")), None)
+        line = next((ln for ln in res.stdout.splitlines() if ln.startswith("RESULT ")), None)
         if line is None:
             print(f"{backend}: failed\n{res.stderr[-2000:]}")
             continue

@@ -5,6 +5,7 @@
 'smoke'
 """
 
+import importlib as _importlib
 import os as _os
 import warnings as _warnings
 
@@ -48,7 +49,5 @@ __all__ = ["config", "set_seed", "__version__", *_SUBMODULES]
 
 def __getattr__(name):  # lazy: `kit.models` imports keras-hub (and so TensorFlow) only when used
     if name in _SUBMODULES:
-        import importlib
-
-        return importlib.import_module(f"{__name__}.{name}")
+        return _importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'kit' has no attribute {name!r}")

@@ -6,42 +6,41 @@
 from __future__ import annotations
 
 import argparse
+import importlib.metadata as md
 import os
+import signal
+import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
+from . import config, runner
+from .data import registry
+from .devices import describe_devices
+from .session import tensorflow_status
+
 
 def _info(args) -> int:
-    from . import config
-
     scale = config.scale()
     backend = os.environ.get("KERAS_BACKEND", "tensorflow (Keras default)")
     print(f"kit           {__import__('kit').__version__}")
     print(f"backend       {backend}   (switch: export KERAS_BACKEND=jax|tensorflow|torch)")
     print(f"scale         {scale}: {config.SCALES[scale]['description']}   (KIT_SCALE=smoke|medium|full)")
     print(f"precision     {config.precision()}   (KIT_PRECISION=float32|mixed_bfloat16|mixed_float16)")
-    from .session import tensorflow_status
-
     print(f"tensorflow    {tensorflow_status()}")
     print("data options  KIT_DATA_DIR, KIT_OFFLINE=1, KIT_ALLOW_UNVERIFIED=1, KIT_DATA_<NAME>=path; sizes: KIT_SIZES")
     print(f"cache dir     {config.data_dir()}   (KIT_DATA_DIR)")
-    import importlib.metadata as md
-
     for pkg in ("keras", "keras-hub", "tokenizers", "tensorflow", "jax", "torch", "numpy", "scikit-learn", "rank-bm25"):
         try:
             print(f"{pkg:<13} {md.version(pkg)}")
         except md.PackageNotFoundError:
             print(f"{pkg:<13} (not installed)")
-    from .devices import describe_devices
-
     print(f"devices       {describe_devices()}")
     return 0
 
 
 def _data(args) -> int:
-    from .data import registry
-
     if args.action == "list":
         print(f"{'name':<19} {'offline':<8} {'task':<16} {'size':<34} licence")
         for name, s in registry.REGISTRY.items():
@@ -78,13 +77,9 @@ def _data(args) -> int:
 
 
 def _run(args) -> int:
-    import signal
-
-    from .runner import CellError, check_data, find_notebook, notebook_env, run_notebook
-
     try:
-        nb = find_notebook(args.notebook)
-        env = notebook_env(
+        nb = runner.find_notebook(args.notebook)
+        env = runner.notebook_env(
             args.data,
             args.text,
             args.label,
@@ -96,7 +91,7 @@ def _run(args) -> int:
             args.skip_empty,
             args.tag_column,
         )
-        check_data(nb, env)  # a bad file stops here, in seconds, before a kernel starts
+        runner.check_data(nb, env)  # a bad file stops here, in seconds, before a kernel starts
     except (FileNotFoundError, ValueError, KeyError, IsADirectoryError) as exc:
         print(f"error: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
         return 1
@@ -111,12 +106,12 @@ def _run(args) -> int:
 
     signal.signal(signal.SIGTERM, stop)  # `kill` stops like Ctrl-C: the notebook so far is kept
     try:
-        result = run_notebook(nb, out, timeout=args.timeout, env=env, in_process=args.in_process)
+        result = runner.run_notebook(nb, out, timeout=args.timeout, env=env, in_process=args.in_process)
     except KeyboardInterrupt:
         print(f"\nstopped; the notebook so far is in {out}", file=sys.stderr)
         return 130
     except Exception as exc:  # a cell failed: the partial notebook is saved for reading
-        failed = isinstance(exc, CellError)
+        failed = isinstance(exc, runner.CellError)
         if not failed:
             from nbclient.exceptions import CellExecutionError
 
@@ -176,51 +171,24 @@ def notebook_plan(root: Path, mapping: dict, every: list[str] | None = None) -> 
 
 
 def test_jobs(root: Path, backends, pytest_args, notebooks: dict[str, list[str]]) -> list[tuple[str, list, dict]]:
-    """``(label, command, env)`` for every run of ``kit test``: pytest per backend (the tests marked ``one_backend``
-    under the first backend only), then each notebook under nbval, then the notebooks' exercise solutions.
+    """``(label, command, env)`` for every run of ``kit test``, pytest first, then the notebooks, then the solutions.
+
+    Pytest runs once per backend (the tests marked ``one_backend`` under the first backend only), each notebook under
+    nbval on its backend, and the notebooks' exercise solutions under the first backend.
+
+    Args:
+        root: The repository's root (the runs' temp and output folders go under ``root/runs``).
+        backends: The backends pytest runs on, the first one running the ``one_backend`` tests too.
+        pytest_args: Extra pytest arguments, added to each pytest run.
+        notebooks: Backend -> notebooks to run on it (:func:`notebook_plan`); empty: no notebooks, no solutions.
+
+    Returns:
+        One ``(label, command, env)`` per run: its name, its argument list, the environment variables it sets.
     """
-    jobs = [
-        (
-            f"pytest {b}",
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "no:cacheprovider",  # own temp folder: runs
-                f"--basetemp={root / 'runs' / 'pytest-tmp' / b}",
-                "tests",  # side by side never share
-                *([] if i == 0 else ["-m", "not one_backend"]),
-                *pytest_args,
-            ],  # see pyproject's one_backend
-            {"KERAS_BACKEND": b},
-        )
-        for i, b in enumerate(backends)
-    ]
+    jobs = [_pytest_job(root, b, pytest_args, one_backend=i == 0) for i, b in enumerate(backends)]
     for b, targets in notebooks.items():
         for nb in targets:
-            jobs.append(
-                (
-                    f"{Path(nb).stem} on {b}",
-                    [
-                        sys.executable,
-                        "-m",
-                        "pytest",
-                        "-q",
-                        "-p",
-                        "no:cacheprovider",
-                        "--nbval-lax",
-                        "--nbval-current-env",
-                        "--nbval-cell-timeout",
-                        "1800",
-                        "--nbval-sanitize-with",
-                        "notebooks/nbval_sanitize.cfg",
-                        nb,
-                    ],
-                    {"KERAS_BACKEND": b, "KIT_SCALE": "smoke", "KIT_OUT_ROOT": str(root / "runs" / f"nbval-{b}")},
-                )
-            )
+            jobs.append(_notebook_job(root, b, nb))
     if notebooks:  # every exercise's solution (kit/exercises.py), at smoke, under the first backend
         jobs.append(
             (
@@ -230,6 +198,68 @@ def test_jobs(root: Path, backends, pytest_args, notebooks: dict[str, list[str]]
             )
         )
     return jobs
+
+
+def _pytest_job(root: Path, backend: str, pytest_args, one_backend: bool) -> tuple[str, list, dict]:
+    """``kit test``'s pytest run on ``backend``, in a temp folder of its own (side by side runs never share one).
+
+    Args:
+        root: The repository's root.
+        backend: The run's ``KERAS_BACKEND``.
+        pytest_args: Extra pytest arguments, last on the command line.
+        one_backend: Whether this run also takes the tests marked ``one_backend`` (the first backend's run does).
+
+    Returns:
+        ``("pytest <backend>", command, env)``.
+    """
+    return (
+        f"pytest {backend}",
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",  # own temp folder: runs
+            f"--basetemp={root / 'runs' / 'pytest-tmp' / backend}",
+            "tests",  # side by side never share
+            *([] if one_backend else ["-m", "not one_backend"]),
+            *pytest_args,
+        ],  # see pyproject's one_backend
+        {"KERAS_BACKEND": backend},
+    )
+
+
+def _notebook_job(root: Path, backend: str, notebook: str) -> tuple[str, list, dict]:
+    """``kit test``'s nbval run of ``notebook`` on ``backend``, at smoke, its outputs under ``runs/nbval-<backend>``.
+
+    Args:
+        root: The repository's root.
+        backend: The run's ``KERAS_BACKEND``.
+        notebook: The notebook's path, relative to ``root``.
+
+    Returns:
+        ``("<notebook's name> on <backend>", command, env)``.
+    """
+    return (
+        f"{Path(notebook).stem} on {backend}",
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--nbval-lax",
+            "--nbval-current-env",
+            "--nbval-cell-timeout",
+            "1800",
+            "--nbval-sanitize-with",
+            "notebooks/nbval_sanitize.cfg",
+            notebook,
+        ],
+        {"KERAS_BACKEND": backend, "KIT_SCALE": "smoke", "KIT_OUT_ROOT": str(root / "runs" / f"nbval-{backend}")},
+    )
 
 
 def longest_first(jobs: list) -> list:
@@ -242,11 +272,18 @@ def longest_first(jobs: list) -> list:
 
 
 def expected_minutes(label: str) -> float:
-    """A run's :data:`EXPECTED_MINUTES` by its label ("pytest jax"), its name before " on " ("solutions on torch") or
-    its notebook number ("02_tlm on jax"); 5 when unknown.
+    """A run's :data:`EXPECTED_MINUTES`, found by its label, its name or its notebook number; 5 when unknown.
 
-    >>> expected_minutes("02_tlm on jax") == EXPECTED_MINUTES["02"], expected_minutes("new job")
-    (True, 5)
+    Args:
+        label: The run's label: looked up whole ("pytest jax"), by its name before " on " ("solutions on torch"),
+            then by its notebook number ("02_tlm on jax").
+
+    Returns:
+        The minutes the run took in CI, or 5 for a run not in the table.
+
+    Example:
+        >>> expected_minutes("02_tlm on jax") == EXPECTED_MINUTES["02"], expected_minutes("new job")
+        (True, 5)
     """
     for key in (label, label.split(" on ")[0], label[:2]):
         if key in EXPECTED_MINUTES:
@@ -260,97 +297,156 @@ def _test(args) -> int:
     With more than one job at a time, each job's output goes to ``runs/test-logs/<job>.log`` and is shown when the job
     ends (in full when it failed); each job gets ``cpu_count // jobs`` threads (``OMP_NUM_THREADS``, XLA's flags).
     """
-    import subprocess
-    import threading
-
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
     root = Path(__file__).resolve().parent.parent
-    plan = {}
-    if args.notebooks:
-        mapping = dict(NOTEBOOK_BACKENDS)
-        for item in filter(None, (x.strip() for x in args.notebook_backends.split(","))):
-            nb, _, b = item.partition("=")
-            mapping[nb] = b
-        every = [b.strip() for b in args.all_notebooks_on.split(",") if b.strip()] if args.all_notebooks_on else None
-        plan = notebook_plan(root, mapping, every)
+    plan = _test_notebook_plan(root, args) if args.notebooks else {}
     jobs = test_jobs(root, backends, args.pytest_args, plan)
     width = max(1, min(args.jobs, len(jobs)))
     threads = max(1, (os.cpu_count() or 1) // width)
-    extra = {}
-    if width > 1:
-        extra = {
-            "OMP_NUM_THREADS": str(threads),
-            "MKL_NUM_THREADS": str(threads),
-            "XLA_FLAGS": (
-                os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
-                if threads == 1
-                else os.environ.get("XLA_FLAGS", "")
-            ).strip(),
-        }
-        extra = {k: v for k, v in extra.items() if v and k not in os.environ}
+    extra = _thread_env(threads) if width > 1 else {}
     logs = root / "runs" / "test-logs"
     logs.mkdir(parents=True, exist_ok=True)
     (root / "runs" / "pytest-tmp").mkdir(parents=True, exist_ok=True)  # pytest makes --basetemp, not its parents
-    failed, lock, total = [], threading.Lock(), time.time()
+    pool = _JobPool(root, logs, width, extra)
     queue = longest_first(jobs)
     print(
         f"kit test: {len(jobs)} runs, {width} at a time" + (f" ({threads} thread(s) each)" if width > 1 else ""),
         flush=True,
     )
-
-    def run_one(label, cmd, env_extra):
-        env = dict(os.environ, **extra, **env_extra)
-        shown = " ".join(f"{k}={v}" for k, v in env_extra.items()) + " " + " ".join(cmd)
-        t = time.time()
-        if width == 1:
-            print(f"\n$ {shown}", flush=True)
-            code = subprocess.call(cmd, env=env, cwd=root)
-            text = ""
-        else:
-            with lock:
-                print(f"[{time.time() - total:5.0f}s] start: {label}", flush=True)
-            log = logs / (label.replace(" ", "_") + ".log")
-            with open(log, "w") as f:
-                code = subprocess.call(cmd, env=env, cwd=root, stdout=f, stderr=subprocess.STDOUT)
-            text = log.read_text(errors="replace")
-        with lock:
-            if width > 1:
-                lines = text.rstrip().splitlines()
-                print(f"\n$ {shown}\n" + "\n".join(lines if code else lines[-3:]), flush=True)
-            print(f"-> {label}: exit {code} in {time.time() - t:.0f}s", flush=True)
-            if code != 0:
-                failed.append(shown)
-
-    def worker():
-        while True:
-            with lock:
-                if not queue:
-                    return
-                job = queue.pop(0)
-            run_one(*job)
-
-    pool = [threading.Thread(target=worker) for _ in range(width)]
-    for th in pool:
-        th.start()
-    for th in pool:
-        th.join()
+    failed = pool.run(queue)
     print(
         f"\nkit test: {len(failed)} of {len(jobs)} runs failed "
-        f"in {time.time() - total:.0f}s" + ("".join(f"\n  FAILED: {f}" for f in failed))
+        f"in {time.time() - pool.total:.0f}s" + ("".join(f"\n  FAILED: {f}" for f in failed))
     )
     return 1 if failed else 0
 
 
-def main(argv=None) -> int:
+def _test_notebook_plan(root: Path, args) -> dict[str, list[str]]:
+    """The notebooks ``kit test`` runs: :data:`NOTEBOOK_BACKENDS`, changed by the flags that override it.
+
+    Args:
+        root: The repository's root (its ``notebooks/`` folder is planned).
+        args: The parsed ``kit test`` flags (``--notebook-backends``, ``--all-notebooks-on``).
+
+    Returns:
+        Backend -> notebooks to run on it, as :func:`notebook_plan` gives it.
+    """
+    mapping = dict(NOTEBOOK_BACKENDS)
+    for item in filter(None, (x.strip() for x in args.notebook_backends.split(","))):
+        nb, _, b = item.partition("=")
+        mapping[nb] = b
+    every = [b.strip() for b in args.all_notebooks_on.split(",") if b.strip()] if args.all_notebooks_on else None
+    return notebook_plan(root, mapping, every)
+
+
+def _thread_env(threads: int) -> dict[str, str]:
+    """The thread limits each of several side-by-side runs gets (what the environment already sets wins).
+
+    Args:
+        threads: Threads per run (``cpu_count // jobs``); at 1, XLA's multi-threaded Eigen is turned off too.
+
+    Returns:
+        ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS`` and ``XLA_FLAGS``, less those empty or set in ``os.environ``.
+    """
+    extra = {
+        "OMP_NUM_THREADS": str(threads),
+        "MKL_NUM_THREADS": str(threads),
+        "XLA_FLAGS": (
+            os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
+            if threads == 1
+            else os.environ.get("XLA_FLAGS", "")
+        ).strip(),
+    }
+    return {k: v for k, v in extra.items() if v and k not in os.environ}
+
+
+class _JobPool:
+    """``kit test``'s runs, ``width`` at a time on as many threads, each run a fresh process.
+
+    One at a time, a run prints straight to the terminal; side by side, each writes to ``logs/<label>.log``, shown
+    when it ends (its last 3 lines, or all of it when it failed).
+
+    Args:
+        root: The folder every run starts in (the repository's root).
+        logs: Where the side-by-side runs' logs go.
+        width: Runs at a time.
+        extra: Environment variables every run gets (thread limits, from :func:`_thread_env`).
+    """
+
+    def __init__(self, root: Path, logs: Path, width: int, extra: dict):
+        self.root, self.logs, self.width, self.extra = root, logs, width, extra
+        self.failed, self.lock, self.total = [], threading.Lock(), time.time()
+
+    def run(self, queue: list) -> list[str]:
+        """Run every ``(label, command, env)`` of ``queue`` (emptied, in order); returns the failed runs' commands."""
+        pool = [threading.Thread(target=self._worker, args=(queue,)) for _ in range(self.width)]
+        for th in pool:
+            th.start()
+        for th in pool:
+            th.join()
+        return self.failed
+
+    def _worker(self, queue: list) -> None:
+        """Take the next run from ``queue`` and run it, until none is left."""
+        while True:
+            with self.lock:
+                if not queue:
+                    return
+                job = queue.pop(0)
+            self._run_one(*job)
+
+    def _run_one(self, label: str, cmd: list, env_extra: dict) -> None:
+        """Run ``cmd`` with ``env_extra`` set, show how it ended, and note the run when it failed."""
+        env = dict(os.environ, **self.extra, **env_extra)
+        shown = " ".join(f"{k}={v}" for k, v in env_extra.items()) + " " + " ".join(cmd)
+        t = time.time()
+        if self.width == 1:
+            print(f"\n$ {shown}", flush=True)
+            code = subprocess.call(cmd, env=env, cwd=self.root)
+            text = ""
+        else:
+            code, text = self._run_logged(label, cmd, env)
+        with self.lock:
+            if self.width > 1:
+                lines = text.rstrip().splitlines()
+                print(f"\n$ {shown}\n" + "\n".join(lines if code else lines[-3:]), flush=True)
+            print(f"-> {label}: exit {code} in {time.time() - t:.0f}s", flush=True)
+            if code != 0:
+                self.failed.append(shown)
+
+    def _run_logged(self, label: str, cmd: list, env: dict) -> tuple[int, str]:
+        """Run ``cmd`` with its output in its log file; returns its exit code and the log's text."""
+        with self.lock:
+            print(f"[{time.time() - self.total:5.0f}s] start: {label}", flush=True)
+        log = self.logs / (label.replace(" ", "_") + ".log")
+        with open(log, "w") as f:
+            code = subprocess.call(cmd, env=env, cwd=self.root, stdout=f, stderr=subprocess.STDOUT)
+        return code, log.read_text(errors="replace")
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The ``kit`` command's parser: one sub-command each for ``info``, ``data``, ``run`` and ``test``."""
     parser = argparse.ArgumentParser(prog="kit", description="NLP course kit: data, models and notebooks.")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="backend, devices, versions, scale, cache dir")
+    _add_data_parser(sub)
+    _add_run_parser(sub)
+    _add_test_parser(sub)
+    return parser
+
+
+def _add_data_parser(sub) -> None:
+    """``kit data list|fetch|show [name]``."""
     d = sub.add_parser("data", help="list, fetch or show data sets")
     d.add_argument("action", choices=["list", "fetch", "show"])
     d.add_argument("name", nargs="?")
     d.add_argument("--path", help="your own copy of the data (folder or original archive)")
     d.add_argument("--target", help="binary|5class|rating for the VADER sets")
     d.add_argument("-n", type=int, default=5, help="rows to show")
+
+
+def _add_run_parser(sub) -> None:
+    """``kit run NN``: the run's folder, scale and precision, then the user's data (:func:`_add_run_data_flags`)."""
     r = sub.add_parser(
         "run",
         help="execute a notebook headless at the current scale (KIT_SCALE)",
@@ -365,6 +461,17 @@ def main(argv=None) -> int:
     r.add_argument(
         "--precision", choices=["float32", "mixed_bfloat16", "mixed_float16"], help="sets KIT_PRECISION for this run"
     )
+    _add_run_data_flags(r)
+    r.add_argument(
+        "--in-process",
+        dest="in_process",
+        action="store_true",
+        help="run the cells in this Python process (no Jupyter kernel needed, e.g. on a bare GPU box)",
+    )
+
+
+def _add_run_data_flags(r) -> None:
+    """``kit run``'s flags for the user's own file: ``--data``, how to read it, and its columns or tags."""
     r.add_argument(
         "--data",
         help="your CSV/TSV file (with a header row), or for notebook 03's tagging a CoNLL file (a token per "
@@ -388,12 +495,10 @@ def main(argv=None) -> int:
         type=int,
         help="tagged tokens: the column with the tags (0 = the token; default -1, the last)",
     )
-    r.add_argument(
-        "--in-process",
-        dest="in_process",
-        action="store_true",
-        help="run the cells in this Python process (no Jupyter kernel needed, e.g. on a bare GPU box)",
-    )
+
+
+def _add_test_parser(sub) -> None:
+    """``kit test``: the backends, which notebooks run where, how many runs at a time, extra pytest arguments."""
     t = sub.add_parser("test", help="the test suite on every backend, then the notebooks (what CI runs)")
     t.add_argument(
         "--backends",
@@ -422,10 +527,20 @@ def main(argv=None) -> int:
         help="runs at a time (default: 2 where there are 2 or more CPU cores); each gets cores / jobs threads",
     )
     t.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
-    args = parser.parse_args(argv)
-    try:
-        from . import config
 
+
+def main(argv=None) -> int:
+    """The ``kit`` command: parse ``argv`` (default: the command line), check ``KIT_SCALE``, run the sub-command.
+
+    Args:
+        argv: The arguments after ``kit``, e.g. ``["data", "list"]``; None reads ``sys.argv``.
+
+    Returns:
+        The exit code: 0 when it worked, 1 when a run or a data set failed, 2 for a bad ``KIT_SCALE`` or a missing
+        data set name.
+    """
+    args = _parser().parse_args(argv)
+    try:
         config.scale()
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

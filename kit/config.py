@@ -31,6 +31,7 @@ import random
 from pathlib import Path
 
 import numpy as np
+from platformdirs import user_cache_dir
 
 SCALE_ENV = "KIT_SCALE"
 SIZES_ENV = "KIT_SIZES"
@@ -140,12 +141,24 @@ def sizes(name: str | None = None) -> dict:
 
 
 def paper_sizes(paper: str, defaults: dict, scales: dict, name: str | None = None) -> dict:
-    """A paper's sizes at scale ``name``: ``defaults`` (what never changes with the scale), then ``scales[name]``
-    (what does), then ``KIT_SIZES[paper]``; a copy.
+    """A paper's sizes at scale ``name``, as a copy: its defaults, then its scale's sizes, then ``KIT_SIZES[paper]``.
 
-    >>> paper_sizes("tlm", {"rho1": 3}, {"smoke": {"steps": 40}, "medium": {"steps": 400}, "full": {"steps": 4000}},
-    ...             "smoke")
-    {'rho1': 3, 'steps': 40}
+    Args:
+        paper: One of :data:`PAPERS` (its section of ``KIT_SIZES``).
+        defaults: What never changes with the scale.
+        scales: Scale name -> what does.
+        name: The scale (default: :func:`scale`, the one in use).
+
+    Returns:
+        ``defaults`` updated with ``scales[name]``, then with ``KIT_SIZES[paper]``.
+
+    Raises:
+        ValueError: An unknown scale or paper, or a ``KIT_SIZES`` section that is not an object of known sizes.
+
+    Example:
+        >>> paper_sizes("tlm", {"rho1": 3}, {"smoke": {"steps": 40}, "medium": {"steps": 400}, "full": {"steps": 4000}},
+        ...             "smoke")
+        {'rho1': 3, 'steps': 40}
     """
     name = _check_scale(name)
     if paper not in PAPERS:
@@ -191,7 +204,7 @@ def apply_precision(name: str | None = None) -> str:
     >>> apply_precision("float32")
     'float32'
     """
-    import keras
+    import keras  # noqa: PLC0415 - a light module: `import kit` and `kit info` load no Keras
 
     name = precision() if name is None else name
     if name not in PRECISIONS:
@@ -214,8 +227,6 @@ def data_dir() -> Path:
     if env:
         path = Path(env).expanduser()
     else:
-        from platformdirs import user_cache_dir
-
         path = Path(user_cache_dir("nlp-course-kit")) / "data"
     path.mkdir(parents=True, exist_ok=True)
     return path
@@ -245,7 +256,7 @@ def enable_compile_cache(folder=None) -> str | None:
     first of each kind is compiled (a TLM run on a CPU: ~15 s of compiling becomes ~3 s). Does nothing on other
     backends; returns the folder in use (or None).
     """
-    import keras
+    import keras  # noqa: PLC0415 - a light module: `import kit` and `kit info` load no Keras
 
     if keras.backend.backend() != "jax":
         return None
@@ -267,7 +278,7 @@ def set_seed(seed: int = 0) -> int:
     random.seed(seed)
     np.random.seed(seed)
     os.environ["PYTHONHASHSEED"] = str(seed)
-    import keras
+    import keras  # noqa: PLC0415 - a light module: `import kit` and `kit info` load no Keras
 
     keras.utils.set_random_seed(seed)
     return seed

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 def describe_devices() -> str:
     """A one-line description of the devices the active backend sees (GPU or CPU)."""
-    import keras
+    import keras  # noqa: PLC0415 - a light module: importing it loads no Keras, asking the devices does
 
     backend = keras.backend.backend()
     try:
@@ -36,4 +36,5 @@ def describe_devices() -> str:
 
 
 def has_gpu() -> bool:
+    """Whether the active backend computes on a GPU (:func:`describe_devices` names one)."""
     return "GPU" in describe_devices().upper()

@@ -21,6 +21,7 @@ import json
 import re
 import sys
 import time
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +34,15 @@ _CODE = re.compile(r"```python\n(.*?)```", re.S)
 
 @dataclass
 class Solution:
+    """One exercise of a notebook and its worked solution.
+
+    Attributes:
+        notebook: The notebook's name (its file name without ``.ipynb``).
+        number: The exercise's number (``**Exercise N.**``).
+        question: The exercise's text, up to its ``<details>`` block.
+        code: The solution's python block, run on its own.
+    """
+
     notebook: str
     number: int
     question: str
@@ -40,6 +50,7 @@ class Solution:
 
     @property
     def label(self) -> str:
+        """``"<notebook> exercise <number>"``: how the runner names the solution."""
         return f"{self.notebook} exercise {self.number}"
 
 
@@ -74,7 +85,7 @@ def solutions(notebook) -> list[Solution]:
 
 def run(solution: Solution) -> float:
     """Execute one solution in a fresh namespace (nothing from a notebook or an earlier solution); its seconds."""
-    import keras
+    import keras  # noqa: PLC0415 - a light module: finding the solutions needs no Keras
 
     keras.backend.clear_session()
     start = time.time()
@@ -84,6 +95,15 @@ def run(solution: Solution) -> float:
 
 
 def main(argv=None) -> int:
+    """``python -m kit.exercises``: run the solutions of a notebook (or some of them, or all notebooks').
+
+    Args:
+        argv: ``[notebook, number, ...]`` (a path or a number, then the exercises; none: all of the notebook's) or
+            ``["--all"]``; None reads ``sys.argv``. Empty: prints how to call it.
+
+    Returns:
+        The exit code: 0 when every solution ran, 1 when one failed or none was picked, 2 without arguments.
+    """
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
         print(__doc__.split("\n\n")[-1].strip())
@@ -101,8 +121,6 @@ def main(argv=None) -> int:
         try:
             seconds = run(s)
         except Exception:  # noqa: BLE001 - report every failing solution, then fail
-            import traceback
-
             traceback.print_exc()
             failed.append(s.label)
             continue

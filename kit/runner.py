@@ -1,4 +1,4 @@
-"""Execute a notebook headless and collect what it writes (``kit run``).
+r"""Execute a notebook headless and collect what it writes (``kit run``).
 
 The run gets its own output folder (``KIT_OUT``): the notebook writes figures
 and results tables there through :func:`kit.config.output_dir`, and the
@@ -13,7 +13,7 @@ each cell's printed output and figures.
 
 >>> import pathlib, tempfile
 >>> my_csv = pathlib.Path(tempfile.mkdtemp()) / "my.csv"
->>> _ = my_csv.write_text("review,stars\\ngreat film,5\\n")
+>>> _ = my_csv.write_text("review,stars\ngreat film,5\n")
 >>> env = notebook_env(data=my_csv, text="review", label="stars")
 >>> sorted(env), env["KIT_TEXT"], env["KIT_LABEL"]
 (['KIT_DATA_FILE', 'KIT_LABEL', 'KIT_TEXT'], 'review', 'stars')
@@ -21,6 +21,7 @@ each cell's printed output and figures.
 
 from __future__ import annotations
 
+import ast
 import base64
 import contextlib
 import io
@@ -32,15 +33,28 @@ import traceback
 import types
 from pathlib import Path
 
-from .data.own import OWN_DATA_ENV
+from .data.conll import is_tagged_file
+from .data.own import OWN_DATA_ENV, OwnData, check_kind
 
 
 def notebooks_dir() -> Path:
+    """The ``notebooks/`` folder beside the kit (a source checkout), else the one in the working folder."""
     here = Path(__file__).resolve().parent.parent / "notebooks"
     return here if here.is_dir() else Path.cwd() / "notebooks"
 
 
 def find_notebook(name: str) -> Path:
+    """A notebook by its path or its number, as ``kit run`` takes it.
+
+    Args:
+        name: A ``.ipynb`` path, or the start of a notebook's name in :func:`notebooks_dir` ("00", "02_tlm").
+
+    Returns:
+        The notebook's path (the first match, in name order).
+
+    Raises:
+        FileNotFoundError: No such notebook (the message lists the notebooks there are).
+    """
     p = Path(name)
     if p.suffix == ".ipynb":
         if not p.exists():
@@ -66,14 +80,31 @@ def notebook_env(
     skip_empty=False,
     tag_column=None,
 ) -> dict:
-    """The environment ``kit run --data FILE --text COL --label COL`` (pairs: ``--text-a/--text-b``; tagged tokens:
-    a CoNLL-form file, ``--task tagging`` or a ``.conll`` name, ``--tag-column N``) sets.
+    """The environment ``kit run --data FILE --text COL --label COL`` sets for the notebook's kernel.
 
     Checks the flags together, so a mistake stops before a kernel starts. A relative path is read from the folder
     the command was typed in (the kernel runs in the notebook's folder, so it gets the absolute path).
-    """
-    from .data.conll import is_tagged_file
 
+    Args:
+        data: The user's file (``--data``); None: the notebook's own data set, and no other flag may be given.
+        text: The column with the texts (single texts).
+        label: The column with the labels or scores.
+        text_a: Sentence pairs: the first text's column.
+        text_b: Sentence pairs: the second text's column.
+        task: Overrides the task the kit infers from the labels ("tagging": a CoNLL file of tagged tokens, as is a
+            ``.conll`` name).
+        encoding: The file's encoding when it is not UTF-8.
+        delimiter: The file's delimiter when it is not found from the header ("tab", "TAB" or backslash-t: a tab).
+        skip_empty: Drop rows with an empty text instead of stopping.
+        tag_column: Tagged tokens: the column with the tags.
+
+    Returns:
+        ``{KIT_DATA_FILE: absolute path, KIT_TEXT: ..., ...}`` for the flags given; ``{}`` without ``data``.
+
+    Raises:
+        FileNotFoundError: ``data`` is not a file (nor, for tagged tokens, a folder).
+        ValueError: Flags that do not go together, or a flag without ``--data``.
+    """
     given = {
         "text": text,
         "label": label,
@@ -86,7 +117,7 @@ def notebook_env(
         "tag_column": None if tag_column is None else str(tag_column),
     }
     if data is None:
-        stray = [f"--{k.replace('_', '-')}" for k, v in given.items() if v]
+        stray = _flags_given(given, given)
         if stray:
             raise ValueError(
                 f"{', '.join(stray)} need --data FILE (your CSV or TSV, or a CoNLL file of tagged tokens)."
@@ -96,30 +127,61 @@ def notebook_env(
     tagged = is_tagged_file(path, task)
     if not (path.is_file() or (tagged and path.is_dir())):
         raise FileNotFoundError(f"--data {data}: no such file (looked for {path}).")
-    if tagged:
-        stray = [
-            f"--{k.replace('_', '-')}"
-            for k in ("text", "label", "text_a", "text_b", "delimiter", "skip_empty")
-            if given[k]
-        ]
-        if stray:
-            raise ValueError(
-                f"{', '.join(stray)} do not apply to tagged tokens: a CoNLL file has a token per line and "
-                "its tag in a column (--tag-column N, default the last)."
-            )
-        return {
-            OWN_DATA_ENV["file"]: str(path),
-            OWN_DATA_ENV["task"]: "tagging",
-            **{OWN_DATA_ENV[k]: given[k] for k in ("encoding", "tag_column") if given[k] is not None},
-        }
-    if tag_column is not None:
+    return _tagged_env(path, given) if tagged else _columns_env(path, given)
+
+
+def _flags_given(given: dict, names) -> list[str]:
+    """The command-line spelling (``--text-a``) of each of ``names`` that ``given`` sets, in the order of ``names``."""
+    return [f"--{k.replace('_', '-')}" for k in names if given[k]]
+
+
+def _tagged_env(path: Path, given: dict) -> dict:
+    """:func:`notebook_env` for a CoNLL file of tagged tokens: only ``--encoding`` and ``--tag-column`` apply.
+
+    Args:
+        path: The file's absolute path.
+        given: Every flag's value as the environment takes it (None: not given).
+
+    Returns:
+        The file, the task "tagging", and the encoding and tag column where given.
+
+    Raises:
+        ValueError: A flag for columns of texts and labels was given.
+    """
+    stray = _flags_given(given, ("text", "label", "text_a", "text_b", "delimiter", "skip_empty"))
+    if stray:
+        raise ValueError(
+            f"{', '.join(stray)} do not apply to tagged tokens: a CoNLL file has a token per line and "
+            "its tag in a column (--tag-column N, default the last)."
+        )
+    return {
+        OWN_DATA_ENV["file"]: str(path),
+        OWN_DATA_ENV["task"]: "tagging",
+        **{OWN_DATA_ENV[k]: given[k] for k in ("encoding", "tag_column") if given[k] is not None},
+    }
+
+
+def _columns_env(path: Path, given: dict) -> dict:
+    """:func:`notebook_env` for a CSV/TSV file: a label column and either a text column or a pair of them.
+
+    Args:
+        path: The file's absolute path.
+        given: Every flag's value as the environment takes it (None: not given).
+
+    Returns:
+        The file and every flag given (a delimiter spelt as a shell passes a tab becomes a tab).
+
+    Raises:
+        ValueError: No ``--label``, half a pair, both ``--text`` and a pair or neither, or ``--tag-column``.
+    """
+    if given["tag_column"] is not None:
         raise ValueError("--tag-column is for tagged tokens (a CoNLL file: --task tagging or a .conll name).")
-    if label is None:
+    if given["label"] is None:
         raise ValueError("--data needs --label COL (the column with the labels or scores).")
-    pair = text_a is not None or text_b is not None
-    if pair and (text_a is None or text_b is None):
+    pair = given["text_a"] is not None or given["text_b"] is not None
+    if pair and (given["text_a"] is None or given["text_b"] is None):
         raise ValueError("Sentence pairs need both --text-a COL and --text-b COL.")
-    if pair == (text is not None):
+    if pair == (given["text"] is not None):
         raise ValueError("Give --text COL for single texts, or --text-a COL --text-b COL for pairs (not both).")
     if given["delimiter"] in ("\\t", "tab", "TAB"):  # what a shell passes for a tab
         given["delimiter"] = "\t"
@@ -145,8 +207,6 @@ def check_data(notebook: Path, env: dict):
     Every problem with the file (encoding, columns, empty texts, a class too small, the wrong kind of data for the
     notebook) stops within seconds with the notebook's own message; returns the data set, or None without ``--data``.
     """
-    from .data.own import OwnData, check_kind
-
     if OWN_DATA_ENV["file"] not in env:
         return None
     with _environ(env):
@@ -180,8 +240,8 @@ def run_notebook(path: Path, out: Path, timeout: int = 3600, env: dict | None = 
         else:
             dest = _run_with_kernel(Path(path), out, timeout, start)
     print(
-        f"[{time.time() - start:6.1f}s] done: {Path(path).name} (backend {os.environ.get('KERAS_BACKEND', 'tensorflow')}, "
-        f"scale {os.environ.get('KIT_SCALE', 'smoke')})"
+        f"[{time.time() - start:6.1f}s] done: {Path(path).name} "
+        f"(backend {os.environ.get('KERAS_BACKEND', 'tensorflow')}, scale {os.environ.get('KIT_SCALE', 'smoke')})"
     )
     return dest
 
@@ -224,8 +284,13 @@ def _run_with_kernel(path: Path, out: Path, timeout: int, start: float) -> Path:
 
 
 def _clear_outputs(cells) -> None:
-    """Empty every code cell's outputs first: a run stopped or failed half-way must not leave the published
-    notebook's outputs (another scale's, another machine's) under the cells it never reached.
+    """Empty every code cell's outputs and execution count before a run.
+
+    A run stopped or failed half-way must not leave the published notebook's outputs (another scale's, another
+    machine's) under the cells it never reached.
+
+    Args:
+        cells: The notebook's code cells, emptied in place.
     """
     for cell in cells:
         cell["outputs"] = []
@@ -289,11 +354,24 @@ def _install_display(display, HTML):
 
 
 def _run_in_process(path: Path, out: Path, start: float) -> Path:
-    import matplotlib
+    """Run the notebook's code cells in this process, one after the other in one namespace, as a kernel would.
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    Each cell's printed text, displayed objects and figures become its outputs; the executed notebook is written to
+    ``out`` even when a cell fails or the run is stopped.
 
+    Args:
+        path: The notebook (its cells run in its folder).
+        out: The folder the executed copy goes to.
+        start: When the run started (``time.time()``), for the progress lines.
+
+    Returns:
+        The executed notebook's path.
+
+    Raises:
+        CellError: A cell failed (the notebook up to it is saved).
+        KeyboardInterrupt: The run was stopped (Ctrl-C or ``kill``) inside a cell.
+    """
+    plt = _agg_pyplot()
     nb = json.loads(path.read_text(encoding="utf-8"))
     cells = [c for c in nb["cells"] if c["cell_type"] == "code"]
     _clear_outputs(cells)
@@ -301,6 +379,46 @@ def _run_in_process(path: Path, out: Path, start: float) -> Path:
     display, HTML = _display_shim(outputs)
     # the cells' `from IPython.display import display, HTML` get the shim, which records rich output
     restore = _install_display(display, HTML)
+    show = plt.show = _show_figures(plt, outputs)
+    namespace = {"__name__": "__main__", "display": display}
+    old_cwd = os.getcwd()
+    os.chdir(path.parent.resolve())
+    dest = out / path.name
+    failed = stopped = None
+    try:
+        for i, cell in enumerate(cells, 1):
+            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            print(f"[{time.time() - start:6.1f}s] cell {i}/{len(cells)}: {_first_line(source)}", flush=True)
+            outputs.clear()
+            text, failed, stopped = _run_cell(source, i, namespace, display)
+            show()
+            cell["execution_count"] = i
+            cell["outputs"] = _cell_outputs(text, outputs, failed, stopped)
+            if failed or stopped:
+                break
+    finally:
+        os.chdir(old_cwd)
+        restore()
+        dest.write_text(json.dumps(nb, indent=1), encoding="utf-8")
+    if stopped:
+        raise KeyboardInterrupt
+    if failed:
+        raise CellError(f"cell {failed[0]} failed:\n{failed[1]}")
+    return dest
+
+
+def _agg_pyplot():
+    """``matplotlib.pyplot`` on the Agg backend: figures are drawn to memory, never to a window."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _show_figures(plt, outputs: list):
+    """A ``plt.show`` that records every open figure as a PNG in ``outputs``, then closes them."""
 
     def show(*a, **kw):
         for num in plt.get_fignums():
@@ -315,65 +433,60 @@ def _run_in_process(path: Path, out: Path, start: float) -> Path:
             )
         plt.close("all")
 
-    plt.show = show
-    namespace = {"__name__": "__main__", "display": display}
-    old_cwd = os.getcwd()
-    os.chdir(path.parent.resolve())
-    dest = out / path.name
+    return show
+
+
+def _run_cell(source: str, i: int, namespace: dict, display) -> tuple[str, tuple | None, int | None]:
+    """Run cell ``i``'s ``source`` in ``namespace``, its printing shown and recorded, its last value displayed.
+
+    Args:
+        source: The cell's code.
+        i: The cell's number (in its tracebacks' file name, ``<cell i>``).
+        namespace: The run's one namespace (every cell's names).
+        display: Shows the value of a final bare expression (the shim's ``display``).
+
+    Returns:
+        ``(printed, failed, stopped)``: what the cell printed; ``(i, traceback)`` when it raised, else None; ``i``
+        when it was stopped (Ctrl-C, or ``kill`` through kit run), else None.
+    """
+    buf = io.StringIO()
     failed = stopped = None
     try:
-        for i, cell in enumerate(cells, 1):
-            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-            print(f"[{time.time() - start:6.1f}s] cell {i}/{len(cells)}: {_first_line(source)}", flush=True)
-            outputs.clear()
-            buf = io.StringIO()
-            try:
-                with contextlib.redirect_stdout(_Tee(buf, sys.stdout)):
-                    body, last = _split_last_expression(source)
-                    exec(compile(body, f"<cell {i}>", "exec"), namespace)
-                    if last is not None:
-                        value = eval(compile(last, f"<cell {i}>", "eval"), namespace)
-                        if value is not None:
-                            display(value)
-            except KeyboardInterrupt:  # Ctrl-C, or `kill` through kit run: keep what the cell printed so far
-                stopped = i
-            except Exception:  # noqa: BLE001 - reported and saved, then raised
-                failed = (i, traceback.format_exc())
-            show()
-            cell["execution_count"] = i
-            cell["outputs"] = (
-                [{"output_type": "stream", "name": "stdout", "text": buf.getvalue()}] if buf.getvalue() else []
-            ) + list(outputs)
-            if failed:
-                cell["outputs"].append(
-                    {
-                        "output_type": "error",
-                        "ename": "Error",
-                        "evalue": failed[1][-500:],
-                        "traceback": failed[1].splitlines(),
-                    }
-                )
-                break
-            if stopped:
-                cell["outputs"].append(
-                    {"output_type": "stream", "name": "stderr", "text": "stopped here: the cells below did not run\n"}
-                )
-                break
-    finally:
-        os.chdir(old_cwd)
-        restore()
-        dest.write_text(json.dumps(nb, indent=1), encoding="utf-8")
-    if stopped:
-        raise KeyboardInterrupt
+        with contextlib.redirect_stdout(_Tee(buf, sys.stdout)):
+            body, last = _split_last_expression(source)
+            exec(compile(body, f"<cell {i}>", "exec"), namespace)
+            if last is not None:
+                value = eval(compile(last, f"<cell {i}>", "eval"), namespace)
+                if value is not None:
+                    display(value)
+    except KeyboardInterrupt:  # Ctrl-C, or `kill` through kit run: keep what the cell printed so far
+        stopped = i
+    except Exception:  # noqa: BLE001 - reported and saved, then raised
+        failed = (i, traceback.format_exc())
+    return buf.getvalue(), failed, stopped
+
+
+def _cell_outputs(printed: str, outputs: list, failed: tuple | None, stopped: int | None) -> list:
+    """A run cell's outputs: its printed text, its displays and figures, then its error or where the run stopped."""
+    cell_outputs = ([{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []) + list(outputs)
     if failed:
-        raise CellError(f"cell {failed[0]} failed:\n{failed[1]}")
-    return dest
+        cell_outputs.append(
+            {
+                "output_type": "error",
+                "ename": "Error",
+                "evalue": failed[1][-500:],
+                "traceback": failed[1].splitlines(),
+            }
+        )
+    elif stopped:
+        cell_outputs.append(
+            {"output_type": "stream", "name": "stderr", "text": "stopped here: the cells below did not run\n"}
+        )
+    return cell_outputs
 
 
 def _split_last_expression(source: str):
     """A cell as (statements, last expression or None): Jupyter shows the value of a final bare expression."""
-    import ast
-
     tree = ast.parse(source)
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = tree.body.pop()

@@ -21,11 +21,28 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import kit
+
 from . import config
+from .data.own import OwnData
+from .devices import describe_devices
+from .papers import sizes as paper_sizes
 
 
 @dataclass
 class Session:
+    """A notebook run's settings, as :func:`start` made them.
+
+    Attributes:
+        notebook: The notebook's name (its output folder's name).
+        scale: ``KIT_SCALE``: smoke, medium or full.
+        sizes: The paper's sizes at that scale (or the shared sizes, without a paper).
+        precision: ``KIT_PRECISION``, applied: Keras' global dtype policy.
+        out: The folder the run writes its figures and tables to.
+        seed: The seed everything was seeded with.
+        own_data: The user's data (``kit.data.OwnData``) when ``kit run --data`` gave a file, else None.
+    """
+
     notebook: str
     scale: str
     sizes: dict
@@ -51,8 +68,6 @@ def _version(pkg: str) -> str:
 
 def tensorflow_status() -> str:
     """How this process stands with TensorFlow (the kit keeps it out of jax/torch processes)."""
-    import kit
-
     tf = sys.modules.get("tensorflow", "absent")
     if kit.TENSORFLOW == "blocked":
         return "TensorFlow kept out (not needed under this backend)"
@@ -63,10 +78,7 @@ def tensorflow_status() -> str:
 
 def start(notebook: str, section: str | None = None, seed: int = 0, verbose: bool = True) -> Session:
     """Apply precision, seed, make the output folder; print the header; return the run's settings."""
-    import keras
-
-    from .data.own import OwnData
-    from .devices import describe_devices
+    import keras  # noqa: PLC0415 - a light module: Keras loads when a notebook starts, not with `kit info`
 
     precision = config.apply_precision()
     config.enable_compile_cache()  # jax: compiled programs are reused across the runs of a sweep
@@ -74,13 +86,9 @@ def start(notebook: str, section: str | None = None, seed: int = 0, verbose: boo
     if section is None:
         sizes = config.sizes()
     else:
-        from .papers import sizes as paper_sizes
-
         sizes = paper_sizes(section)  # the paper's own sizes (kit/papers/<section>/<section>_sizes.py)
     session = Session(notebook, config.scale(), sizes, precision, config.output_dir(notebook), seed, OwnData.from_env())
     if verbose:
-        import kit
-
         print(
             f"backend {keras.backend.backend()} | scale {session.scale} | precision {precision} | "
             f"keras {keras.__version__} | keras-hub {_version('keras-hub')} | kit {kit.__version__} | "

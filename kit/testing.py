@@ -54,19 +54,55 @@ def run_layer_test(
     call_kwargs: dict | None = None,
     atol: float = 1e-5,
 ) -> keras.layers.Layer:
-    """Run the standard checks on ``layer_cls(**init_kwargs)`` with ``input_data`` (array or dict)."""
-    call_kwargs = call_kwargs or {}
+    """Run the standard checks on ``layer_cls(**init_kwargs)`` with ``input_data`` (array or dict).
 
-    # 1. config round-trip
+    In order: the config round-trip, an eager call (output shape, weight counts), a symbolic call in a functional
+    model, one ``fit`` step that moves the weights, a ``.keras`` save/load with the same outputs.
+
+    Args:
+        layer_cls: The layer's class.
+        init_kwargs: Its constructor's arguments (each must come back in ``get_config()``).
+        input_data: One batch: an array, a dict of arrays, or a list of them.
+        expected_output_shape: The output's shape (the first output's), or ``{key: shape}`` for dict outputs.
+        expected_num_trainable_weights: How many trainable weights the built layer has.
+        expected_num_non_trainable_weights: How many non-trainable weights it has.
+        run_training_check: Fit one step to random targets and check the weights changed.
+        run_save_load: Save the model as ``.keras``, load it, and compare the outputs.
+        call_kwargs: Extra arguments of the layer's call.
+        atol: The absolute tolerance of the save/load comparison.
+
+    Returns:
+        The layer the eager call built.
+
+    Raises:
+        AssertionError: A check failed (the message says which).
+    """
+    call_kwargs = call_kwargs or {}
+    layer = _check_config_round_trip(layer_cls, init_kwargs)
+    out = layer(input_data, **call_kwargs)
+    shape = _check_output_shape(out, expected_output_shape)
+    _check_weight_counts(layer, expected_num_trainable_weights, expected_num_non_trainable_weights)
+    model, eager = _check_symbolic_call(layer_cls, init_kwargs, input_data, call_kwargs, shape)
+    if run_training_check:
+        _check_fit_step(model, input_data, eager)
+    if run_save_load:
+        _check_save_load(model, input_data, atol)
+    return layer
+
+
+def _check_config_round_trip(layer_cls, init_kwargs: dict) -> keras.layers.Layer:
+    """1. ``get_config``/``from_config`` round-trip, and every init argument is in the config; returns the layer."""
     layer = layer_cls(**init_kwargs)
     config = layer.get_config()
     clone = layer_cls.from_config(config)
     assert clone.get_config() == config, "get_config/from_config does not round-trip"
     for key in init_kwargs:
         assert key in config, f"init argument {key!r} missing from get_config()"
+    return layer
 
-    # 2. eager call, output shape, weight counts
-    out = layer(input_data, **call_kwargs)
+
+def _check_output_shape(out, expected_output_shape) -> tuple:
+    """2. The eager output's shape (a dict output: every key's) is the expected one; returns the first output's."""
     shape = tuple(_first(out).shape)
     if isinstance(expected_output_shape, dict):  # dict outputs: {key: shape}
         got = {k: tuple(v.shape) for k, v in out.items()}
@@ -74,53 +110,70 @@ def run_layer_test(
         assert got == want, f"output shapes {got} != {want}"
     elif expected_output_shape is not None:
         assert shape == tuple(expected_output_shape), f"output shape {shape} != {expected_output_shape}"
-    if expected_num_trainable_weights is not None:
+    return shape
+
+
+def _check_weight_counts(layer, expected_trainable: int | None, expected_non_trainable: int | None) -> None:
+    """2. The built layer has the expected numbers of trainable and non-trainable weights (None: not checked)."""
+    if expected_trainable is not None:
         got = len(layer.trainable_weights)
-        assert got == expected_num_trainable_weights, (
-            f"{got} trainable weights, expected {expected_num_trainable_weights}"
-        )
-    if expected_num_non_trainable_weights is not None:
+        assert got == expected_trainable, f"{got} trainable weights, expected {expected_trainable}"
+    if expected_non_trainable is not None:
         got = len(layer.non_trainable_weights)
-        assert got == expected_num_non_trainable_weights, (
-            f"{got} non-trainable weights, expected {expected_num_non_trainable_weights}"
-        )
+        assert got == expected_non_trainable, f"{got} non-trainable weights, expected {expected_non_trainable}"
 
-    # 3. symbolic call builds a functional model with the same batch-free shape
-    def _input(a, name=None):
-        return keras.Input(shape=np.shape(a)[1:], dtype=str(np.asarray(a).dtype), name=name)
 
+def _symbolic_input(a, name=None):
+    """A ``keras.Input`` of ``a``'s shape without the batch and of its dtype."""
+    return keras.Input(shape=np.shape(a)[1:], dtype=str(np.asarray(a).dtype), name=name)
+
+
+def _check_symbolic_call(layer_cls, init_kwargs: dict, input_data, call_kwargs: dict, shape: tuple):
+    """3. A symbolic call builds a functional model with the eager output's batch-free shape.
+
+    Args:
+        layer_cls: The layer's class (a fresh layer is built).
+        init_kwargs: Its constructor's arguments.
+        input_data: The batch; its arrays' shapes and dtypes make the model's inputs (a dict's keys name them).
+        call_kwargs: Extra arguments of the layer's call.
+        shape: The eager output's shape.
+
+    Returns:
+        ``(model, outputs)``: the functional model and its outputs on ``input_data``, as NumPy.
+    """
     sym_inputs = (
-        {k: _input(v, k) for k, v in input_data.items()}
+        {k: _symbolic_input(v, k) for k, v in input_data.items()}
         if isinstance(input_data, dict)
-        else _tree_map(_input, input_data)
+        else _tree_map(_symbolic_input, input_data)
     )
     sym_layer = layer_cls(**init_kwargs)
     sym_out = sym_layer(sym_inputs, **call_kwargs)
     assert tuple(_first(sym_out).shape)[1:] == shape[1:], "symbolic and eager output shapes differ"
     model = keras.Model(sym_inputs, sym_out)
-    eager = _to_numpy(model(input_data))
+    return model, _to_numpy(model(input_data))
 
-    # 4. one fit step moves the weights
-    if run_training_check:
-        rng = np.random.default_rng(0)
-        target = _tree_map(lambda a: rng.normal(size=np.shape(a)).astype("float32"), eager)
-        model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
-        before = [np.array(w) for w in _to_numpy(model.trainable_weights)]
-        model.fit(input_data, target, batch_size=len(_first(eager)), epochs=1, verbose=0)
-        after = _to_numpy(model.trainable_weights)
-        assert any(not np.allclose(b, a) for b, a in zip(before, after)), "fit did not change any weight"
 
-    # 5. .keras save/load gives the same outputs
-    if run_save_load:
-        ref = _to_numpy(model(input_data))
-        with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "model.keras")
-            model.save(path)
-            loaded = keras.saving.load_model(path)
-        got = _to_numpy(loaded(input_data))
-        for g, r in zip(keras.tree.flatten(got), keras.tree.flatten(ref)):
-            np.testing.assert_allclose(g, r, atol=atol, rtol=1e-5, err_msg="outputs changed after .keras save/load")
-    return layer
+def _check_fit_step(model, input_data, eager) -> None:
+    """4. One SGD ``fit`` step on random targets (seeded) moves at least one weight."""
+    rng = np.random.default_rng(0)
+    target = _tree_map(lambda a: rng.normal(size=np.shape(a)).astype("float32"), eager)
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    before = [np.array(w) for w in _to_numpy(model.trainable_weights)]
+    model.fit(input_data, target, batch_size=len(_first(eager)), epochs=1, verbose=0)
+    after = _to_numpy(model.trainable_weights)
+    assert any(not np.allclose(b, a) for b, a in zip(before, after)), "fit did not change any weight"
+
+
+def _check_save_load(model, input_data, atol: float) -> None:
+    """5. A ``.keras`` save/load gives the same outputs (within ``atol``, rtol 1e-5)."""
+    ref = _to_numpy(model(input_data))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.keras")
+        model.save(path)
+        loaded = keras.saving.load_model(path)
+    got = _to_numpy(loaded(input_data))
+    for g, r in zip(keras.tree.flatten(got), keras.tree.flatten(ref)):
+        np.testing.assert_allclose(g, r, atol=atol, rtol=1e-5, err_msg="outputs changed after .keras save/load")
 
 
 PRECISION_POLICIES = ("mixed_float16", "mixed_bfloat16")
@@ -155,7 +208,8 @@ def run_precision_test(
             dtype = keras.backend.standardize_dtype(weight.dtype)
             if "float" in dtype:
                 assert dtype == policy.variable_dtype, (
-                    f"{layer_cls.__name__} under {name}: weight {weight.path} is {dtype}, expected {policy.variable_dtype}"
+                    f"{layer_cls.__name__} under {name}: weight {weight.path} is {dtype}, "
+                    f"expected {policy.variable_dtype}"
                 )
         for sub in layer._flatten_layers(include_self=False):
             if isinstance(sub, (keras.layers.Softmax, keras.layers.InputLayer)):

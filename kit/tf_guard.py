@@ -30,6 +30,7 @@ _BLOCKED = ("tensorflow", "tensorflow_text")
 
 
 def blocked_names() -> tuple[str, ...]:
+    """The modules ``import kit`` blocks under jax and torch (unless ``KIT_ALLOW_TENSORFLOW=1``)."""
     return _BLOCKED
 
 

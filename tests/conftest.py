@@ -25,7 +25,10 @@ def pytest_configure(config):
 
 
 def pytest_report_header(config):
-    return f"KERAS_BACKEND={os.environ.get('KERAS_BACKEND', '(unset: tensorflow)')}, KIT_SCALE={os.environ.get('KIT_SCALE', 'smoke')}"
+    return (
+        f"KERAS_BACKEND={os.environ.get('KERAS_BACKEND', '(unset: tensorflow)')}, "
+        f"KIT_SCALE={os.environ.get('KIT_SCALE', 'smoke')}"
+    )
 
 
 @pytest.fixture

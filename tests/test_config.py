@@ -155,3 +155,15 @@ def test_the_light_modules_import_without_keras():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_the_command_line_modules_import_without_keras():
+    """`kit info`, `kit data` and `kit run` start without Keras: kit.cli, what it imports at its top (kit.runner,
+    kit.session, kit.devices) and kit.exercises import Keras only when a notebook, a solution or a device query needs
+    it."""
+    code = (
+        "import sys, kit.cli, kit.runner, kit.session, kit.devices, kit.exercises, kit.papers; "
+        "print(sorted(m for m in ('keras', 'keras_hub', 'torch', 'jax', 'tensorflow') if sys.modules.get(m)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"

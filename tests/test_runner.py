@@ -137,7 +137,7 @@ def test_kit_test_plans_every_notebook_and_backend():
     # the notebooks' exercise solutions: one more run, under the first backend, at smoke
     assert jobs[-1][0] == "solutions on jax" and jobs[-1][1][-2:] == ["kit.exercises", "--all"]
     assert jobs[-1][2]["KERAS_BACKEND"] == "jax" and jobs[-1][2]["KIT_SCALE"] == "smoke"
-    for label, cmd, env in jobs[2:-1]:
+    for _label, cmd, env in jobs[2:-1]:
         assert cmd[-1].endswith(".ipynb") and env["KIT_SCALE"] == "smoke" and Path(env["KIT_OUT_ROOT"]).is_absolute()
         assert env["KERAS_BACKEND"] == NOTEBOOK_BACKENDS[Path(cmd[-1]).name[:2]]
 
