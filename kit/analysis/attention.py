@@ -24,9 +24,9 @@ import numpy as np
 
 def attention_maps(backbone, inputs: dict) -> np.ndarray:
     """Softmax attention of every layer and head: ``(layers, batch, heads, seq, seq)`` (NumPy)."""
-    import keras
+    import keras  # noqa: PLC0415 - kit.analysis imports without Keras (a light room)
 
-    from ..models.backbone_parts import split_backbone
+    from ..models.backbone_parts import split_backbone  # noqa: PLC0415 - kit.models imports Keras
 
     parts = split_backbone(backbone)
     x = parts.embeddings({"token_ids": inputs["token_ids"], "segment_ids": inputs["segment_ids"]}, training=False)

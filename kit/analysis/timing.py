@@ -14,6 +14,8 @@ import time
 
 import numpy as np
 
+from ..devices import describe_devices
+
 
 def _batch_and_length(inputs):
     first = next(iter(inputs.values())) if isinstance(inputs, dict) else inputs
@@ -29,9 +31,7 @@ def time_inference(
     ``compiled=True`` times ``model.predict_on_batch`` (traced/jit-compiled on jax and
     tensorflow); ``compiled=False`` times an eager ``model(inputs, training=False)``.
     """
-    import keras
-
-    from ..devices import describe_devices
+    import keras  # noqa: PLC0415 - kit.analysis imports without Keras (a light room)
 
     if repeats < 1:
         raise ValueError("repeats must be >= 1")

@@ -19,6 +19,7 @@ WordPiece (cleaning, accent stripping) in the tokenizer.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 from dataclasses import dataclass
@@ -27,10 +28,17 @@ from pathlib import Path
 import keras
 import keras_hub
 import numpy as np
+from keras_hub.src.utils import preset_utils
 
 from ..data.sources import Source, materialize
 from ..text.byte_bpe import ByteLevelBPETokenizer
 from ..text.wordpiece import BertPreprocessor, WordPieceTokenizer
+from .backbone_parts import BackboneParts, split_backbone
+
+try:  # keras-hub's HuggingFace converter (internal): where it moved, _from_preset copies through keras-hub's class
+    from keras_hub.src.utils.transformers.preset_loader import TransformersPresetLoader
+except ImportError:  # pragma: no cover - depends on the keras-hub version
+    TransformersPresetLoader = None
 
 
 class BuiltOnBackbone:
@@ -128,8 +136,6 @@ class LoadedBackbone:
 
     def parts(self) -> BackboneParts:
         """Embedding part and encoder part, sharing this backbone's weights."""
-        from .backbone_parts import split_backbone
-
         return split_backbone(self.backbone)
 
     def __repr__(self):
@@ -167,13 +173,10 @@ def _from_preset(preset: str, hidden_activation: str | None, dtype=None) -> Bert
     (one build); a keras-hub preset is loaded as keras-hub's class and copied (keras-hub loads its own class only).
     """
     try:
-        from keras_hub.src.utils.preset_utils import get_preset_loader
-        from keras_hub.src.utils.transformers.preset_loader import TransformersPresetLoader
-
-        loader = get_preset_loader(preset)
+        loader = preset_utils.get_preset_loader(preset)
     except (ImportError, AttributeError):  # keras-hub moved its internals: the copy below still works
         loader = None
-    if isinstance(loader, TransformersPresetLoader):
+    if TransformersPresetLoader is not None and isinstance(loader, TransformersPresetLoader):
         kwargs = {"hidden_activation": hidden_activation or "gelu_approximate"}
         return loader.load_backbone(BertBackbone, True, **kwargs, **({"dtype": dtype} if dtype is not None else {}))
     base = keras_hub.models.BertBackbone.from_preset(preset, dtype=dtype)
@@ -254,22 +257,21 @@ def preset_tokenizer(preset: str):
     if preset_family(preset) == "roberta":
         if folder.is_dir():
             return ByteLevelBPETokenizer.from_folder(folder)
-        from keras_hub.src.utils.preset_utils import TOKENIZER_ASSET_DIR, get_file
-
+        assets = preset_utils.TOKENIZER_ASSET_DIR
         try:  # a keras-hub preset keeps them as assets
             return ByteLevelBPETokenizer(
-                get_file(preset, f"{TOKENIZER_ASSET_DIR}/vocabulary.json"),
-                get_file(preset, f"{TOKENIZER_ASSET_DIR}/merges.txt"),
+                preset_utils.get_file(preset, f"{assets}/vocabulary.json"),
+                preset_utils.get_file(preset, f"{assets}/merges.txt"),
             )
         except Exception:  # noqa: BLE001 - a HuggingFace repo (hf://...) keeps vocab.json and merges.txt at its top
-            return ByteLevelBPETokenizer(get_file(preset, "vocab.json"), get_file(preset, "merges.txt"))
+            return ByteLevelBPETokenizer(
+                preset_utils.get_file(preset, "vocab.json"), preset_utils.get_file(preset, "merges.txt")
+            )
     if (folder / "vocab.txt").exists():
         return WordPieceTokenizer.from_folder(folder)
-    from keras_hub.src.utils.preset_utils import TOKENIZER_ASSET_DIR, get_file, load_json
-
     try:
-        vocab = get_file(preset, f"{TOKENIZER_ASSET_DIR}/vocabulary.txt")
-        config = load_json(preset, "tokenizer.json").get("config", {})
+        vocab = preset_utils.get_file(preset, f"{preset_utils.TOKENIZER_ASSET_DIR}/vocabulary.txt")
+        config = preset_utils.load_json(preset, "tokenizer.json").get("config", {})
     except Exception as exc:  # noqa: BLE001 - any failure here means "not a BERT preset we can read"
         raise ValueError(
             f"{preset!r} has no BERT vocabulary: expected vocab.txt (HuggingFace) or "
@@ -308,30 +310,7 @@ def load_backbone(name: str = "minilm-l6", sequence_length: int = 128, dtype=Non
     RoBERTa classification head starts its dense layer fresh too), and its byte-level BPE tokenizer
     (:class:`~kit.text.ByteLevelBPETokenizer`), whose pairs pack as ``<s> A </s></s> B </s>``.
     """
-    if name in OFFLINE_BACKBONES:
-        folder = minilm_path()
-        preset, source = str(folder), OFFLINE_BACKBONES[name]["source"].describe()
-        activation = _hf_activation(folder)
-    elif os.path.isdir(os.path.expanduser(name)):
-        folder = Path(name).expanduser()
-        preset, source = str(folder), f"local folder {folder}"
-        activation = _hf_activation(folder)
-    elif local_preset(name) is not None:
-        folder = local_preset(name)
-        preset, source = str(folder), f"local preset {folder} (KIT_PRESET_DIR)"
-        activation = _hf_activation(folder)
-    elif name in hub_presets() or name.startswith(("kaggle://", "hf://")):
-        preset, source, activation = name, f"keras-hub preset {name}", None
-    else:
-        import difflib
-
-        known = list(OFFLINE_BACKBONES) + sorted(hub_presets())
-        close = difflib.get_close_matches(name, known, n=3)
-        raise ValueError(
-            f"Unknown backbone {name!r}. Offline: {list(OFFLINE_BACKBONES)}; keras-hub BERT and RoBERTa presets "
-            f"(online, or a copy in $KIT_PRESET_DIR/<name>): {known[1:6]}...; or a local folder path."
-            + (f" Did you mean {close}?" if close else "")
-        )
+    preset, source, activation = _resolve_backbone(name)
     family = preset_family(preset)
     try:
         if family == "roberta":
@@ -342,18 +321,66 @@ def load_backbone(name: str = "minilm-l6", sequence_length: int = 128, dtype=Non
     except (OSError, ConnectionError) as exc:  # requests' ConnectionError is an OSError too
         if os.path.isdir(preset):
             raise
-        cls, files = (
-            ("RobertaBackbone", "config.json, vocab.json, merges.txt")
-            if family == "roberta"
-            else ("BertBackbone", "config.json, vocab.txt")
-        )
-        raise ConnectionError(
-            f"Could not download the keras-hub preset {name!r} (no network to the model hub here: "
-            f"{type(exc).__name__}). Put a copy of it in a local folder and pass its path "
-            f"(load_backbone('/path/to/{name}')), or set KIT_PRESET_DIR to a folder that holds {name}/. On a machine "
-            f"with network, `python -c \"import keras_hub; keras_hub.models.{cls}.from_preset('{name}')"
-            f".save_to_preset('{name}')\"` writes one (copy the tokenizer's assets with it, or use a HuggingFace "
-            f"{'RoBERTa' if family == 'roberta' else 'BERT'} folder with {files} and model.safetensors)."
-        ) from None
+        raise _offline_error(name, family, exc) from None
     pre = BertPreprocessor(tokenizer, sequence_length=sequence_length, max_sequence_length=backbone.max_sequence_length)
     return LoadedBackbone(name, backbone, tokenizer, pre, source)
+
+
+def _resolve_backbone(name: str) -> tuple[str, str, str | None]:
+    """Where :func:`load_backbone`'s ``name`` points: the offline MiniLM, a folder, a local copy or a keras-hub preset.
+
+    Args:
+        name: ``"minilm-l6"``, a local folder, a preset name in ``$KIT_PRESET_DIR`` or keras-hub's, or a
+            ``kaggle://`` / ``hf://`` handle.
+
+    Returns:
+        ``(preset, source, activation)``: what keras-hub loads from, a line saying where it came from, and the
+        folder's HuggingFace activation (``None`` for a keras-hub preset).
+
+    Raises:
+        ValueError: an unknown name, with the closest known ones.
+    """
+    if name in OFFLINE_BACKBONES:
+        folder = minilm_path()
+        return str(folder), OFFLINE_BACKBONES[name]["source"].describe(), _hf_activation(folder)
+    if os.path.isdir(os.path.expanduser(name)):
+        folder = Path(name).expanduser()
+        return str(folder), f"local folder {folder}", _hf_activation(folder)
+    if local_preset(name) is not None:
+        folder = local_preset(name)
+        return str(folder), f"local preset {folder} (KIT_PRESET_DIR)", _hf_activation(folder)
+    if name in hub_presets() or name.startswith(("kaggle://", "hf://")):
+        return name, f"keras-hub preset {name}", None
+    known = list(OFFLINE_BACKBONES) + sorted(hub_presets())
+    close = difflib.get_close_matches(name, known, n=3)
+    raise ValueError(
+        f"Unknown backbone {name!r}. Offline: {list(OFFLINE_BACKBONES)}; keras-hub BERT and RoBERTa presets "
+        f"(online, or a copy in $KIT_PRESET_DIR/<name>): {known[1:6]}...; or a local folder path."
+        + (f" Did you mean {close}?" if close else "")
+    )
+
+
+def _offline_error(name: str, family: str, exc: Exception) -> ConnectionError:
+    """The error for a keras-hub preset that could not be downloaded: where to put a copy, and how to make one.
+
+    Args:
+        name: the preset's name, as given to :func:`load_backbone`.
+        family: ``"bert"`` or ``"roberta"`` (:func:`preset_family`).
+        exc: the download's error (its type is named).
+
+    Returns:
+        The ``ConnectionError`` to raise.
+    """
+    cls, files = (
+        ("RobertaBackbone", "config.json, vocab.json, merges.txt")
+        if family == "roberta"
+        else ("BertBackbone", "config.json, vocab.txt")
+    )
+    return ConnectionError(
+        f"Could not download the keras-hub preset {name!r} (no network to the model hub here: "
+        f"{type(exc).__name__}). Put a copy of it in a local folder and pass its path "
+        f"(load_backbone('/path/to/{name}')), or set KIT_PRESET_DIR to a folder that holds {name}/. On a machine "
+        f"with network, `python -c \"import keras_hub; keras_hub.models.{cls}.from_preset('{name}')"
+        f".save_to_preset('{name}')\"` writes one (copy the tokenizer's assets with it, or use a HuggingFace "
+        f"{'RoBERTa' if family == 'roberta' else 'BERT'} folder with {files} and model.safetensors)."
+    )

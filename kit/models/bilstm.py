@@ -33,7 +33,10 @@ for every layer) turns them off.
 
 from __future__ import annotations
 
+import os
+
 import keras
+import ml_dtypes  # numpy's finfo, bfloat16 included (a Keras dependency)
 from keras import ops
 
 POOLINGS = ("max", "mean", "last", None)
@@ -66,8 +69,6 @@ def masked_max(x, mask, axis: int = 1):
     >>> float(keras.ops.convert_to_numpy(masked_max(x, m))[0, 0])
     5.0
     """
-    import ml_dtypes  # numpy's finfo, bfloat16 included (a Keras dependency)
-
     m = ops.expand_dims(ops.cast(mask, "bool"), -1)
     lowest = float(ml_dtypes.finfo(keras.backend.standardize_dtype(x.dtype)).min)
     pooled = ops.max(ops.where(m, x, ops.cast(lowest, x.dtype)), axis=axis)
@@ -236,8 +237,6 @@ class BiLSTMEncoder(keras.layers.Layer):
 
     def implementation(self, training: bool = False) -> str:
         """Which implementation runs: "torch" (fused), "jax-cudnn" (jax on a GPU, inference only) or "generic"."""
-        import os
-
         backend = keras.backend.backend()
         if not self.fast_path or os.environ.get("KIT_LSTM_FAST_PATH", "1").strip() in ("0", "false", "False"):
             return "generic"

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import keras
 import numpy as np
 
 from ..data.sources import Source, materialize
@@ -53,6 +54,4 @@ def glove_table(vocab, seed: int = 0):
 
 def backbone_token_table(loaded_backbone) -> np.ndarray:
     """The pretrained encoder's WordPiece embedding table, ``(vocabulary, hidden)``, as NumPy."""
-    import keras
-
     return keras.ops.convert_to_numpy(loaded_backbone.backbone.token_embedding.embeddings)

@@ -40,7 +40,7 @@ def model_inputs(max_predictions: int | None = None) -> dict:
 
 
 def tied_mlm_head(backbone, name: str = "mlm_head"):
-    """keras-hub's ``MaskedLMHead`` (Dense + GELU + LayerNorm, output bias) projecting with ``backbone``'s token table."""
+    """keras-hub's ``MaskedLMHead`` (Dense + GELU + LayerNorm, output bias) tied to ``backbone``'s token table."""
     head = keras_hub.layers.MaskedLMHead(
         vocabulary_size=backbone.vocabulary_size,
         token_embedding=backbone.token_embedding,

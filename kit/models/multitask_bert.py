@@ -46,6 +46,7 @@ triple-BERT 8487
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import keras
 
@@ -91,6 +92,194 @@ def _embed(backbone, inputs):
     return backbone.embeddings_dropout(x)
 
 
+def _check_arguments(backbone, heads: dict, k: int, share_embeddings: bool, pooling: str) -> tuple[dict, int]:
+    """Validate :class:`MultitaskBert`'s arguments.
+
+    Args:
+        backbone: the pretrained BERT backbone (its depth bounds ``k``).
+        heads: ``{task: outputs}``.
+        k: task-specific top layers.
+        share_embeddings: ``False`` for triple-BERT.
+        pooling: ``"cls"`` or ``"mean"``.
+
+    Returns:
+        ``(heads, k)``: ``heads`` as ``{str: int}`` in the given order, ``k`` as an ``int``.
+
+    Raises:
+        ValueError: an unknown pooling, no task, a bad task name or output count, ``k`` outside
+            ``[0, num_layers]``, or triple-BERT with ``k != num_layers``.
+    """
+    if pooling not in POOLINGS:
+        raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}.")
+    heads = {str(t): int(n) for t, n in dict(heads).items()}
+    if not heads:
+        raise ValueError("heads is empty: give {task: number of outputs}, e.g. {'sst': 5, 'qqp': 1, 'sts': 1}.")
+    for task, n in heads.items():
+        if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", task):
+            raise ValueError(f"Task name {task!r} must start with a letter and use letters, digits or _.")
+        if n < 1:
+            raise ValueError(f"Task {task!r} needs at least 1 output, got {n}.")
+    n_layers = len(backbone.transformer_layers)
+    if int(k) != k or not 0 <= k <= n_layers:
+        raise ValueError(
+            f"k (task-specific top layers) must be an integer in [0, {n_layers}] for this "
+            f"{n_layers}-layer backbone, got {k}."
+        )
+    k = int(k)
+    if not share_embeddings and k != n_layers:
+        raise ValueError(
+            f"share_embeddings=False (triple-BERT) copies the whole encoder per task, so k must "
+            f"be num_layers={n_layers}, got k={k}."
+        )
+    return heads, k
+
+
+@dataclass
+class _Branches:
+    """What a sharing mode builds: the encoders, each task's top layers, pooler and pooled output."""
+
+    encoders: list  # the backbones that embed the input: one when shared, one per task for triple-BERT
+    tops: dict  # {task: [its top transformer layers]}
+    poolers: dict  # {task: its [CLS] pooler} (None for mean pooling on a shared encoder)
+    pooled: dict  # {task: the tensor its head reads}
+
+
+def _task_top(backbone, task: str, first: bool, k: int) -> tuple[list, keras.layers.Layer]:
+    """One task's top ``k`` layers and pooler (CerBERTus' task-specific part).
+
+    Args:
+        backbone: the pretrained backbone.
+        task: the task's name (prefix of its copies' names).
+        first: whether this is the first task, which keeps the backbone's own layers.
+        k: task-specific top layers (0: multi-BERT, every task reads the backbone's pooler).
+
+    Returns:
+        ``(top, pooler)``: the backbone's own layers, or unbuilt copies named ``{task}_{layer}``.
+    """
+    n_layers = len(backbone.transformer_layers)
+    if first or k == 0:
+        return list(backbone.transformer_layers[n_layers - k :]), backbone.pooled_dense
+    top = [_copy_layer(layer, f"{task}_{layer.name}") for layer in backbone.transformer_layers[n_layers - k :]]
+    return top, _copy_layer(backbone.pooled_dense, f"{task}_{backbone.pooled_dense.name}")
+
+
+def _build_shared(backbone, tasks: list, k: int, pooling: str, inputs: dict) -> _Branches:
+    """multi-BERT (``k=0``) and CerBERTus: shared embeddings and lower ``L-k`` layers, a top of ``k`` per task.
+
+    Args:
+        backbone: the pretrained backbone (its embeddings and lower layers are shared).
+        tasks: task names, in order (the first keeps the backbone's own top layers and pooler).
+        k: task-specific top layers.
+        pooling: ``"cls"`` or ``"mean"``.
+        inputs: the model's ``keras.Input`` dict.
+
+    Returns:
+        The branches; the copies are built but still hold fresh weights (:func:`_start_copies_pretrained`).
+    """
+    n_layers = len(backbone.transformer_layers)
+    dtype = backbone.dtype_policy
+    cls = getattr(backbone, "cls_token_index", 0)
+    h = _embed(backbone, inputs)
+    for layer in backbone.transformer_layers[: n_layers - k]:
+        h = layer(h, padding_mask=inputs["padding_mask"])
+    branches = _Branches([backbone], {}, {}, {})
+    for i, task in enumerate(tasks):
+        top, pooler = _task_top(backbone, task, i == 0, k)
+        h_t = h
+        for layer in top:
+            h_t = layer(h_t, padding_mask=inputs["padding_mask"])
+        if pooling == "mean":  # the copied pooler stays unbuilt and out of the graph
+            pooler = None
+            branches.pooled[task] = MaskedMeanPooling(name=f"{task}_mean_pool", dtype=dtype)(
+                h_t, inputs["padding_mask"]
+            )
+        else:
+            branches.pooled[task] = pooler(h_t[:, cls, :])
+        branches.tops[task], branches.poolers[task] = top, pooler
+    return branches
+
+
+def _encoder_output(encoder, pooling: str, mean_name: str, inputs: dict, dtype):
+    """What a head reads from a whole encoder: its [CLS] pooled output or the masked mean of its last layer.
+
+    Args:
+        encoder: a backbone.
+        pooling: ``"cls"`` or ``"mean"``.
+        mean_name: the name of the :class:`MaskedMeanPooling` layer (``"mean"`` only).
+        inputs: the model's ``keras.Input`` dict.
+        dtype: the pooling layer's dtype policy (the pretrained backbone's).
+
+    Returns:
+        The pooled ``(batch, hidden)`` tensor.
+    """
+    out = encoder(inputs)
+    if pooling == "cls":
+        return out["pooled_output"]
+    return MaskedMeanPooling(name=mean_name, dtype=dtype)(out["sequence_output"], inputs["padding_mask"])
+
+
+def _build_independent(backbone, tasks: list, pooling: str, inputs: dict) -> _Branches:
+    """triple-BERT: an independent encoder per task (the backbone for the first, pretrained clones for the others).
+
+    Args:
+        backbone: the pretrained backbone.
+        tasks: task names, in order.
+        pooling: ``"cls"`` or ``"mean"``.
+        inputs: the model's ``keras.Input`` dict.
+
+    Returns:
+        The branches: every task's top is its encoder's whole stack of layers.
+    """
+    branches = _Branches([], {}, {}, {})
+    for i, task in enumerate(tasks):
+        enc = backbone if i == 0 else _clone_backbone(backbone, f"{task}_{backbone.name}")
+        branches.encoders.append(enc)
+        branches.tops[task], branches.poolers[task] = list(enc.transformer_layers), enc.pooled_dense
+        branches.pooled[task] = _encoder_output(enc, pooling, f"{task}_mean_pool", inputs, backbone.dtype_policy)
+    return branches
+
+
+def _add_static(backbone, pooled: dict, pooling: str, inputs: dict) -> tuple:
+    """Static BERT: concatenate to every task's pooled output that of a frozen pretrained copy (no dropout).
+
+    Args:
+        backbone: the pretrained backbone (cloned, weights included).
+        pooled: ``{task: pooled output}``.
+        pooling: ``"cls"`` or ``"mean"``.
+        inputs: the model's ``keras.Input`` dict.
+
+    Returns:
+        ``(static_encoder, {task: its pooled output and the frozen one, concatenated})``.
+    """
+    static_encoder = _clone_backbone(backbone, f"static_{backbone.name}", dropout=0.0)
+    static_encoder.trainable = False
+    frozen = _encoder_output(static_encoder, pooling, "static_mean_pool", inputs, backbone.dtype_policy)
+    concat = {
+        t: keras.layers.Concatenate(name=f"{t}_with_static", dtype=backbone.dtype_policy)([p, frozen])
+        for t, p in pooled.items()
+    }
+    return static_encoder, concat
+
+
+def _start_copies_pretrained(backbone, branches: _Branches, tasks: list, k: int, pooling: str) -> None:
+    """Copy the backbone's top ``k`` layers (and pooler, for ``"cls"``) into the other tasks' built copies.
+
+    Args:
+        backbone: the pretrained backbone.
+        branches: what :func:`_build_shared` built.
+        tasks: task names, in order (the first task holds the originals).
+        k: task-specific top layers.
+        pooling: ``"cls"`` or ``"mean"``.
+    """
+    n_layers = len(backbone.transformer_layers)
+    originals = list(backbone.transformer_layers[n_layers - k :])
+    originals += [backbone.pooled_dense] if pooling == "cls" else []
+    for task in tasks[1:]:
+        copies = branches.tops[task] + ([branches.poolers[task]] if pooling == "cls" else [])
+        for orig, copy in zip(originals, copies):
+            _copy_weights(orig, copy)
+
+
 @keras.saving.register_keras_serializable(package="kit")
 class MultitaskBert(BuiltOnBackbone, keras.Model):
     """A BERT encoder shared (fully, partly or not at all) by one classifier/regressor head per task.
@@ -118,100 +307,23 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
         pooling: str = "cls",
         **kwargs,
     ):
-        if pooling not in POOLINGS:
-            raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}.")
-        heads = {str(t): int(n) for t, n in dict(heads).items()}
-        if not heads:
-            raise ValueError("heads is empty: give {task: number of outputs}, e.g. {'sst': 5, 'qqp': 1, 'sts': 1}.")
-        for task, n in heads.items():
-            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", task):
-                raise ValueError(f"Task name {task!r} must start with a letter and use letters, digits or _.")
-            if n < 1:
-                raise ValueError(f"Task {task!r} needs at least 1 output, got {n}.")
-        n_layers = len(backbone.transformer_layers)
-        if int(k) != k or not 0 <= k <= n_layers:
-            raise ValueError(
-                f"k (task-specific top layers) must be an integer in [0, {n_layers}] for this "
-                f"{n_layers}-layer backbone, got {k}."
-            )
-        k = int(k)
-        if not share_embeddings and k != n_layers:
-            raise ValueError(
-                f"share_embeddings=False (triple-BERT) copies the whole encoder per task, so k must "
-                f"be num_layers={n_layers}, got k={k}."
-            )
+        heads, k = _check_arguments(backbone, heads, k, share_embeddings, pooling)
         tasks = list(heads)
         inputs = _inputs()
-        dtype = backbone.dtype_policy
-        cls = getattr(backbone, "cls_token_index", 0)
-        encoders, tops, poolers, embeddings = [], {}, {}, []
-        pooled = {}
         if share_embeddings:
-            shared = backbone.transformer_layers[: n_layers - k]
-            h = _embed(backbone, inputs)
-            for layer in shared:
-                h = layer(h, padding_mask=inputs["padding_mask"])
-            encoders = [backbone]
-            for i, task in enumerate(tasks):
-                if i == 0:
-                    top, pooler = list(backbone.transformer_layers[n_layers - k :]), backbone.pooled_dense
-                elif k == 0:
-                    top, pooler = [], backbone.pooled_dense
-                else:
-                    top = [
-                        _copy_layer(layer, f"{task}_{layer.name}")
-                        for layer in backbone.transformer_layers[n_layers - k :]
-                    ]
-                    pooler = _copy_layer(backbone.pooled_dense, f"{task}_{backbone.pooled_dense.name}")
-                h_t = h
-                for layer in top:
-                    h_t = layer(h_t, padding_mask=inputs["padding_mask"])
-                if pooling == "mean":
-                    pooler = None
-                    pooled[task] = MaskedMeanPooling(name=f"{task}_mean_pool", dtype=dtype)(h_t, inputs["padding_mask"])
-                else:
-                    pooled[task] = pooler(h_t[:, cls, :])
-                tops[task], poolers[task] = top, pooler
+            branches = _build_shared(backbone, tasks, k, pooling, inputs)
         else:
-            for i, task in enumerate(tasks):
-                enc = backbone if i == 0 else _clone_backbone(backbone, f"{task}_{backbone.name}")
-                encoders.append(enc)
-                tops[task], poolers[task] = list(enc.transformer_layers), enc.pooled_dense
-                out = enc(inputs)
-                pooled[task] = (
-                    out["pooled_output"]
-                    if pooling == "cls"
-                    else MaskedMeanPooling(name=f"{task}_mean_pool", dtype=dtype)(
-                        out["sequence_output"], inputs["padding_mask"]
-                    )
-                )
-        static_encoder = None
+            branches = _build_independent(backbone, tasks, pooling, inputs)
+        pooled, static_encoder = branches.pooled, None
         if static:
-            static_encoder = _clone_backbone(backbone, f"static_{backbone.name}", dropout=0.0)
-            static_encoder.trainable = False
-            out = static_encoder(inputs)
-            frozen = (
-                out["pooled_output"]
-                if pooling == "cls"
-                else MaskedMeanPooling(name="static_mean_pool", dtype=dtype)(
-                    out["sequence_output"], inputs["padding_mask"]
-                )
-            )
-            pooled = {
-                t: keras.layers.Concatenate(name=f"{t}_with_static", dtype=dtype)([p, frozen])
-                for t, p in pooled.items()
-            }
+            static_encoder, pooled = _add_static(backbone, pooled, pooling, inputs)
+        dtype = backbone.dtype_policy
         head_layers = {t: ClassifierHead(n, dropout=dropout, name=f"{t}_head", dtype=dtype) for t, n in heads.items()}
         outputs = {t: head_layers[t](pooled[t]) for t in tasks}
         super().__init__(inputs=inputs, outputs=outputs, **kwargs)
         # copies are now built: start them from the pretrained weights
         if share_embeddings and k > 0:
-            originals = list(backbone.transformer_layers[n_layers - k :])
-            originals += [backbone.pooled_dense] if pooling == "cls" else []
-            for task in tasks[1:]:
-                copies = tops[task] + ([poolers[task]] if pooling == "cls" else [])
-                for orig, copy in zip(originals, copies):
-                    _copy_weights(orig, copy)
+            _start_copies_pretrained(backbone, branches, tasks, k, pooling)
         self.backbone = backbone
         self.heads = heads
         self.k = k
@@ -220,12 +332,12 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
         self.dropout = float(dropout)
         self.pooling = pooling
         if pooling == "mean":  # unused poolers: frozen, so no optimizer waits for their gradients
-            for enc in encoders:
+            for enc in branches.encoders:
                 enc.pooled_dense.trainable = False
         # references into the graph (not tracked again: they are saved once, as the graph's layers)
-        object.__setattr__(self, "_encoders", tuple(encoders))
-        object.__setattr__(self, "_tops", {t: tuple(v) for t, v in tops.items()})
-        object.__setattr__(self, "_poolers", dict(poolers))
+        object.__setattr__(self, "_encoders", tuple(branches.encoders))
+        object.__setattr__(self, "_tops", {t: tuple(v) for t, v in branches.tops.items()})
+        object.__setattr__(self, "_poolers", dict(branches.poolers))
         object.__setattr__(self, "_static_encoder", static_encoder)
 
     @property

@@ -1,4 +1,9 @@
-"""Multitask architectures: multi-BERT, CerBERTus (k), triple-BERT, static BERT: layer contract, precision, copies, counts."""
+"""Multitask architectures: multi-BERT, CerBERTus (k), triple-BERT, static BERT.
+
+Layer contract, precision, copies, counts, and the variables each sharing mode creates.
+"""
+
+import hashlib
 
 import keras
 import numpy as np
@@ -181,3 +186,43 @@ def test_clear_errors():
         multi_bert(bb, {})
     with pytest.raises(ValueError, match="at least 1 output"):
         multi_bert(bb, {"sst": 0})
+
+
+# {mode: (MultitaskBert kwargs, (number of variables, digest))}, recorded on the code before MultitaskBert.__init__ was
+# split into a builder per sharing mode (issue 27), identical on torch and jax: the digest covers every variable's
+# path, shape and trainable flag in model.weights' order and the layer names in model.layers' order, which is what
+# a saved .keras file and an optimizer see. A change here breaks the .keras files saved before it.
+VARIABLES_BY_MODE = {
+    "multi": ({"k": 0}, (61, "f99e8164317ca5a5")),
+    "cerbertus1": ({"k": 1}, (97, "99b20f7368dc5a9c")),
+    "cerbertus2_static": ({"k": 2, "static": True}, (184, "abd8f0edfd88cb8f")),
+    "cerbertus3": ({"k": 3}, (161, "9367087960e5bded")),
+    "triple": ({"k": 3, "share_embeddings": False}, (171, "ec9bc247f397db6a")),
+    "triple_static": ({"k": 3, "share_embeddings": False, "static": True}, (226, "24a0bf4a669b98fc")),
+    "multi_mean": ({"k": 0, "pooling": "mean"}, (61, "bcd986c1dacc229c")),
+    "cerbertus2_mean": ({"k": 2, "pooling": "mean"}, (125, "5ce5f4700af9c89e")),
+    "cerbertus2_mean_static": ({"k": 2, "pooling": "mean", "static": True}, (180, "d12ec8ef9344a7ee")),
+    "triple_mean": ({"k": 3, "share_embeddings": False, "pooling": "mean"}, (171, "0bf2ab92779656d2")),
+}
+
+
+@pytest.mark.parametrize("mode", list(VARIABLES_BY_MODE))
+def test_each_mode_creates_the_same_variables_as_before(mode):
+    kwargs, expected = VARIABLES_BY_MODE[mode]
+    keras.utils.set_random_seed(0)
+    bb = BertBackbone(
+        vocabulary_size=VOCAB,
+        num_layers=3,
+        num_heads=2,
+        hidden_dim=8,
+        intermediate_dim=16,
+        max_sequence_length=SEQ,
+        dropout=0.0,
+        hidden_activation="gelu",
+        name="bert",  # named, so the clones' names do not depend on what the session built before
+    )
+    model = MultitaskBert(bb, HEADS, **kwargs)
+    rows = [(v.path, tuple(int(d) for d in v.shape), bool(v.trainable)) for v in model.weights]
+    layers = [layer.name for layer in model.layers]
+    digest = hashlib.sha256(repr((rows, layers)).encode()).hexdigest()[:16]
+    assert (len(rows), digest) == expected, f"{mode}: layers {layers}; variables {rows}"

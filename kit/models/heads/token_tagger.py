@@ -29,8 +29,9 @@ class TokenTaggerHead(RichHead):
     ``(B, T, H)`` tensor (with a Keras mask). Output ``(B, T, num_tags)``
     logits; the BiLSTM skips padding and its states there are zero. The
     logits carry no Keras mask: score them with the masked loss, whose
-    labels mark what to skip (:class:`kit.metrics.MaskedSparseCategoricalCrossentropy`). Dense kernels are Kaiming (``he_normal``)
-    initialised, as in the paper; the LSTM keeps Keras' default initialisers.
+    labels mark what to skip (:class:`kit.metrics.MaskedSparseCategoricalCrossentropy`).
+    Dense kernels are Kaiming (``he_normal``) initialised, as in the paper; the LSTM keeps
+    Keras' default initialisers.
     ``n_layers=0`` drops the BiLSTM (the finetune-only head).
     """
 
