@@ -10,8 +10,11 @@ each trained on growing subsets of one training set; the inference timing of the
   recipes, early stopping on dev accuracy) and scores it;
 - :func:`time_models` times the paper's model sizes (:func:`kit.analysis.time_inference`).
 
->>> models({"lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64]})
-{'LSTM-2-64': ('lstm', 2, 64), 'LSTM-2-64 + MiniLM emb': ('lstm+pretrained', 2, 64), 'MiniLM-L6 fine-tuned': ('transformer', None, None)}
+>>> specs = models({"lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64]})
+>>> list(specs)
+['LSTM-2-64', 'LSTM-2-64 + MiniLM emb', 'MiniLM-L6 fine-tuned']
+>>> list(specs.values())
+[('lstm', 2, 64), ('lstm+pretrained', 2, 64), ('transformer', None, None)]
 >>> transformer_of(models({"lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64], "encoder_layers": 3}))
 'MiniLM-L6 (bottom 3 layers) fine-tuned'
 >>> transformer_name({"encoder_layers": 6}), transformer_name({"backbone": "roberta_base_en", "encoder_layers": 12})
@@ -23,9 +26,17 @@ each trained on growing subsets of one training set; the inference timing of the
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import keras
 import numpy as np
+
+from ... import config
+from ...analysis import time_inference
+from ...models import build_classifier, build_lstm_classifier, load_backbone, save_bundle
+from ...models.truncate import truncate_backbone
+from ...text import BertPreprocessor, WordVocab
+from ...train import accuracy, fit_classifier, planned_steps
 
 #: The depth of the encoders named below (``encoder_layers`` equal to it is the whole encoder).
 ENCODER_DEPTH = {"minilm-l6": 6, "roberta_base_en": 12, "roberta_large_en": 24, "bert_base_en_uncased": 12}
@@ -54,8 +65,6 @@ class Inputs:
     @classmethod
     def prepare(cls, ds, largest: int, sequence_length: int, preprocessor, max_words: int = 20000) -> Inputs:
         """The word vocabulary is fitted on the training texts of the largest run; the order is seeded (1234)."""
-        from ...text import WordVocab
-
         order = np.random.default_rng(1234).permutation(len(ds.train))  # 300 ⊂ 900 ⊂ ... : one fixed order
         vocab = WordVocab.fit([ds.train.texts[i] for i in order[:largest]], max_size=max_words)
         splits = ("train", "dev", "test")
@@ -88,8 +97,6 @@ def encoder_name(sizes: dict) -> str:
     >>> encoder_name({"backbone": "roberta_large_en"}), encoder_name({"backbone": "/models/my-bert/"})
     ('RoBERTa-Large', 'my-bert')
     """
-    from pathlib import Path
-
     name = sizes.get("backbone", "minilm-l6")
     return ENCODER_NAMES.get(name, Path(name.rstrip("/")).name or name)
 
@@ -154,8 +161,6 @@ def recipe_of(kind: str, sizes: dict) -> dict:
 
 def plan(model_specs: dict, train_sizes: list, sizes: dict) -> list[dict]:
     """Every model at every training size for every seed of its kind, with its planned optimizer steps."""
-    from ...train import planned_steps
-
     out = []
     for name, (kind, _, _) in model_specs.items():
         r = recipe_of(kind, sizes)
@@ -188,12 +193,9 @@ class Experiment:
         cut to its bottom ``n_layers`` (:func:`kit.models.truncate.truncate_backbone`), read through [CLS] or the
         mean token state (``transformer_pooling``).
         """
-        from ... import models as m
-        from ...models.truncate import truncate_backbone
-
         kind, n, k = spec
         if kind == "lstm":
-            return m.build_lstm_classifier(
+            return build_lstm_classifier(
                 len(self.inputs.vocab),
                 self.ds.num_classes,
                 n_layers=n,
@@ -201,7 +203,7 @@ class Experiment:
                 embedding_dim=self.sizes["embedding_dim"],
             )
         if kind == "lstm+pretrained":
-            return m.build_lstm_classifier(
+            return build_lstm_classifier(
                 self.token_table.shape[0],
                 self.ds.num_classes,
                 n_layers=n,
@@ -210,8 +212,8 @@ class Experiment:
                 pretrained_table=self.token_table,
                 padding_id=self.encoder.tokenizer.pad_token_id,
             )
-        fresh = m.load_backbone(self.encoder.name, sequence_length=self.sizes["sequence_length"])
-        return m.build_classifier(
+        fresh = load_backbone(self.encoder.name, sequence_length=self.sizes["sequence_length"])
+        return build_classifier(
             truncate_backbone(fresh.backbone, n),
             num_classes=self.ds.num_classes,
             dropout=0.1,
@@ -220,10 +222,6 @@ class Experiment:
 
     def run_one(self, run: dict) -> dict:
         """Train ``run`` (a row of :func:`plan`) on the first ``train_examples`` of the fixed order; its metrics."""
-        from ... import config
-        from ...models import save_bundle
-        from ...train import accuracy, fit_classifier
-
         kind, idx = self.models[run["model"]][0], self.inputs.order[: run["train_examples"]]
         config.set_seed(run["seed"])
         model = self.make_model(self.models[run["model"]])
@@ -271,15 +269,11 @@ def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequenc
     """
     import pandas as pd
 
-    from ... import models as m
-    from ...analysis import time_inference
-    from ...text import BertPreprocessor
-
     vocab, table, enc = experiment.inputs.vocab, experiment.token_table, experiment.encoder
     top, family = encoder_name(experiment.sizes), family_name(experiment.sizes)
 
     def lstm(n_layers, **table_kw):
-        return lambda: m.build_lstm_classifier(
+        return lambda: build_lstm_classifier(
             table.shape[0] if table_kw else len(vocab), 2, n_layers=n_layers, cells=256, embedding_dim=300, **table_kw
         )
 
@@ -292,7 +286,7 @@ def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequenc
         ),
         top: (
             "transformer",
-            lambda: m.build_classifier(m.load_backbone(enc.name, sequence_length=sequence_length).backbone, 2),
+            lambda: build_classifier(load_backbone(enc.name, sequence_length=sequence_length).backbone, 2),
         ),
     }
     texts = [" ".join([t] * 20) for t in experiment.ds.test.texts[: max(batch_sizes)]]  # long enough to fill it

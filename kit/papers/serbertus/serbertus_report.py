@@ -29,8 +29,10 @@ import numpy as np
 from ...analysis.baselines import constant_guess
 from ...analysis.bootstrap import paired_bootstrap
 from ...analysis.spread import difference, format_mean_se, summarize
+from ...metrics.task_scores import task_score
+from ...models import parameter_counts
 from . import serbertus_paper as paper
-from .serbertus_runs import KEYS
+from .serbertus_runs import KEYS, load_predictions
 
 MEAN = "mean"
 #: The baseline setting every ablation is compared with: one encoder per task, trained alone.
@@ -146,8 +148,6 @@ def cut_lengths(raw: dict, sequence_length: int) -> str:
 def architecture_sizes(backbone, heads: dict, ks):
     """Parameters of multi-BERT (k = 0), each CerBERTus k and triple-BERT on ``backbone`` (``parameter_counts``)."""
     import pandas as pd
-
-    from ...models import parameter_counts
 
     counts = pd.DataFrame(parameter_counts(backbone, heads, ks=(0, *ks)))
     counts = counts.set_index("architecture")[["k", "total", "vs_multi"]]
@@ -399,8 +399,6 @@ def bootstrap_lines(
     (:func:`kit.analysis.paired_bootstrap`, on the saved test predictions): it counts the noise of a few hundred
     test examples that Welch's t over seeds does not.
     """
-    from ...metrics.task_scores import task_score
-    from .serbertus_runs import load_predictions
 
     def stacked(experiment, setting, task):
         runs = [

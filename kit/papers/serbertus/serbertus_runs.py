@@ -64,9 +64,15 @@ import keras
 import numpy as np
 
 from ... import config
+from ...data import load
 from ...metrics.task_scores import check_kind, task_score
+from ...models import load_backbone
+from ...models.bundle import save_bundle_if_best, uncompiled_copy
+from ...models.compact_backbone import compact_backbone
 from ...models.multitask_bert import MultitaskBert, cerbertus, multi_bert, triple_bert
+from ...models.truncate import truncate_backbone
 from ...optimizers import schedules
+from ...text import CompactVocabulary
 from ...train.ensemble import dev_gated_ensemble
 from ...train.further_pretraining import further_pretrain
 from ...train.layerwise_decay import llrd_optimizer
@@ -128,8 +134,6 @@ def load_tasks(sizes: dict, own=None) -> dict:
     """``{slot: TextDataset}`` of the scale's three tasks (``sizes["tasks"]``), each subsampled as its spec says;
     ``own`` (your data set, ``kit.data.notebook_dataset``) takes the slot of its kind (:func:`slot_for`).
     """
-    from ...data import load
-
     datasets = {
         t: load(spec["dataset"], max_train=spec["max_train"], max_eval=spec["max_eval"], seed=0, **spec["options"])
         for t, spec in sizes["tasks"].items()
@@ -147,8 +151,6 @@ def kinds_and_heads(datasets: dict) -> tuple[dict, dict]:
 
 def compact_vocabulary(raw: dict, tokenizer):
     """A :class:`kit.text.CompactVocabulary` of every id the tasks' texts use (all splits): exact for these texts."""
-    from ...text import CompactVocabulary
-
     ids = [x["token_ids"] for splits in raw.values() for x, _ in splits.values()]
     return CompactVocabulary.for_tokenizer(tokenizer, ids, tokenizer.vocabulary_size())
 
@@ -167,10 +169,6 @@ def backbone_factory(name: str, sequence_length: int, vocabulary=None, num_layer
     layers when set (``kit.models.truncate``). The checkpoint is read once; each call builds a new backbone from
     its config and the kept weights (a fraction of a second instead of seconds).
     """
-    from ...models import load_backbone
-    from ...models.compact_backbone import compact_backbone
-    from ...models.truncate import truncate_backbone
-
     template = load_backbone(name, sequence_length=sequence_length).backbone
     template = compact_backbone(template, vocabulary) if vocabulary is not None else template
     template = truncate_backbone(template, num_layers)
@@ -253,6 +251,143 @@ def _stack_inputs(parts: list) -> dict:
     return {k: np.concatenate([pad(np.asarray(p[k])) for p in parts]) for k in INPUT_KEYS}
 
 
+def _check_setting(data: dict, kinds: dict, mlm_steps: int, masker, decay: float) -> None:
+    """Check a setting before anything is seeded or built.
+
+    Args:
+        data: ``{task: {"train"|"dev"|"test": (inputs, labels)}}``.
+        kinds: ``{task: kind}``.
+        mlm_steps: the masked-LM steps of further pretraining (0: none).
+        masker: the :class:`kit.text.MLMMasker` those steps need.
+        decay: the layer-wise decay of the learning rate (1: none).
+
+    Raises:
+        ValueError: ``data`` is empty, a task lacks a split or has an unknown kind, ``mlm_steps > 0`` without a
+            ``masker``, or ``decay`` is outside (0, 1].
+    """
+    if not data:
+        raise ValueError("data is empty: give {task: {'train': (x, y), 'dev': (x, y), 'test': (x, y)}}.")
+    for task, splits in data.items():
+        missing = [s for s in ("train", "dev", "test") if s not in splits]
+        if missing:
+            raise ValueError(f"Task {task!r} lacks the split(s) {missing}.")
+        check_kind(kinds.get(task), task)
+    if mlm_steps and masker is None:
+        raise ValueError("mlm_steps > 0 needs masker=kit.text.MLMMasker.for_tokenizer(tokenizer, length, ...).")
+    if not 0 < decay <= 1:
+        raise ValueError(f"decay must be in (0, 1] (1 = no layer-wise decay), got {decay}.")
+
+
+def _batches_per_task(train: dict, kinds: dict, batch_size: int) -> dict:
+    """The full batches each task gives the mixed stream per epoch (its last partial batch dropped).
+
+    Args:
+        train: ``{task: (inputs, labels)}``.
+        kinds: ``{task: kind}``.
+        batch_size: the examples in a batch.
+
+    Returns:
+        ``{task: batches per epoch}``.
+
+    Raises:
+        ValueError: a task has fewer training examples than one batch.
+    """
+    per_task = MultitaskBatches(train, kinds, batch_size, drop_remainder=True).batches_per_task()
+    empty = [t for t, n in per_task.items() if n == 0]
+    if empty:
+        raise ValueError(f"Tasks {empty} have fewer training examples than one batch ({batch_size}).")
+    return per_task
+
+
+def _further_pretraining(backbone, train: dict, masker, mlm_steps: int, batch_size, learning_rate, warmup, seed):
+    """Further pretraining: ``mlm_steps`` masked-LM steps of ``backbone`` on the training texts of every task.
+
+    Args:
+        backbone: the encoder (trained in place).
+        train: ``{task: (inputs, labels)}``: the tasks' inputs, stacked (their labels are not read).
+        masker: the :class:`kit.text.MLMMasker`.
+        mlm_steps: the masked-LM steps (0: none).
+        batch_size: the texts in a step.
+        learning_rate: the MLM's learning rate.
+        warmup: the fraction of the steps the rate warms up over.
+        seed: seeds the masking and the batches.
+
+    Returns:
+        The MLM loss curve (:func:`kit.train.further_pretrain`), or None when ``mlm_steps`` is 0.
+    """
+    if not mlm_steps:
+        return None
+    texts = _stack_inputs([inputs for inputs, _ in train.values()])
+    mlm = further_pretrain(
+        backbone,
+        texts,
+        masker,
+        steps=int(mlm_steps),
+        batch_size=batch_size,
+        learning_rate=learning_rate,
+        warmup=warmup,
+        chunks=min(4, int(mlm_steps)),
+        seed=seed,
+    )
+    return mlm.curve
+
+
+def _optimizer(model, learning_rate: float, steps: int, warmup: float, decay: float, weight_decay: float):
+    """The run's AdamW: the rate warmed up, then cosine-decayed to 0, scaled per layer by ``decay``, clipped.
+
+    Args:
+        model: the :class:`kit.models.MultitaskBert` whose layers ``decay`` counts.
+        learning_rate: the peak learning rate.
+        steps: the optimizer steps of the run.
+        warmup: the fraction of ``steps`` the rate warms up over.
+        decay: the layer-wise decay (1: every multiplier 1).
+        weight_decay: AdamW's weight decay (not on biases and LayerNorm).
+
+    Returns:
+        The optimizer (:func:`kit.train.llrd_optimizer`, gradients clipped to global norm 1).
+    """
+    schedule = schedules.cosine(learning_rate, steps, round(warmup * steps))
+    return llrd_optimizer(model, model, schedule, decay=decay, weight_decay=weight_decay, global_clipnorm=1.0)
+
+
+def _scored_result(model, fit, data: dict, kinds: dict, eval_batch_size: int, start: float, smart_loss, mlm_curve):
+    """Predict and score every task's dev and test sets and the first :data:`TRAIN_SCORED` training examples.
+
+    Args:
+        model: the trained :class:`kit.models.MultitaskBert` (not the SMART wrapper).
+        fit: :func:`kit.train.fit_multitask`'s result.
+        data: ``{task: {"train"|"dev"|"test": (inputs, labels)}}``.
+        kinds: ``{task: kind}``.
+        eval_batch_size: the examples per prediction batch.
+        start: ``time.perf_counter()`` when the run began.
+        smart_loss: the final SMART term (None without SMART).
+        mlm_curve: the MLM loss curve of further pretraining (None without it).
+
+    Returns:
+        The :class:`SettingResult`.
+    """
+    tasks = list(data)
+    dev_p = predict_tasks(model, {t: data[t]["dev"][0] for t in tasks}, kinds, eval_batch_size)
+    test_p = predict_tasks(model, {t: data[t]["test"][0] for t in tasks}, kinds, eval_batch_size)
+    seen = {t: {k: np.asarray(v)[:TRAIN_SCORED] for k, v in data[t]["train"][0].items()} for t in tasks}
+    train_p = predict_tasks(model, seen, kinds, eval_batch_size)
+    return SettingResult(
+        model=model,
+        architecture=model.architecture if len(tasks) > 1 else "single-task",
+        dev={t: task_score(kinds[t], data[t]["dev"][1], dev_p[t]) for t in tasks},
+        test={t: task_score(kinds[t], data[t]["test"][1], test_p[t]) for t in tasks},
+        dev_predictions=dev_p,
+        test_predictions=test_p,
+        params=int(model.count_params()),
+        steps=fit.steps,
+        seconds=time.perf_counter() - start,
+        smart_loss=smart_loss,
+        mlm_curve=mlm_curve,
+        history=fit.history,
+        train={t: task_score(kinds[t], data[t]["train"][1][:TRAIN_SCORED], train_p[t]) for t in tasks},
+    )
+
+
 def run_setting(
     backbone,
     data: dict,
@@ -287,46 +422,15 @@ def run_setting(
     task's score on (the first :data:`TRAIN_SCORED` examples of) its training set (``train``): the train-test gap is
     what a regulariser such as SMART shrinks.
     """
-    if not data:
-        raise ValueError("data is empty: give {task: {'train': (x, y), 'dev': (x, y), 'test': (x, y)}}.")
-    for task, splits in data.items():
-        missing = [s for s in ("train", "dev", "test") if s not in splits]
-        if missing:
-            raise ValueError(f"Task {task!r} lacks the split(s) {missing}.")
-        check_kind(kinds.get(task), task)
-    if mlm_steps and masker is None:
-        raise ValueError("mlm_steps > 0 needs masker=kit.text.MLMMasker.for_tokenizer(tokenizer, length, ...).")
-    if not 0 < decay <= 1:
-        raise ValueError(f"decay must be in (0, 1] (1 = no layer-wise decay), got {decay}.")
+    _check_setting(data, kinds, mlm_steps, masker, decay)
     start = time.perf_counter()
     config.set_seed(seed)
-    tasks = list(data)
-    train = {t: data[t]["train"] for t in tasks}
-    per_task = MultitaskBatches(train, kinds, batch_size, drop_remainder=True).batches_per_task()
-    empty = [t for t, n in per_task.items() if n == 0]
-    if empty:
-        raise ValueError(f"Tasks {empty} have fewer training examples than one batch ({batch_size}).")
-    mlm_curve = None
-    if mlm_steps:
-        texts = _stack_inputs([train[t][0] for t in tasks])
-        mlm = further_pretrain(
-            backbone,
-            texts,
-            masker,
-            steps=int(mlm_steps),
-            batch_size=batch_size,
-            learning_rate=mlm_learning_rate,
-            warmup=warmup,
-            chunks=min(4, int(mlm_steps)),
-            seed=seed,
-        )
-        mlm_curve = mlm.curve
-    model = build_model(backbone, {t: heads[t] for t in tasks}, architecture, k, dropout, pooling)
+    train = {t: splits["train"] for t, splits in data.items()}
+    per_task = _batches_per_task(train, kinds, batch_size)
+    mlm_curve = _further_pretraining(backbone, train, masker, mlm_steps, batch_size, mlm_learning_rate, warmup, seed)
+    model = build_model(backbone, {t: heads[t] for t in data}, architecture, k, dropout, pooling)
     trained = SMART(model, model, lambda_s=lambda_s, seed=seed, **(smart or {})) if lambda_s > 0 else model
-    steps = epochs * sum(per_task.values())
-    schedule = schedules.cosine(learning_rate, steps, round(warmup * steps))
-    optimizer = llrd_optimizer(model, model, schedule, decay=decay, weight_decay=weight_decay, global_clipnorm=1.0)
-    dev = {t: data[t]["dev"] for t in tasks}
+    optimizer = _optimizer(model, learning_rate, epochs * sum(per_task.values()), warmup, decay, weight_decay)
     fit = fit_multitask(
         trained,
         train,
@@ -334,31 +438,13 @@ def run_setting(
         optimizer=optimizer,
         epochs=epochs,
         batch_size=batch_size,
-        dev=dev if epochs > 1 else None,
+        dev={t: splits["dev"] for t, splits in data.items()} if epochs > 1 else None,
         seed=seed,
         drop_remainder=True,
         eval_batch_size=eval_batch_size,
     )
-    dev_p = predict_tasks(model, {t: data[t]["dev"][0] for t in tasks}, kinds, eval_batch_size)
-    test_p = predict_tasks(model, {t: data[t]["test"][0] for t in tasks}, kinds, eval_batch_size)
-    seen = {t: {k: np.asarray(v)[:TRAIN_SCORED] for k, v in data[t]["train"][0].items()} for t in tasks}
-    train_p = predict_tasks(model, seen, kinds, eval_batch_size)
     smart_loss = float(fit.history["smart_loss"][-1]) if lambda_s > 0 else None
-    return SettingResult(
-        model=model,
-        architecture=model.architecture if len(tasks) > 1 else "single-task",
-        dev={t: task_score(kinds[t], data[t]["dev"][1], dev_p[t]) for t in tasks},
-        test={t: task_score(kinds[t], data[t]["test"][1], test_p[t]) for t in tasks},
-        dev_predictions=dev_p,
-        test_predictions=test_p,
-        params=int(model.count_params()),
-        steps=fit.steps,
-        seconds=time.perf_counter() - start,
-        smart_loss=smart_loss,
-        mlm_curve=mlm_curve,
-        history=fit.history,
-        train={t: task_score(kinds[t], data[t]["train"][1][:TRAIN_SCORED], train_p[t]) for t in tasks},
-    )
+    return _scored_result(model, fit, data, kinds, eval_batch_size, start, smart_loss, mlm_curve)
 
 
 # --- the plan: every setting for every seed ------------------------------------------------------------------------
@@ -455,8 +541,6 @@ class Experiment:
 
     def record(self, run: dict, result: SettingResult) -> None:
         """Write ``result``'s scores, predictions and (when it is the best multitask model so far) the model."""
-        from ...models.bundle import save_bundle_if_best, uncompiled_copy
-
         save_predictions(self.predictions, run, result)
         tasks = list(self.data)
         if len(result.dev) == len(tasks) and run["seed"] == self.sizes["seeds"][0]:

@@ -12,6 +12,10 @@ and the checks CI reads (a run's scores come from :func:`stack_and_finetune_runs
 
 from __future__ import annotations
 
+import gc
+
+import keras
+
 from ...analysis.baselines import constant_guess
 from ...analysis.spread import difference, format_mean_se, summarize
 from .stack_and_finetune_sizes import matched_budget
@@ -146,7 +150,7 @@ def paper_comparison(results, paper, task_of: dict, scale: float = 100.0, digits
     return pd.DataFrame(out)
 
 
-# --- the notebook's tables, figures, sentences and checks --------------------------------------------------------------
+# --- the notebook's tables, figures, sentences and checks -------------------------------------------------------
 
 
 def data_table(data: dict, specs: dict):
@@ -182,8 +186,6 @@ def encoding_lines(tasks: dict, specs: dict) -> str:
 
 def head_sizes(experiment):
     """Parameters of every (task, head) model beside the encoder's."""
-    import gc
-
     import pandas as pd
 
     rows, encoder_params = [], experiment.encoder.backbone.count_params()
@@ -206,8 +208,6 @@ def cls_spread(backbone, task, n: int = 64) -> tuple[float, float]:
     """How much the [CLS] state and the mean token state vary across ``n`` dev texts of ``task`` (the std per
     dimension, averaged): a light head can only learn from a state that varies.
     """
-    import keras
-
     x = {k: v[:n] for k, v in task.x["dev"].items()}
     seq = keras.ops.convert_to_numpy(backbone(x)["sequence_output"])
     m = x["padding_mask"][..., None]
@@ -298,6 +298,132 @@ def constant_guesses(data: dict, tasks: dict) -> dict:
     return out
 
 
+def _said(stats, task: str, a: tuple, b: tuple, metric: str) -> str:
+    """The difference ``a - b`` on ``task`` and ``metric`` in points, with its Welch t-test, or ``not run``.
+
+    Args:
+        stats: :func:`kit.analysis.summarize`'s frame, indexed by ``task, model, strategy, metric``.
+        task: the task's name.
+        a: ``(model, strategy)`` of the first run.
+        b: ``(model, strategy)`` of the run it is compared with.
+        metric: the metric compared.
+
+    Returns:
+        :class:`kit.analysis.Difference`'s text, or ``"not run"`` when either run is missing.
+    """
+    ka, kb = (task, *a, metric), (task, *b, metric)
+    return (
+        difference(stats.loc[ka], stats.loc[kb]).text(100, " points")
+        if ka in stats.index and kb in stats.index
+        else "not run"
+    )
+
+
+def _budget_line(primary: dict, sizes: dict, both: list) -> str:
+    """The sentence on the epochs each strategy trains, and on which tasks finetune-only also ran the same total.
+
+    Args:
+        primary: ``{task: its primary metric}``.
+        sizes: the scale's sizes (``phase1_epochs``, ``phase2_epochs``).
+        both: the tasks with the matched-budget finetune-only runs.
+
+    Returns:
+        One sentence.
+    """
+    p1, p2 = sizes["phase1_epochs"], sizes["phase2_epochs"]
+    return (
+        f"budgets: finetune-only trains {p2} epochs, stack-and-finetune up to {p1} (head only) + {p2}"
+        + (f"; finetune-only also ran {p1 + p2} epochs, the same total, on {', '.join(both)}" if both else "")
+        + (
+            ""
+            if len(both) == len(primary)
+            else " (elsewhere the budgets differ: read stack-and-finetune's gain over finetune-only with that in mind)"
+        )
+    )
+
+
+def _finetune_only_line(stats, name: str, metric: str, sizes: dict, guesses: dict | None) -> str:
+    """The task's finetune-only score (and at the matched budget, and the constant guess, where known).
+
+    Args:
+        stats: :func:`kit.analysis.summarize`'s frame, indexed by ``task, model, strategy, metric``.
+        name: the task.
+        metric: its primary metric.
+        sizes: the scale's sizes (``phase1_epochs``, ``phase2_epochs``).
+        guesses: ``{task: the constant guess}`` or None.
+
+    Returns:
+        One line.
+    """
+    p1, p2 = sizes["phase1_epochs"], sizes["phase2_epochs"]
+    ft = stats.loc[(name, "light", "finetune_only", metric)]
+    line = f"{name} ({metric}): finetune-only {format_mean_se(ft['mean'], ft['se'], 100, 1)}"
+    if (name, "light", "finetune_only_matched", metric) in stats.index:
+        fm = stats.loc[(name, "light", "finetune_only_matched", metric)]
+        line += f", at {p1 + p2} epochs {format_mean_se(fm['mean'], fm['se'], 100, 1)}"
+    if guesses and name in guesses:
+        line += f"; a constant guess {100 * guesses[name]:.1f}"
+    return line
+
+
+def _rich_head_lines(stats, name: str, metric: str, heads: list, section: str, matched: bool) -> list[str]:
+    """Each rich head's stack-and-finetune against finetune-only and stack-only, then the rich heads against each other.
+
+    With ``matched``, stack-and-finetune is also set against finetune-only at the same number of epochs.
+
+    Args:
+        stats: :func:`kit.analysis.summarize`'s frame, indexed by ``task, model, strategy, metric``.
+        name: the task.
+        metric: its primary metric.
+        heads: the task's models, the light head first.
+        section: the task's section (``classification`` adds the ensemble).
+        matched: whether the task ran finetune-only at the matched budget.
+
+    Returns:
+        The lines, each indented by two spaces.
+    """
+    lines = []
+    for m in heads[1:] + (["ensemble"] if section == "classification" else []):
+        sf = (m, "stack_and_finetune")
+        lines.append(
+            f"  {m}: stack-and-finetune vs finetune-only {_said(stats, name, sf, ('light', 'finetune_only'), metric)}"
+        )
+        if matched:
+            lines.append(
+                f"  {m}: stack-and-finetune vs finetune-only at the same epochs "
+                f"{_said(stats, name, sf, ('light', 'finetune_only_matched'), metric)}"
+            )
+        lines.append(f"  {m}: stack-and-finetune vs stack-only {_said(stats, name, sf, (m, 'stack_only'), metric)}")
+    rich = heads[1:]
+    if len(rich) == 2:
+        a, b = rich[1], rich[0]
+        lines.append(
+            f"  {a} vs {b}, both stack-and-finetune: "
+            f"{_said(stats, name, (a, 'stack_and_finetune'), (b, 'stack_and_finetune'), metric)}"
+        )
+    return lines
+
+
+def _run_lines(results, runs_wide, sizes: dict) -> list[str]:
+    """How many phase 1s the divergence rule stopped, and the mean seconds per run of each strategy.
+
+    Args:
+        results: long rows ``task, model, strategy, seed, metric, value``.
+        runs_wide: one row per run (:func:`wide`).
+        sizes: the scale's sizes (``phase1_epochs``).
+
+    Returns:
+        Two lines.
+    """
+    sf = runs_wide[runs_wide.strategy == "stack_and_finetune"]
+    stops = (
+        f"phase 1 was stopped by the divergence rule in {int(sf.phase1_stopped_early.sum())} of {len(sf)} "
+        f"stack-and-finetune runs; the others reached the {sizes['phase1_epochs']}-epoch cap"
+    )
+    secs = summarize(results[results.metric == "seconds"], "strategy")["mean"]
+    return [stops, f"mean seconds per run: { {k: round(v, 1) for k, v in secs.items()} }"]
+
+
 def sentences(
     results, runs_wide, primary: dict, models: dict, specs: dict, sizes: dict, guesses: dict | None = None
 ) -> list[str]:
@@ -306,61 +432,12 @@ def sentences(
     heads against each other; phase-1 stops; seconds per run.
     """
     stats = summarize(results, ["task", "model", "strategy", "metric"])
-
-    def said(task, a, b, metric):
-        ka, kb = (task, *a, metric), (task, *b, metric)
-        return (
-            difference(stats.loc[ka], stats.loc[kb]).text(100, " points")
-            if ka in stats.index and kb in stats.index
-            else "not run"
-        )
-
-    p1, p2 = sizes["phase1_epochs"], sizes["phase2_epochs"]
     both = [name for name in primary if matched_budget(sizes, name)]
-    lines = [
-        f"budgets: finetune-only trains {p2} epochs, stack-and-finetune up to {p1} (head only) + {p2}"
-        + (f"; finetune-only also ran {p1 + p2} epochs, the same total, on {', '.join(both)}" if both else "")
-        + (
-            ""
-            if len(both) == len(primary)
-            else " (elsewhere the budgets differ: read stack-and-finetune's gain over finetune-only with that in mind)"
-        )
-    ]
+    lines = [_budget_line(primary, sizes, both)]
     for name, metric in primary.items():
-        ft = stats.loc[(name, "light", "finetune_only", metric)]
-        line = f"{name} ({metric}): finetune-only {format_mean_se(ft['mean'], ft['se'], 100, 1)}"
-        if (name, "light", "finetune_only_matched", metric) in stats.index:
-            fm = stats.loc[(name, "light", "finetune_only_matched", metric)]
-            line += f", at {p1 + p2} epochs {format_mean_se(fm['mean'], fm['se'], 100, 1)}"
-        if guesses and name in guesses:
-            line += f"; a constant guess {100 * guesses[name]:.1f}"
-        lines.append(line)
-        for m in models[name][1:] + (["ensemble"] if specs[name]["section"] == "classification" else []):
-            sf = (m, "stack_and_finetune")
-            lines.append(
-                f"  {m}: stack-and-finetune vs finetune-only {said(name, sf, ('light', 'finetune_only'), metric)}"
-            )
-            if name in both:
-                lines.append(
-                    f"  {m}: stack-and-finetune vs finetune-only at the same epochs "
-                    f"{said(name, sf, ('light', 'finetune_only_matched'), metric)}"
-                )
-            lines.append(f"  {m}: stack-and-finetune vs stack-only {said(name, sf, (m, 'stack_only'), metric)}")
-        rich = models[name][1:]
-        if len(rich) == 2:
-            a, b = rich[1], rich[0]
-            lines.append(
-                f"  {a} vs {b}, both stack-and-finetune: "
-                f"{said(name, (a, 'stack_and_finetune'), (b, 'stack_and_finetune'), metric)}"
-            )
-    sf = runs_wide[runs_wide.strategy == "stack_and_finetune"]
-    lines.append(
-        f"phase 1 was stopped by the divergence rule in {int(sf.phase1_stopped_early.sum())} of {len(sf)} "
-        f"stack-and-finetune runs; the others reached the {sizes['phase1_epochs']}-epoch cap"
-    )
-    secs = summarize(results[results.metric == "seconds"], "strategy")["mean"]
-    lines.append(f"mean seconds per run: { {k: round(v, 1) for k, v in secs.items()} }")
-    return lines
+        lines.append(_finetune_only_line(stats, name, metric, sizes, guesses))
+        lines += _rich_head_lines(stats, name, metric, models[name], specs[name]["section"], name in both)
+    return lines + _run_lines(results, runs_wide, sizes)
 
 
 def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out, min_seeds: int = 3) -> dict:

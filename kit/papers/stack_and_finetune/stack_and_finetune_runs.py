@@ -321,7 +321,7 @@ def curve_rows(run, **keys) -> list[dict]:
     return [{**keys, **r, "encoder_frozen": frozen[r["phase"]], "stopped": why[r["phase"]]} for r in result.curve()]
 
 
-# --- the notebook's tasks, heads and runs ------------------------------------------------------------------------------
+# --- the notebook's tasks, heads and runs -----------------------------------------------------------------------
 
 #: The Sweep keys of notebook 03's ``results.csv`` (then ``metric, value``).
 KEYS = ("task", "model", "strategy", "seed")
@@ -343,7 +343,9 @@ def encode_tasks(data: dict, specs: dict, tokenizer) -> dict:
 
 
 def rich_head(name: str, num_labels: int, sizes: dict) -> keras.layers.Layer:
-    """The rich head ``name`` (a key of :data:`HEADS`), sized by ``sizes["heads"][name]``, dropout ``sizes["dropout"]``."""
+    """The rich head ``name`` (a key of :data:`HEADS`), sized by ``sizes["heads"][name]``, dropout
+    ``sizes["dropout"]``.
+    """
     if name not in HEADS:
         raise ValueError(f"Unknown head {name!r}; the rich heads are {sorted(HEADS)}.")
     return getattr(heads, HEADS[name])(num_labels, **sizes["heads"][name], dropout=sizes["dropout"], name=name)
@@ -373,9 +375,9 @@ def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
     """
     out = []
     rich = (["finetune_only"] if sizes["rich_head_finetune"] else []) + ["stack_only", "stack_and_finetune"]
-    for name, heads in models.items():
+    for name, task_models in models.items():
         light = [("light", "finetune_only")] + ([("light", MATCHED)] if matched_budget(sizes, name) else [])
-        for m, s in light + [(h, s) for h in heads[1:] for s in rich]:
+        for m, s in light + [(h, s) for h in task_models[1:] for s in rich]:
             for seed in sizes["seeds"]:
                 s_run, r = recipe_of(s, sizes)
                 epochs = planned_epochs(s_run, r["phase1_epochs"], r["phase2_epochs"])

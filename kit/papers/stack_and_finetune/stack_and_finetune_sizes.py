@@ -185,8 +185,9 @@ SCALES = {
 
 
 def matched_budget(sizes: dict, task: str) -> bool:
-    """Whether ``task`` also runs ``finetune_only_matched`` (``stack_and_finetune_runs.MATCHED``): ``sizes["matched_budget"]`` is ``True`` (every task), ``False``
-    or a list of task names (smoke scale runs it on its cheapest task only).
+    """Whether ``task`` also runs ``finetune_only_matched`` (``stack_and_finetune_runs.MATCHED``):
+    ``sizes["matched_budget"]`` is ``True`` (every task), ``False`` or a list of task names (smoke scale runs it on its
+    cheapest task only).
 
     >>> matched_budget({"matched_budget": ["brown_entities"]}, "brown_entities"), matched_budget({}, "qqp")
     (True, False)

@@ -33,6 +33,9 @@ from dataclasses import replace
 import numpy as np
 
 from ...data.dataset import TextDataset
+from ...data.entities import proper_noun_entities
+from ...data.registry import load as load_dataset
+from ...data.splits import sample_indices
 
 SPEC_KEYS = (
     "dataset",
@@ -111,14 +114,10 @@ def derive(ds: TextDataset, spec: dict, name: str | None = None, seed: int = 0) 
         ds = headlines(ds)
     ds = max_words(ds, spec.get("max_words"))
     if labels == "entities":
-        from ...data.entities import proper_noun_entities
-
         ds = proper_noun_entities(ds)
     if spec.get("max_train") is not None or spec.get("max_eval") is not None:
         ds = ds.subsample(spec.get("max_train"), spec.get("max_eval"), seed=seed)
     if spec.get("max_dev") is not None and len(ds.dev) > spec["max_dev"]:
-        from ...data.splits import sample_indices
-
         strat = ds.dev.labels if ds.task in ("classification", "pairs") else None
         dev = ds.dev.take(sample_indices(len(ds.dev), spec["max_dev"], seed=seed, stratify=strat))
         ds = replace(ds, splits={**ds.splits, "dev": dev})
@@ -128,7 +127,7 @@ def derive(ds: TextDataset, spec: dict, name: str | None = None, seed: int = 0) 
 def task_datasets(specs: dict, seed: int = 0, load=None) -> dict:
     """``{name: spec}`` → ``{name: TextDataset}``, each source set loaded once (``load``: ``kit.data.load``)."""
     if load is None:
-        from ...data.registry import load
+        load = load_dataset
     sources = {}
     out = {}
     for name, spec in specs.items():

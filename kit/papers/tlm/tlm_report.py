@@ -12,9 +12,11 @@ from collections import Counter
 
 import numpy as np
 
+from ...analysis import attention_maps, classify_heads, plot_heads
 from ...analysis.baselines import constant_guess
 from ...analysis.flops import format_flops
 from ...analysis.spread import difference, format_mean_se, summarize
+from ...retrieval import english_stopwords, word_tokenize
 from . import tlm_paper as paper
 
 #: The columns that name a TLM setting in the runs table.
@@ -80,8 +82,6 @@ def topic_nearness(tasks: dict, found_by: dict, selections: dict, corpus: list, 
 
 def highlight(text: str, other: str, limit: int = 320) -> str:
     """``text`` (cut at ``limit`` characters) as HTML, the words it shares with ``other`` marked."""
-    from ...retrieval import english_stopwords, word_tokenize
-
     shared = {w.lower() for w in word_tokenize(other)} - english_stopwords()
     words = text[:limit].split()
     out = [
@@ -256,19 +256,32 @@ def mlm_figure(tlm, task_names):
     return fig
 
 
+def _on_vocabulary(vocab, inputs: dict) -> dict:
+    """``inputs`` mapped to a model's compact vocabulary, or as they are when it has none.
+
+    Args:
+        vocab: a :class:`kit.text.CompactVocabulary`, or None (the model reads the full vocabulary).
+        inputs: the preprocessor's dict.
+
+    Returns:
+        The inputs the model reads.
+    """
+    return vocab(inputs) if vocab is not None else inputs
+
+
 def attention_heads(models: dict, dev: dict, one: dict, tokens: list, sentence: str, out) -> object:
     """Figure 3: for each ``{label: (backbone, compact vocabulary or None, special ids)}``, the share of positional
     and vertical heads over the ``dev`` inputs, and every head drawn on ``one`` sentence (saved in ``out``).
     """
     import pandas as pd
 
-    from ...analysis import attention_maps, classify_heads, plot_heads
-
     rows = []
     for label, (backbone, vocab, special) in models.items():
-        conv = (lambda d: vocab(d)) if vocab is not None else (lambda d: d)  # noqa: E731
         kinds = classify_heads(
-            attention_maps(backbone, conv(dev)), conv(dev)["token_ids"], dev["padding_mask"], special
+            attention_maps(backbone, _on_vocabulary(vocab, dev)),
+            _on_vocabulary(vocab, dev)["token_ids"],
+            dev["padding_mask"],
+            special,
         )
         rows.append(
             {
@@ -282,7 +295,7 @@ def attention_heads(models: dict, dev: dict, one: dict, tokens: list, sentence: 
             }
         )
         fig = plot_heads(
-            attention_maps(backbone, conv(one)),
+            attention_maps(backbone, _on_vocabulary(vocab, one)),
             tokens,
             labels=kinds,
             title=f"{label}: '{sentence[:60]}' (pos = positional, ver = vertical)",

@@ -24,6 +24,15 @@ from dataclasses import dataclass
 import keras
 import numpy as np
 
+from ... import config
+from ...analysis import training_flops
+from ...data import general_corpus, load
+from ...models import TLMModel, build_classifier, load_backbone, save_bundle, tlm_backbone
+from ...models.truncate import truncate_backbone
+from ...retrieval import BM25Retriever, random_retrieval, select_external, task_text_mask
+from ...text import CompactVocabulary, MLMMasker
+from ...train import evaluate_mlm, fit_classifier, train_stage1
+
 #: The Sweep keys of notebook 02's ``results.csv`` (then ``metric, value``).
 KEYS = ("experiment", "task", "retrieval", "K", "rho1", "rho2", "seed")
 #: Where to find your own general corpus: a text file, one passage per line.
@@ -34,8 +43,6 @@ def load_tasks(sizes: dict, own=None) -> dict:
     """``{name: TextDataset}``: the scale's tasks (``sizes["tasks"]``), or your data set alone when ``own`` is given,
     each subsampled to ``max_train`` / ``max_eval``.
     """
-    from ...data import load
-
     if own is not None:
         return {own.name: own.subsample(sizes["max_train"], sizes["max_eval"], seed=0)}
     return {
@@ -49,8 +56,6 @@ def load_corpus() -> tuple[list, np.ndarray]:
         with open(os.environ[CORPUS_ENV], encoding="utf-8") as f:
             corpus = [line.strip() for line in f if line.strip()]
         return corpus, np.array(["your corpus"] * len(corpus))
-    from ...data import general_corpus
-
     general = general_corpus()
     return general.splits["all"].texts, np.array(general.info["origin"])
 
@@ -61,8 +66,6 @@ def retrieve(tasks: dict, corpus: list, sizes: dict) -> tuple[dict, dict]:
     the same size) and ``found_by[(task, K)]`` (the :class:`kit.retrieval.ExternalSelection`). The task's own texts
     are kept out.
     """
-    from ...retrieval import BM25Retriever, random_retrieval, select_external, task_text_mask
-
     t0 = time.perf_counter()
     retriever = BM25Retriever(corpus, method="lucene")
     print(f"BM25 index over {len(corpus):,} passages: {time.perf_counter() - t0:.1f} s")
@@ -101,8 +104,6 @@ class Tokens:
         """Tokenize the passages any selection holds and the tasks' texts; keep the ``vocabulary_size`` most
         frequent ids of the retrieved passages and the training texts (``kit.text.CompactVocabulary``).
         """
-        from ...text import CompactVocabulary, MLMMasker
-
         needed = np.unique(np.concatenate(list(selections.values())))
         corpus_ids = preprocessor([corpus[i] for i in needed])
         row_of = np.full(len(corpus), -1)
@@ -203,9 +204,6 @@ class Experiment:
 
     def make_tlm(self, num_classes: int, seed: int):
         """A TLM model from scratch (:class:`kit.models.TLMModel`), seeded first."""
-        from ... import config
-        from ...models import TLMModel, tlm_backbone
-
         s = self.sizes
         config.set_seed(seed)
         backbone = tlm_backbone(
@@ -229,8 +227,6 @@ class Experiment:
 
     def run_one(self, run: dict) -> dict:
         """One TLM run: a model from scratch, stage 1 on the interleaved stream, then :meth:`finish`."""
-        from ...train import train_stage1
-
         ds, x = self.tasks[run["task"]], self.tokens.x[run["task"]]
         model = self.make_tlm(ds.num_classes, run["seed"])
         s1 = train_stage1(
@@ -250,10 +246,6 @@ class Experiment:
         """After stage 1: its test scores and the MLM's on dev texts, stage 2 (the task loss alone, early stopping on
         dev accuracy), the final scores and the training compute; the main models saved; the run's metrics.
         """
-        from ...analysis import training_flops
-        from ...models import save_bundle
-        from ...train import evaluate_mlm, fit_classifier
-
         s, task, seed = self.sizes, run["task"], run["seed"]
         ds, x = self.tasks[task], self.tokens.x[task]
         clf = model.classifier()
@@ -305,12 +297,6 @@ class Experiment:
 
     def run_baseline(self, run: dict) -> dict:
         """The pretrained encoder fine-tuned on the task (the paper's recipe: AdamW, rate decayed linearly to 0)."""
-        from ... import config
-        from ...analysis import training_flops
-        from ...models import build_classifier, load_backbone
-        from ...models.truncate import truncate_backbone
-        from ...train import fit_classifier
-
         s, ds, x = self.sizes, self.tasks[run["task"]], self.tokens.task_ids[run["task"]]
         config.set_seed(run["seed"])
         pretrained = load_backbone(self.encoder.name, sequence_length=s["sequence_length"])

@@ -218,7 +218,7 @@ def test_encoder_watch_sees_one_changed_bit():
 
 def test_optimizers_one_per_phase_with_bert_schedule():
     make = optimizer_factory("stack_and_finetune", steps_per_epoch=5, phase1_epochs=4, phase2_epochs=2)
-    a, b, c = make(1e-3), make(2e-5), make(2e-5)
+    a, b, _ = make(1e-3), make(2e-5), make(2e-5)  # a third phase-2 optimizer is made too
     assert isinstance(a, keras.optimizers.AdamW) and isinstance(b, keras.optimizers.AdamW)
     assert a._learning_rate.total_steps == 20 and a._learning_rate.peak == 1e-3  # phase 1: 4 epochs x 5 steps
     assert b._learning_rate.total_steps == 10 and b._learning_rate.peak == 2e-5  # phase 2: 2 epochs x 5 steps
