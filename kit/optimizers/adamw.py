@@ -56,7 +56,8 @@ class AdamW(keras.optimizers.AdamW):
     saved). The fused path reads a per-variable rate factor from :meth:`rate_multiplier` (0: the variable is left
     alone) and groups variables by factor, decay, dtype and device; a subclass that scales rates (LayerwiseAdamW)
     must scale them in ``update_step`` too, for the other backends. A model saved after ``compile`` with this
-    optimizer names it ``kit>AdamW``: import ``kit.optimizers`` before ``keras.saving.load_model`` (``load_bundle`` does).
+    optimizer names it ``kit>AdamW``: import ``kit.optimizers`` before ``keras.saving.load_model``
+    (``load_bundle`` does).
     """
 
     def __init__(self, *args, no_decay_names=(), **kwargs):
@@ -95,7 +96,7 @@ class AdamW(keras.optimizers.AdamW):
     def _unfused_update_step(self, grads, trainable_variables, learning_rate):
         if keras.backend.backend() == "torch" and type(self).update_step is AdamW.update_step:
             import torch
-            from keras.src.backend.torch.optimizers import torch_adam  # Keras' own multi-tensor update on torch
+            from keras.src.backend.torch.optimizers import torch_adam  # noqa: PLC0415 - imports torch; Keras' multi-tensor update
 
             with torch.no_grad():
                 return torch_adam.Adam._parallel_update_step(self, grads, trainable_variables, learning_rate)

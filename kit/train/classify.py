@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import keras
 import numpy as np
+from scipy.stats import pearsonr, spearmanr
 
 from ..optimizers import adamw, schedules
 
@@ -122,6 +123,71 @@ def is_regression(y) -> bool:
     return np.issubdtype(np.asarray(y).dtype, np.floating)
 
 
+def _check_fit_inputs(model: keras.Model, x_train, y_train, x_dev, y_dev, schedule: str) -> bool:
+    """Check :func:`fit_classifier`'s splits, schedule and targets against the model.
+
+    Args:
+        model: the model to fit (one output unit for regression).
+        x_train: training inputs (an array or a dict of arrays).
+        y_train: training targets: integer class labels, or floats for regression.
+        x_dev: dev inputs.
+        y_dev: dev targets, of the same kind as ``y_train``.
+        schedule: ``"constant"`` or ``"linear"``.
+
+    Returns:
+        Whether the targets mean regression (floats).
+
+    Raises:
+        ValueError: an empty split, an unknown schedule, train and dev targets of different kinds, or float
+            targets for a model with more than one output.
+    """
+    if _len(x_train) == 0:
+        raise ValueError("The training split is empty: nothing to fit. Check the data fraction.")
+    if _len(x_dev) == 0:
+        raise ValueError("The dev split is empty: early stopping needs dev examples.")
+    if schedule not in ("constant", "linear"):
+        raise ValueError(f"schedule must be 'constant' or 'linear', got {schedule!r}.")
+    regression = is_regression(y_train)
+    if regression != is_regression(y_dev):
+        raise ValueError("y_train and y_dev differ in kind (one float, one integer): use the same target for both.")
+    width = model.output_shape[-1] if isinstance(model.output_shape, tuple) else None
+    if regression and width not in (None, 1):
+        raise ValueError(
+            f"Float targets mean regression, but the model has {width} outputs: build it with "
+            "num_classes=1 (one output), or pass integer class labels."
+        )
+    return regression
+
+
+def _fit_optimizer(schedule: str, learning_rate: float, steps: int, weight_decay: float):
+    """The recipe's optimizer: Adam at a constant rate, or AdamW (every weight) with the rate decayed linearly to 0."""
+    if schedule == "linear":
+        return adamw(schedules.linear(learning_rate, steps), weight_decay=weight_decay, no_decay=())
+    return keras.optimizers.Adam(schedules.constant(learning_rate))
+
+
+def _compile_fit(model: keras.Model, optimizer, regression: bool) -> tuple[str, str]:
+    """Compile ``model`` with the task's loss; return the dev score early stopping watches and its ``mode``.
+
+    Args:
+        model: the model to compile.
+        optimizer: its optimizer.
+        regression: mean squared error on dev loss, else cross-entropy on logits and dev accuracy.
+
+    Returns:
+        ``(monitor, mode)``: ``("val_loss", "min")`` or ``("val_accuracy", "max")``.
+    """
+    if regression:
+        model.compile(optimizer=optimizer, loss="mse")
+        return "val_loss", "min"
+    model.compile(
+        optimizer=optimizer,
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
+    return "val_accuracy", "max"
+
+
 def fit_classifier(
     model: keras.Model,
     x_train,
@@ -147,22 +213,8 @@ def fit_classifier(
     error, early stopping on ``val_loss``. ``patience`` epochs without improvement stop the run
     (default: never before ``epochs``).
     """
+    regression = _check_fit_inputs(model, x_train, y_train, x_dev, y_dev, schedule)
     n = _len(x_train)
-    if n == 0:
-        raise ValueError("The training split is empty: nothing to fit. Check the data fraction.")
-    if _len(x_dev) == 0:
-        raise ValueError("The dev split is empty: early stopping needs dev examples.")
-    if schedule not in ("constant", "linear"):
-        raise ValueError(f"schedule must be 'constant' or 'linear', got {schedule!r}.")
-    regression = is_regression(y_train)
-    if regression != is_regression(y_dev):
-        raise ValueError("y_train and y_dev differ in kind (one float, one integer): use the same target for both.")
-    width = model.output_shape[-1] if isinstance(model.output_shape, tuple) else None
-    if regression and width not in (None, 1):
-        raise ValueError(
-            f"Float targets mean regression, but the model has {width} outputs: build it with "
-            "num_classes=1 (one output), or pass integer class labels."
-        )
     idx = repeat_index(n, epochs, batch_size, min_steps, seed)
     if idx is not None:  # top a tiny set up (shuffled passes) so the run gets enough updates
         x_train, y_train = _take(x_train, idx), np.asarray(y_train)[idx]
@@ -170,20 +222,7 @@ def fit_classifier(
     check_distribution(model, distribution)
     scope = distribution.scope() if distribution is not None else contextlib.nullcontext()
     with scope:
-        if schedule == "linear":  # AdamW on every weight, the rate decayed linearly to 0
-            optimizer = adamw(schedules.linear(learning_rate, steps), weight_decay=weight_decay, no_decay=())
-        else:
-            optimizer = keras.optimizers.Adam(schedules.constant(learning_rate))
-        if regression:
-            model.compile(optimizer=optimizer, loss="mse")
-            monitor, mode = "val_loss", "min"
-        else:
-            model.compile(
-                optimizer=optimizer,
-                loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                metrics=["accuracy"],
-            )
-            monitor, mode = "val_accuracy", "max"
+        monitor, mode = _compile_fit(model, _fit_optimizer(schedule, learning_rate, steps, weight_decay), regression)
         stop = keras.callbacks.EarlyStopping(
             monitor=monitor, mode=mode, patience=patience or epochs, restore_best_weights=True
         )
@@ -217,11 +256,10 @@ def regression_scores(model: keras.Model, x, y, batch_size: int = 128) -> dict:
 
     >>> import keras, numpy as np
     >>> m = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, kernel_initializer="ones")])
-    >>> {k: round(v, 3) for k, v in regression_scores(m, np.array([[1.0], [2.0], [3.0]]), np.array([1.0, 2.0, 4.0])).items()}
+    >>> scores = regression_scores(m, np.array([[1.0], [2.0], [3.0]]), np.array([1.0, 2.0, 4.0]))
+    >>> {k: round(v, 3) for k, v in scores.items()}
     {'pearson': 0.982, 'spearman': 1.0, 'mse': 0.333}
     """
-    from scipy.stats import pearsonr, spearmanr
-
     pred = np.asarray(model.predict(x, batch_size=batch_size, verbose=0), "float64").reshape(-1)
     y = np.asarray(y, "float64").reshape(-1)
     if len(pred) != len(y):

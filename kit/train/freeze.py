@@ -30,6 +30,8 @@ accuracy of the training and validation data sets do not differ much":
 epoch that was within the gap. ``unfreeze="gradual"`` replaces phase 2's single
 unfreeze by ULMFiT's gradual unfreezing: one more encoder group (top first) per
 epoch, each step a recompile, then the rest of the epochs with all unfrozen.
+The phases come from :func:`kit.train.freeze_plan.phase_plan` (pure bookkeeping,
+no Keras); each runs as one recompile and one ``fit``.
 
 >>> import keras, numpy as np
 >>> keras.utils.set_random_seed(0)
@@ -56,9 +58,13 @@ import keras
 import numpy as np
 
 from ..optimizers import adamw
+from .freeze_plan import STRATEGIES as STRATEGIES  # re-exported: kit.train and the paper's runs import it here
+from .freeze_plan import UNFREEZE as UNFREEZE
+from .freeze_plan import Phase, check_plan, phase_plan
 
-STRATEGIES = ("finetune_only", "stack_only", "stack_and_finetune")
-UNFREEZE = ("all", "gradual")
+#: ``stack_and_finetune``'s default ``divergence``: the paper's phase-1 rule, ``DivergenceStopping(threshold=0.05,
+#: patience=2)`` watching ``monitor`` in ``mode``.
+DEFAULT_DIVERGENCE = "default"
 _MAX_WORDS = ("acc", "f1", "auc", "precision", "recall", "pearson", "spearman", "r2")
 
 
@@ -326,6 +332,30 @@ class StackResult:
         return rows
 
 
+@dataclass
+class _Recipe:
+    """The compile and fit settings every phase of one :func:`stack_and_finetune` call shares."""
+
+    loss: object
+    metrics: object  # as passed: each phase compiles fresh copies (_fresh_metrics)
+    optimizer: object  # a name or a factory lr -> optimizer: each phase gets a fresh one (_make_optimizer)
+    weight_decay: float
+    frozen_dropout: bool
+    batch_size: int
+    callbacks: list | None
+    verbose: int
+
+
+@dataclass
+class _Freezer:
+    """The encoder groups of one run, their recorded flags, and per group its weights trainable before phase 1."""
+
+    model: keras.Model
+    groups: list
+    state: FreezeState
+    encoder_vars: list
+
+
 def _at(history, key, i):
     values = history.get(key)
     return float(values[i]) if values is not None and i < len(values) else None
@@ -431,6 +461,245 @@ def _fresh_metrics(metrics):
     return out
 
 
+def _compile(model, recipe: _Recipe, lr: float) -> None:
+    """Compile ``model`` for its current trainable set: a fresh optimizer at ``lr`` and fresh metrics."""
+    model.compile(
+        optimizer=_make_optimizer(recipe.optimizer, lr, recipe.weight_decay),
+        loss=recipe.loss,
+        metrics=_fresh_metrics(recipe.metrics),
+    )
+
+
+def _check_inputs(model, encoder, x_train, y_train, x_dev, y_dev, loss):
+    """The checks that need the model and the data: built model, encoder groups in it, labels, a dev split.
+
+    Args:
+        model: the model to train.
+        encoder: a layer, a layer name, or a list of them (bottom to top).
+        x_train: training inputs.
+        y_train: training labels.
+        x_dev: dev inputs.
+        y_dev: dev labels.
+        loss: the compiled loss, ``None`` for sparse categorical cross-entropy on logits.
+
+    Returns:
+        ``(groups, y_train, y_dev, loss)``: the encoder's layers, the checked labels and the loss to compile.
+
+    Raises:
+        ValueError: an unbuilt model, an encoder outside the model (or without trainable weights), labels that
+            do not fit the inputs or the default loss, or an empty dev split.
+        TypeError: an encoder that is not a Keras layer.
+    """
+    if not model.built:
+        raise ValueError(f"model {model.name!r} is not built: call it on a batch (or build it) first.")
+    groups = _resolve_encoder(model, encoder)
+    default_loss = loss is None
+    y_train = _check_labels(model, x_train, y_train, "y_train", default_loss)
+    y_dev = _check_labels(model, x_dev, y_dev, "y_dev", default_loss)
+    if _len(x_dev) == 0:
+        raise ValueError("The dev split is empty: the scheduler needs dev data (phase-1 stopping, best epoch).")
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True) if default_loss else loss
+    return groups, y_train, y_dev, loss
+
+
+def _resolve_divergence(divergence, monitor: str | None, mode: str) -> DivergenceStopping | None:
+    """The phase-1 stopping callback ``divergence`` asks for (``None``: no early stop).
+
+    Args:
+        divergence: :data:`DEFAULT_DIVERGENCE`, a :class:`DivergenceStopping`, a dict of its arguments, or ``None``.
+        monitor: the metric it watches unless the dict names one.
+        mode: ``"auto"``, ``"max"`` or ``"min"``, unless the dict sets it.
+
+    Returns:
+        A :class:`DivergenceStopping`, or ``None``.
+
+    Raises:
+        TypeError: ``divergence`` is none of the above.
+    """
+    if isinstance(divergence, str) and divergence == DEFAULT_DIVERGENCE:
+        return DivergenceStopping(monitor=monitor, mode=mode)
+    if isinstance(divergence, dict):
+        return DivergenceStopping(**{"monitor": monitor, "mode": mode, **divergence})
+    if divergence is not None and not isinstance(divergence, DivergenceStopping):
+        raise TypeError(
+            f"divergence must be a DivergenceStopping, a dict of its arguments or None; got "
+            f"{type(divergence).__name__}."
+        )
+    return divergence
+
+
+def _freeze_lowest(freezer: _Freezer, frozen_groups: int, deterministic: bool) -> None:
+    """Restore every group's own flags, then freeze the lowest ``frozen_groups`` groups."""
+    freezer.state.unfreeze()
+    for gi in range(frozen_groups):
+        freezer.state.freeze(gi, deterministic=deterministic)
+
+
+def _check_trainable(freezer: _Freezer, phase: Phase, previous: PhaseResult | None) -> int:
+    """Check that the frozen groups' weights left the trainable set and the others' are in it.
+
+    Args:
+        freezer: the run's encoder groups, set for ``phase``.
+        phase: the phase about to be compiled.
+        previous: the phase before it, or ``None``.
+
+    Returns:
+        ``len(model.trainable_weights)`` in this phase.
+
+    Raises:
+        RuntimeError: a frozen group still has trainable weights, an unfrozen one lacks some, the count did not
+            change although the frozen set did, or nothing at all is trainable.
+    """
+    name, frozen, groups = phase.name, phase.frozen_groups, freezer.groups
+    trainable = {id(v) for v in freezer.model.trainable_weights}
+    for gi, vars_ in enumerate(freezer.encoder_vars):
+        inside = sum(id(v) in trainable for v in vars_)
+        if gi < frozen and inside:
+            raise RuntimeError(
+                f"{name}: encoder group {gi} ({groups[gi].name}) was set trainable=False "
+                f"but {inside} of its weights are still trainable in the model."
+            )
+        if gi >= frozen and inside != len(vars_):
+            raise RuntimeError(
+                f"{name}: encoder group {gi} ({groups[gi].name}) should be trainable but "
+                f"only {inside} of its {len(vars_)} weights are."
+            )
+    count = len(freezer.model.trainable_weights)
+    if previous is not None and previous.frozen_groups != frozen and count == previous.trainable_weights:
+        raise RuntimeError(
+            f"{name}: the trainable-weight count did not change ({count}) although the "
+            "frozen set did; the recompile would train the wrong weights."
+        )
+    if count == 0:
+        raise RuntimeError(
+            f"{name}: nothing is trainable with the encoder frozen: the model has no head outside the encoder."
+        )
+    return count
+
+
+def _phase_callbacks(recipe: _Recipe, phase: Phase, stop, best: _BestWeights) -> list:
+    """The user's callbacks, then the phase-1 stop (if any), then the best-epoch keeper (in the final stage)."""
+    cbs = list(recipe.callbacks or [])
+    if stop is not None:
+        cbs.append(stop)
+    if phase.final:
+        best.phase = phase.name
+        cbs.append(best)
+    return cbs
+
+
+def _stop_reason(stop, best: _BestWeights) -> str:
+    """Why the phase stopped before its last epoch ("" if it did not)."""
+    if stop is not None and stop.stopped_epoch is not None:
+        return stop.reason
+    return f"no dev improvement for {best.patience} epoch(s)" if best.stopped else ""
+
+
+def _run_phase(
+    phase: Phase, freezer: _Freezer, data: tuple, recipe: _Recipe, stop, best: _BestWeights, previous
+) -> PhaseResult:
+    """Run one phase: freeze its groups, check the trainable set, recompile with a fresh optimizer, fit.
+
+    Args:
+        phase: the phase to run (from :func:`kit.train.freeze_plan.phase_plan`).
+        freezer: the run's encoder groups and their recorded flags.
+        data: ``(x_train, y_train, x_dev, y_dev)``.
+        recipe: the compile and fit settings every phase shares.
+        stop: the phase-1 :class:`DivergenceStopping`, or ``None``.
+        best: the best-epoch keeper (watching the final stage's phases).
+        previous: the previous phase's :class:`PhaseResult`, or ``None``.
+
+    Returns:
+        The phase's :class:`PhaseResult`.
+
+    Raises:
+        RuntimeError: the trainable set is not what ``phase`` asks for (see :func:`_check_trainable`).
+    """
+    model = freezer.model
+    _freeze_lowest(freezer, phase.frozen_groups, deterministic=not recipe.frozen_dropout)
+    count = _check_trainable(freezer, phase, previous)
+    _compile(model, recipe, phase.learning_rate)
+    cbs = _phase_callbacks(recipe, phase, stop, best)
+    best.stopped = False
+    x_train, y_train, x_dev, y_dev = data
+    t = time.perf_counter()
+    hist = model.fit(
+        x_train,
+        y_train,
+        validation_data=(x_dev, y_dev),
+        epochs=phase.epochs,
+        batch_size=recipe.batch_size,
+        callbacks=cbs,
+        verbose=recipe.verbose,
+        shuffle=True,
+    )
+    seconds = time.perf_counter() - t
+    result = PhaseResult(
+        phase.name,
+        phase.frozen_groups,
+        float(phase.learning_rate),
+        count,
+        int(sum(math.prod(v.shape) for v in model.trainable_weights)),
+        len(hist.history.get("loss", [])),
+        phase.epochs,
+        dict(hist.history),
+        _stop_reason(stop, best),
+        seconds,
+    )
+    freezer.state.restore_dropout()
+    return result
+
+
+def _run_plan(model, groups: list, plan: list[Phase], data: tuple, recipe: _Recipe, divergence, best) -> list:
+    """Run ``plan``'s phases in order (the final stage stops early on ``patience``), then restore the best epoch.
+
+    Args:
+        model: the model to train.
+        groups: the encoder's layers, bottom to top.
+        plan: the phases, from :func:`kit.train.freeze_plan.phase_plan`.
+        data: ``(x_train, y_train, x_dev, y_dev)``.
+        recipe: the compile and fit settings every phase shares.
+        divergence: the phase-1 :class:`DivergenceStopping`, or ``None``.
+        best: the best-epoch keeper.
+
+    Returns:
+        The phases' :class:`PhaseResult` list; every group's own flags are restored whatever happened.
+    """
+    state = FreezeState(groups)
+    before = {id(v) for v in model.trainable_weights}
+    freezer = _Freezer(model, groups, state, [[v for v in g.trainable_weights if id(v) in before] for g in groups])
+    phases = []
+    try:
+        for phase in plan:
+            stop = divergence if phase.stops_on_divergence else None
+            phases.append(_run_phase(phase, freezer, data, recipe, stop, best, phases[-1] if phases else None))
+            if best.stopped and phase.final:
+                break
+    finally:
+        state.unfreeze()
+    best.restore()
+    return phases
+
+
+def _stack_result(strategy, phases, monitor, best: _BestWeights, groups, unfreeze, divergence) -> StackResult:
+    """The :class:`StackResult` of a finished run."""
+    return StackResult(
+        strategy,
+        phases,
+        monitor or _auto_monitor(phases[-1].history),
+        best.best,
+        best.best_at[0] if best.best_at else None,
+        best.best_at[1] if best.best_at else None,
+        info={
+            "groups": [g.name for g in groups],
+            "unfreeze": unfreeze,
+            "divergence": None
+            if divergence is None
+            else {"threshold": divergence.threshold, "patience": divergence.patience},
+        },
+    )
+
+
 def stack_and_finetune(
     model: keras.Model,
     encoder,
@@ -447,7 +716,7 @@ def stack_and_finetune(
     batch_size: int = 32,
     loss=None,
     metrics=None,
-    divergence: DivergenceStopping | dict | None = "default",
+    divergence: DivergenceStopping | dict | str | None = DEFAULT_DIVERGENCE,
     monitor: str | None = None,
     mode: str = "auto",
     patience: int | None = None,
@@ -463,8 +732,8 @@ def stack_and_finetune(
     - ``finetune_only``: one phase, all trainable, ``phase2_lr`` for ``phase2_epochs``.
     - ``stack_only``: one phase, encoder frozen, ``phase1_lr`` for ``phase1_epochs``.
     - ``stack_and_finetune``: phase 1 as stack-only but stopped by ``divergence``
-      (a :class:`DivergenceStopping`, a dict of its arguments, ``None`` for no
-      early stop; default threshold 0.05, patience 2), then phase 2 as
+      (a :class:`DivergenceStopping`, a dict of its arguments, ``None`` for no early
+      stop; :data:`DEFAULT_DIVERGENCE`: threshold 0.05, patience 2), then phase 2 as
       finetune-only. ``unfreeze="gradual"`` (ULMFiT) needs ``encoder`` as a list
       ordered bottom to top: phase 2 then unfreezes one more group per epoch
       from the top (``n - 1`` one-epoch steps ``phase2.1`` ...), then trains
@@ -480,152 +749,12 @@ def stack_and_finetune(
     rates at 0 (deterministic features) unless ``frozen_dropout=True``;
     ``callbacks`` are added to every phase's ``fit``. Returns a :class:`StackResult`.
     """
-    if strategy not in STRATEGIES:
-        import difflib
-
-        close = difflib.get_close_matches(str(strategy), STRATEGIES, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"Unknown strategy {strategy!r}: use one of {STRATEGIES}.{hint}")
-    if unfreeze not in UNFREEZE:
-        raise ValueError(f"unfreeze must be one of {UNFREEZE}; got {unfreeze!r}.")
-    if strategy in ("stack_only", "stack_and_finetune") and phase1_epochs < 1:
-        raise ValueError(f"strategy {strategy!r} trains a frozen phase: give phase1_epochs >= 1.")
-    if strategy in ("finetune_only", "stack_and_finetune") and phase2_epochs < 1:
-        raise ValueError(f"strategy {strategy!r} trains an unfrozen phase: give phase2_epochs >= 1.")
-    if not model.built:
-        raise ValueError(f"model {model.name!r} is not built: call it on a batch (or build it) first.")
-    groups = _resolve_encoder(model, encoder)
-    default_loss = loss is None
-    y_train = _check_labels(model, x_train, y_train, "y_train", default_loss)
-    y_dev = _check_labels(model, x_dev, y_dev, "y_dev", default_loss)
-    if _len(x_dev) == 0:
-        raise ValueError("The dev split is empty: the scheduler needs dev data (phase-1 stopping, best epoch).")
-    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True) if default_loss else loss
-    if isinstance(divergence, str) and divergence == "default":
-        divergence = DivergenceStopping(monitor=monitor, mode=mode)
-    elif isinstance(divergence, dict):
-        divergence = DivergenceStopping(**{"monitor": monitor, "mode": mode, **divergence})
-    elif divergence is not None and not isinstance(divergence, DivergenceStopping):
-        raise TypeError(
-            f"divergence must be a DivergenceStopping, a dict of its arguments or None; got "
-            f"{type(divergence).__name__}."
-        )
-
-    # (name, frozen groups, lr, epochs, stop callback or None, is final)
-    n = len(groups)
-    plan = []
-    if strategy == "finetune_only":
-        plan.append(("phase1", 0, phase2_lr, phase2_epochs, None))
-    elif strategy == "stack_only":
-        plan.append(("phase1", n, phase1_lr, phase1_epochs, None))
-    else:
-        plan.append(("phase1", n, phase1_lr, phase1_epochs, divergence))
-        if unfreeze == "gradual" and n > 1:
-            for k in range(1, n):  # unfreeze groups from the top: n-1 frozen, then n-2, ...
-                plan.append((f"phase2.{k}", n - k, phase2_lr, 1, None))
-            plan.append((f"phase2.{n}", 0, phase2_lr, max(1, phase2_epochs - (n - 1)), None))
-        else:
-            plan.append(("phase2", 0, phase2_lr, phase2_epochs, None))
-    final_start = 0 if len(plan) == 1 else 1
+    check_plan(strategy, unfreeze, phase1_epochs, phase2_epochs)
+    groups, y_train, y_dev, loss = _check_inputs(model, encoder, x_train, y_train, x_dev, y_dev, loss)
+    divergence = _resolve_divergence(divergence, monitor, mode)
+    plan = phase_plan(strategy, len(groups), unfreeze, phase1_lr, phase2_lr, phase1_epochs, phase2_epochs)
+    recipe = _Recipe(loss, metrics, optimizer, weight_decay, frozen_dropout, batch_size, callbacks, verbose)
     best = _BestWeights(monitor, mode, patience)
-
-    state = FreezeState(groups)
-    before = {id(v) for v in model.trainable_weights}
-    encoder_vars = [[v for v in g.trainable_weights if id(v) in before] for g in groups]
-    phases, previous = [], None
-    try:
-        for i, (name, frozen, lr, epochs, stop) in enumerate(plan):
-            state.unfreeze()
-            for gi in range(frozen):  # freeze the lowest `frozen` groups
-                state.freeze(gi, deterministic=not frozen_dropout)
-            trainable = {id(v) for v in model.trainable_weights}
-            for gi, vars_ in enumerate(encoder_vars):
-                inside = sum(id(v) in trainable for v in vars_)
-                if gi < frozen and inside:
-                    raise RuntimeError(
-                        f"{name}: encoder group {gi} ({groups[gi].name}) was set trainable=False "
-                        f"but {inside} of its weights are still trainable in the model."
-                    )
-                if gi >= frozen and inside != len(vars_):
-                    raise RuntimeError(
-                        f"{name}: encoder group {gi} ({groups[gi].name}) should be trainable but "
-                        f"only {inside} of its {len(vars_)} weights are."
-                    )
-            count = len(model.trainable_weights)
-            if previous is not None and previous[0] != frozen and count == previous[1]:
-                raise RuntimeError(
-                    f"{name}: the trainable-weight count did not change ({count}) although the "
-                    "frozen set did; the recompile would train the wrong weights."
-                )
-            if count == 0:
-                raise RuntimeError(
-                    f"{name}: nothing is trainable with the encoder frozen: the model has no head outside the encoder."
-                )
-            model.compile(
-                optimizer=_make_optimizer(optimizer, lr, weight_decay), loss=loss, metrics=_fresh_metrics(metrics)
-            )
-            cbs = list(callbacks or [])
-            if stop is not None:
-                cbs.append(stop)
-            if i >= final_start:
-                best.phase = name
-                cbs.append(best)
-            best.stopped = False
-            t = time.perf_counter()
-            hist = model.fit(
-                x_train,
-                y_train,
-                validation_data=(x_dev, y_dev),
-                epochs=epochs,
-                batch_size=batch_size,
-                callbacks=cbs,
-                verbose=verbose,
-                shuffle=True,
-            )
-            seconds = time.perf_counter() - t
-            ran = len(hist.history.get("loss", []))
-            why = (
-                stop.reason
-                if stop is not None and stop.stopped_epoch is not None
-                else (f"no dev improvement for {patience} epoch(s)" if best.stopped else "")
-            )
-            phases.append(
-                PhaseResult(
-                    name,
-                    frozen,
-                    float(lr),
-                    count,
-                    int(sum(math.prod(v.shape) for v in model.trainable_weights)),
-                    ran,
-                    epochs,
-                    dict(hist.history),
-                    why,
-                    seconds,
-                )
-            )
-            previous = (frozen, count)
-            state.restore_dropout()
-            if best.stopped and i >= final_start:
-                break
-    finally:
-        state.unfreeze()
-    best.restore()
-    # leave a consistent model: flags as they were, compiled for them (evaluate/predict/fit work on every backend)
-    model.compile(
-        optimizer=_make_optimizer(optimizer, phase2_lr, weight_decay), loss=loss, metrics=_fresh_metrics(metrics)
-    )
-    return StackResult(
-        strategy,
-        phases,
-        monitor or _auto_monitor(phases[-1].history),
-        best.best,
-        best.best_at[0] if best.best_at else None,
-        best.best_at[1] if best.best_at else None,
-        info={
-            "groups": [g.name for g in groups],
-            "unfreeze": unfreeze,
-            "divergence": None
-            if divergence is None
-            else {"threshold": divergence.threshold, "patience": divergence.patience},
-        },
-    )
+    phases = _run_plan(model, groups, plan, (x_train, y_train, x_dev, y_dev), recipe, divergence, best)
+    _compile(model, recipe, phase2_lr)  # leave the model compiled for its restored flags (evaluate/predict/fit work)
+    return _stack_result(strategy, phases, monitor, best, groups, unfreeze, divergence)

@@ -113,9 +113,10 @@ def optimizer_factory(
     """A ``lr -> optimizer`` factory for :func:`kit.train.stack_and_finetune`, one fresh optimizer per phase.
 
     ``"bert_adam"`` is the paper's BERT-Adam: AdamW (weight decay ``weight_decay``, none on biases and
-    LayerNorm) with a warm-up + linear decay (:func:`kit.optimizers.schedules.linear`) over each phase's planned steps (warm-up: ``warmup`` of
-    them); ``"constant"`` is AdamW at a constant rate. The scheduler calls the factory once per phase,
-    in order (then once more to leave the model compiled), which is how each call knows its phase.
+    LayerNorm) with a warm-up + linear decay (:func:`kit.optimizers.schedules.linear`) over each phase's
+    planned steps (warm-up: ``warmup`` of them); ``"constant"`` is AdamW at a constant rate. The scheduler
+    calls the factory once per phase, in order (then once more to leave the model compiled), which is how each
+    call knows its phase.
 
     >>> make = optimizer_factory("stack_and_finetune", 10, phase1_epochs=3, phase2_epochs=2)
     >>> [round(float(make(lr).learning_rate), 8) for lr in (1e-3, 2e-5)]   # step 0: 1/3 and 1/2 of the way up

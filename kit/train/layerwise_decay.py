@@ -100,7 +100,7 @@ def rate_groups(model, backbone, decay: float = 0.95, head_multiplier: float = 1
     trainable = {id(v): v for v in model.trainable_variables}
     backbone_vars = {
         id(v)
-        for layer in parts["embeddings"] + [l for d in parts["layers"] for l in d]
+        for layer in parts["embeddings"] + [sub for d in parts["layers"] for sub in d]
         for v in layer.trainable_variables
     }
     if not backbone_vars:

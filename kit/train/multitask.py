@@ -174,7 +174,7 @@ class MultitaskBatches(keras.utils.PyDataset):
     def _make_order(self):
         rng = np.random.default_rng([self.seed, self.epoch])
         order = []
-        for t_index, (task, (_, y)) in enumerate(self.data.items()):
+        for task, (_, y) in self.data.items():
             n = len(y)
             rows = rng.permutation(n) if self.shuffle else np.arange(n)
             for b in range(self.batches_per_task()[task]):

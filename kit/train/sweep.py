@@ -28,8 +28,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from pathlib import Path
+
+import numpy as np
 
 
 def fingerprint(config) -> str:
@@ -39,8 +42,6 @@ def fingerprint(config) -> str:
 
 def _shown(path: Path) -> str:
     """``path`` relative to the working folder when it is below it (no machine-specific paths on screen)."""
-    import os
-
     try:
         rel = os.path.relpath(path.resolve(), Path.cwd())
     except ValueError:
@@ -157,8 +158,6 @@ class Sweep:
         >>> round(sweep.eta([1000, 100]))
         69
         """
-        import numpy as np
-
         timings = self._timings if timings is None else timings
         if not timings or not remaining_steps:
             return 0.0

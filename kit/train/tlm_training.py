@@ -46,6 +46,7 @@ task loss alone (``kit.train.fit_classifier``).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import dataclass, field
@@ -54,6 +55,7 @@ import keras
 import numpy as np
 
 from ..optimizers import adamw
+from .classify import check_distribution
 from .masked_lm import INPUT_KEYS, check_inputs, fit_in_chunks, mlm_schedule, pass_rows
 
 
@@ -189,6 +191,42 @@ def compile_stage1(
     model.compile(optimizer=optimizer, loss={"task": loss, "mlm": loss})
 
 
+def _stream_maker(internal, labels, external, masker, rho1, rho2, batch_size, normalize_internal, seed):
+    """A factory ``(start, n) -> TLMBatches``: ``n`` steps of stage 1's stream from step ``start`` on.
+
+    Args:
+        internal: the task's inputs.
+        labels: the task's labels.
+        external: the retrieved texts' inputs, or ``None``.
+        masker: the MLM masker.
+        rho1: external batches per internal batch.
+        rho2: the weight of the internal MLM loss.
+        batch_size: examples per batch.
+        normalize_internal: divide an internal batch's loss by ``rho2 + 1``.
+        seed: the stream's seed (rows and masks).
+
+    Returns:
+        A function of ``(start, n)``, what :func:`kit.train.fit_in_chunks` calls for each chunk.
+    """
+
+    def make(start: int, n: int) -> TLMBatches:
+        return TLMBatches(
+            internal,
+            labels,
+            external,
+            masker,
+            rho1=rho1,
+            rho2=rho2,
+            batch_size=batch_size,
+            steps=n,
+            start=start,
+            normalize_internal=normalize_internal,
+            seed=seed,
+        )
+
+    return make
+
+
 def train_stage1(
     model,
     internal: dict,
@@ -219,48 +257,15 @@ def train_stage1(
     ``distribution`` (e.g. ``keras.distribution.DataParallel`` on jax) trains
     across devices; build the model inside its scope.
     """
-    import contextlib
-
-    from .classify import check_distribution
-
-    stream = TLMBatches(
-        internal,
-        labels,
-        external,
-        masker,
-        rho1=rho1,
-        rho2=rho2,
-        batch_size=batch_size,
-        steps=steps,
-        normalize_internal=normalize_internal,
-        seed=seed,
-    )
+    make_stream = _stream_maker(internal, labels, external, masker, rho1, rho2, batch_size, normalize_internal, seed)
+    stream = make_stream(0, steps)  # the whole run's stream: checks the arguments before anything compiles
     check_distribution(model, distribution)
     t = time.perf_counter()
     with distribution.scope() if distribution is not None else contextlib.nullcontext():
         compile_stage1(
             model, learning_rate=learning_rate, steps=steps, warmup=warmup, weight_decay=weight_decay, schedule=schedule
         )
-        curve = fit_in_chunks(
-            model,
-            lambda start, n: TLMBatches(
-                internal,
-                labels,
-                external,
-                masker,
-                rho1=rho1,
-                rho2=rho2,
-                batch_size=batch_size,
-                steps=n,
-                start=start,
-                normalize_internal=normalize_internal,
-                seed=seed,
-            ),
-            steps,
-            chunks,
-            verbose=verbose,
-            progress=progress,
-        )
+        curve = fit_in_chunks(model, make_stream, steps, chunks, verbose=verbose, progress=progress)
     seconds = time.perf_counter() - t
     n_int = stream._counts(steps)[0]  # internal batches among steps 0..steps-1
     seq_len = np.asarray(internal["token_ids"]).shape[1]

@@ -61,7 +61,7 @@ def test_regression_targets():
     scores = regression_scores(m, x, y)
     assert scores["pearson"] > 0.9 and scores["mse"] == pytest.approx(r.best_dev, rel=1e-3)
     with pytest.raises(AttributeError, match="regression"):
-        r.best_dev_accuracy
+        _ = r.best_dev_accuracy
     with pytest.raises(ValueError, match="model has 2 outputs"):
         fit_classifier(_model(), x, y, x, y, learning_rate=0.1, epochs=1, batch_size=8)
 

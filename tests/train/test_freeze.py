@@ -4,7 +4,7 @@ import keras
 import numpy as np
 import pytest
 
-from kit.train.freeze import DivergenceStopping, FreezeState, stack_and_finetune
+from kit.train.freeze import DEFAULT_DIVERGENCE, DivergenceStopping, FreezeState, stack_and_finetune
 
 
 def _values(variables):
@@ -364,6 +364,18 @@ def test_divergence_stops_a_real_fit():
     assert r2.phases[0].epochs == 3 and r2.phases[0].stopped == ""
 
 
+def test_default_divergence_is_the_papers_rule():
+    model, (enc,) = _dense_model()
+    x, y = _data()
+    kw = {"strategy": "stack_only", "phase1_epochs": 1, "batch_size": 16}
+    assert stack_and_finetune(model, enc, x, y, x, y, **kw).info["divergence"] == {"threshold": 0.05, "patience": 2}
+    r = stack_and_finetune(model, enc, x, y, x, y, divergence=DEFAULT_DIVERGENCE, **kw)
+    assert r.info["divergence"] == {"threshold": 0.05, "patience": 2}
+    assert stack_and_finetune(model, enc, x, y, x, y, divergence=None, **kw).info["divergence"] is None
+    with pytest.raises(TypeError, match="a dict of its arguments or None; got str"):
+        stack_and_finetune(model, enc, x, y, x, y, divergence="paper", **kw)
+
+
 def test_divergence_names_missing_metric():
     cb = DivergenceStopping(monitor="f1")
     cb.set_model(keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)]))
@@ -387,20 +399,23 @@ def test_freeze_state_round_trip():
 def test_bad_arguments_give_clear_errors():
     model, (enc,) = _dense_model()
     x, y = _data()
-    run = lambda **kw: stack_and_finetune(
-        **{
-            "model": model,
-            "encoder": enc,
-            "x_train": x,
-            "y_train": y,  # noqa: E731
-            "x_dev": x,
-            "y_dev": y,
-            "strategy": "stack_and_finetune",
-            "phase1_epochs": 1,
-            "phase2_epochs": 1,
-            **kw,
-        }
-    )
+
+    def run(**kw):
+        return stack_and_finetune(
+            **{
+                "model": model,
+                "encoder": enc,
+                "x_train": x,
+                "y_train": y,
+                "x_dev": x,
+                "y_dev": y,
+                "strategy": "stack_and_finetune",
+                "phase1_epochs": 1,
+                "phase2_epochs": 1,
+                **kw,
+            }
+        )
+
     with pytest.raises(ValueError, match="Did you mean 'stack_and_finetune'"):
         run(strategy="stack-and-finetune")
     with pytest.raises(ValueError, match="Unknown strategy 'freeze_all'"):

@@ -1,4 +1,5 @@
-"""Further MLM pretraining: the loss falls on a tiny model, the head is tied and fresh, the backbone is updated in place."""
+"""Further MLM pretraining: the loss falls on a tiny model, the head is tied and fresh, the backbone is updated in
+place."""
 
 import keras
 import numpy as np

@@ -1,4 +1,5 @@
-"""Layer-wise LR decay: per-layer update sizes follow decay, frozen/decayed embeddings, groups, errors, save/load, bf16."""
+"""Layer-wise LR decay: per-layer update sizes follow decay, frozen/decayed embeddings, groups, errors, save/load,
+bf16."""
 
 import keras
 import numpy as np

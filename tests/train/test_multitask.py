@@ -1,4 +1,5 @@
-"""Multitask training: mt-dnn's sampler, per-task losses and metrics, inactive heads under AdamW, SMART + LLRD, Pearson."""
+"""Multitask training: mt-dnn's sampler, per-task losses and metrics, inactive heads under AdamW, SMART + LLRD,
+Pearson."""
 
 import keras
 import numpy as np

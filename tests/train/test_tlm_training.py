@@ -138,7 +138,7 @@ def test_stream_weights(normalize, w_mlm, w_task):
     x = make_inputs()
     y = np.arange(64) % 3
     s = TLMBatches(x, y, x, masker(), rho1=1, rho2=20, batch_size=8, steps=4, normalize_internal=normalize)
-    (xi, yi, wi), (xe, ye, we) = s[0], s[1]
+    (xi, yi, wi), (_, _, we) = s[0], s[1]
     assert set(xi) == {"token_ids", "segment_ids", "padding_mask", "mask_positions"}
     np.testing.assert_allclose(wi["task"], w_task, rtol=1e-6)
     np.testing.assert_allclose(we["task"], 0.0)
