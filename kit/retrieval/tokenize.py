@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 
-
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
