@@ -158,9 +158,18 @@ EXPECTED_MINUTES = {
 def notebook_plan(root: Path, mapping: dict, every: list[str] | None = None) -> dict[str, list[str]]:
     """Backend -> notebooks to run on it: each notebook on its backend in ``mapping`` (or on all of ``every``).
 
-    >>> plan = notebook_plan(Path(__file__).resolve().parent.parent, {"00": "jax", "01": "torch"})
-    >>> plan["jax"][:1], plan["torch"][:1]
-    (['notebooks/00_start_here.ipynb'], ['notebooks/01_pretrain_or_not.ipynb'])
+    Args:
+        root: the repository's root (its ``notebooks/NN_*.ipynb`` are planned).
+        mapping: notebook number (``"00"``) -> its backend; a notebook not in it runs on torch.
+        every: run every notebook on each of these backends instead; None: ``mapping``.
+
+    Returns:
+        Backend -> the notebooks' paths relative to ``root``, in name order.
+
+    Example:
+        >>> plan = notebook_plan(Path(__file__).resolve().parent.parent, {"00": "jax", "01": "torch"})
+        >>> plan["jax"][:1], plan["torch"][:1]
+        (['notebooks/00_start_here.ipynb'], ['notebooks/01_pretrain_or_not.ipynb'])
     """
     plan: dict[str, list[str]] = {}
     for nb in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb")):
@@ -177,10 +186,10 @@ def test_jobs(root: Path, backends, pytest_args, notebooks: dict[str, list[str]]
     nbval on its backend, and the notebooks' exercise solutions under the first backend.
 
     Args:
-        root: The repository's root (the runs' temp and output folders go under ``root/runs``).
-        backends: The backends pytest runs on, the first one running the ``one_backend`` tests too.
-        pytest_args: Extra pytest arguments, added to each pytest run.
-        notebooks: Backend -> notebooks to run on it (:func:`notebook_plan`); empty: no notebooks, no solutions.
+        root: the repository's root (the runs' temp and output folders go under ``root/runs``).
+        backends: the backends pytest runs on, the first one running the ``one_backend`` tests too.
+        pytest_args: extra pytest arguments, added to each pytest run.
+        notebooks: backend -> notebooks to run on it (:func:`notebook_plan`); empty: no notebooks, no solutions.
 
     Returns:
         One ``(label, command, env)`` per run: its name, its argument list, the environment variables it sets.
@@ -204,10 +213,10 @@ def _pytest_job(root: Path, backend: str, pytest_args, one_backend: bool) -> tup
     """``kit test``'s pytest run on ``backend``, in a temp folder of its own (side by side runs never share one).
 
     Args:
-        root: The repository's root.
-        backend: The run's ``KERAS_BACKEND``.
-        pytest_args: Extra pytest arguments, last on the command line.
-        one_backend: Whether this run also takes the tests marked ``one_backend`` (the first backend's run does).
+        root: the repository's root.
+        backend: the run's ``KERAS_BACKEND``.
+        pytest_args: extra pytest arguments, last on the command line.
+        one_backend: whether this run also takes the tests marked ``one_backend`` (the first backend's run does).
 
     Returns:
         ``("pytest <backend>", command, env)``.
@@ -234,9 +243,9 @@ def _notebook_job(root: Path, backend: str, notebook: str) -> tuple[str, list, d
     """``kit test``'s nbval run of ``notebook`` on ``backend``, at smoke, its outputs under ``runs/nbval-<backend>``.
 
     Args:
-        root: The repository's root.
-        backend: The run's ``KERAS_BACKEND``.
-        notebook: The notebook's path, relative to ``root``.
+        root: the repository's root.
+        backend: the run's ``KERAS_BACKEND``.
+        notebook: the notebook's path, relative to ``root``.
 
     Returns:
         ``("<notebook's name> on <backend>", command, env)``.
@@ -265,8 +274,17 @@ def _notebook_job(root: Path, backend: str, notebook: str) -> tuple[str, list, d
 def longest_first(jobs: list) -> list:
     """``jobs`` in the order ``kit test`` starts them: by :data:`EXPECTED_MINUTES`, longest first (unknown: 5).
 
-    >>> [j[0] for j in longest_first([("pytest torch",), ("00_start_here on tensorflow",), ("pytest jax",)])]
-    ['pytest jax', '00_start_here on tensorflow', 'pytest torch']
+    The longest first, so no long run starts last while the other worker idles.
+
+    Args:
+        jobs: ``(label, command, env)`` runs (:func:`test_jobs`); only the label is read (:func:`expected_minutes`).
+
+    Returns:
+        A new list, sorted.
+
+    Example:
+        >>> [j[0] for j in longest_first([("pytest torch",), ("00_start_here on tensorflow",), ("pytest jax",)])]
+        ['pytest jax', '00_start_here on tensorflow', 'pytest torch']
     """
     return sorted(jobs, key=lambda job: expected_minutes(job[0]), reverse=True)
 
@@ -275,7 +293,7 @@ def expected_minutes(label: str) -> float:
     """A run's :data:`EXPECTED_MINUTES`, found by its label, its name or its notebook number; 5 when unknown.
 
     Args:
-        label: The run's label: looked up whole ("pytest jax"), by its name before " on " ("solutions on torch"),
+        label: the run's label: looked up whole ("pytest jax"), by its name before " on " ("solutions on torch"),
             then by its notebook number ("02_tlm on jax").
 
     Returns:
@@ -325,8 +343,8 @@ def _test_notebook_plan(root: Path, args) -> dict[str, list[str]]:
     """The notebooks ``kit test`` runs: :data:`NOTEBOOK_BACKENDS`, changed by the flags that override it.
 
     Args:
-        root: The repository's root (its ``notebooks/`` folder is planned).
-        args: The parsed ``kit test`` flags (``--notebook-backends``, ``--all-notebooks-on``).
+        root: the repository's root (its ``notebooks/`` folder is planned).
+        args: the parsed ``kit test`` flags (``--notebook-backends``, ``--all-notebooks-on``).
 
     Returns:
         Backend -> notebooks to run on it, as :func:`notebook_plan` gives it.
@@ -343,7 +361,7 @@ def _thread_env(threads: int) -> dict[str, str]:
     """The thread limits each of several side-by-side runs gets (what the environment already sets wins).
 
     Args:
-        threads: Threads per run (``cpu_count // jobs``); at 1, XLA's multi-threaded Eigen is turned off too.
+        threads: threads per run (``cpu_count // jobs``); at 1, XLA's multi-threaded Eigen is turned off too.
 
     Returns:
         ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS`` and ``XLA_FLAGS``, less those empty or set in ``os.environ``.
@@ -367,10 +385,10 @@ class _JobPool:
     when it ends (its last 3 lines, or all of it when it failed).
 
     Args:
-        root: The folder every run starts in (the repository's root).
-        logs: Where the side-by-side runs' logs go.
-        width: Runs at a time.
-        extra: Environment variables every run gets (thread limits, from :func:`_thread_env`).
+        root: the folder every run starts in (the repository's root).
+        logs: where the side-by-side runs' logs go.
+        width: runs at a time.
+        extra: environment variables every run gets (thread limits, from :func:`_thread_env`).
     """
 
     def __init__(self, root: Path, logs: Path, width: int, extra: dict):
@@ -533,7 +551,7 @@ def main(argv=None) -> int:
     """The ``kit`` command: parse ``argv`` (default: the command line), check ``KIT_SCALE``, run the sub-command.
 
     Args:
-        argv: The arguments after ``kit``, e.g. ``["data", "list"]``; None reads ``sys.argv``.
+        argv: the arguments after ``kit``, e.g. ``["data", "list"]``; None reads ``sys.argv``.
 
     Returns:
         The exit code: 0 when it worked, 1 when a run or a data set failed, 2 for a bad ``KIT_SCALE`` or a missing

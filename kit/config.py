@@ -84,7 +84,11 @@ PAPERS = ("pretrain_or_not", "tlm", "stack_and_finetune", "serbertus")
 
 
 def scale() -> str:
-    """The scale in use: ``KIT_SCALE`` (``smoke``, ``medium`` or ``full``), default smoke."""
+    """The scale in use: ``KIT_SCALE`` (``smoke``, ``medium`` or ``full``), default smoke.
+
+    Raises:
+        ValueError: ``KIT_SCALE`` names no scale (the message says how to set it).
+    """
     value = os.environ.get(SCALE_ENV, "smoke").strip().lower() or "smoke"
     if value not in SCALES:
         raise ValueError(
@@ -134,6 +138,15 @@ def sizes(name: str | None = None) -> dict:
 
     A paper's own sizes are :func:`paper_sizes` (``kit.papers.sizes("tlm")``); ``KIT_SIZES`` may name their sections
     (``{"tlm": {...}}``) beside the shared sizes.
+
+    Args:
+        name: the scale (default: :func:`scale`, the one in use).
+
+    Returns:
+        ``SCALES[name]`` updated with ``KIT_SIZES``' shared sizes.
+
+    Raises:
+        ValueError: an unknown scale, or a ``KIT_SIZES`` that is not a JSON object of known sizes.
     """
     out = copy.deepcopy(SCALES[_check_scale(name)])
     shared = {k: v for k, v in _sizes_env().items() if k not in PAPERS}
@@ -144,16 +157,16 @@ def paper_sizes(paper: str, defaults: dict, scales: dict, name: str | None = Non
     """A paper's sizes at scale ``name``, as a copy: its defaults, then its scale's sizes, then ``KIT_SIZES[paper]``.
 
     Args:
-        paper: One of :data:`PAPERS` (its section of ``KIT_SIZES``).
-        defaults: What never changes with the scale.
-        scales: Scale name -> what does.
-        name: The scale (default: :func:`scale`, the one in use).
+        paper: one of :data:`PAPERS` (its section of ``KIT_SIZES``).
+        defaults: what never changes with the scale.
+        scales: scale name -> what does.
+        name: the scale (default: :func:`scale`, the one in use).
 
     Returns:
         ``defaults`` updated with ``scales[name]``, then with ``KIT_SIZES[paper]``.
 
     Raises:
-        ValueError: An unknown scale or paper, or a ``KIT_SIZES`` section that is not an object of known sizes.
+        ValueError: an unknown scale or paper, or a ``KIT_SIZES`` section that is not an object of known sizes.
 
     Example:
         >>> paper_sizes("tlm", {"rho1": 3}, {"smoke": {"steps": 40}, "medium": {"steps": 400}, "full": {"steps": 4000}},
@@ -177,8 +190,16 @@ def paper_sizes(paper: str, defaults: dict, scales: dict, name: str | None = Non
 def train_sizes(entries, n_train: int) -> list[int]:
     """``train_sizes`` entries (counts above 1, fractions up to 1) as example counts, capped at ``n_train``.
 
-    >>> train_sizes([300, 1000, 0.5, 1.0], 1200)
-    [300, 600, 1000, 1200]
+    Args:
+        entries: counts above 1, or fractions of ``n_train`` up to 1.
+        n_train: the training set's size.
+
+    Returns:
+        The distinct counts, sorted, each at least 2 and at most ``n_train``.
+
+    Example:
+        >>> train_sizes([300, 1000, 0.5, 1.0], 1200)
+        [300, 600, 1000, 1200]
     """
     out = []
     for e in entries:
@@ -188,7 +209,13 @@ def train_sizes(entries, n_train: int) -> list[int]:
 
 
 def precision() -> str:
-    """``KIT_PRECISION``: ``float32`` (default), ``mixed_bfloat16`` or ``mixed_float16``."""
+    """``KIT_PRECISION``: ``float32`` (default), ``mixed_bfloat16`` or ``mixed_float16``.
+
+    mixed_bfloat16 suits a recent GPU or a TPU, mixed_float16 older GPUs.
+
+    Raises:
+        ValueError: ``KIT_PRECISION`` names no precision.
+    """
     value = os.environ.get(PRECISION_ENV, "float32").strip().lower() or "float32"
     if value not in PRECISIONS:
         raise ValueError(
@@ -201,8 +228,19 @@ def precision() -> str:
 def apply_precision(name: str | None = None) -> str:
     """Set Keras' global dtype policy to ``name`` (default: :func:`precision`); models built after use it.
 
-    >>> apply_precision("float32")
-    'float32'
+    Args:
+        name: ``float32``, ``mixed_bfloat16`` or ``mixed_float16``.
+
+    Returns:
+        The policy set.
+
+    Raises:
+        ValueError: an unknown precision, or mixed_float16 under jax on a CPU (XLA on a CPU cannot multiply float16
+            matrices with float32 accumulation).
+
+    Example:
+        >>> apply_precision("float32")
+        'float32'
     """
     import keras  # noqa: PLC0415 - a light module: `import kit` and `kit info` load no Keras
 
@@ -222,7 +260,11 @@ def apply_precision(name: str | None = None) -> str:
 
 
 def data_dir() -> Path:
-    """Where downloads are cached: ``KIT_DATA_DIR`` or the user cache dir."""
+    """Where downloads are cached: ``KIT_DATA_DIR`` or the user cache dir.
+
+    Returns:
+        The folder (made if missing): ``KIT_DATA_DIR``, else ``<user cache dir>/nlp-course-kit/data``.
+    """
     env = os.environ.get(DATA_DIR_ENV)
     if env:
         path = Path(env).expanduser()
@@ -238,6 +280,12 @@ def output_dir(notebook: str | None = None) -> Path:
     ``kit run`` sets ``KIT_OUT``; ``kit test`` sets ``KIT_OUT_ROOT`` (each notebook
     writes to ``KIT_OUT_ROOT/<notebook>``); run by hand, a notebook writes under
     ``runs/<notebook>/``.
+
+    Args:
+        notebook: the notebook's name (default: ``"scratch"``); unused when ``KIT_OUT`` is set.
+
+    Returns:
+        The folder, made if missing.
     """
     env = os.environ.get(OUT_ENV)
     root = os.environ.get(OUT_ENV + "_ROOT")  # several notebooks in one session (kit test): root/<notebook>
@@ -254,7 +302,13 @@ def enable_compile_cache(folder=None) -> str | None:
 
     A notebook builds a fresh model for every run of a sweep; the models are alike, so with the cache only the
     first of each kind is compiled (a TLM run on a CPU: ~15 s of compiling becomes ~3 s). Does nothing on other
-    backends; returns the folder in use (or None).
+    backends.
+
+    Args:
+        folder: the cache folder (default: ``JAX_COMPILATION_CACHE_DIR``, else ``data_dir()/jax-cache``).
+
+    Returns:
+        The folder in use, or None on other backends.
     """
     import keras  # noqa: PLC0415 - a light module: `import kit` and `kit info` load no Keras
 
@@ -272,8 +326,15 @@ def enable_compile_cache(folder=None) -> str | None:
 def set_seed(seed: int = 0) -> int:
     """Seed Python, NumPy and the Keras backend, so reruns repeat.
 
-    >>> set_seed(3)
-    3
+    Args:
+        seed: the seed (also written to ``PYTHONHASHSEED``).
+
+    Returns:
+        ``seed``.
+
+    Example:
+        >>> set_seed(3)
+        3
     """
     random.seed(seed)
     np.random.seed(seed)

@@ -8,7 +8,12 @@ from __future__ import annotations
 
 
 def describe_devices() -> str:
-    """A one-line description of the devices the active backend sees (GPU or CPU)."""
+    """A one-line description of the devices the active backend sees (GPU or CPU).
+
+    Returns:
+        E.g. ``"GPU: <name> (x1)"`` or ``"CPU (2 threads)"`` on torch, the platforms and kinds on jax, ``"GPU x1"``
+        or ``"CPU"`` on tensorflow; ``"unknown (<error>)"`` when asking fails.
+    """
     import keras  # noqa: PLC0415 - a light module: importing it loads no Keras, asking the devices does
 
     backend = keras.backend.backend()

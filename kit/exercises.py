@@ -37,10 +37,10 @@ class Solution:
     """One exercise of a notebook and its worked solution.
 
     Attributes:
-        notebook: The notebook's name (its file name without ``.ipynb``).
-        number: The exercise's number (``**Exercise N.**``).
-        question: The exercise's text, up to its ``<details>`` block.
-        code: The solution's python block, run on its own.
+        notebook: the notebook's name (its file name without ``.ipynb``).
+        number: the exercise's number (``**Exercise N.**``).
+        question: the exercise's text, up to its ``<details>`` block.
+        code: the solution's python block, run on its own.
     """
 
     notebook: str
@@ -57,8 +57,15 @@ class Solution:
 def solutions(notebook) -> list[Solution]:
     """Every exercise of ``notebook`` with its solution's code, in order.
 
-    Raises ValueError when an exercise has no ``<details>`` solution or that solution has no python block: every
-    exercise must have one that runs.
+    Args:
+        notebook: the ``.ipynb`` file.
+
+    Returns:
+        One :class:`Solution` per exercise, in the notebook's order.
+
+    Raises:
+        ValueError: an exercise has no ``<details>`` solution, or its solution has not exactly one python block:
+            every exercise must have one that runs.
     """
     path = Path(notebook)
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
@@ -84,7 +91,19 @@ def solutions(notebook) -> list[Solution]:
 
 
 def run(solution: Solution) -> float:
-    """Execute one solution in a fresh namespace (nothing from a notebook or an earlier solution); its seconds."""
+    """Execute one solution in a fresh namespace (nothing from a notebook or an earlier solution); its seconds.
+
+    Keras' session is cleared first.
+
+    Args:
+        solution: the solution to run.
+
+    Returns:
+        The seconds it ran.
+
+    Raises:
+        Exception: whatever the solution raises (its traceback names ``<notebook exercise N>``).
+    """
     import keras  # noqa: PLC0415 - a light module: finding the solutions needs no Keras
 
     keras.backend.clear_session()

@@ -47,13 +47,13 @@ def find_notebook(name: str) -> Path:
     """A notebook by its path or its number, as ``kit run`` takes it.
 
     Args:
-        name: A ``.ipynb`` path, or the start of a notebook's name in :func:`notebooks_dir` ("00", "02_tlm").
+        name: a ``.ipynb`` path, or the start of a notebook's name in :func:`notebooks_dir` ("00", "02_tlm").
 
     Returns:
         The notebook's path (the first match, in name order).
 
     Raises:
-        FileNotFoundError: No such notebook (the message lists the notebooks there are).
+        FileNotFoundError: no such notebook (the message lists the notebooks there are).
     """
     p = Path(name)
     if p.suffix == ".ipynb":
@@ -86,24 +86,24 @@ def notebook_env(
     the command was typed in (the kernel runs in the notebook's folder, so it gets the absolute path).
 
     Args:
-        data: The user's file (``--data``); None: the notebook's own data set, and no other flag may be given.
-        text: The column with the texts (single texts).
-        label: The column with the labels or scores.
-        text_a: Sentence pairs: the first text's column.
-        text_b: Sentence pairs: the second text's column.
-        task: Overrides the task the kit infers from the labels ("tagging": a CoNLL file of tagged tokens, as is a
+        data: the user's file (``--data``); None: the notebook's own data set, and no other flag may be given.
+        text: the column with the texts (single texts).
+        label: the column with the labels or scores.
+        text_a: sentence pairs: the first text's column.
+        text_b: sentence pairs: the second text's column.
+        task: overrides the task the kit infers from the labels ("tagging": a CoNLL file of tagged tokens, as is a
             ``.conll`` name).
-        encoding: The file's encoding when it is not UTF-8.
-        delimiter: The file's delimiter when it is not found from the header ("tab", "TAB" or backslash-t: a tab).
-        skip_empty: Drop rows with an empty text instead of stopping.
-        tag_column: Tagged tokens: the column with the tags.
+        encoding: the file's encoding when it is not UTF-8.
+        delimiter: the file's delimiter when it is not found from the header ("tab", "TAB" or backslash-t: a tab).
+        skip_empty: drop rows with an empty text instead of stopping.
+        tag_column: tagged tokens: the column with the tags.
 
     Returns:
         ``{KIT_DATA_FILE: absolute path, KIT_TEXT: ..., ...}`` for the flags given; ``{}`` without ``data``.
 
     Raises:
         FileNotFoundError: ``data`` is not a file (nor, for tagged tokens, a folder).
-        ValueError: Flags that do not go together, or a flag without ``--data``.
+        ValueError: flags that do not go together, or a flag without ``--data``.
     """
     given = {
         "text": text,
@@ -139,14 +139,14 @@ def _tagged_env(path: Path, given: dict) -> dict:
     """:func:`notebook_env` for a CoNLL file of tagged tokens: only ``--encoding`` and ``--tag-column`` apply.
 
     Args:
-        path: The file's absolute path.
-        given: Every flag's value as the environment takes it (None: not given).
+        path: the file's absolute path.
+        given: every flag's value as the environment takes it (None: not given).
 
     Returns:
         The file, the task "tagging", and the encoding and tag column where given.
 
     Raises:
-        ValueError: A flag for columns of texts and labels was given.
+        ValueError: a flag for columns of texts and labels was given.
     """
     stray = _flags_given(given, ("text", "label", "text_a", "text_b", "delimiter", "skip_empty"))
     if stray:
@@ -165,14 +165,14 @@ def _columns_env(path: Path, given: dict) -> dict:
     """:func:`notebook_env` for a CSV/TSV file: a label column and either a text column or a pair of them.
 
     Args:
-        path: The file's absolute path.
-        given: Every flag's value as the environment takes it (None: not given).
+        path: the file's absolute path.
+        given: every flag's value as the environment takes it (None: not given).
 
     Returns:
         The file and every flag given (a delimiter spelt as a shell passes a tab becomes a tab).
 
     Raises:
-        ValueError: No ``--label``, half a pair, both ``--text`` and a pair or neither, or ``--tag-column``.
+        ValueError: no ``--label``, half a pair, both ``--text`` and a pair or neither, or ``--tag-column``.
     """
     if given["tag_column"] is not None:
         raise ValueError("--tag-column is for tagged tokens (a CoNLL file: --task tagging or a .conll name).")
@@ -205,7 +205,18 @@ def check_data(notebook: Path, env: dict):
     """Read the user's file (``env`` from :func:`notebook_env`) here, as the notebook will, before a kernel starts.
 
     Every problem with the file (encoding, columns, empty texts, a class too small, the wrong kind of data for the
-    notebook) stops within seconds with the notebook's own message; returns the data set, or None without ``--data``.
+    notebook) stops within seconds with the notebook's own message.
+
+    Args:
+        notebook: the notebook's path; its number picks the kinds of data it takes (:data:`NOTEBOOK_TASKS`).
+        env: the run's environment, from :func:`notebook_env`.
+
+    Returns:
+        The user's data set, or None without ``--data``.
+
+    Raises:
+        ValueError: the file does not read as the flags say, or holds a kind of data the notebook cannot use.
+        KeyError: a column named by a flag is not in the file's header.
     """
     if OWN_DATA_ENV["file"] not in env:
         return None
@@ -230,7 +241,23 @@ def _environ(values: dict):
 
 
 def run_notebook(path: Path, out: Path, timeout: int = 3600, env: dict | None = None, in_process: bool = False) -> Path:
-    """Execute ``path`` with ``KIT_OUT=out`` (and ``env``); write the executed copy into ``out``."""
+    """Execute ``path`` with ``KIT_OUT=out`` (and ``env``); write the executed copy into ``out``.
+
+    Args:
+        path: the notebook.
+        out: the run's folder (``KIT_OUT``): what the notebook writes, and the executed copy.
+        timeout: seconds per cell, under a Jupyter kernel.
+        env: environment variables set while the notebook runs (e.g. :func:`notebook_env`'s).
+        in_process: run the code cells in this Python process, in one namespace, instead of a Jupyter kernel.
+
+    Returns:
+        The executed notebook's path, in ``out`` (written even when a cell fails or the run is stopped).
+
+    Raises:
+        CellError: a cell failed in an in-process run.
+        nbclient.exceptions.CellExecutionError: a cell failed under a kernel.
+        KeyboardInterrupt: the run was stopped (Ctrl-C or ``kill``).
+    """
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     start = time.time()
@@ -290,7 +317,7 @@ def _clear_outputs(cells) -> None:
     machine's) under the cells it never reached.
 
     Args:
-        cells: The notebook's code cells, emptied in place.
+        cells: the notebook's code cells, emptied in place.
     """
     for cell in cells:
         cell["outputs"] = []
@@ -360,16 +387,16 @@ def _run_in_process(path: Path, out: Path, start: float) -> Path:
     ``out`` even when a cell fails or the run is stopped.
 
     Args:
-        path: The notebook (its cells run in its folder).
-        out: The folder the executed copy goes to.
-        start: When the run started (``time.time()``), for the progress lines.
+        path: the notebook (its cells run in its folder).
+        out: the folder the executed copy goes to.
+        start: when the run started (``time.time()``), for the progress lines.
 
     Returns:
         The executed notebook's path.
 
     Raises:
-        CellError: A cell failed (the notebook up to it is saved).
-        KeyboardInterrupt: The run was stopped (Ctrl-C or ``kill``) inside a cell.
+        CellError: a cell failed (the notebook up to it is saved).
+        KeyboardInterrupt: the run was stopped (Ctrl-C or ``kill``) inside a cell.
     """
     plt = _agg_pyplot()
     nb = json.loads(path.read_text(encoding="utf-8"))
@@ -440,10 +467,10 @@ def _run_cell(source: str, i: int, namespace: dict, display) -> tuple[str, tuple
     """Run cell ``i``'s ``source`` in ``namespace``, its printing shown and recorded, its last value displayed.
 
     Args:
-        source: The cell's code.
-        i: The cell's number (in its tracebacks' file name, ``<cell i>``).
-        namespace: The run's one namespace (every cell's names).
-        display: Shows the value of a final bare expression (the shim's ``display``).
+        source: the cell's code.
+        i: the cell's number (in its tracebacks' file name, ``<cell i>``).
+        namespace: the run's one namespace (every cell's names).
+        display: shows the value of a final bare expression (the shim's ``display``).
 
     Returns:
         ``(printed, failed, stopped)``: what the cell printed; ``(i, traceback)`` when it raised, else None; ``i``

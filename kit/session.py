@@ -34,13 +34,13 @@ class Session:
     """A notebook run's settings, as :func:`start` made them.
 
     Attributes:
-        notebook: The notebook's name (its output folder's name).
+        notebook: the notebook's name (its output folder's name).
         scale: ``KIT_SCALE``: smoke, medium or full.
-        sizes: The paper's sizes at that scale (or the shared sizes, without a paper).
+        sizes: the paper's sizes at that scale (or the shared sizes, without a paper).
         precision: ``KIT_PRECISION``, applied: Keras' global dtype policy.
-        out: The folder the run writes its figures and tables to.
-        seed: The seed everything was seeded with.
-        own_data: The user's data (``kit.data.OwnData``) when ``kit run --data`` gave a file, else None.
+        out: the folder the run writes its figures and tables to.
+        seed: the seed everything was seeded with.
+        own_data: the user's data (``kit.data.OwnData``) when ``kit run --data`` gave a file, else None.
     """
 
     notebook: str
@@ -52,7 +52,14 @@ class Session:
     own_data: object = None  # kit.data.OwnData when `kit run --data` gave a file
 
     def relative(self, path) -> str:
-        """``path`` relative to the working folder when it is below it (no machine-specific paths on screen)."""
+        """``path`` relative to the working folder when it is below it (no machine-specific paths on screen).
+
+        Args:
+            path: a file or folder.
+
+        Returns:
+            The relative path as text; ``path`` unchanged where no relative path exists (another drive).
+        """
         try:
             return os.path.relpath(Path(path).resolve(), Path.cwd())
         except ValueError:
@@ -67,7 +74,11 @@ def _version(pkg: str) -> str:
 
 
 def tensorflow_status() -> str:
-    """How this process stands with TensorFlow (the kit keeps it out of jax/torch processes)."""
+    """How this process stands with TensorFlow (the kit keeps it out of jax/torch processes).
+
+    Returns:
+        One line for the header: kept out, not imported, or imported (with its GPUs hidden, where the kit hid them).
+    """
     tf = sys.modules.get("tensorflow", "absent")
     if kit.TENSORFLOW == "blocked":
         return "TensorFlow kept out (not needed under this backend)"
@@ -77,7 +88,21 @@ def tensorflow_status() -> str:
 
 
 def start(notebook: str, section: str | None = None, seed: int = 0, verbose: bool = True) -> Session:
-    """Apply precision, seed, make the output folder; print the header; return the run's settings."""
+    """Apply precision, seed, make the output folder; print the header; return the run's settings.
+
+    Args:
+        notebook: the notebook's name (its output folder's name).
+        section: the paper whose sizes ``S.sizes`` holds (``"tlm"``, ...: ``kit/papers/<section>/``); None: the
+            shared sizes.
+        seed: the seed everything is seeded with.
+        verbose: print the header: backend, scale, precision, versions, devices, output folder and the user's file.
+
+    Returns:
+        The run's settings.
+
+    Raises:
+        ValueError: ``KIT_SCALE``, ``KIT_PRECISION`` or ``KIT_SIZES`` is wrong, or mixed_float16 under jax on a CPU.
+    """
     import keras  # noqa: PLC0415 - a light module: Keras loads when a notebook starts, not with `kit info`
 
     precision = config.apply_precision()

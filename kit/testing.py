@@ -60,22 +60,22 @@ def run_layer_test(
     model, one ``fit`` step that moves the weights, a ``.keras`` save/load with the same outputs.
 
     Args:
-        layer_cls: The layer's class.
-        init_kwargs: Its constructor's arguments (each must come back in ``get_config()``).
-        input_data: One batch: an array, a dict of arrays, or a list of them.
-        expected_output_shape: The output's shape (the first output's), or ``{key: shape}`` for dict outputs.
-        expected_num_trainable_weights: How many trainable weights the built layer has.
-        expected_num_non_trainable_weights: How many non-trainable weights it has.
-        run_training_check: Fit one step to random targets and check the weights changed.
-        run_save_load: Save the model as ``.keras``, load it, and compare the outputs.
-        call_kwargs: Extra arguments of the layer's call.
-        atol: The absolute tolerance of the save/load comparison.
+        layer_cls: the layer's class.
+        init_kwargs: its constructor's arguments (each must come back in ``get_config()``).
+        input_data: one batch: an array, a dict of arrays, or a list of them.
+        expected_output_shape: the output's shape (the first output's), or ``{key: shape}`` for dict outputs.
+        expected_num_trainable_weights: how many trainable weights the built layer has.
+        expected_num_non_trainable_weights: how many non-trainable weights it has.
+        run_training_check: fit one step to random targets and check the weights changed.
+        run_save_load: save the model as ``.keras``, load it, and compare the outputs.
+        call_kwargs: extra arguments of the layer's call.
+        atol: the absolute tolerance of the save/load comparison.
 
     Returns:
         The layer the eager call built.
 
     Raises:
-        AssertionError: A check failed (the message says which).
+        AssertionError: a check failed (the message says which).
     """
     call_kwargs = call_kwargs or {}
     layer = _check_config_round_trip(layer_cls, init_kwargs)
@@ -132,11 +132,11 @@ def _check_symbolic_call(layer_cls, init_kwargs: dict, input_data, call_kwargs: 
     """3. A symbolic call builds a functional model with the eager output's batch-free shape.
 
     Args:
-        layer_cls: The layer's class (a fresh layer is built).
-        init_kwargs: Its constructor's arguments.
-        input_data: The batch; its arrays' shapes and dtypes make the model's inputs (a dict's keys name them).
-        call_kwargs: Extra arguments of the layer's call.
-        shape: The eager output's shape.
+        layer_cls: the layer's class (a fresh layer is built).
+        init_kwargs: its constructor's arguments.
+        input_data: the batch; its arrays' shapes and dtypes make the model's inputs (a dict's keys name them).
+        call_kwargs: extra arguments of the layer's call.
+        shape: the eager output's shape.
 
     Returns:
         ``(model, outputs)``: the functional model and its outputs on ``input_data``, as NumPy.
@@ -188,8 +188,19 @@ def run_precision_test(
     - every floating weight is in the variable dtype (float32);
     - every sublayer (except Softmax and inputs, which keras-hub keeps in float32) carries the policy.
 
-    >>> from kit.models import ClassifierHead
-    >>> run_precision_test(ClassifierHead, {"num_classes": 2}, np.ones((2, 4), "float32"))
+    Args:
+        layer_cls: the layer's class.
+        init_kwargs: its constructor's arguments (``dtype`` is set to each policy in turn).
+        input_data: one batch: an array, a dict of arrays, or a list of them.
+        call_kwargs: extra arguments of the layer's call.
+        policies: the mixed policies to check (default: ``mixed_float16`` and ``mixed_bfloat16``).
+
+    Raises:
+        AssertionError: a check failed (the message names the layer, the policy and the output, weight or sublayer).
+
+    Example:
+        >>> from kit.models import ClassifierHead
+        >>> run_precision_test(ClassifierHead, {"num_classes": 2}, np.ones((2, 4), "float32"))
     """
     call_kwargs = call_kwargs or {}
     for name in policies:

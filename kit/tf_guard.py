@@ -35,7 +35,14 @@ def blocked_names() -> tuple[str, ...]:
 
 
 def hide_gpus(tf) -> bool:
-    """Make TensorFlow see no GPU (before it touches one); True if it worked."""
+    """Make TensorFlow see no GPU (before it touches one); True if it worked.
+
+    Args:
+        tf: the ``tensorflow`` module.
+
+    Returns:
+        True if the GPUs are hidden; False when TensorFlow had already initialised them, or is not a full TensorFlow.
+    """
     try:
         tf.config.set_visible_devices([], "GPU")
         return True
@@ -64,7 +71,16 @@ class _HideGPUOnImport(importlib.abc.MetaPathFinder):
 
 
 def install(backend: str | None) -> str:
-    """Apply the rule for ``backend``; returns what was done: "blocked", "hidden", "already imported", "off"."""
+    """Apply the rule for ``backend``; returns what was done: "blocked", "hidden", "already imported", "off".
+
+    Args:
+        backend: ``KERAS_BACKEND`` (None: unset).
+
+    Returns:
+        ``"blocked"``: under jax or torch, ``import tensorflow`` now fails; ``"hidden"``: ``KIT_ALLOW_TENSORFLOW`` is
+        set, so TensorFlow imports with its GPUs hidden; ``"already imported"``: its GPUs were hidden (if it could
+        still be done); ``"off"``: another backend, nothing done.
+    """
     if backend not in ("jax", "torch"):
         return "off"
     if "tensorflow" in sys.modules:

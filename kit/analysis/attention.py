@@ -23,7 +23,18 @@ import numpy as np
 
 
 def attention_maps(backbone, inputs: dict) -> np.ndarray:
-    """Softmax attention of every layer and head: ``(layers, batch, heads, seq, seq)`` (NumPy)."""
+    """Softmax attention of every layer and head: ``(layers, batch, heads, seq, seq)`` (NumPy).
+
+    keras-hub's ``BertBackbone`` returns no attention, so the backbone runs layer by layer and each
+    ``TransformerEncoder`` gives its scores (``return_attention_scores=True``).
+
+    Args:
+        backbone: a keras-hub BERT backbone.
+        inputs: one batch: ``token_ids``, ``segment_ids`` and ``padding_mask``, each ``(batch, seq)``.
+
+    Returns:
+        The softmax probabilities ``(layers, batch, heads, query, key)``.
+    """
     import keras  # noqa: PLC0415 - kit.analysis imports without Keras (a light room)
 
     from ..models.backbone_parts import split_backbone  # noqa: PLC0415 - kit.models imports Keras
@@ -41,7 +52,23 @@ def attention_maps(backbone, inputs: dict) -> np.ndarray:
 def head_statistics(
     probs: np.ndarray, token_ids: np.ndarray, padding_mask: np.ndarray, special_ids
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per (layer, head): share of real tokens whose argmax is adjacent, and share whose argmax is special."""
+    """Per (layer, head): share of real tokens whose argmax is adjacent, and share whose argmax is special.
+
+    A token's argmax is the key it puts its maximum attention on, padding never counted; adjacent is i-1 or i+1.
+    Only real (unpadded) tokens are counted.
+
+    Args:
+        probs: attention probabilities ``(layers, batch, heads, seq, seq)`` (:func:`attention_maps`).
+        token_ids: the batch's token ids ``(batch, seq)``.
+        padding_mask: ``(batch, seq)``, true (1) at real tokens.
+        special_ids: the ids that make a head vertical: [CLS], [SEP] and the period (:func:`special_token_ids`).
+
+    Returns:
+        ``(positional, vertical)``: two ``(layers, heads)`` arrays of shares in [0, 1].
+
+    Raises:
+        ValueError: ``probs`` is not 5-D.
+    """
     probs = np.asarray(probs, dtype="float64")
     mask = np.asarray(padding_mask).astype(bool)
     if probs.ndim != 5:
@@ -59,7 +86,22 @@ def head_statistics(
 
 
 def classify_heads(probs, token_ids, padding_mask, special_ids, threshold: float = 0.9) -> np.ndarray:
-    """``(layers, heads)`` labels: ``"positional"``, ``"vertical"`` or ``"other"`` (TLM's 90% rule)."""
+    """``(layers, heads)`` labels: ``"positional"``, ``"vertical"`` or ``"other"`` (TLM's 90% rule).
+
+    A head is positional when at least ``threshold`` of the real tokens attend most to an adjacent token, vertical
+    when at least ``threshold`` attend most to a special token; positional wins where both hold
+    (:func:`head_statistics` gives the shares).
+
+    Args:
+        probs: attention probabilities ``(layers, batch, heads, seq, seq)`` (:func:`attention_maps`).
+        token_ids: the batch's token ids ``(batch, seq)``.
+        padding_mask: ``(batch, seq)``, true (1) at real tokens.
+        special_ids: the ids that make a head vertical (:func:`special_token_ids`).
+        threshold: the share of tokens that labels a head (TLM: 0.9).
+
+    Returns:
+        A ``(layers, heads)`` array of the labels.
+    """
     pos, vert = head_statistics(probs, token_ids, padding_mask, special_ids)
     out = np.full(pos.shape, "other", dtype="<U10")
     out[vert >= threshold] = "vertical"
@@ -68,7 +110,14 @@ def classify_heads(probs, token_ids, padding_mask, special_ids, threshold: float
 
 
 def special_token_ids(tokenizer) -> list[int]:
-    """Ids of [CLS], [SEP] and the period in a keras-hub BERT tokenizer."""
+    """Ids of [CLS], [SEP] and the period in a keras-hub BERT tokenizer.
+
+    Args:
+        tokenizer: a keras-hub BERT tokenizer.
+
+    Returns:
+        ``[cls, sep, period]``, the ids a vertical head attends to.
+    """
     return [int(tokenizer.token_to_id(t)) for t in ("[CLS]", "[SEP]", ".")]
 
 
@@ -80,7 +129,20 @@ def plot_heads(
     title: str = "",
     max_heads: int = 12,
 ):
-    """Grid of heat maps, one per (layer, head), for one example; returns the matplotlib figure."""
+    """Grid of heat maps, one per (layer, head), for one example; returns the matplotlib figure.
+
+    Args:
+        probs: attention probabilities ``(layers, batch, heads, seq, seq)`` (:func:`attention_maps`).
+        tokens: the example's tokens; each map is cut to their number.
+        labels: :func:`classify_heads`' ``(layers, heads)`` labels, written over the positional (blue) and vertical
+            (red) heads; None: no labels.
+        example: which example of the batch.
+        title: the figure's title (default: what the rows and labels mean).
+        max_heads: the most heads drawn per layer.
+
+    Returns:
+        The matplotlib figure (rows: layers; columns: heads).
+    """
     import matplotlib.pyplot as plt
 
     n_layers, _, n_heads, _, _ = probs.shape

@@ -28,7 +28,17 @@ METRICS = ("accuracy", "token_accuracy", "macro_f1", "pearson")
 
 
 def majority_label(y_train) -> int:
-    """The most frequent label of the training labels (class ids, or tag sequences flattened); ties: the smallest."""
+    """The most frequent label of the training labels (class ids, or tag sequences flattened); ties: the smallest.
+
+    Args:
+        y_train: the training labels: class ids, or sequences of tag ids.
+
+    Returns:
+        The majority label's id.
+
+    Raises:
+        ValueError: there are no training labels.
+    """
     flat = (
         np.concatenate([np.asarray(s).reshape(-1) for s in y_train])
         if _is_sequences(y_train)
@@ -44,7 +54,21 @@ def _is_sequences(y) -> bool:
 
 
 def constant_guess(y_train, y_test, metric: str = "accuracy") -> float:
-    """The test score of always predicting the training set's majority label (``pearson``: 0)."""
+    """The test score of always predicting the training set's majority label (``pearson``: 0).
+
+    Args:
+        y_train: the training labels (class ids, or tag sequences); their majority label is the guess, never the
+            test set's.
+        y_test: the test labels the guess is scored on (tag sequences for ``token_accuracy``).
+        metric: ``"accuracy"``, ``"token_accuracy"``, ``"macro_f1"`` or ``"pearson"`` (the module's notes say how
+            each is scored).
+
+    Returns:
+        The constant guess's score.
+
+    Raises:
+        ValueError: an unknown ``metric``, or no training labels.
+    """
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}.")
     if metric == "pearson":
@@ -63,17 +87,23 @@ def constant_guess(y_train, y_test, metric: str = "accuracy") -> float:
 
 
 def record_constant_guesses(sweep, guesses: dict, **keys) -> None:
-    """Write each task's constant guess to ``sweep``'s ``results.csv`` as rows of their own: metric
-    ``constant_guess``, ``task`` the run rows' task name, the other keys from ``keys`` (e.g. ``experiment="constant
-    guess"``; keys not given are written as ``"-"``). A reader of the CSV alone can then set every score beside the
-    floor it must clear.
+    """Write each task's constant guess to ``sweep``'s ``results.csv`` as rows of their own.
 
-    >>> import tempfile, pathlib
-    >>> from kit.train import Sweep
-    >>> sweep = Sweep(pathlib.Path(tempfile.mkdtemp()) / "results.csv", keys=["task", "model", "seed"], log=None)
-    >>> record_constant_guesses(sweep, {"sst": 0.52, "sts": 0.0}, model="constant guess", seed=0)
-    >>> sweep.results()[["task", "model", "metric", "value"]].values.tolist()
-    [['sst', 'constant guess', 'constant_guess', 0.52], ['sts', 'constant guess', 'constant_guess', 0.0]]
+    Each row has metric ``constant_guess``, ``task`` the run rows' task name, and the sweep's other keys from
+    ``keys``. A reader of the CSV alone can then set every score beside the floor it must clear.
+
+    Args:
+        sweep: the :class:`kit.train.Sweep` whose ``results.csv`` gets the rows.
+        guesses: task name -> its constant guess (:func:`constant_guess`).
+        **keys: the rows' other keys, e.g. ``experiment="constant guess"``; keys not given are written as ``"-"``.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> from kit.train import Sweep
+        >>> sweep = Sweep(pathlib.Path(tempfile.mkdtemp()) / "results.csv", keys=["task", "model", "seed"], log=None)
+        >>> record_constant_guesses(sweep, {"sst": 0.52, "sts": 0.0}, model="constant guess", seed=0)
+        >>> sweep.results()[["task", "model", "metric", "value"]].values.tolist()
+        [['sst', 'constant guess', 'constant_guess', 0.52], ['sts', 'constant guess', 'constant_guess', 0.0]]
     """
     for task, value in guesses.items():
         run = {k: keys.get(k, "-") for k in sweep.keys}

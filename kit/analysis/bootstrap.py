@@ -35,7 +35,17 @@ from .spread import ALPHA
 
 @dataclass
 class Bootstrap:
-    """``a - b`` with a bootstrap interval over test examples and seeds, and its verdict."""
+    """``a - b`` with a bootstrap interval over test examples and seeds, and its verdict.
+
+    Attributes:
+        value: ``score(a) - score(b)`` on every test example and seed.
+        low: the interval's lower end (the ``(1 - level) / 2`` quantile of the resampled differences).
+        high: the interval's upper end.
+        p: the two-sided p-value: twice the share of resampled differences on the far side of 0 (1 when all are 0).
+        examples: how many test examples.
+        seeds: how many seeds (the larger arm's).
+        level: the interval's confidence level.
+    """
 
     value: float
     low: float
@@ -47,11 +57,23 @@ class Bootstrap:
 
     @property
     def verdict(self) -> str:
+        """``"larger"``/``"smaller"`` when the interval excludes 0 (``p < 1 - level``), else ``"within the noise"``."""
         if self.p < 1 - self.level:
             return "larger" if self.value > 0 else "smaller"
         return "within the noise"
 
     def text(self, scale: float = 1.0, unit: str = "", digits: int = 1) -> str:
+        """The difference, its interval, its verdict and the test as one line of text.
+
+        Args:
+            scale: multiplies every value (100: accuracy in points).
+            unit: written after the difference, e.g. ``" points"``.
+            digits: decimals shown.
+
+        Returns:
+            The module example's ``r.text(100, " points")``: ``'+6.2 points, 95% interval [+1.5, +10.9] (larger:
+            paired bootstrap over 400 test examples × 3 seeds, p = 0.020)'``.
+        """
         p = "p < 0.001" if self.p < 0.001 else f"p = {self.p:.3f}"
         return (
             f"{self.value * scale:+.{digits}f}{unit}, {self.level:.0%} interval "
@@ -71,9 +93,24 @@ def paired_bootstrap(
 ) -> Bootstrap:
     """Paired bootstrap of ``score(a) - score(b)``, resampling test examples (shared by both) and seeds.
 
-    ``a``, ``b``: arrays ``(seeds, examples)`` (or ``(seeds, examples, ...)`` of predictions when
-    ``score`` is given); a 1-D array is one seed. Row ``i`` of ``a`` and of ``b`` share seed ``i`` when
-    both have the same number of rows; seeds are then drawn once for both.
+    Row ``i`` of ``a`` and of ``b`` share seed ``i`` when both have the same number of rows; seeds are then drawn
+    once for both.
+
+    Args:
+        a: ``(seeds, examples)`` per-example scores (their mean is the score), or ``(seeds, examples, ...)``
+            predictions when ``score`` is given; a 1-D array is one seed.
+        b: the other setting's, on the same test examples.
+        labels: the test labels ``score`` compares the predictions with.
+        score: ``score(predictions, labels) -> float`` (e.g. Pearson's r); None: the mean of the per-example scores.
+        resamples: how many bootstrap draws.
+        seed: the seed of the draws.
+        level: the interval's confidence level (``1 - ALPHA``: 95%).
+
+    Returns:
+        The difference, its interval and p-value, and its verdict.
+
+    Raises:
+        ValueError: ``a`` and ``b`` have different numbers of test examples, or ``score`` comes without ``labels``.
     """
     a, b = np.asarray(a), np.asarray(b)
     a = a[None] if a.ndim == 1 else a

@@ -34,7 +34,17 @@ ALPHA = 0.05  # a difference is called real when its two-sided p-value is below 
 
 
 def summarize(frame, by, value: str = "value"):
-    """Mean, standard deviation, standard error and number of seeds of ``value`` per group ``by``."""
+    """Mean, standard deviation, standard error and number of seeds of ``value`` per group ``by``.
+
+    Args:
+        frame: a pandas DataFrame, one row per run (seed).
+        by: the column (or columns) naming a group, e.g. ``"model"``.
+        value: the column with the score.
+
+    Returns:
+        A DataFrame indexed by group, columns ``mean``, ``se``, ``std``, ``seeds``; ``se`` is NaN for a group of one
+        seed (no spread to show), ``std`` 0.
+    """
     g = frame.groupby(by, sort=False)[value]
     out = g.agg(["mean", "std", "count"]).rename(columns={"count": "seeds"})
     out["std"] = out["std"].fillna(0.0)
@@ -47,8 +57,15 @@ def summarize(frame, by, value: str = "value"):
 class Difference:
     """``a - b`` with its standard error, a t-test and a verdict: "larger", "smaller" or "within the noise".
 
-    ``t``, ``df`` and ``p`` are the test's statistic, degrees of freedom and two-sided p-value; ``test``
-    names it ("Welch t", "paired t"). The difference is called real when ``p < alpha``.
+    Attributes:
+        value: ``a - b``.
+        se: its standard error (NaN with one seed: no spread to test).
+        seeds: each arm's number of seeds, ``(n_a, n_b)``.
+        t: the test's statistic.
+        df: the test's degrees of freedom.
+        p: the test's two-sided p-value.
+        test: the test's name ("Welch t", "paired t").
+        alpha: the difference is called real when ``p < alpha``.
     """
 
     value: float
@@ -62,6 +79,7 @@ class Difference:
 
     @property
     def verdict(self) -> str:
+        """``"larger"``/``"smaller"`` when ``p < alpha``, else ``"within the noise"`` (one seed: says so)."""
         if not np.isfinite(self.se):
             return "one seed: no spread to judge it"
         if not self.p < self.alpha:
@@ -69,14 +87,24 @@ class Difference:
         return "larger" if self.value > 0 else "smaller"
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
-        """The ``level`` confidence interval of the difference (t quantile at ``df``)."""
+        """The ``level`` confidence interval of the difference (t quantile at ``df``).
+
+        Args:
+            level: the confidence level.
+
+        Returns:
+            ``(low, high)``; NaNs where there is no spread to test.
+        """
         if not (np.isfinite(self.se) and np.isfinite(self.df)):
             return (float("nan"), float("nan"))
         half = float(_stats.t.ppf(0.5 + level / 2, self.df)) * self.se
         return (self.value - half, self.value + half)
 
     def test_text(self) -> str:
-        """``'Welch t = 4.92, df = 1.5, p = 0.069'``."""
+        """The test as text: ``'Welch t = 4.92, df = 1.5, p = 0.069'``.
+
+        With one seed it is ``"no test"``; where every seed gives the same difference, it says there is no spread.
+        """
         if not np.isfinite(self.se):
             return "no test"
         if self.se == 0:
@@ -85,6 +113,16 @@ class Difference:
         return f"{self.test} = {self.t:.2f}, df = {self.df:.1f}, {p}"
 
     def text(self, scale: float = 1.0, unit: str = "", digits: int = 1) -> str:
+        """The difference, its standard error, its verdict, its test and the seeds as one line of text.
+
+        Args:
+            scale: multiplies the difference and its standard error (100: accuracy in points).
+            unit: written after the numbers, e.g. ``" points"``.
+            digits: decimals shown.
+
+        Returns:
+            E.g. ``'+11.0 ± 2.2 points (within the noise: Welch t = 4.92, df = 1.5, p = 0.069; 2 seeds each)'``.
+        """
         se = f" ± {self.se * scale:.{digits}f}" if np.isfinite(self.se) else ""
         seeds = "/".join(str(s) for s in sorted(set(self.seeds)))
         many = "s" if max(self.seeds) > 1 else ""
@@ -108,9 +146,24 @@ def welch(
 ) -> Difference:
     """Welch's t-test of ``a - b`` from each arm's mean, standard error and number of seeds.
 
-    >>> d = welch(0.80, 0.01, 5, 0.70, 0.01, 5)
-    >>> round(d.df, 1), d.verdict
-    (8.0, 'larger')
+    The degrees of freedom are Welch–Satterthwaite's.
+
+    Args:
+        mean_a: ``a``'s mean.
+        se_a: ``a``'s standard error.
+        n_a: ``a``'s number of seeds.
+        mean_b: ``b``'s mean.
+        se_b: ``b``'s standard error.
+        n_b: ``b``'s number of seeds.
+        alpha: the difference is called real when ``p < alpha``.
+
+    Returns:
+        The difference and its test; no test (``se`` NaN) when an arm has one seed or no finite standard error.
+
+    Example:
+        >>> d = welch(0.80, 0.01, 5, 0.70, 0.01, 5)
+        >>> round(d.df, 1), d.verdict
+        (8.0, 'larger')
     """
     seeds = (int(n_a), int(n_b))
     if min(seeds) < 2 or not (np.isfinite(se_a) and np.isfinite(se_b)):
@@ -122,7 +175,16 @@ def welch(
 
 
 def difference(a, b, alpha: float = ALPHA) -> Difference:
-    """Welch's t-test of two :func:`summarize` rows (``mean``, ``se``, ``seeds``): ``a - b``."""
+    """Welch's t-test of two :func:`summarize` rows (``mean``, ``se``, ``seeds``): ``a - b``.
+
+    Args:
+        a: a :func:`summarize` row.
+        b: the row it is compared with.
+        alpha: the difference is called real when ``p < alpha``.
+
+    Returns:
+        The difference and its test (:func:`welch`).
+    """
     return welch(
         float(a["mean"]), float(a["se"]), int(a["seeds"]), float(b["mean"]), float(b["se"]), int(b["seeds"]), alpha
     )
@@ -131,11 +193,23 @@ def difference(a, b, alpha: float = ALPHA) -> Difference:
 def paired_difference(a, b, alpha: float = ALPHA) -> Difference:
     """The paired t-test of ``a - b`` where ``a[i]`` and ``b[i]`` share seed ``i`` (same splits, same init).
 
-    >>> d = paired_difference([0.80, 0.83, 0.78, 0.81], [0.79, 0.81, 0.77, 0.80])
-    >>> d.text(100, " points")
-    '+1.2 ± 0.2 points (larger: paired t = 5.00, df = 3.0, p = 0.015; 4 paired seeds each)'
-    >>> paired_difference([0.80, 0.83, 0.78], [0.79, 0.81, 0.77]).verdict       # p = 0.057
-    'within the noise'
+    Args:
+        a: one score per seed.
+        b: the other setting's scores, seed for seed.
+        alpha: the difference is called real when ``p < alpha``.
+
+    Returns:
+        The mean difference and its test (``"paired t"``, df = seeds - 1); no test with fewer than 2 seeds.
+
+    Raises:
+        ValueError: ``a`` and ``b`` do not hold one value per seed each (their shapes differ).
+
+    Example:
+        >>> d = paired_difference([0.80, 0.83, 0.78, 0.81], [0.79, 0.81, 0.77, 0.80])
+        >>> d.text(100, " points")
+        '+1.2 ± 0.2 points (larger: paired t = 5.00, df = 3.0, p = 0.015; 4 paired seeds each)'
+        >>> paired_difference([0.80, 0.83, 0.78], [0.79, 0.81, 0.77]).verdict       # p = 0.057
+        'within the noise'
     """
     a, b = np.asarray(a, float), np.asarray(b, float)
     if a.shape != b.shape:
@@ -151,8 +225,18 @@ def paired_difference(a, b, alpha: float = ALPHA) -> Difference:
 def format_mean_se(mean: float, se: float, scale: float = 1.0, digits: int = 3) -> str:
     """``'0.812 ± 0.006'`` (just the mean when there is no spread).
 
-    >>> format_mean_se(0.8123, 0.0061), format_mean_se(0.8, float("nan"))
-    ('0.812 ± 0.006', '0.800')
+    Args:
+        mean: the mean.
+        se: its standard error (NaN: no spread, left out).
+        scale: multiplies both (100: accuracy in points).
+        digits: decimals shown.
+
+    Returns:
+        The mean ± its standard error, as text.
+
+    Example:
+        >>> format_mean_se(0.8123, 0.0061), format_mean_se(0.8, float("nan"))
+        ('0.812 ± 0.006', '0.800')
     """
     m = f"{mean * scale:.{digits}f}"
     return m + (f" ± {se * scale:.{digits}f}" if np.isfinite(se) else "")

@@ -28,8 +28,22 @@ def time_inference(
 ) -> dict:
     """Median milliseconds per batch for ``model`` on ``inputs`` (one batch), warm-up excluded.
 
-    ``compiled=True`` times ``model.predict_on_batch`` (traced/jit-compiled on jax and
-    tensorflow); ``compiled=False`` times an eager ``model(inputs, training=False)``.
+    Args:
+        model: the Keras model.
+        inputs: one batch, an array or a dict of arrays; the first array's shape gives the batch size and the
+            sequence length.
+        repeats: the timed calls (their median is the result).
+        warmup: untimed calls first (tracing and compiling happen there).
+        compiled: True times ``model.predict_on_batch`` (traced/jit-compiled on jax and tensorflow); False times an
+            eager ``model(inputs, training=False)``.
+        name: the row's model name (default: ``model.name``).
+
+    Returns:
+        One row: ``model``, ``backend``, ``device``, ``batch_size``, ``sequence_length``, ``compiled`` (True only on
+        jax and tensorflow), ``median_ms``, ``min_ms``, ``max_ms``, ``repeats``.
+
+    Raises:
+        ValueError: ``repeats`` is below 1.
     """
     import keras  # noqa: PLC0415 - kit.analysis imports without Keras (a light room)
 

@@ -31,7 +31,18 @@ from ..config import PAPERS, paper_sizes
 
 
 def sizes(paper: str, scale: str | None = None) -> dict:
-    """``paper``'s sizes at ``scale`` (default: ``KIT_SCALE``), with ``KIT_SIZES`` merged in (a copy)."""
+    """``paper``'s sizes at ``scale`` (default: ``KIT_SCALE``), with ``KIT_SIZES`` merged in (a copy).
+
+    Args:
+        paper: one of :data:`kit.config.PAPERS` (its folder's name).
+        scale: ``smoke``, ``medium`` or ``full`` (default: the scale in use).
+
+    Returns:
+        The paper's ``DEFAULTS``, updated with its ``SCALES[scale]``, then with ``KIT_SIZES[paper]``.
+
+    Raises:
+        ValueError: an unknown paper or scale, or a ``KIT_SIZES`` section of unknown sizes.
+    """
     if paper not in PAPERS:
         raise ValueError(f"Unknown paper {paper!r}; the papers are {PAPERS}.")
     table = importlib.import_module(f"{__name__}.{paper}.{paper}_sizes")
