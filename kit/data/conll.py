@@ -1,4 +1,4 @@
-"""Your own tagged data: a CoNLL-form file (a token per line, its tag in a column) to a tagging :class:`TextDataset`.
+r"""Your own tagged data: a CoNLL-form file (a token per line, its tag in a column) to a tagging :class:`TextDataset`.
 
 Notebook 03's tagging task (the paper's NER) can run on it: ``kit run 03 --data my.conll`` (``--tag-column N`` when the
 tag is not the last column). A folder with CoNLL-2003's file names (``eng.train``/``eng.testa``/``eng.testb`` or
@@ -6,8 +6,8 @@ tag is not the last column). A folder with CoNLL-2003's file names (``eng.train`
 
 >>> import tempfile, os
 >>> path = os.path.join(tempfile.mkdtemp(), "mine.conll")
->>> sent = "Peter NNP B-PER\\nvisits VBZ O\\nParis NNP B-LOC\\n.\\t.\\tO\\n\\n"
->>> _ = open(path, "w", encoding="utf-8").write("-DOCSTART- -X- O\\n\\n" + sent * 30)
+>>> sent = "Peter NNP B-PER\nvisits VBZ O\nParis NNP B-LOC\n.\t.\tO\n\n"
+>>> _ = open(path, "w", encoding="utf-8").write("-DOCSTART- -X- O\n\n" + sent * 30)
 >>> ds = from_conll(path, verbose=False)
 >>> ds.task, ds.label_names, ds.sizes(), ds.train.texts[0]
 ('tagging', ['B-LOC', 'B-PER', 'O'], {'train': 24, 'dev': 3, 'test': 3}, ['Peter', 'visits', 'Paris', '.'])
@@ -33,11 +33,18 @@ SPLIT_FILES = {
 
 
 def is_tagged_file(path, task: str | None = None) -> bool:
-    """Whether ``kit run --data`` reads ``path`` as CoNLL-form tagged tokens: ``task="tagging"``, or no task and a
-    name ending in one of :data:`TAGGED_SUFFIXES`.
+    """Tell whether ``kit run --data`` reads ``path`` as CoNLL-form tagged tokens.
 
-    >>> is_tagged_file("ner.conll"), is_tagged_file("ner.txt", "tagging"), is_tagged_file("ner.conll", "pairs")
-    (True, True, False)
+    Args:
+        path: the user's file.
+        task: the task the user asked for, or None.
+
+    Returns:
+        True for ``task="tagging"``, or for no task and a name ending in one of :data:`TAGGED_SUFFIXES`.
+
+    Example:
+        >>> is_tagged_file("ner.conll"), is_tagged_file("ner.txt", "tagging"), is_tagged_file("ner.conll", "pairs")
+        (True, True, False)
     """
     return task == "tagging" or (task is None and Path(path).suffix.lower() in TAGGED_SUFFIXES)
 
@@ -56,27 +63,29 @@ def from_conll(
     """Read a CoNLL-form file (or a folder of CoNLL-2003's three files) into a tagging :class:`TextDataset`.
 
     Texts are token lists, labels tag ids (``label_names`` sorted). Lines may be separated by spaces or tabs and end
-    in CRLF; the encoding is UTF-8 unless a BOM says otherwise (pass e.g. ``encoding="latin-1"``). A malformed line
-    stops with its line number.
+    in CRLF. A folder keeps its own splits (the file names in :data:`SPLIT_FILES`); a single file is split by
+    sentences, seeded.
+
+    Args:
+        path: the CoNLL-form file, or a folder with one file per split.
+        tag_column: the tag's column, 0-based (-1: the last; 0 is the token).
+        dev: the fraction of a single file's sentences in dev.
+        test: the fraction of a single file's sentences in test.
+        seed: the seed of the split.
+        encoding: UTF-8 unless a BOM says otherwise; pass e.g. ``"latin-1"`` for other files.
+        name: the data set's name (default: the file's name without its suffix).
+        verbose: print the number of sentences and tags, the task and the split sizes.
+
+    Returns:
+        The data set; its ``info`` holds ``tag_column`` and, for chunk tags (``B-``, ``I-``, ``S-``, ``E-``), the
+        ``entities`` per split.
+
+    Raises:
+        FileNotFoundError: there is no such file or folder, or the folder has no file for a split.
+        ValueError: a malformed line (it stops with its line number), or every token has the same tag.
     """
     path = Path(path).expanduser()
-    if not path.exists():
-        raise FileNotFoundError(
-            f"No such file or folder: {path}. Check the path (relative paths start at {Path.cwd()})."
-        )
-    if path.is_dir():
-        files = {k: next((path / c for c in names if (path / c).is_file()), None) for k, names in SPLIT_FILES.items()}
-        missing = [f"{k} ({' or '.join(SPLIT_FILES[k])})" for k, f in files.items() if f is None]
-        if missing:
-            raise FileNotFoundError(
-                f"{path} is a folder, so it needs one CoNLL file per split; none for "
-                f"{', '.join(missing)}. Or give one file and the kit splits it."
-            )
-        raw = {k: _read(f, tag_column, encoding) for k, f in files.items()}
-    else:
-        sents = _read(path, tag_column, encoding)
-        parts = split_indices(len(sents), dev=dev, test=test, seed=seed)
-        raw = {k: [sents[i] for i in idx] for k, idx in parts.items()}
+    raw = _raw_splits(path, tag_column, encoding, dev=dev, test=test, seed=seed)
     names = sorted({t for part in raw.values() for _, tags in part for t in tags})
     if len(names) < 2:
         raise ValueError(
@@ -100,9 +109,30 @@ def from_conll(
     return ds
 
 
+def _raw_splits(path: Path, tag_column: int, encoding: str | None, *, dev: float, test: float, seed: int) -> dict:
+    """``{split: [(tokens, tags), ...]}``: a folder's three files, or one file split by sentences (seeded)."""
+    if not path.exists():
+        raise FileNotFoundError(
+            f"No such file or folder: {path}. Check the path (relative paths start at {Path.cwd()})."
+        )
+    if path.is_dir():
+        files = {k: next((path / c for c in names if (path / c).is_file()), None) for k, names in SPLIT_FILES.items()}
+        missing = [f"{k} ({' or '.join(SPLIT_FILES[k])})" for k, f in files.items() if f is None]
+        if missing:
+            raise FileNotFoundError(
+                f"{path} is a folder, so it needs one CoNLL file per split; none for "
+                f"{', '.join(missing)}. Or give one file and the kit splits it."
+            )
+        return {k: _read(f, tag_column, encoding) for k, f in files.items()}
+    sents = _read(path, tag_column, encoding)
+    parts = split_indices(len(sents), dev=dev, test=test, seed=seed)
+    return {k: [sents[i] for i in idx] for k, idx in parts.items()}
+
+
 def _spans(tags: list[str]) -> int:
-    """Entities in one sentence's BIO/IOB1/BIOES tags: a span starts at B- or S-, or at an I-/E- that does not
-    continue a span of its type.
+    """Count the entities in one sentence's BIO/IOB1/BIOES tags.
+
+    A span starts at B- or S-, or at an I-/E- that does not continue a span of its type.
     """
     n, prev = 0, "O"
     for tag in tags:

@@ -28,7 +28,17 @@ SPLITS = ("train", "dev", "test")
 
 @dataclass
 class Split:
-    """One split: texts (or token lists), optional second texts, labels."""
+    """One split: texts (or token lists), optional second texts, labels, as parallel lists.
+
+    Attributes:
+        texts: the texts, or token lists for tagging.
+        labels: integer ids into the data set's ``label_names`` for classes, floats for regression, lists of tag
+            ids for tagging; None for an unlabeled corpus.
+        texts_b: the second texts of sentence pairs, or None.
+
+    Raises:
+        ValueError: ``labels`` or ``texts_b`` do not match ``texts`` one to one.
+    """
 
     texts: list
     labels: list | np.ndarray | None = None
@@ -57,7 +67,14 @@ class Split:
         return self.texts if self.texts_b is None else (self.texts, self.texts_b)
 
     def take(self, index) -> Split:
-        """The rows at ``index`` (array of positions), as a new split."""
+        """Pick the rows at ``index``, as a new split.
+
+        Args:
+            index: an array of row positions.
+
+        Returns:
+            A new :class:`Split` of those rows, in that order (ragged labels, tagging's, stay lists).
+        """
         index = np.asarray(index, dtype=int)
         pick = lambda seq: None if seq is None else [seq[i] for i in index]  # noqa: E731
         labels = (
@@ -68,6 +85,14 @@ class Split:
         return Split(texts=pick(self.texts), labels=labels, texts_b=pick(self.texts_b))
 
     def head(self, n: int) -> Split:
+        """Take the first ``n`` rows (all of them when there are fewer), as a new split.
+
+        Args:
+            n: how many rows.
+
+        Returns:
+            A new :class:`Split`.
+        """
         return self.take(np.arange(min(n, len(self))))
 
 
@@ -77,7 +102,22 @@ def _is_ragged(labels) -> bool:
 
 @dataclass
 class TextDataset:
-    """Named splits plus what a reader needs to trust them."""
+    """Named splits plus what a reader needs to trust them: the task, the label names, the licence and the source.
+
+    Attributes:
+        name: the data set's name.
+        task: one of :data:`TASKS`: ``"classification"``, ``"regression"``, ``"pairs"``, ``"pair_regression"``,
+            ``"tagging"`` or ``"corpus"``.
+        splits: the named splits, usually ``train``, ``dev`` and ``test`` (a corpus: ``all``).
+        label_names: the class or tag names, in label-id order; None for regression and corpora.
+        licence: the licence line.
+        description: what the data is, in words.
+        source: where the files came from.
+        info: anything more a loader records (the task's reason, counts, the split's rule, ...).
+
+    Raises:
+        ValueError: the task is unknown, or a split is empty.
+    """
 
     name: str
     task: str
@@ -105,25 +145,43 @@ class TextDataset:
 
     @property
     def train(self) -> Split:
+        """The ``train`` split."""
         return self["train"]
 
     @property
     def dev(self) -> Split:
+        """The ``dev`` split."""
         return self["dev"]
 
     @property
     def test(self) -> Split:
+        """The ``test`` split."""
         return self["test"]
 
     @property
     def num_classes(self) -> int | None:
+        """How many labels ``label_names`` holds, or None without names (regression, corpora)."""
         return None if self.label_names is None else len(self.label_names)
 
     def sizes(self) -> dict[str, int]:
+        """Count the rows of each split.
+
+        Returns:
+            ``{split name: rows}``, in the splits' order.
+        """
         return {k: len(v) for k, v in self.splits.items()}
 
     def subsample(self, max_train: int | None = None, max_eval: int | None = None, seed: int = 0) -> TextDataset:
-        """A smaller copy (seeded, stratified for classes) for the smoke scale."""
+        """Make a smaller copy (seeded, stratified for classes) for the smoke scale.
+
+        Args:
+            max_train: the most rows ``train`` keeps, or None for all.
+            max_eval: the most rows every other split keeps, or None for all.
+            seed: the seed of the pick.
+
+        Returns:
+            A copy whose splits have at most that many rows each (a split already small enough is kept as it is).
+        """
         new = {}
         for name, split in self.splits.items():
             cap = max_train if name == "train" else max_eval
@@ -135,13 +193,23 @@ class TextDataset:
         return replace(self, splits=new)
 
     def select_classes(self, names) -> TextDataset:
-        """Only the rows of the classes ``names`` (in that order, relabelled 0..n-1), e.g. 2 of Yahoo's 10.
+        """Keep only the rows of the classes ``names``, relabelled 0..n-1 in that order, e.g. 2 of Yahoo's 10.
 
-        >>> s = Split(texts=["a", "b", "c"], labels=[0, 1, 2])
-        >>> ds = TextDataset("toy", "classification", {"train": s}, label_names=["x", "y", "z"])
-        >>> two = ds.select_classes(["z", "x"])
-        >>> two.label_names, two.train.texts, two.train.labels.tolist()
-        (['z', 'x'], ['a', 'c'], [1, 0])
+        Args:
+            names: the classes to keep, in their new order.
+
+        Returns:
+            A copy with those rows and ``label_names``; ``info["classes_from"]`` keeps the old names.
+
+        Raises:
+            ValueError: the set has no class labels (not classification or pairs), or a name is not one of its classes.
+
+        Example:
+            >>> s = Split(texts=["a", "b", "c"], labels=[0, 1, 2])
+            >>> ds = TextDataset("toy", "classification", {"train": s}, label_names=["x", "y", "z"])
+            >>> two = ds.select_classes(["z", "x"])
+            >>> two.label_names, two.train.texts, two.train.labels.tolist()
+            (['z', 'x'], ['a', 'c'], [1, 0])
         """
         if self.task not in ("classification", "pairs") or self.label_names is None:
             raise ValueError(f"{self.name} is a {self.task} set: only class labels can be selected.")
@@ -160,7 +228,17 @@ class TextDataset:
         return replace(self, splits=new, label_names=names, info={**self.info, "classes_from": self.label_names})
 
     def to_frame(self, split: str = "train"):
-        """The split as a pandas DataFrame (label names, not ids, where known)."""
+        """Show a split as a pandas DataFrame (label names, not ids, where known).
+
+        Args:
+            split: the split's name.
+
+        Returns:
+            A DataFrame with columns ``text`` (or ``text_a`` and ``text_b`` for pairs) and ``label`` when labelled.
+
+        Raises:
+            KeyError: the data set has no such split.
+        """
         import pandas as pd
 
         s = self[split]
@@ -177,7 +255,11 @@ class TextDataset:
         return pd.DataFrame(cols)
 
     def summary(self) -> str:
-        """One paragraph: name, task, sizes, classes and licence."""
+        """Describe the data set in one paragraph: name, task, sizes, classes and licence.
+
+        Returns:
+            A few lines: the sizes, the classes with their counts in train (or how many labels), the licence.
+        """
         parts = [f"{self.name} ({self.task}): " + ", ".join(f"{k} {v:,}" for k, v in self.sizes().items())]
         if self.label_names is not None:
             counts = (

@@ -37,7 +37,17 @@ _HEADER = 60
 
 
 def read_ar(stream) -> list[tuple[str, bytes]]:
-    """The members of an ``ar`` archive as ``(name, bytes)``, in order (common and GNU name forms)."""
+    """Read the members of an ``ar`` archive (common and GNU name forms).
+
+    Args:
+        stream: a binary stream at the archive's start.
+
+    Returns:
+        ``(name, bytes)`` for each member, in order.
+
+    Raises:
+        ValueError: the stream is not an ``ar`` archive, or a header or member is cut short (a damaged download).
+    """
     if stream.read(len(AR_MAGIC)) != AR_MAGIC:
         raise ValueError("Not an ar archive (a .deb starts with '!<arch>\\n'): the file is damaged or not a .deb.")
     members = []
@@ -97,7 +107,19 @@ def _norm(name: str) -> str:
 
 
 def deb_files(deb, prefix: str = "") -> dict[str, bytes]:
-    """Regular files under ``prefix`` in a ``.deb`` (path or binary stream) → ``{relative path: bytes}``."""
+    """Read the regular files under ``prefix`` in a ``.deb``'s ``data.tar.*``.
+
+    Args:
+        deb: the package, a path or a binary stream.
+        prefix: the folder inside the package (``./`` or ``/`` at its start ignored); ``""`` for all files.
+
+    Returns:
+        ``{path relative to prefix: bytes}`` (paths with ``..`` are skipped).
+
+    Raises:
+        ValueError: the file is not a Debian package, or its data tarball has an unknown compression (or zstd
+            without a zstd decoder).
+    """
     if isinstance(deb, (str, os.PathLike)):
         with open(deb, "rb") as f:
             return deb_files(f, prefix)
@@ -116,11 +138,21 @@ def deb_files(deb, prefix: str = "") -> dict[str, bytes]:
 
 
 def extract_deb(deb_path, dest_dir, prefix: str = "") -> Path:
-    """Unpack the files under ``prefix`` (e.g. ``"usr/share/wordnet/"``) of a ``.deb`` into ``dest_dir``.
+    """Unpack the files under ``prefix`` of a ``.deb`` into ``dest_dir``.
 
     The folder is written atomically (staged beside it, then renamed); an
-    existing ``dest_dir`` is replaced. Raises ``FileNotFoundError`` when
-    nothing lies under ``prefix``.
+    existing ``dest_dir`` is replaced.
+
+    Args:
+        deb_path: the package.
+        dest_dir: the folder to write.
+        prefix: the folder inside the package, e.g. ``"usr/share/wordnet/"``.
+
+    Returns:
+        ``dest_dir``, as a :class:`~pathlib.Path`.
+
+    Raises:
+        FileNotFoundError: nothing lies under ``prefix``.
     """
     dest = Path(dest_dir)
     files = deb_files(deb_path, prefix)
@@ -142,7 +174,15 @@ def extract_deb(deb_path, dest_dir, prefix: str = "") -> Path:
 
 
 def make_deb(files: dict[str, bytes], compression: str = "xz") -> bytes:
-    """A minimal ``.deb`` holding ``files`` (for tests): ``{path: bytes}`` → the package's bytes."""
+    """Build a minimal ``.deb`` holding ``files``, for tests.
+
+    Args:
+        files: ``{path: bytes}``, the data tarball's files.
+        compression: the tarballs' compression: ``"xz"``, ``"gz"``, ``"bz2"`` or ``""`` for none.
+
+    Returns:
+        The package's bytes.
+    """
 
     def tar_bytes(entries: dict[str, bytes]) -> bytes:
         buf = io.BytesIO()

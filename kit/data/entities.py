@@ -33,10 +33,17 @@ UNTYPED_LABELS = ["O", "B-NP", "I-NP"]
 
 
 def is_proper_noun(tag: str) -> bool:
-    """Brown proper-noun tags: ``np``, ``np$``, ``nps``, ``nps$``, ``np+bez``, ... (after folding ``-tl`` etc.).
+    """Tell whether ``tag`` is one of Brown's proper-noun tags.
 
-    >>> [is_proper_noun(t) for t in ("np", "nps$", "np+bez", "nn", "nps-tl", "np-tl-hl", "fw-np")]
-    [True, True, True, False, True, True, True]
+    Args:
+        tag: a Brown tag, raw or simplified.
+
+    Returns:
+        True for ``np``, ``np$``, ``nps``, ``nps$``, ``np+bez``, ... (after folding ``-tl`` etc.).
+
+    Example:
+        >>> [is_proper_noun(t) for t in ("np", "nps$", "np+bez", "nn", "nps-tl", "np-tl-hl", "fw-np")]
+        [True, True, True, False, True, True, True]
     """
     return simplify_brown_tag(tag).split("+")[0] in ("np", "np$", "nps", "nps$")
 
@@ -46,7 +53,15 @@ def _is_plural(tag: str) -> bool:
 
 
 def proper_noun_spans(tags, typed: bool = True) -> list[tuple[str, int, int]]:
-    """``(type, first, last)`` for each maximal run of proper-noun tags (inclusive word indices)."""
+    """Find each maximal run of proper-noun tags in one sentence's POS tags.
+
+    Args:
+        tags: the sentence's Brown POS tags.
+        typed: type a span by its last word's number (``NP`` singular, ``NPS`` plural); False: every span is ``NP``.
+
+    Returns:
+        ``(type, first, last)`` for each run (inclusive word indices).
+    """
     spans, start = [], None
     tags = list(tags)
     for i, tag in enumerate(tags + ["."]):
@@ -61,7 +76,15 @@ def proper_noun_spans(tags, typed: bool = True) -> list[tuple[str, int, int]]:
 
 
 def bio_tags(tags, typed: bool = True) -> list[str]:
-    """BIO entity tags for one sentence's POS tags."""
+    """Write one sentence's proper-noun spans as BIO (IOB2) entity tags.
+
+    Args:
+        tags: the sentence's Brown POS tags.
+        typed: type a span ``NP`` or ``NPS`` by its last word's number; False: every span is ``NP``.
+
+    Returns:
+        One tag per word: ``B-<type>``, ``I-<type>`` or ``O``.
+    """
     out = ["O"] * len(tags)
     for kind, first, last in proper_noun_spans(tags, typed):
         out[first] = f"B-{kind}"
@@ -71,10 +94,20 @@ def bio_tags(tags, typed: bool = True) -> list[str]:
 
 
 def proper_noun_entities(ds: TextDataset, typed: bool = True) -> TextDataset:
-    """A POS-tagged :class:`TextDataset` (label ids into ``ds.label_names``) → its proper-noun entity task.
+    """Turn a POS-tagged :class:`TextDataset` into its proper-noun entity task.
 
     Same sentences and splits; labels are ids into ``TYPED_LABELS`` (or
     ``UNTYPED_LABELS``). ``info`` counts the entities per split.
+
+    Args:
+        ds: a POS-tagged set (task ``"tagging"``, label ids into ``ds.label_names``), e.g. ``load("brown_pos")``.
+        typed: types ``NP`` (singular) and ``NPS`` (plural); False: every span is ``NP``.
+
+    Returns:
+        The entity set, named ``<ds.name>_entities``, with ``info["entities"]`` and ``info["from"]``.
+
+    Raises:
+        ValueError: ``ds`` is not a tagging set with tag names, or its tags have no proper-noun tag.
     """
     if ds.task != "tagging" or ds.label_names is None:
         raise ValueError(

@@ -1,4 +1,6 @@
-"""Your own data in a notebook: ``kit run NN --data FILE ...`` sets environment variables, and a notebook's
+"""Your own data in a notebook: from ``kit run NN --data FILE ...`` to a :class:`TextDataset`.
+
+``kit run NN --data FILE ...`` sets environment variables, and a notebook's
 parameters cell turns them into a :class:`TextDataset` with :func:`notebook_dataset`.
 
 This module sits above the file formats: a CSV or TSV goes to :func:`kit.data.from_csv`
@@ -36,7 +38,22 @@ OWN_DATA_ENV = {
 
 @dataclass
 class OwnData:
-    """A user's file and columns, as ``kit run --data ...`` passes them to a notebook."""
+    """A user's file and columns, as ``kit run --data ...`` passes them to a notebook.
+
+    Every field is a string, as the environment holds it (see :data:`OWN_DATA_ENV`).
+
+    Attributes:
+        file: the user's file (``KIT_DATA_FILE``).
+        text: the text column (``--text``).
+        label: the label column (``--label``).
+        text_a: the first text column of a pair (``--text-a``).
+        text_b: the second text column of a pair (``--text-b``).
+        task: the task asked for (``--task``), or None to infer it.
+        encoding: the file's encoding (``--encoding``), or None for UTF-8 (or a BOM's).
+        delimiter: the CSV delimiter (``--delimiter``), or None to pick it from the header.
+        skip_empty: ``"1"``, ``"true"`` or ``"yes"`` to drop rows with an empty text (``--skip-empty``).
+        tag_column: a CoNLL file's tag column, a number (``--tag-column``; default -1, the last).
+    """
 
     file: str
     text: str | None = None
@@ -51,7 +68,14 @@ class OwnData:
 
     @classmethod
     def from_env(cls) -> OwnData | None:
-        """The user's data from ``KIT_DATA_FILE`` & co., or None when no file is set."""
+        """Read the user's data from ``KIT_DATA_FILE`` & co.
+
+        Returns:
+            The user's data, or None when no file is set (the notebook's default data).
+
+        Raises:
+            ValueError: a column or option variable is set without ``KIT_DATA_FILE``.
+        """
         values = {k: os.environ.get(v) or None for k, v in OWN_DATA_ENV.items()}
         if not values["file"]:
             stray = [OWN_DATA_ENV[k] for k, v in values.items() if v]
@@ -70,6 +94,7 @@ class OwnData:
 
     @property
     def is_pair(self) -> bool:
+        """Sentence pairs: ``text_a`` or ``text_b`` is set."""
         return self.text_a is not None or self.text_b is not None
 
     @property
@@ -78,6 +103,17 @@ class OwnData:
         return is_tagged_file(self.file, self.task)
 
     def load(self, **kwargs) -> TextDataset:
+        """Read the file: a CoNLL-form file with :func:`from_conll`, any other with :func:`from_csv`.
+
+        Args:
+            **kwargs: more arguments for the reader (e.g. ``verbose``, ``seed``); they win over the file's options.
+
+        Returns:
+            The user's data set.
+
+        Raises:
+            ValueError: ``tag_column`` is not a number, or the reader stops on the file (it names the line and fix).
+        """
         if self.is_tagged:
             try:
                 column = int(self.tag_column) if self.tag_column not in (None, "") else -1
@@ -103,7 +139,20 @@ class OwnData:
 
 
 def check_kind(ds: TextDataset, tasks, notebook: str = "this notebook", needs: str | None = None) -> TextDataset:
-    """``ds`` if its task is one of ``tasks`` (what a notebook's experiment can use), else a ValueError that says so."""
+    """Check that ``ds``'s task is one of ``tasks``, what a notebook's experiment can use.
+
+    Args:
+        ds: the data set.
+        tasks: the tasks the notebook can use.
+        notebook: the notebook, as the message names it.
+        needs: what the notebook needs, in words (default: the tasks joined by "or", then "data").
+
+    Returns:
+        ``ds``, unchanged.
+
+    Raises:
+        ValueError: its task is not one of ``tasks``; the message says what the notebook needs.
+    """
     if ds.task not in tasks:
         raise ValueError(
             f"{notebook} needs {needs or ' or '.join(tasks) + ' data'} (task "
@@ -126,10 +175,23 @@ def notebook_dataset(
     notebook: str = "this notebook",
     **kwargs,
 ) -> TextDataset:
-    """The user's CSV (``kit run --data ...``) if one is set, else ``default()``; checked against ``tasks``.
+    """Load the user's data (``kit run --data ...``) if a file is set, else ``default()``.
 
     A notebook states what its experiment can use (``tasks``, and ``needs`` in words); data of another
     kind stops at once with a message that says what it needs (``kit run`` checks the same before a kernel starts).
+
+    Args:
+        default: a function that returns the notebook's own data set.
+        tasks: the tasks the notebook's experiment can use.
+        needs: what it needs, in words.
+        notebook: the notebook, as the message names it.
+        **kwargs: more arguments for the reader of the user's file (:meth:`OwnData.load`).
+
+    Returns:
+        The user's data set, checked against ``tasks``, or ``default()`` (not checked).
+
+    Raises:
+        ValueError: the user's data is of another kind, or the file cannot be read.
     """
     own = OwnData.from_env()
     if own is None:

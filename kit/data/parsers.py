@@ -30,7 +30,14 @@ def _need(path: Path, what: str) -> Path:
 
 
 def read_text(path: Path) -> str:
-    """UTF-8 (BOM-tolerant), falling back to Latin-1 for old files."""
+    """Read a text file: UTF-8 (BOM-tolerant), falling back to Latin-1 for old files.
+
+    Args:
+        path: the file.
+
+    Returns:
+        Its text.
+    """
     raw = path.read_bytes()
     try:
         return raw.decode("utf-8-sig")
@@ -45,8 +52,15 @@ def lines(text: str) -> list[str]:
     characters that can sit inside a text field, which would cut one record
     in two.
 
-    >>> lines("a\u2028b\tc\r\nd\n")
-    ['a\u2028b\tc', 'd']
+    Args:
+        text: the text.
+
+    Returns:
+        Its lines, without their line ends (no empty last line for a final line feed).
+
+    Example:
+        >>> lines("a\u2028b\tc\r\nd\n")
+        ['a\u2028b\tc', 'd']
     """
     out = text.split("\n")
     if out and out[-1] == "":
@@ -68,7 +82,21 @@ FIVE_CLASS_NAMES = ["very negative", "negative", "neutral", "positive", "very po
 
 
 def parse_vader(folder: Path, which: str) -> tuple[list[str], np.ndarray]:
-    """Texts and mean human ratings from one VADER ground-truth file."""
+    """Read the texts and mean human ratings of one VADER ground-truth file (``id<TAB>rating<TAB>text``).
+
+    Args:
+        folder: the folder holding the ground-truth files.
+        which: the file's key in :data:`VADER_FILES`: ``rt_snippets``, ``amazon_snippets``, ``nyt_snippets`` or
+            ``tweets``.
+
+    Returns:
+        ``(texts, ratings)``: the ratings are float64 means on -4..+4 (float64: bin edges like -2.4 must compare
+        exactly).
+
+    Raises:
+        FileNotFoundError: the file is not in ``folder``.
+        ValueError: a line has fewer than three fields, or its rating is not a number.
+    """
     path = _need(Path(folder) / VADER_FILES[which], f"the VADER file {VADER_FILES[which]}")
     texts, ratings = [], []
     for lineno, line in enumerate(lines(read_text(path)), 1):
@@ -86,9 +114,19 @@ def parse_vader(folder: Path, which: str) -> tuple[list[str], np.ndarray]:
 
 
 def vader_targets(ratings: np.ndarray, target: str):
-    """Map mean ratings to a target: ``binary`` (neutral 0.0 dropped), ``5class``, ``rating``.
+    """Map VADER's mean ratings to a target.
 
-    Returns ``(keep_mask, labels, label_names)``.
+    Args:
+        ratings: the mean ratings, -4..+4.
+        target: ``"binary"`` (positive > 0; the neutral 0.0 dropped), ``"5class"`` (bins at
+            :data:`FIVE_CLASS_EDGES`, lower edge inclusive) or ``"rating"`` (the number, float32).
+
+    Returns:
+        ``(keep_mask, labels, label_names)``: which rows are kept, their labels, and the class names (None for
+        ``rating``).
+
+    Raises:
+        ValueError: an unknown target.
     """
     if target == "binary":
         keep = ratings != 0
@@ -106,7 +144,17 @@ def vader_targets(ratings: np.ndarray, target: str):
 
 
 def parse_bbc(folder: Path) -> tuple[list[str], list[str]]:
-    """Articles (title + body) and their topic folder names."""
+    """Read BBC News' articles (title + body, one paragraph per line) and their topic folder names.
+
+    Args:
+        folder: the folder with one subfolder of ``.txt`` articles per topic (``business/``, ``tech/``, ...).
+
+    Returns:
+        ``(texts, labels)``: the labels are the topic folders' names.
+
+    Raises:
+        FileNotFoundError: ``folder`` has no topic folders.
+    """
     folder = Path(folder)
     classes = sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
     if not classes:
@@ -127,7 +175,18 @@ _BROWN_SUFFIXES = ("-tl", "-hl", "-nc")
 
 
 def simplify_brown_tag(tag: str) -> str:
-    """Drop Brown's title/headline/cited markers and the foreign-word prefix: ``np-tl`` → ``np``."""
+    """Drop Brown's title/headline/cited markers and the foreign-word prefix: ``np-tl`` → ``np``.
+
+    Args:
+        tag: a Brown tag.
+
+    Returns:
+        The tag, lower-cased, without ``fw-`` in front and ``-tl``, ``-hl``, ``-nc`` at its end.
+
+    Example:
+        >>> simplify_brown_tag("NP-TL"), simplify_brown_tag("fw-nps-hl")
+        ('np', 'nps')
+    """
     t = tag.lower()
     if t.startswith("fw-"):
         t = t[3:]
@@ -141,7 +200,19 @@ def simplify_brown_tag(tag: str) -> str:
 
 
 def parse_brown(folder: Path, simplify: bool = True):
-    """Documents of tagged sentences: ``[(doc_id, genre, [(tokens, tags), ...]), ...]``."""
+    """Read the Brown corpus' documents of tagged sentences (``word/tag`` tokens, one sentence per line).
+
+    Args:
+        folder: the folder with the Brown files ``ca01`` ... ``cr09``.
+        simplify: fold the tags with :func:`simplify_brown_tag`.
+
+    Returns:
+        ``[(doc_id, genre, [(tokens, tags), ...]), ...]``: the file's name and its genre letter (``a`` ... ``r``).
+
+    Raises:
+        FileNotFoundError: ``folder`` has no Brown files.
+        ValueError: a token is not ``word/tag``.
+    """
     folder = Path(folder)
     files = sorted(p for p in folder.glob("c[a-r][0-9][0-9]") if p.is_file())
     if not files:
@@ -208,7 +279,16 @@ def _strip_templates(text: str) -> str:
 
 
 def wiki_to_text(markup: str) -> str:
-    """Wiki markup to plain text, paragraphs separated by blank lines (regex-based, like gensim's filter_wiki)."""
+    """Turn wiki markup into plain text, paragraphs separated by blank lines (regex-based, like gensim's filter_wiki).
+
+    Templates, references, tables, files and categories go; links keep their text; headings end a paragraph.
+
+    Args:
+        markup: an article's wiki markup.
+
+    Returns:
+        The plain text.
+    """
     text = _strip_templates(markup)
     for _ in range(2):  # links nest one level inside file captions
         for rx, rep in _WIKI_RES:
@@ -217,7 +297,18 @@ def wiki_to_text(markup: str) -> str:
 
 
 def parse_wiki_dump(path: Path, min_words: int = 25) -> tuple[list[str], list[str]]:
-    """Paragraphs of at least ``min_words`` words and their article titles."""
+    """Read the paragraphs of a Wikipedia XML dump's articles (main namespace, redirects skipped).
+
+    Args:
+        path: the dump, ``.xml.bz2`` or plain XML.
+        min_words: the fewest words a paragraph keeps; paragraphs with leftover markup are dropped too.
+
+    Returns:
+        ``(paragraphs, titles)``: each paragraph with its whitespace collapsed, and its article's title.
+
+    Raises:
+        FileNotFoundError: there is no such file.
+    """
     path = _need(Path(path), "a Wikipedia XML dump (.xml.bz2)")
     paragraphs, titles = [], []
     opener = bz2.open if path.suffix == ".bz2" else open
@@ -242,13 +333,34 @@ def parse_wiki_dump(path: Path, min_words: int = 25) -> tuple[list[str], list[st
 
 
 def chunk_words(text: str, max_words: int = 128) -> list[str]:
-    """Split a long paragraph into passages of at most ``max_words`` words."""
+    """Split a long paragraph into passages of at most ``max_words`` words.
+
+    Args:
+        text: the paragraph.
+        max_words: the most words a passage has.
+
+    Returns:
+        The passages, in order (the last may be short).
+
+    Example:
+        >>> chunk_words("a b c d e", max_words=2)
+        ['a b', 'c d', 'e']
+    """
     words = text.split()
     return [" ".join(words[i : i + max_words]) for i in range(0, len(words), max_words)]
 
 
 def parse_paragraph_files(files, min_words: int = 25, max_words: int = 128) -> list[str]:
-    """Plain-text files to passages: split on blank lines (or lines), chunk long ones."""
+    """Turn plain-text files into passages: split on blank lines (or lines), chunk long ones.
+
+    Args:
+        files: the text files.
+        min_words: the fewest words a paragraph, and a chunk of it, keeps.
+        max_words: the most words a passage has (:func:`chunk_words`).
+
+    Returns:
+        The passages, whitespace collapsed, in file order.
+    """
     out = []
     for f in files:
         text = read_text(Path(f))
@@ -264,7 +376,19 @@ def parse_paragraph_files(files, min_words: int = 25, max_words: int = 128) -> l
 
 
 def read_tsv_rows(path: Path, expect_header: bool = True):
-    """Rows of a GLUE-style TSV (no quoting) with line numbers; header as a list."""
+    """Read the rows of a GLUE-style TSV (no quoting) with their line numbers.
+
+    Args:
+        path: the TSV file.
+        expect_header: the first line is a header.
+
+    Returns:
+        ``(header, rows)``: the header's fields (None without one), and ``(line number, fields)`` per non-blank row.
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        ValueError: the file is empty.
+    """
     path = _need(Path(path), "a TSV file")
     all_lines = lines(read_text(path))
     if not all_lines:
@@ -285,7 +409,23 @@ def _col(header, name, path):
 
 
 def parse_glue_tsv(path: Path, task: str):
-    """GLUE SST-2 (sentence, label), QQP (question1, question2, is_duplicate), STS-B (sentence1, sentence2, score)."""
+    """Read a GLUE TSV: SST-2, QQP or STS-B.
+
+    The columns: SST-2 (sentence, label), QQP (question1, question2, is_duplicate), STS-B (sentence1, sentence2,
+    score).
+
+    Args:
+        path: the TSV file (``train.tsv`` or ``dev.tsv``).
+        task: ``"sst2"``, ``"qqp"`` or ``"stsb"``.
+
+    Returns:
+        ``(texts_a, texts_b, labels)``: ``texts_b`` is None for SST-2; labels are int32, float32 scores for STS-B.
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        ValueError: an unknown task, a missing column, a row with another number of fields, or a label that is not
+            a number.
+    """
     header, rows = read_tsv_rows(path)
     spec = {
         "sst2": (("sentence",), "label"),
@@ -315,7 +455,21 @@ def parse_glue_tsv(path: Path, task: str):
 
 
 def parse_ptb_tree_line(line: str) -> tuple[str, int]:
-    """SST's PTB tree line ``(3 (2 It) (4 (2 's) ...))`` → (sentence, root label 0-4)."""
+    """Read SST's PTB tree line ``(3 (2 It) (4 (2 's) ...))`` as its sentence and its root label.
+
+    Args:
+        line: one tree.
+
+    Returns:
+        ``(sentence, root label 0-4)``: the leaves joined by spaces, ``-LRB-``/``-RRB-`` back to brackets.
+
+    Raises:
+        ValueError: the line is not an SST tree.
+
+    Example:
+        >>> parse_ptb_tree_line("(3 (2 It) (4 (2 works) (2 -RRB-)))")
+        ('It works )', 3)
+    """
     line = line.strip()
     m = re.match(r"\((\d)\s", line)
     if not m:
@@ -326,6 +480,18 @@ def parse_ptb_tree_line(line: str) -> tuple[str, int]:
 
 
 def parse_sst_trees(path: Path):
+    """Read an SST tree file (one PTB tree per line) as sentences and root labels, SST-5's classes.
+
+    Args:
+        path: the tree file (``train.txt``, ``dev.txt`` or ``test.txt``).
+
+    Returns:
+        ``(texts, labels)``: labels 0-4, int32.
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        ValueError: a line is not an SST tree (with its line number).
+    """
     path = _need(Path(path), "an SST tree file (train.txt/dev.txt/test.txt)")
     texts, labels = [], []
     for lineno, line in enumerate(lines(read_text(path)), 1):
@@ -341,7 +507,18 @@ def parse_sst_trees(path: Path):
 
 
 def parse_imdb_split(folder: Path):
-    """aclImdb/<split>/{pos,neg}/*.txt → texts, labels (neg 0, pos 1)."""
+    """Read one split of IMDB's reviews: ``aclImdb/<split>/{pos,neg}/*.txt``.
+
+    Args:
+        folder: the split's folder (``aclImdb/train`` or ``aclImdb/test``).
+
+    Returns:
+        ``(texts, labels)``: ``<br />`` as spaces; labels neg 0, pos 1, int32.
+
+    Raises:
+        FileNotFoundError: ``pos/`` or ``neg/`` is missing.
+        ValueError: there are no reviews.
+    """
     folder = Path(folder)
     texts, labels = [], []
     for y, sub in enumerate(("neg", "pos")):
@@ -355,18 +532,45 @@ def parse_imdb_split(folder: Path):
 
 
 def parse_conll(path: Path, tag_column: int = -1):
-    """CoNLL-2003: ``token POS chunk NER`` per line, blank line between sentences."""
+    """Read a CoNLL-2003 file: ``token POS chunk NER`` per line, blank line between sentences.
+
+    Args:
+        path: the file.
+        tag_column: the tag's column, 0-based (-1: the last, NER).
+
+    Returns:
+        ``(tokens, tags)`` per sentence (:func:`conll_sentences`).
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        ValueError: a line does not fit the file's form.
+    """
     path = _need(Path(path), "a CoNLL file")
     return conll_sentences(read_text(path), path.name, tag_column)
 
 
 def conll_sentences(text: str, name: str = "the file", tag_column: int = -1) -> list[tuple[list, list]]:
-    r"""``(tokens, tags)`` per sentence of CoNLL-form ``text``: a token per line, its columns separated by spaces or
-    tabs, the token first and the tag in column ``tag_column`` (0-based; -1 the last); a blank line ends a sentence,
-    ``-DOCSTART-`` lines are skipped. Every line must have as many columns as the first.
+    r"""Read the sentences of CoNLL-form ``text``.
 
-    >>> conll_sentences("EU NNP B-ORG\nrejects VBZ O\n\n-DOCSTART- -X- O\n\nPeter NNP B-PER\r\n")
-    [(['EU', 'rejects'], ['B-ORG', 'O']), (['Peter'], ['B-PER'])]
+    A token per line, its columns separated by spaces or tabs, the token first and the tag in column
+    ``tag_column``; a blank line ends a sentence, ``-DOCSTART-`` lines are skipped. Every line must have as many
+    columns as the first.
+
+    Args:
+        text: the file's text.
+        name: the file, as the messages name it.
+        tag_column: the tag's column, 0-based (-1: the last).
+
+    Returns:
+        ``(tokens, tags)`` per sentence.
+
+    Raises:
+        ValueError: a line has another number of columns than the first (or fewer than 2), ``tag_column`` does not
+            exist or is the token's, or there are no sentences.
+
+    Example:
+        >>> conll_sentences("EU NNP B-ORG\nrejects VBZ O\n\n-DOCSTART- -X- O\n\nPeter NNP B-PER\r\n")
+        [(['EU', 'rejects'], ['B-ORG', 'O']), (['Peter'], ['B-PER'])]
     """
     sents, tokens, tags, width = [], [], [], None
     for lineno, line in enumerate(lines(text), 1):
@@ -399,7 +603,21 @@ def conll_sentences(text: str, name: str = "the file", tag_column: int = -1) -> 
 
 
 def parse_class_csv(path: Path, n_text_cols: int, n_classes: int):
-    """AG News (class, title, description) / Yelp (class, text): headerless CSV, classes 1..n."""
+    r"""Read AG News (class, title, description) / Yelp (class, text) / Yahoo! Answers: headerless CSV, classes 1..n.
+
+    Args:
+        path: the CSV file (``train.csv`` or ``test.csv``).
+        n_text_cols: how many text fields follow the class; they are joined by spaces.
+        n_classes: how many classes (the class field is 1..n_classes).
+
+    Returns:
+        ``(texts, labels)``: escaped ``\n`` as spaces and ``\"`` as quotes; labels 0..n_classes-1, int32.
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        ValueError: a row has another number of fields, its class is not a number or outside 1..n, or there are no
+            rows.
+    """
     path = _need(Path(path), "a CSV file")
     texts, labels = [], []
     with open(path, newline="", encoding="utf-8") as f:
@@ -433,11 +651,22 @@ AMAZON_PATTERNS = ("*.json.gz", "*.json", "*.jsonl.gz", "*.jsonl")
 
 
 def parse_amazon_reviews(path: Path) -> tuple[list[str], np.ndarray, int]:
-    """One Amazon review file (JSON lines, plain or ``.gz``): texts, stars 1-5 as 0-4, and how many reviews had no
-    text (dropped: a rating with nothing to read). The 2014 release's Python-literal lines are read too.
+    """Read one Amazon review file (JSON lines, plain or ``.gz``); the 2014 release's Python-literal lines too.
 
     Each line is a review: ``{"overall": 5.0, "reviewText": "...", ...}`` (2014, 2018) or ``{"rating": 5.0,
-    "text": "...", ...}`` (2023). A rating outside 1-5 or a line that is not a review stops with its line number.
+    "text": "...", ...}`` (2023).
+
+    Args:
+        path: the review file.
+
+    Returns:
+        ``(texts, stars, no_text)``: texts, stars 1-5 as 0-4 (int32), and how many reviews had no text (dropped: a
+        rating with nothing to read).
+
+    Raises:
+        FileNotFoundError: there is no such file.
+        ValueError: a rating outside 1-5 or a line that is not a review (stops with its line number), or no review
+            has text.
     """
     path = _need(Path(path), "an Amazon review file (JSON lines)")
     opener = gzip.open if path.suffix == ".gz" else open
@@ -447,44 +676,60 @@ def parse_amazon_reviews(path: Path) -> tuple[list[str], np.ndarray, int]:
             line = line.strip()
             if not line:
                 continue
-            try:
-                review = json.loads(line)
-            except json.JSONDecodeError:
-                try:
-                    review = ast.literal_eval(line)  # the 2014 release wrote some files as Python dicts
-                except (ValueError, SyntaxError):
-                    raise ValueError(
-                        f"{path.name}, line {lineno}: not a JSON review ({line[:60]!r}...). An Amazon "
-                        "review file holds one JSON object per line."
-                    ) from None
-            if not isinstance(review, dict):
-                raise ValueError(f"{path.name}, line {lineno}: expected a JSON object, got {type(review).__name__}.")
-            rating = review.get("overall", review.get("rating"))
-            if rating is None:
-                raise ValueError(
-                    f"{path.name}, line {lineno}: no rating ('overall' in the 2014/2018 releases, "
-                    f"'rating' in 2023); its fields are {sorted(review)[:8]}."
-                )
-            try:
-                star = float(rating)
-            except (TypeError, ValueError):
-                raise ValueError(f"{path.name}, line {lineno}: rating {rating!r} is not a number.") from None
-            if star not in (1.0, 2.0, 3.0, 4.0, 5.0):
-                raise ValueError(f"{path.name}, line {lineno}: rating {rating!r} is not a whole star 1-5.")
-            text = review.get("reviewText", review.get("text")) or ""
-            text = clean_control_chars(str(text)).strip()
+            star, text = _amazon_review(path, lineno, line)
             if not text:
                 no_text += 1
                 continue
             texts.append(text)
-            stars.append(int(star) - 1)
+            stars.append(star)
     if not texts:
         raise ValueError(f"{path} holds no reviews with text.")
     return texts, np.asarray(stars, dtype="int32"), no_text
 
 
+def _amazon_review(path: Path, lineno: int, line: str) -> tuple[int, str]:
+    """One review line → ``(stars 1-5 as 0-4, text)``, the text cleaned of control characters and stripped."""
+    try:
+        review = json.loads(line)
+    except json.JSONDecodeError:
+        try:
+            review = ast.literal_eval(line)  # the 2014 release wrote some files as Python dicts
+        except (ValueError, SyntaxError):
+            raise ValueError(
+                f"{path.name}, line {lineno}: not a JSON review ({line[:60]!r}...). An Amazon "
+                "review file holds one JSON object per line."
+            ) from None
+    if not isinstance(review, dict):
+        raise ValueError(f"{path.name}, line {lineno}: expected a JSON object, got {type(review).__name__}.")
+    rating = review.get("overall", review.get("rating"))
+    if rating is None:
+        raise ValueError(
+            f"{path.name}, line {lineno}: no rating ('overall' in the 2014/2018 releases, "
+            f"'rating' in 2023); its fields are {sorted(review)[:8]}."
+        )
+    try:
+        star = float(rating)
+    except (TypeError, ValueError):
+        raise ValueError(f"{path.name}, line {lineno}: rating {rating!r} is not a number.") from None
+    if star not in (1.0, 2.0, 3.0, 4.0, 5.0):
+        raise ValueError(f"{path.name}, line {lineno}: rating {rating!r} is not a whole star 1-5.")
+    text = review.get("reviewText", review.get("text")) or ""
+    return int(star) - 1, clean_control_chars(str(text)).strip()
+
+
 def clean_control_chars(text: str) -> str:
-    """Drop Unicode category-C characters (keep tab/newline as spaces)."""
+    r"""Drop Unicode category-C characters (control, format, ...), keeping tab, newline and CR as spaces.
+
+    Args:
+        text: the text.
+
+    Returns:
+        The cleaned text.
+
+    Example:
+        >>> clean_control_chars("a\tb\x00c\u200bd")
+        'a bcd'
+    """
     return "".join(
         " " if ch in "\t\n\r" else ch for ch in text if ch in "\t\n\r" or not unicodedata.category(ch).startswith("C")
     )

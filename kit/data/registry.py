@@ -110,7 +110,20 @@ def _paper_source(url: str, prefix: str) -> Source:
 
 @dataclass
 class DatasetSpec:
-    """How to get, parse and split one named data set."""
+    """How to get, parse and split one named data set.
+
+    Attributes:
+        name: the registry's name for it.
+        task: its task (one of :data:`kit.data.dataset.TASKS`).
+        description: what it is, in words.
+        licence: its licence line.
+        sources: where its files come from, in the order they are tried (empty: bring your own copy).
+        build: the builder: the folder of files (and the options) → a :class:`TextDataset`.
+        size: how big it is, in words.
+        offline: reachable through the package registries.
+        options: the builder's options and their allowed values, e.g. ``{"target": ("binary", "5class", "rating")}``.
+        expects: what a user's copy (``path=...``, ``KIT_DATA_<NAME>``) must be, in words.
+    """
 
     name: str
     task: str
@@ -292,9 +305,11 @@ AMAZON_CATEGORIES = ("Sports", "Electronics")
 
 
 def _amazon(name: str, category: str):
-    """Amazon reviews of one category (the paper's Sports and Electronics): your copy of its review file, 1-5 stars
-    (``target="5class"``) or negative 1-2 / positive 4-5 (``target="binary"``, 3 stars dropped); no official split,
-    so train/dev/test are 80/10/10 of it, stratified, with the kit's fixed seed.
+    """Build the builder of Amazon reviews of one category (the paper's Sports and Electronics).
+
+    Your copy of its review file, 1-5 stars (``target="5class"``) or negative 1-2 / positive 4-5
+    (``target="binary"``, 3 stars dropped); no official split, so train/dev/test are 80/10/10 of it, stratified,
+    with the kit's fixed seed.
     """
 
     def build(folder: Path, target: str = "5class") -> TextDataset:
@@ -616,10 +631,29 @@ GENERAL_CORPUS_PARTS = ("wiki_sample", "sotu", "moby_dick", "brown_text")
 
 
 def list_datasets(offline_only: bool = False) -> list[str]:
+    """List the registry's data set names, then ``general_corpus``.
+
+    Args:
+        offline_only: only those reachable through the package registries (the papers' own data needs its files).
+
+    Returns:
+        The names, in the registry's order.
+    """
     return [n for n, s in REGISTRY.items() if s.offline or not offline_only] + ["general_corpus"]
 
 
 def spec(name: str) -> DatasetSpec:
+    """Look up a data set's :class:`DatasetSpec`.
+
+    Args:
+        name: the data set's name.
+
+    Returns:
+        Its spec.
+
+    Raises:
+        KeyError: an unknown name (the message suggests close ones and lists them all).
+    """
     if name not in REGISTRY:
         close = difflib.get_close_matches(name, list_datasets(), n=3)
         hint = f" Did you mean {close}?" if close else ""
@@ -628,7 +662,21 @@ def spec(name: str) -> DatasetSpec:
 
 
 def fetch(name: str, path=None, progress: bool = True):
-    """Download (or locate) and verify ``name``'s files; return the local folder."""
+    """Download (or locate) and verify ``name``'s files.
+
+    Args:
+        name: the data set's name (``general_corpus``: each of its parts).
+        path: your own copy, a folder or the original archive (default: ``KIT_DATA_<NAME>``, else the sources).
+        progress: show a progress bar for large downloads.
+
+    Returns:
+        The local folder (for ``general_corpus``, a list of its parts' results).
+
+    Raises:
+        KeyError: an unknown name.
+        FileNotFoundError: no source answered, or ``path`` does not exist.
+        ValueError: a file fails its SHA-256 check, or ``path`` is a single file that is not an archive.
+    """
     if name == "general_corpus":
         return [fetch(p, progress=progress) for p in GENERAL_CORPUS_PARTS]
     s = spec(name)
@@ -640,11 +688,25 @@ def load(
 ) -> TextDataset:
     """Load a registered data set as a :class:`TextDataset`.
 
-    ``path`` points at your own copy (folder or original archive). Options such
-    as ``target="5class"`` go to the builder; ``max_train``/``max_eval``
-    subsample (seeded, stratified) for quick runs.
+    Args:
+        name: the data set's name (``kit data list`` shows them).
+        path: your own copy, a folder or the original archive (default: ``KIT_DATA_<NAME>``, else the sources).
+        max_train: subsample train to at most this many rows (seeded, stratified) for quick runs.
+        max_eval: subsample dev and test likewise.
+        seed: the seed of the subsample.
+        **options: the builder's options, e.g. ``target="5class"`` (:attr:`DatasetSpec.options` lists them).
 
-    >>> ds = load("rt_snippets", target="binary")  # doctest: +SKIP
+    Returns:
+        The data set, with its licence, description and the source it came from.
+
+    Raises:
+        KeyError: an unknown name.
+        TypeError: the data set takes no such option.
+        ValueError: an option's value is not allowed, a file fails its check, or a file does not parse.
+        FileNotFoundError: no source answered, or the files are not where ``path`` says.
+
+    Example:
+        >>> ds = load("rt_snippets", target="binary")  # doctest: +SKIP
     """
     if name == "general_corpus":
         return general_corpus()
@@ -666,7 +728,14 @@ def load(
 
 
 def general_corpus(parts=GENERAL_CORPUS_PARTS) -> TextDataset:
-    """The retrieval pool for TLM: every corpus in ``parts``, exact duplicates dropped."""
+    """Load the retrieval pool for TLM: every corpus in ``parts``, exact duplicates dropped.
+
+    Args:
+        parts: the corpora to concatenate, in order.
+
+    Returns:
+        A ``corpus`` data set with one split, ``all``; ``info["origin"]`` names each passage's corpus.
+    """
     texts, origin, seen = [], [], set()
     for p in parts:
         for t in load(p).splits["all"].texts:

