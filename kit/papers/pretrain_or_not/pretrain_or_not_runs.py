@@ -1,5 +1,6 @@
-"""Notebook 01's runs: LSTM-n-k from scratch, LSTM-n-k + a pretrained token table, and the fine-tuned transformer,
-each trained on growing subsets of one training set; the inference timing of the paper's sizes.
+"""Notebook 01's runs: LSTM-n-k from scratch, LSTM-n-k + a pretrained token table, and the fine-tuned transformer.
+
+Each is trained on growing subsets of one training set; then the inference timing of the paper's sizes.
 
 - :class:`Inputs` reads the texts two ways: a word vocabulary (the LSTMs from scratch) and the encoder's WordPiece
   ids (the "+ pretrained" LSTM and the transformer), with one fixed order so every smaller subset is inside every
@@ -53,8 +54,13 @@ KEYS = ("model", "train_examples", "seed")
 
 @dataclass
 class Inputs:
-    """The texts of every split as word ids (``words``) and WordPiece inputs (``wordpieces``), and the fixed
-    ``order`` of the training set (the first ``n`` of it are the run with ``n`` examples).
+    """The texts of every split as word ids and WordPiece inputs, and the fixed order of the training set.
+
+    Args:
+        vocab: the word vocabulary (a :class:`kit.text.WordVocab`) of the LSTMs from scratch.
+        words: ``{split: word ids}``.
+        wordpieces: ``{split: the encoder preprocessor's dict}`` (WordPiece inputs).
+        order: the fixed ``order`` of the training set: the first ``n`` of it are the run with ``n`` examples.
     """
 
     vocab: object
@@ -64,7 +70,21 @@ class Inputs:
 
     @classmethod
     def prepare(cls, ds, largest: int, sequence_length: int, preprocessor, max_words: int = 20000) -> Inputs:
-        """The word vocabulary is fitted on the training texts of the largest run; the order is seeded (1234)."""
+        """Read the data set's texts both ways, in one fixed order.
+
+        The word vocabulary is fitted on the training texts of the largest run; the order is seeded (1234), so every
+        smaller subset is inside every larger one.
+
+        Args:
+            ds: the data set (a :class:`kit.data.TextDataset`).
+            largest: the largest run's number of training examples.
+            sequence_length: the length of the word ids.
+            preprocessor: the encoder's preprocessor (texts to its WordPiece inputs).
+            max_words: the word vocabulary's size at most.
+
+        Returns:
+            The inputs.
+        """
         order = np.random.default_rng(1234).permutation(len(ds.train))  # 300 ⊂ 900 ⊂ ... : one fixed order
         vocab = WordVocab.fit([ds.train.texts[i] for i in order[:largest]], max_size=max_words)
         splits = ("train", "dev", "test")
@@ -76,8 +96,16 @@ class Inputs:
         )
 
     def of(self, kind: str, split: str, idx=None):
-        """The inputs a model of ``kind`` reads (``lstm``: word ids; ``lstm+pretrained``: WordPiece ids; the
-        transformer: the preprocessor's dict), rows ``idx`` of them when given.
+        """The inputs a model of ``kind`` reads, rows ``idx`` of them when given.
+
+        Args:
+            kind: ``"lstm"`` (word ids), ``"lstm+pretrained"`` (WordPiece ids) or ``"transformer"`` (the
+                preprocessor's dict).
+            split: ``"train"``, ``"dev"`` or ``"test"``.
+            idx: the rows to keep, or None for all.
+
+        Returns:
+            An array of ids, or the preprocessor's dict.
         """
         x = (
             self.words[split]
@@ -94,21 +122,41 @@ class Inputs:
 def encoder_name(sizes: dict) -> str:
     """The pretrained encoder's name in the tables: ``MiniLM-L6`` (smoke, medium), ``RoBERTa-Base`` (full), ...
 
-    >>> encoder_name({"backbone": "roberta_large_en"}), encoder_name({"backbone": "/models/my-bert/"})
-    ('RoBERTa-Large', 'my-bert')
+    Args:
+        sizes: the scale's sizes; ``backbone`` is a preset or a folder (default ``minilm-l6``).
+
+    Returns:
+        The name in :data:`ENCODER_NAMES`, else the preset's or the folder's own name.
+
+    Example:
+        >>> encoder_name({"backbone": "roberta_large_en"}), encoder_name({"backbone": "/models/my-bert/"})
+        ('RoBERTa-Large', 'my-bert')
     """
     name = sizes.get("backbone", "minilm-l6")
     return ENCODER_NAMES.get(name, Path(name.rstrip("/")).name or name)
 
 
 def family_name(sizes: dict) -> str:
-    """The encoder's family, as in ``LSTM-2-64 + MiniLM emb`` (its token table): ``MiniLM``, ``RoBERTa``, ..."""
+    """The encoder's family, as in ``LSTM-2-64 + MiniLM emb`` (its token table): ``MiniLM``, ``RoBERTa``, ...
+
+    Args:
+        sizes: the scale's sizes (``backbone``).
+
+    Returns:
+        :func:`encoder_name` up to its first ``-``.
+    """
     return encoder_name(sizes).split("-")[0]
 
 
 def transformer_name(sizes: dict) -> str:
-    """The transformer's name: ``MiniLM-L6 fine-tuned``, or with ``encoder_layers`` set (smoke scale), the bottom
-    layers it keeps.
+    """The transformer's name: ``MiniLM-L6 fine-tuned``, or the bottom layers it keeps.
+
+    Args:
+        sizes: the scale's sizes (``backbone``, ``encoder_layers``); with ``encoder_layers`` set (smoke scale), the
+            name says the bottom layers it keeps, unless they are the whole encoder (:data:`ENCODER_DEPTH`).
+
+    Returns:
+        E.g. ``MiniLM-L6 fine-tuned``, ``MiniLM-L6 (bottom 3 layers) fine-tuned``.
     """
     k = sizes.get("encoder_layers")
     whole = k is None or k == ENCODER_DEPTH.get(sizes.get("backbone", "minilm-l6"))
@@ -116,13 +164,27 @@ def transformer_name(sizes: dict) -> str:
 
 
 def transformer_of(model_specs: dict) -> str:
-    """The name of the transformer among :func:`models`' specs."""
+    """The name of the transformer among :func:`models`' specs.
+
+    Args:
+        model_specs: ``{name: (kind, n_layers, cells)}``.
+
+    Returns:
+        The name whose kind is ``"transformer"``.
+    """
     return next(name for name, spec in model_specs.items() if spec[0] == "transformer")
 
 
 def models(sizes: dict) -> dict:
-    """``{name: (kind, n_layers, cells)}``: the scale's LSTM-n-k, the LSTM with the pretrained table, the transformer
-    (its bottom ``encoder_layers`` layers; None: all of them, cells None: the encoder's own width).
+    """The models of the scale: its LSTM-n-k, the LSTM with the pretrained table, the transformer.
+
+    Args:
+        sizes: the scale's sizes: ``lstm_sizes`` (``[[n, k], ...]``), ``lstm_plus_pretrained`` (``[n, k]``),
+            ``backbone`` and ``encoder_layers``.
+
+    Returns:
+        ``{name: (kind, n_layers, cells)}``; the transformer's ``n_layers`` is its bottom ``encoder_layers`` layers
+        (None: all of them), its cells None (the encoder's own width).
     """
     out = {f"LSTM-{n}-{k}": ("lstm", n, k) for n, k in sizes["lstm_sizes"]}
     n, k = sizes["lstm_plus_pretrained"]
@@ -132,8 +194,13 @@ def models(sizes: dict) -> dict:
 
 
 def recipes(sizes: dict) -> dict:
-    """The paper's two recipes (:func:`kit.train.fit_classifier`'s arguments): LSTMs with Adam at a constant rate,
-    the transformer with AdamW decayed linearly to 0.
+    """The paper's two recipes: LSTMs with Adam at a constant rate, the transformer with AdamW decayed linearly to 0.
+
+    Args:
+        sizes: the scale's sizes (``lstm_*`` and ``transformer_*``: rate, epochs, batch, minimum steps, patience).
+
+    Returns:
+        ``{"lstm": ..., "transformer": ...}``, each :func:`kit.train.fit_classifier`'s keyword arguments.
     """
     return {
         "lstm": dict(
@@ -155,12 +222,29 @@ def recipes(sizes: dict) -> dict:
 
 
 def recipe_of(kind: str, sizes: dict) -> dict:
-    """The recipe of a model of ``kind`` (both LSTMs train alike)."""
+    """The recipe of a model of ``kind`` (both LSTMs train alike).
+
+    Args:
+        kind: ``"lstm"``, ``"lstm+pretrained"`` or ``"transformer"``.
+        sizes: the scale's sizes.
+
+    Returns:
+        One of :func:`recipes`.
+    """
     return recipes(sizes)["transformer" if kind == "transformer" else "lstm"]
 
 
 def plan(model_specs: dict, train_sizes: list, sizes: dict) -> list[dict]:
-    """Every model at every training size for every seed of its kind, with its planned optimizer steps."""
+    """Every model at every training size for every seed of its kind, with its planned optimizer steps.
+
+    Args:
+        model_specs: ``{name: (kind, n_layers, cells)}`` (:func:`models`).
+        train_sizes: the training sizes (numbers of examples).
+        sizes: the scale's sizes (the recipes, ``lstm_seeds``, ``transformer_seeds``).
+
+    Returns:
+        One dict per run: ``model, train_examples, seed, steps``.
+    """
     out = []
     for name, (kind, _, _) in model_specs.items():
         r = recipe_of(kind, sizes)
@@ -179,8 +263,19 @@ def plan(model_specs: dict, train_sizes: list, sizes: dict) -> list[dict]:
 
 
 class Experiment:
-    """Notebook 01's runs on one data set: :meth:`make_model` and :meth:`run_one` (fit, score, keep the model of the
-    largest transformer run in ``out/best_model/``).
+    """Notebook 01's runs on one data set: :meth:`make_model` and :meth:`run_one`.
+
+    :meth:`run_one` fits, scores, and keeps the model of the largest transformer run (first seed) in
+    ``out/best_model/``.
+
+    Args:
+        ds: the data set (a :class:`kit.data.TextDataset`).
+        sizes: the scale's sizes.
+        inputs: the texts as :class:`Inputs`.
+        token_table: the encoder's token embeddings (the "+ pretrained" LSTM's table).
+        encoder: the loaded encoder (:func:`kit.models.load_backbone`): its name, tokenizer and preprocessor.
+        out: the run's folder.
+        largest: the largest training size.
     """
 
     def __init__(self, ds, sizes: dict, inputs: Inputs, token_table, encoder, out, largest: int):
@@ -189,9 +284,17 @@ class Experiment:
         self.models = models(sizes)
 
     def make_model(self, spec: tuple) -> keras.Model:
-        """A fresh model of ``spec`` (``(kind, n_layers, cells)``); the transformer from fresh pretrained weights,
-        cut to its bottom ``n_layers`` (:func:`kit.models.truncate.truncate_backbone`), read through [CLS] or the
-        mean token state (``transformer_pooling``).
+        """A fresh model of ``spec``.
+
+        The transformer comes from fresh pretrained weights, cut to its bottom ``n_layers``
+        (:func:`kit.models.truncate.truncate_backbone`), read through [CLS] or the mean token state
+        (``transformer_pooling``).
+
+        Args:
+            spec: ``(kind, n_layers, cells)``, one of :func:`models`.
+
+        Returns:
+            The Keras model.
         """
         kind, n, k = spec
         if kind == "lstm":
@@ -221,7 +324,14 @@ class Experiment:
         )
 
     def run_one(self, run: dict) -> dict:
-        """Train ``run`` (a row of :func:`plan`) on the first ``train_examples`` of the fixed order; its metrics."""
+        """Train ``run`` on the first ``train_examples`` of the fixed order, and score it.
+
+        Args:
+            run: a row of :func:`plan`.
+
+        Returns:
+            Its metrics: ``test_accuracy``, ``dev_accuracy``, ``train_seconds``, ``steps``.
+        """
         kind, idx = self.models[run["model"]][0], self.inputs.order[: run["train_examples"]]
         config.set_seed(run["seed"])
         model = self.make_model(self.models[run["model"]])
@@ -262,10 +372,20 @@ class Experiment:
 
 
 def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequence_length: int):
-    """The paper's Table 3 on this machine: the paper's model sizes (LSTM-2-256, LSTM-4-256, LSTM-4-256 + the
-    pretrained table; fresh weights, speed does not depend on training) beside the transformer (all its layers),
-    each at every batch size, on real test texts repeated to fill ``sequence_length``; a data frame with each model's
-    speed-up over the transformer (column ``speed-up vs MiniLM``, or the encoder's family at full scale).
+    """The paper's Table 3 on this machine: the paper's model sizes beside the transformer, at every batch size.
+
+    LSTM-2-256, LSTM-4-256 and LSTM-4-256 + the pretrained table (fresh weights: speed does not depend on training)
+    and the transformer (all its layers), on real test texts repeated to fill ``sequence_length``.
+
+    Args:
+        experiment: the :class:`Experiment` (its vocabulary, token table, encoder and test texts).
+        repeats: timed calls per model and batch size (:func:`kit.analysis.time_inference`).
+        batch_sizes: the batch sizes.
+        sequence_length: the tokens per text.
+
+    Returns:
+        A data frame, one row per model and batch size, with each model's speed-up over the transformer (column
+        ``speed-up vs MiniLM``, or the encoder's family at full scale).
     """
     import pandas as pd
 
@@ -312,8 +432,13 @@ def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequenc
 
 
 def timing_view(timing):
-    """The columns of :func:`time_models`' table worth reading: model, backend, device, shape, compiled, median ms,
-    the speed-up.
+    """The columns of :func:`time_models`' table worth reading.
+
+    Args:
+        timing: :func:`time_models`' table.
+
+    Returns:
+        Its model, backend, device, shape, compiled, median ms and speed-up columns.
     """
     return timing[
         [
@@ -330,7 +455,15 @@ def timing_view(timing):
 
 
 def record_timing(sweep, timing, params: dict, names, sequence_length: int) -> None:
-    """The timing and parameter counts into ``results.csv`` too, as runs with ``train_examples=0, seed=-1``."""
+    """The timing and parameter counts into ``results.csv`` too, as runs with ``train_examples=0, seed=-1``.
+
+    Args:
+        sweep: the notebook's :class:`kit.train.Sweep`.
+        timing: :func:`time_models`' table.
+        params: ``{name: parameters without the embedding table}``.
+        names: the models to record.
+        sequence_length: the timing's sequence length (in the metric's name, ``inference_ms_b<batch>_L<length>``).
+    """
     for name in names:
         row = {
             f"inference_ms_b{r.batch_size}_L{sequence_length}": r.median_ms

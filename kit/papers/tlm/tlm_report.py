@@ -1,5 +1,7 @@
-"""Notebook 02's report: where the external data comes from, Table 8's examples, Table 2 (with the compute each model
-used), the ablations of Tables 3-7, the MLM's progress, the attention heads (Figure 3), the sentences and the checks.
+"""Notebook 02's report: the external data, the paper's tables and figure for this run, the sentences and checks.
+
+Where the external data comes from, Table 8's examples, Table 2 (with the compute each model used), the ablations of
+Tables 3-7, the MLM's progress, the attention heads (Figure 3), the sentences and the checks.
 
 The runs come as one row per run (``runs``: ``results.csv`` pivoted, one column per metric); every table shows mean
 ± standard error over seeds (:func:`view`).
@@ -24,7 +26,16 @@ SETTING = ["task", "retrieval", "K", "rho1", "rho2"]
 
 
 def external_table(selections: dict, origin, corpus: list):
-    """One row per selection: how many passages, their share of the corpus and words, and where they come from."""
+    """One row per selection: how many passages, their share of the corpus and words, and where they come from.
+
+    Args:
+        selections: ``{(task, retrieval, K): doc ids}`` (:func:`.tlm_runs.retrieve`).
+        origin: the origin of each corpus passage (an array).
+        corpus: the general corpus' passages.
+
+    Returns:
+        A data frame: task, retrieval, K, passages, % of corpus, words, then the share from each origin.
+    """
     import pandas as pd
 
     rows = []
@@ -49,8 +60,19 @@ def topic_nearness(tasks: dict, found_by: dict, selections: dict, corpus: list, 
 
     A topic classifier (TF-IDF + logistic regression) is trained on the task's own training texts and labels; each
     passage BM25 retrieved is labelled by it, and counted as near when that label is the label of the task text that
-    retrieved it. For random retrieval each passage is paired with a random training text. ``near`` is the share
-    of near passages; ``classifier dev accuracy`` says how far to trust the labelling (on the task's own dev texts).
+    retrieved it. For random retrieval each passage is paired with a random training text.
+
+    Args:
+        tasks: ``{name: TextDataset}``.
+        found_by: ``{(task, K): ExternalSelection}`` (:func:`.tlm_runs.retrieve`).
+        selections: ``{(task, retrieval, K): doc ids}``.
+        corpus: the general corpus' passages.
+        k: the K whose selections are compared.
+        seed: the seed that pairs random passages with training texts.
+
+    Returns:
+        A data frame indexed by task: ``near`` (``BM25: near``, ``random: near``) is the share of near passages;
+        ``classifier dev accuracy`` says how far to trust the labelling (on the task's own dev texts).
     """
     import pandas as pd
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -81,7 +103,16 @@ def topic_nearness(tasks: dict, found_by: dict, selections: dict, corpus: list, 
 
 
 def highlight(text: str, other: str, limit: int = 320) -> str:
-    """``text`` (cut at ``limit`` characters) as HTML, the words it shares with ``other`` marked."""
+    """``text`` (cut at ``limit`` characters) as HTML, the words it shares with ``other`` marked.
+
+    Args:
+        text: the text to show.
+        other: the text whose words (stop words aside) are marked in ``text``.
+        limit: the characters of ``text`` shown (then " ...").
+
+    Returns:
+        The HTML, shared words in ``<mark>``.
+    """
     shared = {w.lower() for w in word_tokenize(other)} - english_stopwords()
     words = text[:limit].split()
     out = [
@@ -91,8 +122,17 @@ def highlight(text: str, other: str, limit: int = 320) -> str:
 
 
 def table8(tasks: dict, found_by: dict, corpus: list, k: int, per_task: int = 2):
-    """The paper's Table 8: for the best-scoring queries of each task, the passage BM25 ranked first, shared words
-    marked; ``(html, data frame)``.
+    """The paper's Table 8: for the best-scoring queries of each task, the passage BM25 ranked first.
+
+    Args:
+        tasks: ``{name: TextDataset}``.
+        found_by: ``{(task, K): ExternalSelection}``.
+        corpus: the general corpus' passages.
+        k: the K whose selections are shown.
+        per_task: the examples per task.
+
+    Returns:
+        ``(html, data frame)``: the table with shared words marked, and its rows (task, query, retrieved, bm25).
     """
     import pandas as pd
 
@@ -110,7 +150,15 @@ def table8(tasks: dict, found_by: dict, corpus: list, k: int, per_task: int = 2)
 
 
 def stream_table(stream, steps: int):
-    """The first ``steps`` batches of a :class:`kit.train.TLMBatches` stream: kind and loss weights of each."""
+    """The first ``steps`` batches of a :class:`kit.train.TLMBatches` stream: kind and loss weights of each.
+
+    Args:
+        stream: the :class:`kit.train.TLMBatches`.
+        steps: how many batches.
+
+    Returns:
+        A data frame, one row per batch: step, batch kind, task weight, MLM weight (mean), masked tokens.
+    """
     import pandas as pd
 
     rows = []
@@ -129,7 +177,16 @@ def stream_table(stream, steps: int):
 
 
 def view(df, by, metrics=("test_accuracy", "test_macro_f1")):
-    """Mean ± SE over seeds of ``metrics`` per group ``by`` (one row per run in ``df``), and the number of seeds."""
+    """Mean ± SE over seeds of ``metrics`` per group ``by``, and the number of seeds.
+
+    Args:
+        df: the runs, one row per run, one column per metric.
+        by: the column or columns to group by.
+        metrics: the metrics to show (their columns lose the ``test_`` prefix).
+
+    Returns:
+        A data frame indexed by the groups: ``mean ± SE`` per metric, and ``seeds``.
+    """
     import pandas as pd
 
     out = {}
@@ -142,25 +199,50 @@ def view(df, by, metrics=("test_accuracy", "test_macro_f1")):
 
 
 def split_runs(runs, sizes: dict) -> tuple:
-    """``(TLM runs, baseline runs, the main setting's mask over the TLM runs)``."""
+    """The TLM runs, the baseline runs, and the main setting's mask over the TLM runs.
+
+    Args:
+        runs: one row per run (``results.csv`` pivoted, one column per metric).
+        sizes: the scale's sizes (``k``, ``rho1``, ``rho2``: the main setting).
+
+    Returns:
+        ``(TLM runs, baseline runs, the main setting's mask over the TLM runs)``.
+    """
     tlm, base = runs[runs.experiment == "tlm"], runs[runs.experiment == "minilm_finetuned"]
     main = (tlm.retrieval == "bm25") & (tlm.K == sizes["k"]) & (tlm.rho1 == sizes["rho1"]) & (tlm.rho2 == sizes["rho2"])
     return tlm, base, main
 
 
 def baseline_name(sizes: dict) -> str:
-    """The pretrained baseline's name: ``MiniLM-L6 fine-tuned``, or with ``baseline_layers`` set (smoke scale), the
-    bottom layers it keeps.
+    """The pretrained baseline's name: ``MiniLM-L6 fine-tuned``, or the bottom layers it keeps.
 
-    >>> baseline_name({"baseline_layers": 3})
-    'MiniLM-L6 (bottom 3 layers) fine-tuned'
+    Args:
+        sizes: the scale's sizes; with ``baseline_layers`` set (smoke scale), the name says the bottom layers it keeps.
+
+    Returns:
+        The name.
+
+    Example:
+        >>> baseline_name({"baseline_layers": 3})
+        'MiniLM-L6 (bottom 3 layers) fine-tuned'
     """
     k = sizes.get("baseline_layers")
     return f"MiniLM-L6 (bottom {k} layers) fine-tuned" if k else "MiniLM-L6 fine-tuned"
 
 
 def table2(tlm, base, main, sizes: dict):
-    """The paper's Table 2 for this run: TLM's main setting and the fine-tuned baseline, scores and compute."""
+    """The paper's Table 2 for this run: TLM's main setting and the fine-tuned baseline, scores and compute.
+
+    Args:
+        tlm: the TLM runs (:func:`split_runs`).
+        base: the baseline runs.
+        main: the main setting's mask over ``tlm``.
+        sizes: the scale's sizes (the baseline's name).
+
+    Returns:
+        A data frame indexed by (task, model): accuracy and macro-F1 (mean ± SE), seeds, parameters, training FLOPs
+        (the baseline's marked "+ pretraining": its fine-tuning alone).
+    """
     import pandas as pd
 
     def rows(df, flops_suffix=""):
@@ -183,8 +265,18 @@ def table2(tlm, base, main, sizes: dict):
 
 
 def ablation_tables(tlm, main, sizes: dict) -> dict:
-    """Tables 3-7 for this run beside the paper's: ``{name: (ours, the paper's)}``; each varies one thing from the
-    main setting on the ablation task (Table 3 and 7 on every task).
+    """Tables 3-7 for this run beside the paper's.
+
+    Each varies one thing from the main setting on the ablation task (Table 3 and 7 on every task): retrieval, K,
+    rho1, rho2, stage 2.
+
+    Args:
+        tlm: the TLM runs (:func:`split_runs`).
+        main: the main setting's mask over ``tlm``.
+        sizes: the scale's sizes.
+
+    Returns:
+        ``{name: (ours, the paper's)}``, names ``table3_retrieval`` ... ``table7_stage2``.
     """
     s, abl = sizes, tlm[tlm.task == sizes["ablation_task"]]
     base = abl.rho2 == s["rho2"]
@@ -218,21 +310,45 @@ def ablation_tables(tlm, main, sizes: dict) -> dict:
 
 
 def unigram_guess(x_dev: dict, masker) -> float:
-    """The masked-token accuracy of always guessing the most common masked token (the masking evaluate_mlm uses)."""
+    """The masked-token accuracy of always guessing the most common masked token (the masking evaluate_mlm uses).
+
+    Args:
+        x_dev: a task's dev inputs (the preprocessor's dict, compact vocabulary).
+        masker: the :class:`kit.text.MLMMasker`.
+
+    Returns:
+        The accuracy, a float.
+    """
     m = masker(x_dev["token_ids"], x_dev["padding_mask"], np.random.default_rng([0, 3]))
     ids = m["mask_ids"][m["mask_weights"] > 0]
     return float(np.bincount(ids).max() / len(ids))
 
 
 def mlm_table(tlm, unigram: dict):
-    """MLM accuracy on dev texts per setting, beside the best constant guess (always the most common token)."""
+    """MLM accuracy on dev texts per setting, beside the best constant guess (always the most common token).
+
+    Args:
+        tlm: the TLM runs.
+        unigram: ``{task: the constant guess's accuracy}`` (:func:`unigram_guess`).
+
+    Returns:
+        A data frame indexed by setting.
+    """
     out = view(tlm, SETTING, ("mlm_accuracy",))
     out["best constant guess"] = [round(unigram[t], 4) for t in out.index.get_level_values("task")]
     return out
 
 
 def mlm_figure(tlm, task_names):
-    """Stage 1's MLM loss per chunk, mean ± SE over seeds, one panel per task, one line per setting."""
+    """Stage 1's MLM loss per chunk, mean ± SE over seeds, one panel per task, one line per setting.
+
+    Args:
+        tlm: the TLM runs (their ``stage1_mlm_loss_step<i>`` columns).
+        task_names: the tasks, one panel each.
+
+    Returns:
+        The matplotlib figure.
+    """
     import matplotlib.pyplot as plt
 
     cols = sorted(
@@ -270,8 +386,18 @@ def _on_vocabulary(vocab, inputs: dict) -> dict:
 
 
 def attention_heads(models: dict, dev: dict, one: dict, tokens: list, sentence: str, out) -> object:
-    """Figure 3: for each ``{label: (backbone, compact vocabulary or None, special ids)}``, the share of positional
-    and vertical heads over the ``dev`` inputs, and every head drawn on ``one`` sentence (saved in ``out``).
+    """Figure 3: the share of positional and vertical heads of each model, and every head drawn on one sentence.
+
+    Args:
+        models: ``{label: (backbone, compact vocabulary or None, special ids)}``.
+        dev: the dev inputs the heads are classified over (the preprocessor's dict, full vocabulary).
+        one: the preprocessor's dict of one sentence, drawn.
+        tokens: that sentence's tokens, the drawing's labels.
+        sentence: that sentence, in the drawing's title.
+        out: the folder the drawings are saved in (``figure3_attention_tlm.png``, ``figure3_attention_minilm.png``).
+
+    Returns:
+        A data frame indexed by model: layers x heads, heads, positional and vertical counts and shares.
     """
     import pandas as pd
 
@@ -308,9 +434,8 @@ def _by(df, metric, group):
     return summarize(df.rename(columns={metric: "value"}), group)
 
 
-def sentences(tlm, base, main, tasks: dict, sizes: dict, unigram: dict, heads) -> list[str]:
-    """What this run shows, each difference with its standard error and verdict, the paper's number beside it."""
-    s = sizes
+def _task_lines(tlm, base, main, tasks: dict, s: dict) -> list[str]:
+    """Per task: TLM vs the baseline, BM25 vs random retrieval, stage 1 alone and what stage 2 adds."""
     s_tlm, s_base, s1 = (
         _by(tlm[main], "test_accuracy", "task"),
         _by(base, "test_accuracy", "task"),
@@ -342,6 +467,30 @@ def sentences(tlm, base, main, tasks: dict, sizes: dict, unigram: dict, heads) -
             f"{difference(s_tlm.loc[name], s1.loc[name]).text(100, ' points')} (paper: +0.5 on AGNews to +19.4 "
             "on ACL-ARC)"
         )
+    return lines
+
+
+def sentences(tlm, base, main, tasks: dict, sizes: dict, unigram: dict, heads) -> list[str]:
+    """What this run shows, each difference with its standard error and verdict, the paper's number beside it.
+
+    Per task: TLM against the baseline (with the FLOPs each trained with), BM25 against random retrieval, stage 1
+    alone and what stage 2 adds; on the ablation task, rho2 against its other values; the MLM's best accuracy against
+    the constant guess; the attention heads.
+
+    Args:
+        tlm: the TLM runs (:func:`split_runs`).
+        base: the baseline runs.
+        main: the main setting's mask over ``tlm``.
+        tasks: ``{name: TextDataset}``.
+        sizes: the scale's sizes.
+        unigram: ``{task: the constant guess's MLM accuracy}`` (:func:`unigram_guess`).
+        heads: :func:`attention_heads`' table (TLM's row first, then MiniLM's).
+
+    Returns:
+        One sentence per line.
+    """
+    s = sizes
+    lines = _task_lines(tlm, base, main, tasks, s)
     abl = tlm[tlm.task == s["ablation_task"]]
     for r in s["rho2_ablation"]:
         r2 = _by(
@@ -365,8 +514,22 @@ def sentences(tlm, base, main, tasks: dict, sizes: dict, unigram: dict, heads) -
 
 
 def checks(tlm, base, main, plan_rows, base_plan, tasks: dict, sizes: dict, out) -> dict:
-    """What CI asserts on every run: every run is there, stage 1 learned the task, the baseline and TLM beat chance,
-    the figures exist.
+    """What CI asserts on every run.
+
+    Every run is there, stage 1 learned the task, the baseline and TLM beat chance, the figures and tables exist.
+
+    Args:
+        tlm: the TLM runs (:func:`split_runs`).
+        base: the baseline runs.
+        main: the main setting's mask over ``tlm``.
+        plan_rows: the planned TLM runs (:func:`.tlm_runs.plan`).
+        base_plan: the planned baseline runs (:func:`.tlm_runs.baseline_plan`).
+        tasks: ``{name: TextDataset}``.
+        sizes: the scale's sizes (``ablation_task``).
+        out: the run's folder.
+
+    Returns:
+        ``{claim: whether it holds}``.
     """
     a = sizes["ablation_task"]
     chance = {n: 1 / ds.num_classes for n, ds in tasks.items()}

@@ -1,6 +1,8 @@
-"""Notebook 02's runs: TLM's data step (BM25 retrieval with the task texts as queries, random retrieval as the
-control), its tokens, and one run: stage 1 (joint MLM + task, :func:`kit.train.train_stage1`), stage 2 (the task
-alone, :func:`kit.train.fit_classifier`) and the scores; and the pretrained baseline fine-tuned on the same data.
+"""Notebook 02's runs: TLM's data step, its tokens, one TLM run, and the pretrained baseline on the same data.
+
+The data step is BM25 retrieval with the task texts as queries, random retrieval as the control; one run is stage 1
+(joint MLM + task, :func:`kit.train.train_stage1`), stage 2 (the task alone, :func:`kit.train.fit_classifier`) and
+the scores; the pretrained baseline is fine-tuned on the same data.
 
 - :func:`load_tasks`, :func:`load_corpus`: the tasks and the general corpus (``KIT_TLM_CORPUS``: your own);
 - :func:`retrieve`: every task's external data for each K (BM25) and the random control of the same size;
@@ -40,8 +42,14 @@ CORPUS_ENV = "KIT_TLM_CORPUS"
 
 
 def load_tasks(sizes: dict, own=None) -> dict:
-    """``{name: TextDataset}``: the scale's tasks (``sizes["tasks"]``), or your data set alone when ``own`` is given,
-    each subsampled to ``max_train`` / ``max_eval``.
+    """The scale's tasks, or your data set alone, each subsampled to ``max_train`` / ``max_eval``.
+
+    Args:
+        sizes: the scale's sizes (``tasks``, ``max_train``, ``max_eval``).
+        own: your data set (a :class:`kit.data.TextDataset`), used instead of ``sizes["tasks"]`` when given.
+
+    Returns:
+        ``{name: TextDataset}``.
     """
     if own is not None:
         return {own.name: own.subsample(sizes["max_train"], sizes["max_eval"], seed=0)}
@@ -51,7 +59,13 @@ def load_tasks(sizes: dict, own=None) -> dict:
 
 
 def load_corpus() -> tuple[list, np.ndarray]:
-    """``(passages, origin of each)``: your corpus (``KIT_TLM_CORPUS``) or the kit's general corpus."""
+    """The general corpus: yours (``KIT_TLM_CORPUS``) or the kit's.
+
+    Your corpus is a UTF-8 text file, one passage per line (blank lines skipped).
+
+    Returns:
+        ``(passages, origin of each)``; every origin of your corpus is ``"your corpus"``.
+    """
     if os.environ.get(CORPUS_ENV):
         with open(os.environ[CORPUS_ENV], encoding="utf-8") as f:
             corpus = [line.strip() for line in f if line.strip()]
@@ -61,10 +75,19 @@ def load_corpus() -> tuple[list, np.ndarray]:
 
 
 def retrieve(tasks: dict, corpus: list, sizes: dict) -> tuple[dict, dict]:
-    """TLM's data step for every task: ``selections[(task, "bm25", K)]`` (the doc ids of the union of each training
-    text's top-K; the ablation task also at ``k_ablation``), ``selections[(task, "random", K)]`` (random retrieval of
-    the same size) and ``found_by[(task, K)]`` (the :class:`kit.retrieval.ExternalSelection`). The task's own texts
-    are kept out.
+    """TLM's data step for every task: BM25 with each training text as a query, and random retrieval of the same size.
+
+    One BM25 index (Lucene's variant) serves every task; the task's own texts (train, dev, test) are kept out.
+
+    Args:
+        tasks: ``{name: TextDataset}``.
+        corpus: the general corpus' passages.
+        sizes: the scale's sizes: ``k`` (top-K), ``k_ablation`` (the other K of ``ablation_task``).
+
+    Returns:
+        ``(selections, found_by)``: ``selections[(task, "bm25", K)]`` (the doc ids of the union of each training
+        text's top-K; the ablation task also at ``k_ablation``), ``selections[(task, "random", K)]`` (random retrieval
+        of the same size, seed 0) and ``found_by[(task, K)]`` (the :class:`kit.retrieval.ExternalSelection`).
     """
     t0 = time.perf_counter()
     retriever = BM25Retriever(corpus, method="lucene")
@@ -88,8 +111,15 @@ def retrieve(tasks: dict, corpus: list, sizes: dict) -> tuple[dict, dict]:
 
 @dataclass
 class Tokens:
-    """The WordPiece ids of the tasks (``task_ids``: full vocabulary, ``x``: compact) and of every retrieved passage
-    (``corpus_ids``, ``row_of[doc id]`` its row), the compact ``vocabulary`` and the ``masker``.
+    """The WordPiece ids of the tasks and of every retrieved passage, the compact vocabulary and the masker.
+
+    Args:
+        task_ids: ``{task: {split: the preprocessor's dict}}`` on the full vocabulary.
+        x: the same on the compact vocabulary (what the TLM models read).
+        corpus_ids: the preprocessor's dict of every passage any selection holds.
+        row_of: ``row_of[doc id]``: the passage's row in ``corpus_ids`` (-1: not tokenized).
+        vocabulary: the compact vocabulary (:class:`kit.text.CompactVocabulary`).
+        masker: the :class:`kit.text.MLMMasker` on it.
     """
 
     task_ids: dict
@@ -101,8 +131,20 @@ class Tokens:
 
     @classmethod
     def prepare(cls, tasks: dict, corpus: list, selections: dict, preprocessor, vocabulary_size: int) -> Tokens:
-        """Tokenize the passages any selection holds and the tasks' texts; keep the ``vocabulary_size`` most
-        frequent ids of the retrieved passages and the training texts (``kit.text.CompactVocabulary``).
+        """Tokenize the passages any selection holds and the tasks' texts; build the compact vocabulary.
+
+        The vocabulary keeps the ``vocabulary_size`` most frequent ids of the retrieved passages and the training
+        texts (``kit.text.CompactVocabulary``).
+
+        Args:
+            tasks: ``{name: TextDataset}``.
+            corpus: the general corpus' passages.
+            selections: :func:`retrieve`'s selections.
+            preprocessor: the encoder's preprocessor (its tokenizer and ``sequence_length``).
+            vocabulary_size: the ids the compact vocabulary keeps.
+
+        Returns:
+            The tokens.
         """
         needed = np.unique(np.concatenate(list(selections.values())))
         corpus_ids = preprocessor([corpus[i] for i in needed])
@@ -120,18 +162,40 @@ class Tokens:
         return cls(task_ids, x, corpus_ids, row_of, vocab, masker)
 
     def external(self, doc_ids) -> dict:
-        """The compact inputs of the passages ``doc_ids`` (a selection)."""
+        """The compact inputs of the passages ``doc_ids``.
+
+        Args:
+            doc_ids: a selection's doc ids (each among the tokenized passages).
+
+        Returns:
+            The preprocessor's dict on the compact vocabulary.
+        """
         return self.vocabulary({k: v[self.row_of[doc_ids]] for k, v in self.corpus_ids.items()})
 
 
 def main_setting(sizes: dict) -> dict:
-    """The paper's main setting at this scale: BM25, top-K, rho1 and rho2 as the sizes say."""
+    """The paper's main setting at this scale: BM25, top-K, rho1 and rho2 as the sizes say.
+
+    Args:
+        sizes: the scale's sizes (``k``, ``rho1``, ``rho2``).
+
+    Returns:
+        ``{"retrieval": "bm25", "K": ..., "rho1": ..., "rho2": ...}``.
+    """
     return dict(retrieval="bm25", K=sizes["k"], rho1=sizes["rho1"], rho2=sizes["rho2"])
 
 
 def settings(sizes: dict) -> list[tuple]:
-    """``(task, setting)`` pairs: every task's main setting and its random-retrieval control; on the ablation task
-    the other K, "only task data" (rho1 = 0, no retrieval), the other rho1 and rho2.
+    """Every task's main setting and its random-retrieval control, then the ablations on the ablation task.
+
+    The ablations: the other K, "only task data" (rho1 = 0, no retrieval), the other rho1 and rho2.
+
+    Args:
+        sizes: the scale's sizes (``tasks``, ``ablation_task``, ``k``, ``rho1``, ``rho2`` and their ``*_ablation``
+            lists).
+
+    Returns:
+        ``(task, setting)`` pairs, each setting a dict like :func:`main_setting`'s.
     """
     main, a = main_setting(sizes), sizes["ablation_task"]
     out = []
@@ -147,7 +211,16 @@ def settings(sizes: dict) -> list[tuple]:
 
 
 def plan(setting_rows: list, sizes: dict, tasks: dict) -> list[dict]:
-    """Every setting for every seed, with its optimizer steps (stage 1's, then stage 2's epochs)."""
+    """Every setting for every seed, with its optimizer steps (stage 1's, then stage 2's epochs).
+
+    Args:
+        setting_rows: :func:`settings`' pairs.
+        sizes: the scale's sizes (``seeds``, ``stage1_steps``, ``stage2_epochs``, ``batch_size``).
+        tasks: ``{name: TextDataset}`` (the training sizes).
+
+    Returns:
+        One dict per run: ``experiment="tlm", task, retrieval, K, rho1, rho2, seed, steps``.
+    """
     stage2 = lambda name: sizes["stage2_epochs"] * math.ceil(len(tasks[name].train) / sizes["batch_size"])  # noqa: E731
     return [
         dict(experiment="tlm", task=name, **s, seed=seed, steps=sizes["stage1_steps"] + stage2(name))
@@ -157,7 +230,15 @@ def plan(setting_rows: list, sizes: dict, tasks: dict) -> list[dict]:
 
 
 def baseline_plan(sizes: dict, tasks: dict) -> list[dict]:
-    """The pretrained baseline: every task for every seed (its keys hold ``retrieval="-"``, K, rho1, rho2 = 0)."""
+    """The pretrained baseline: every task for every seed (its keys hold ``retrieval="-"``, K, rho1, rho2 = 0).
+
+    Args:
+        sizes: the scale's sizes (``seeds``, ``baseline_epochs``, ``baseline_batch``).
+        tasks: ``{name: TextDataset}``.
+
+    Returns:
+        One dict per run (``experiment="minilm_finetuned"``), with its optimizer steps.
+    """
     return [
         dict(
             experiment="minilm_finetuned",
@@ -175,7 +256,16 @@ def baseline_plan(sizes: dict, tasks: dict) -> list[dict]:
 
 
 def scores(model, x, y) -> tuple[float, float]:
-    """``(accuracy, macro-F1)`` of a classifier's argmax on ``x``."""
+    """``(accuracy, macro-F1)`` of a classifier's argmax on ``x``.
+
+    Args:
+        model: the classifier.
+        x: its inputs.
+        y: the labels.
+
+    Returns:
+        ``(accuracy, macro-F1)``, floats.
+    """
     from sklearn.metrics import f1_score
 
     pred = model.predict(x, batch_size=128, verbose=0).argmax(-1)
@@ -187,7 +277,16 @@ class Experiment:
 
     The main TLM model of each task (first seed) is saved as ``out/tlm_<task>.keras`` (section 7 reads it), the
     ablation task's classifier as ``out/best_model/`` (a bundle), the fine-tuned baseline's backbone of the ablation
-    task as ``out/minilm_finetuned_<task>.keras``.
+    task as ``out/minilm_finetuned_<task>.keras``. Stage 1 runs in 4 chunks, its MLM loss curve a point after each.
+
+    Args:
+        sizes: the scale's sizes.
+        tasks: ``{name: TextDataset}``.
+        tokens: the :class:`Tokens`.
+        selections: :func:`retrieve`'s selections.
+        encoder: the loaded pretrained encoder (:func:`kit.models.load_backbone`): the baseline and the preprocessor
+            saved with the bundle.
+        out: the run's folder.
     """
 
     def __init__(self, sizes: dict, tasks: dict, tokens: Tokens, selections: dict, encoder, out):
@@ -203,7 +302,15 @@ class Experiment:
         )
 
     def make_tlm(self, num_classes: int, seed: int):
-        """A TLM model from scratch (:class:`kit.models.TLMModel`), seeded first."""
+        """A TLM model from scratch (:class:`kit.models.TLMModel`), seeded first.
+
+        Args:
+            num_classes: the task's classes.
+            seed: the seed set before the weights are made.
+
+        Returns:
+            The model, on the compact vocabulary, shaped by the scale's sizes.
+        """
         s = self.sizes
         config.set_seed(seed)
         backbone = tlm_backbone(
@@ -220,13 +327,27 @@ class Experiment:
         )
 
     def external(self, run: dict):
-        """The retrieved passages' inputs of ``run`` (None for rho1 = 0: task data only)."""
+        """The retrieved passages' inputs of ``run`` (None for rho1 = 0: task data only).
+
+        Args:
+            run: a row of :func:`plan`.
+
+        Returns:
+            The compact inputs of its selection, or None.
+        """
         if run["rho1"] == 0:
             return None
         return self.tokens.external(self.selections[(run["task"], run["retrieval"], run["K"])])
 
     def run_one(self, run: dict) -> dict:
-        """One TLM run: a model from scratch, stage 1 on the interleaved stream, then :meth:`finish`."""
+        """One TLM run: a model from scratch, stage 1 on the interleaved stream, then :meth:`finish`.
+
+        Args:
+            run: a row of :func:`plan`.
+
+        Returns:
+            The run's metrics (:meth:`finish`).
+        """
         ds, x = self.tasks[run["task"]], self.tokens.x[run["task"]]
         model = self.make_tlm(ds.num_classes, run["seed"])
         s1 = train_stage1(
@@ -243,8 +364,19 @@ class Experiment:
         return self.finish(run, model, s1)
 
     def finish(self, run: dict, model, s1) -> dict:
-        """After stage 1: its test scores and the MLM's on dev texts, stage 2 (the task loss alone, early stopping on
-        dev accuracy), the final scores and the training compute; the main models saved; the run's metrics.
+        """After stage 1: its scores, stage 2, the final scores and the training compute; the main models saved.
+
+        Stage 1's test scores and the MLM's on dev texts, then stage 2 (the task loss alone, early stopping on dev
+        accuracy).
+
+        Args:
+            run: a row of :func:`plan`.
+            model: the TLM model after stage 1.
+            s1: :func:`kit.train.train_stage1`'s result.
+
+        Returns:
+            The run's metrics: scores after each stage, MLM accuracy and loss, passages, parameters, tokens, FLOPs,
+            seconds and stage 1's MLM loss curve.
         """
         s, task, seed = self.sizes, run["task"], run["seed"]
         ds, x = self.tasks[task], self.tokens.x[task]
@@ -265,17 +397,7 @@ class Experiment:
         )
         acc, f1 = scores(clf, x["test"], ds.test.y)
         tokens = s1.tokens + fit.steps * s["batch_size"] * s["sequence_length"]
-        if all(run[k] == v for k, v in self.main.items()) and seed == s["seeds"][0]:
-            model.save(self.out / f"tlm_{task}.keras")  # the main model of each task, for section 7
-            if task == s["ablation_task"]:
-                save_bundle(
-                    self.out / "best_model",
-                    clf,
-                    preprocessor=self.encoder.preprocessor,
-                    vocabulary=self.tokens.vocabulary,
-                    label_names=ds.label_names,
-                    info={"notebook": "02", "task": task, "test_accuracy": acc},
-                )
+        self._save_main(run, model, clf, acc)
         curve = {f"stage1_mlm_loss_step{i}": v for i, v in zip(s1.curve["step"], s1.curve["mlm_loss"])}
         passages = 0 if run["rho1"] == 0 else len(self.selections[(task, run["retrieval"], run["K"])])
         keras.backend.clear_session()
@@ -295,8 +417,30 @@ class Experiment:
             **curve,
         )
 
+    def _save_main(self, run: dict, model, clf, acc: float) -> None:
+        """Save the main TLM model of each task (first seed) and the ablation task's classifier as a bundle."""
+        s, task, seed = self.sizes, run["task"], run["seed"]
+        if all(run[k] == v for k, v in self.main.items()) and seed == s["seeds"][0]:
+            model.save(self.out / f"tlm_{task}.keras")  # the main model of each task, for section 7
+            if task == s["ablation_task"]:
+                save_bundle(
+                    self.out / "best_model",
+                    clf,
+                    preprocessor=self.encoder.preprocessor,
+                    vocabulary=self.tokens.vocabulary,
+                    label_names=self.tasks[task].label_names,
+                    info={"notebook": "02", "task": task, "test_accuracy": acc},
+                )
+
     def run_baseline(self, run: dict) -> dict:
-        """The pretrained encoder fine-tuned on the task (the paper's recipe: AdamW, rate decayed linearly to 0)."""
+        """The pretrained encoder fine-tuned on the task (the paper's recipe: AdamW, rate decayed linearly to 0).
+
+        Args:
+            run: a row of :func:`baseline_plan`.
+
+        Returns:
+            Its metrics: test accuracy and macro-F1, parameters, tokens, FLOPs, seconds.
+        """
         s, ds, x = self.sizes, self.tasks[run["task"]], self.tokens.task_ids[run["task"]]
         config.set_seed(run["seed"])
         pretrained = load_backbone(self.encoder.name, sequence_length=s["sequence_length"])
