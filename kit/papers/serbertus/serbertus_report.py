@@ -40,14 +40,27 @@ BASE = ("baseline", "single-task")
 
 
 def scores(long, metric: str = "test_score"):
-    """Rows ``experiment, setting, task, seed, value`` of one metric."""
+    """Rows ``experiment, setting, task, seed, value`` of one metric.
+
+    Args:
+        long: the long results (``experiment, setting, task, seed, metric, value``: ``results.csv``).
+        metric: the metric kept, as ``value``.
+    """
     out = long[long.metric == metric][["experiment", "setting", "task", "seed", "value"]]
     return out.reset_index(drop=True)
 
 
 def add_task_mean(frame, tasks, label: str = MEAN):
-    """``frame`` plus, per (experiment, setting, seed) that scored every task in ``tasks``, a row ``task=label``
-    with the mean of those scores.
+    """``frame`` plus each run's mean over ``tasks``, where the run scored every one of them.
+
+    Args:
+        frame: :func:`scores`' rows.
+        tasks: the tasks to average.
+        label: the ``task`` of the means' rows.
+
+    Returns:
+        ``frame`` plus, per (experiment, setting, seed) that scored every task in ``tasks``, a row ``task=label`` with
+        the mean of those scores.
     """
     import pandas as pd
 
@@ -61,8 +74,20 @@ def add_task_mean(frame, tasks, label: str = MEAN):
 
 
 def table(frame, tasks, index=("experiment", "setting"), scale: float = 100.0, digits: int = 1):
-    """Mean ± standard error over seeds: one row per ``index``, one column per task (and ``mean`` when present),
-    and the number of seeds.
+    """Mean ± standard error over seeds: one row per ``index``, one column per task, and the number of seeds.
+
+    A ``mean`` column follows the tasks when ``frame`` has the tasks' mean (:func:`add_task_mean`); a missing cell is
+    ``-``.
+
+    Args:
+        frame: :func:`scores`' rows.
+        tasks: the task columns.
+        index: the columns that name a row.
+        scale: multiplies the scores (100: points).
+        digits: the decimals shown.
+
+    Returns:
+        A data frame of text cells (``format_mean_se``) and a ``seeds`` column.
     """
     import pandas as pd
 
@@ -83,7 +108,16 @@ def table(frame, tasks, index=("experiment", "setting"), scale: float = 100.0, d
 
 
 def summary(frame, setting: tuple, task: str):
-    """``summarize`` row (mean, se, std, seeds) of one (experiment, setting) on one task."""
+    """``summarize`` row (mean, se, std, seeds) of one (experiment, setting) on one task.
+
+    Args:
+        frame: :func:`scores`' rows.
+        setting: ``(experiment, setting)``.
+        task: the task (or ``mean``).
+
+    Raises:
+        KeyError: the setting has no scores on ``task``.
+    """
     e, s = setting
     part = frame[(frame.experiment == e) & (frame.setting == s) & (frame.task == task)]
     if part.empty:
@@ -92,12 +126,26 @@ def summary(frame, setting: tuple, task: str):
 
 
 def compare(frame, a: tuple, b: tuple, task: str):
-    """``a - b`` on ``task`` (settings as ``(experiment, setting)``): a :class:`kit.analysis.spread.Difference`."""
+    """``a - b`` on ``task``: a :class:`kit.analysis.spread.Difference`.
+
+    Args:
+        frame: :func:`scores`' rows.
+        a: a setting, as ``(experiment, setting)``.
+        b: the setting it is compared with.
+        task: the task (or ``mean``).
+
+    Raises:
+        KeyError: a setting has no scores on ``task``.
+    """
     return difference(summary(frame, a, task), summary(frame, b, task))
 
 
 def finite(values) -> bool:
-    """True when every value is a finite number."""
+    """True when every value is a finite number.
+
+    Args:
+        values: numbers (anything ``np.asarray`` makes float64 of).
+    """
     return bool(np.isfinite(np.asarray(values, dtype="float64")).all())
 
 
@@ -105,7 +153,12 @@ def finite(values) -> bool:
 
 
 def constant_guesses(datasets: dict, kinds: dict) -> dict:
-    """``{task: test score of always predicting the training majority}`` (0 for a regression task's Pearson)."""
+    """``{task: test score of always predicting the training majority}`` (0 for a regression task's Pearson).
+
+    Args:
+        datasets: ``{task: TextDataset}``.
+        kinds: ``{task: kind}``.
+    """
     return {
         t: constant_guess(ds.train.y, ds.test.y, "pearson" if kinds[t] == "regression" else "accuracy")
         for t, ds in datasets.items()
@@ -113,7 +166,12 @@ def constant_guesses(datasets: dict, kinds: dict) -> dict:
 
 
 def task_table(datasets: dict, kinds: dict):
-    """One row per task: the paper's task it stands in for, the data set, its kind, sizes, metric, constant guess."""
+    """One row per task: the paper's task it stands in for, the data set, its kind, sizes, metric, constant guess.
+
+    Args:
+        datasets: ``{task: TextDataset}``.
+        kinds: ``{task: kind}``.
+    """
     import pandas as pd
 
     guess = constant_guesses(datasets, kinds)
@@ -134,7 +192,12 @@ def task_table(datasets: dict, kinds: dict):
 
 
 def cut_lengths(raw: dict, sequence_length: int) -> str:
-    """One line per task: the median number of tokens and the share of texts cut at ``sequence_length``."""
+    """One line per task: the median number of tokens and the share of texts cut at ``sequence_length``.
+
+    Args:
+        raw: ``{task: {split: (inputs, labels)}}``, every split counted.
+        sequence_length: the preprocessor's length; a text that fills it counts as cut.
+    """
     lines = []
     for t, splits in raw.items():
         lengths = np.concatenate([x["padding_mask"].sum(1) for x, _ in splits.values()])
@@ -146,7 +209,16 @@ def cut_lengths(raw: dict, sequence_length: int) -> str:
 
 
 def architecture_sizes(backbone, heads: dict, ks):
-    """Parameters of multi-BERT (k = 0), each CerBERTus k and triple-BERT on ``backbone`` (``parameter_counts``)."""
+    """Parameters of multi-BERT (k = 0), each CerBERTus k and triple-BERT on ``backbone`` (``parameter_counts``).
+
+    Args:
+        backbone: the encoder.
+        heads: ``{task: number of outputs}``.
+        ks: CerBERTus' ``k`` values.
+
+    Returns:
+        A data frame by architecture: ``k``, ``total`` (with thousands separators) and ``vs_multi``.
+    """
     import pandas as pd
 
     counts = pd.DataFrame(parameter_counts(backbone, heads, ks=(0, *ks)))
@@ -159,21 +231,38 @@ def architecture_sizes(backbone, heads: dict, ks):
 
 
 def pick(frame, *settings):
-    """The rows of ``frame`` whose ``(experiment, setting)`` is one of ``settings``."""
+    """The rows of ``frame`` whose ``(experiment, setting)`` is one of ``settings``.
+
+    Args:
+        frame: rows with ``experiment`` and ``setting`` columns.
+        *settings: ``(experiment, setting)`` pairs.
+    """
     return frame[[(e, s) in settings for e, s in zip(frame.experiment, frame.setting)]]
 
 
 def results(long, tasks) -> tuple:
-    """``(test, dev)``: each run's score per task and their mean over the tasks (:func:`add_task_mean`)."""
+    """``(test, dev)``: each run's score per task and their mean over the tasks (:func:`add_task_mean`).
+
+    Args:
+        long: the long results (``results.csv``).
+        tasks: the tasks to average.
+    """
     return tuple(add_task_mean(scores(long, m), tasks) for m in ("test_score", "dev_score"))
 
 
 def task_labels(tasks, own=None, slot: str | None = None) -> dict:
-    """``{task: its name in tables and figures}``: the task's own name, or for your data (``own``, in ``slot``) its
-    name and the place it takes, so a table never calls your file "sst".
+    """``{task: its name in tables and figures}``, so a table never calls your file "sst".
 
-    >>> task_labels(["sst", "qqp"])
-    {'sst': 'sst', 'qqp': 'qqp'}
+    A task keeps its own name; your data (``own``, in ``slot``) gets its name and the place it takes.
+
+    Args:
+        tasks: the tasks' names.
+        own: your data set, or None.
+        slot: the task your data replaces (``serbertus_runs.slot_for``).
+
+    Example:
+        >>> task_labels(["sst", "qqp"])
+        {'sst': 'sst', 'qqp': 'qqp'}
     """
     labels = {t: t for t in tasks}
     if own is not None:
@@ -182,12 +271,24 @@ def task_labels(tasks, own=None, slot: str | None = None) -> dict:
 
 
 def named(frame, labels: dict):
-    """``frame`` with its task columns and index entries renamed by :func:`task_labels`."""
+    """``frame`` with its task columns and index entries renamed by :func:`task_labels`.
+
+    Args:
+        frame: a table.
+        labels: :func:`task_labels`' names.
+    """
     return frame.rename(columns=labels, index=labels)
 
 
 def baseline_table(test, dev, tasks, guesses: dict):
-    """The baseline's test and dev scores (mean ± SE over seeds) beside each task's constant guess."""
+    """The baseline's test and dev scores (mean ± SE over seeds) beside each task's constant guess.
+
+    Args:
+        test: the test scores (:func:`results`).
+        dev: the dev scores.
+        tasks: the task columns.
+        guesses: ``{task: constant guess}`` (:func:`constant_guesses`), shown in points.
+    """
     import pandas as pd
 
     out = pd.concat({"test": table(pick(test, BASE), tasks), "dev": table(pick(dev, BASE), tasks)})
@@ -208,8 +309,19 @@ def _mean_of(long, experiment: str, metric: str):
 
 
 def ablation_tables(test, long, task: str) -> dict:
-    """The SMART, layer-decay and further-pretraining tables on the ablation ``task`` (test), the baseline as their
-    zero row, with SMART's ``R_s`` and the MLM loss at the start and end of further pretraining.
+    """The SMART, layer-decay and further-pretraining tables on the ablation ``task`` (test scores).
+
+    The baseline is each table's zero row (``lambda_s=0``, ``decay=1``, ``mlm_steps=0``). SMART's table adds ``R_s``
+    (the final SMART term) and the train - test gap (:func:`gaps`); the MLM table adds the MLM loss at the start and
+    end of further pretraining.
+
+    Args:
+        test: the test scores (:func:`results`).
+        long: the long results (``results.csv``).
+        task: the ablation task.
+
+    Returns:
+        ``{"smart": ..., "llrd": ..., "mlm": ...}``, a table each.
     """
     smart = (
         _ablation(test, "smart", "lambda_s=0", task)
@@ -225,8 +337,16 @@ def ablation_tables(test, long, task: str) -> dict:
 
 
 def gaps(long, task: str):
-    """Mean over seeds of train score - test score (points) on ``task`` for the baseline (``lambda_s=0``) and each SMART
-    setting: what a regulariser is meant to shrink.
+    """Mean over seeds of train score - test score (points) on ``task``: what a regulariser is meant to shrink.
+
+    For the baseline (``lambda_s=0``) and each SMART setting.
+
+    Args:
+        long: the long results (``results.csv``).
+        task: the ablation task.
+
+    Returns:
+        A series by setting (empty when no run logged a train score).
     """
     import pandas as pd
 
@@ -243,8 +363,17 @@ def gaps(long, task: str):
 
 
 def architectures(test, long, first_seed: int) -> tuple:
-    """``(scores, {setting: parameters as trained})`` of the baseline (three encoders: triple-BERT), the
-    multitask architectures and the combined model.
+    """The scores and sizes of the baseline (triple-BERT), the multitask architectures and the combined model.
+
+    The baseline's three encoders are triple-BERT; its size is the sum of its single-task runs' parameters.
+
+    Args:
+        test: the test scores (:func:`results`).
+        long: the long results (``results.csv``), for the parameters.
+        first_seed: the seed whose baseline runs are summed.
+
+    Returns:
+        ``(scores, {setting: parameters as trained})``, the baseline's scores under ``"triple-BERT (= baseline)"``.
     """
     import pandas as pd
 
@@ -263,14 +392,26 @@ def architectures(test, long, first_seed: int) -> tuple:
 
 
 def architecture_table(arch, size: dict, tasks):
-    """The paper's Table 6 for this run: each architecture's scores and its parameters as trained."""
+    """The paper's Table 6 for this run: each architecture's scores and its parameters as trained.
+
+    Args:
+        arch: :func:`architectures`' scores.
+        size: :func:`architectures`' ``{setting: parameters}``.
+        tasks: the task columns.
+    """
     out = table(arch, tasks, index=["setting"])
     out["parameters (as trained)"] = [f"{size[s] / 1e6:.1f}M" for s in out.index]
     return out
 
 
 def ensemble_table(test, ens, tasks):
-    """The paper's Table 7 for this run: the dev-gated ensemble beside the best single model by dev."""
+    """The paper's Table 7 for this run: the dev-gated ensemble beside the best single model by dev.
+
+    Args:
+        test: the test scores, with experiment ``ensemble``'s rows.
+        ens: the ensembles (``serbertus_runs.ensembles``): their mean members and candidates per task.
+        tasks: the task columns.
+    """
     out = table(test[test.experiment == "ensemble"], tasks, index=["setting"])
     out["members / candidates"] = " | ".join(
         f"{t}: {ens[ens.task == t].members.mean():.1f} / {ens[ens.task == t].candidates.mean():.0f}" for t in tasks
@@ -279,8 +420,21 @@ def ensemble_table(test, ens, tasks):
 
 
 def figure(test, dev, arch, size: dict, long, task: str, label: str | None = None):
-    """Three panels: SMART's lambda_s sweep (the paper's Figure 4), score against size per architecture (Table 6),
-    and the MLM loss during further pretraining (Figure 5's mechanism). ``label``: how to name ``task`` (your data).
+    """Three panels: SMART's lambda_s sweep, score against size per architecture, the MLM loss of further pretraining.
+
+    The paper's Figure 4, Table 6, and Figure 5's mechanism.
+
+    Args:
+        test: the test scores (:func:`results`).
+        dev: the dev scores.
+        arch: :func:`architectures`' scores.
+        size: :func:`architectures`' ``{setting: parameters}``.
+        long: the long results (``results.csv``), for the MLM loss.
+        task: the ablation task.
+        label: how to name ``task`` (your data), or None.
+
+    Returns:
+        The matplotlib figure.
     """
     shown = label or task
     import matplotlib.pyplot as plt
@@ -327,20 +481,44 @@ def figure(test, dev, arch, size: dict, long, task: str, label: str | None = Non
 
 
 def gap_scores(long):
-    """Rows ``experiment, setting, task, seed, value`` of train score - test score (runs that logged a train score)."""
+    """Rows ``experiment, setting, task, seed, value`` of train score - test score (runs that logged a train score).
+
+    Args:
+        long: the long results (``results.csv``).
+    """
     train, test = scores(long, "train_score"), scores(long, "test_score")
     both = train.merge(test, on=["experiment", "setting", "task", "seed"], suffixes=("_train", "_test"))
     return both.assign(value=both.value_train - both.value_test)[["experiment", "setting", "task", "seed", "value"]]
 
 
 def sentences(test, sizes: dict, tasks, guesses: dict, gap=None, labels: dict | None = None) -> list[str]:
-    """Every comparison the notebook states, from this run's scores: the difference with its standard error and
-    Welch's t-test at 95% (:func:`compare`), the paper's number in brackets; SMART's effect on the train - test gap
-    (``gap``: :func:`gap_scores`); then each baseline beside its constant guess. ``labels``: :func:`task_labels`.
+    """Every comparison the notebook states, from this run's scores, the paper's number in brackets.
+
+    Each is the difference with its standard error and Welch's t-test at 95% (:func:`compare`); then SMART's effect
+    on the train - test gap, and each baseline beside its constant guess.
+
+    Args:
+        test: the test scores (:func:`results`).
+        sizes: the scale's sizes (``ablation_task`` and the grids).
+        tasks: the tasks' names.
+        guesses: ``{task: constant guess}`` (:func:`constant_guesses`).
+        gap: :func:`gap_scores`, or None to leave the gap out.
+        labels: :func:`task_labels`' names, or None.
     """
-    a, multi = sizes["ablation_task"], ("architecture", "multi-BERT")
     shown = lambda t: (labels or {}).get(t, t)  # noqa: E731 - a task's name on screen (task_labels)
-    name = shown(a)
+    lines = _paper_comparisons(test, sizes, gap, shown(sizes["ablation_task"]))
+    for t in tasks:
+        s = summary(test, BASE, t)
+        lines.append(
+            f"{shown(t)}: the baseline scores {format_mean_se(s['mean'], s['se'], 100, 1)} on test; "
+            f"a constant guess {100 * guesses[t]:.1f}"
+        )
+    return lines
+
+
+def _paper_comparisons(test, sizes: dict, gap, name: str) -> list[str]:
+    """The comparisons of :func:`sentences` (all but the baselines' lines); ``name``: the ablation task's name."""
+    a, multi = sizes["ablation_task"], ("architecture", "multi-BERT")
     says = lambda label, x, y, task, key: (  # noqa: E731
         f"{label}: {compare(test, x, y, task).text(100, ' points')} [paper: {paper.SAYS[key]}]"
     )
@@ -383,21 +561,28 @@ def sentences(test, sizes: dict, tasks, guesses: dict, gap=None, labels: dict | 
             "ensemble",
         )
     )
-    for t in tasks:
-        s = summary(test, BASE, t)
-        lines.append(
-            f"{shown(t)}: the baseline scores {format_mean_se(s['mean'], s['se'], 100, 1)} on test; "
-            f"a constant guess {100 * guesses[t]:.1f}"
-        )
     return lines
 
 
 def bootstrap_lines(
     plan_rows, folder, data: dict, kinds: dict, sizes: dict, resamples: int = 1000, labels: dict | None = None
 ) -> list[str]:
-    """The comparisons again, by a paired bootstrap over the test examples and the seeds
-    (:func:`kit.analysis.paired_bootstrap`, on the saved test predictions): it counts the noise of a few hundred
-    test examples that Welch's t over seeds does not.
+    """The comparisons again, by a paired bootstrap over the test examples and the seeds.
+
+    :func:`kit.analysis.paired_bootstrap`, on the saved test predictions, counts the noise of a few hundred test
+    examples that Welch's t over seeds does not.
+
+    Args:
+        plan_rows: the planned runs (``serbertus_runs.plan``).
+        folder: where their predictions were saved.
+        data: ``{task: {split: (inputs, labels)}}`` (the test labels).
+        kinds: ``{task: kind}``.
+        sizes: the scale's sizes (``ablation_task`` and the grids).
+        resamples: the bootstrap's resamples.
+        labels: :func:`task_labels`' names, or None.
+
+    Returns:
+        One line per comparison ("predictions not saved" where a run's file is gone).
     """
 
     def stacked(experiment, setting, task):
@@ -439,9 +624,35 @@ def bootstrap_lines(
     return lines
 
 
+#: The files notebook 04 writes to its output folder (:func:`checks` asserts they exist).
+_FILES = (
+    "results.csv",
+    "table_baseline.csv",
+    "table_smart.csv",
+    "table_llrd.csv",
+    "table_mlm.csv",
+    "table6_architectures.csv",
+    "table7_ensemble.csv",
+    "ensembles.csv",
+    "serbertus_results.png",
+)
+
+
 def checks(long, test, plan_rows, done: set, sizes: dict, guesses: dict, tasks, out) -> dict:
-    """What CI asserts on every run, as ``{claim: bool}``: each can fail on a broken kit (a model that does not learn,
-    a layer decay or SMART term that changes nothing, further pretraining that does not lower the MLM loss).
+    """What CI asserts on every run, as ``{claim: bool}``.
+
+    Each can fail on a broken kit: a model that does not learn, a layer decay or SMART term that changes nothing,
+    further pretraining that does not lower the MLM loss.
+
+    Args:
+        long: the long results (``results.csv``).
+        test: the test scores (:func:`results`).
+        plan_rows: the planned runs.
+        done: the runs measured, as tuples of their :data:`KEYS` as strings.
+        sizes: the scale's sizes.
+        guesses: ``{task: constant guess}`` (:func:`constant_guesses`).
+        tasks: the tasks' names.
+        out: the output folder (its tables and figure).
     """
     trained = long[long.experiment != "ensemble"]
     seeds = trained[trained.metric == "test_score"].groupby(["experiment", "setting", "task"]).seed.nunique()
@@ -456,17 +667,6 @@ def checks(long, test, plan_rows, done: set, sizes: dict, guesses: dict, tasks, 
         return 0.3 if guesses[t] == 0.0 else 0.10
 
     base = per_seed(BASE)
-    files = (
-        "results.csv",
-        "table_baseline.csv",
-        "table_smart.csv",
-        "table_llrd.csv",
-        "table_mlm.csv",
-        "table6_architectures.csv",
-        "table7_ensemble.csv",
-        "ensembles.csv",
-        "serbertus_results.png",
-    )
     return {
         "every planned run measured": all(tuple(str(r[k]) for k in KEYS) in done for r in plan_rows),
         "every setting has at least 3 seeds": bool(seeds.min() >= 3),
@@ -483,5 +683,5 @@ def checks(long, test, plan_rows, done: set, sizes: dict, guesses: dict, tasks, 
             (mlm["mlm_loss_last"] < mlm["mlm_loss_first"]).all()
         ),
         "every score is a finite number": finite(test.value),
-        "tables and figures written": all((out / f).exists() for f in files),
+        "tables and figures written": all((out / f).exists() for f in _FILES),
     }

@@ -1,5 +1,7 @@
-"""SerBERTus one run at a time: the model, further MLM pretraining, SMART, layer-wise LR decay, the mixed multitask
-stream, and the unrounded dev and test predictions that the dev-gated ensemble averages.
+"""SerBERTus one run at a time, and the files and ensembles its runs make.
+
+A run is the model, further MLM pretraining, SMART, layer-wise LR decay, the mixed multitask stream, and the
+unrounded dev and test predictions that the dev-gated ensemble averages.
 
 Notebook 04 describes each run by a few settings and calls :func:`run_setting`
 once per (setting, seed) inside a :class:`kit.train.Sweep`; :func:`record`
@@ -90,8 +92,17 @@ SLOTS = {"classification": "sst", "pairs": "qqp", "pair_regression": "sts", "reg
 
 
 def task_kind(ds) -> str:
-    """The multitask kind of a :class:`kit.data.TextDataset`: ``classification`` (softmax, accuracy), ``binary``
-    (two-class pairs: one logit, accuracy, as SerBERTus' QQP head) or ``regression`` (one score, Pearson).
+    """The multitask kind of a :class:`kit.data.TextDataset`: which head, loss and score its task gets.
+
+    Args:
+        ds: the data set.
+
+    Returns:
+        ``"classification"`` (softmax, accuracy), ``"binary"`` (two-class pairs: one logit, accuracy, as SerBERTus' QQP
+        head) or ``"regression"`` (one score, Pearson).
+
+    Raises:
+        ValueError: the data set's task has neither class labels nor a score per text or pair.
     """
     if ds.task in ("regression", "pair_regression"):
         return "regression"
@@ -106,13 +117,28 @@ def task_kind(ds) -> str:
 
 
 def task_outputs(ds) -> int:
-    """Logits of the head: the number of classes, or 1 (binary, regression)."""
+    """Logits of the head: the number of classes, or 1 (binary, regression).
+
+    Args:
+        ds: the :class:`kit.data.TextDataset` (its kind: :func:`task_kind`).
+
+    Raises:
+        ValueError: as :func:`task_kind`.
+    """
     return int(ds.num_classes) if task_kind(ds) == "classification" else 1
 
 
 def slot_for(ds) -> str:
-    """Which task (``sst``, ``qqp`` or ``sts``) your own data set replaces: texts with classes → SST-5's place, pairs
-    with classes → QQP's, scores (pairs or single texts) → STS-B's.
+    """Which task (``sst``, ``qqp`` or ``sts``) your own data set replaces.
+
+    Texts with classes → SST-5's place, pairs with classes → QQP's, scores (pairs or single texts) → STS-B's
+    (:data:`SLOTS`).
+
+    Args:
+        ds: your :class:`kit.data.TextDataset`.
+
+    Raises:
+        ValueError: the data set's task is none of those notebook 04 takes.
     """
     if ds.task not in SLOTS:
         raise ValueError(f"{ds.name} is a {ds.task!r} data set; notebook 04 takes {sorted(SLOTS)}.")
@@ -120,8 +146,16 @@ def slot_for(ds) -> str:
 
 
 def task_inputs(ds, preprocessor, vocabulary=None) -> dict:
-    """``{split: (inputs, labels)}`` for every split of ``ds``: the preprocessor's dict (mapped to a compact
-    vocabulary when one is given) and the labels as an array.
+    """``{split: (inputs, labels)}`` for every split of ``ds``, ready for the model.
+
+    Args:
+        ds: the :class:`kit.data.TextDataset`.
+        preprocessor: makes the model's input dict of a split's texts.
+        vocabulary: a :class:`kit.text.CompactVocabulary` to map the inputs to, or None to keep them as they are.
+
+    Returns:
+        Per split, the preprocessor's dict (mapped to the compact vocabulary when one is given) and the labels as an
+        array.
     """
     out = {}
     for split, part in ds.splits.items():
@@ -131,8 +165,16 @@ def task_inputs(ds, preprocessor, vocabulary=None) -> dict:
 
 
 def load_tasks(sizes: dict, own=None) -> dict:
-    """``{slot: TextDataset}`` of the scale's three tasks (``sizes["tasks"]``), each subsampled as its spec says;
-    ``own`` (your data set, ``kit.data.notebook_dataset``) takes the slot of its kind (:func:`slot_for`).
+    """``{slot: TextDataset}`` of the scale's three tasks, each subsampled as its spec says.
+
+    Args:
+        sizes: the scale's sizes; ``sizes["tasks"]`` gives each slot's data set, its options, ``max_train`` and
+            ``max_eval``.
+        own: your data set (``kit.data.notebook_dataset``), or None; it takes the slot of its kind (:func:`slot_for`),
+            subsampled as that slot's spec says.
+
+    Raises:
+        ValueError: ``own``'s task is none of those notebook 04 takes.
     """
     datasets = {
         t: load(spec["dataset"], max_train=spec["max_train"], max_eval=spec["max_eval"], seed=0, **spec["options"])
@@ -145,18 +187,38 @@ def load_tasks(sizes: dict, own=None) -> dict:
 
 
 def kinds_and_heads(datasets: dict) -> tuple[dict, dict]:
-    """``({task: kind}, {task: number of outputs})`` (:func:`task_kind`, :func:`task_outputs`)."""
+    """Each task's kind and number of outputs (:func:`task_kind`, :func:`task_outputs`).
+
+    Args:
+        datasets: ``{task: TextDataset}``.
+
+    Returns:
+        ``({task: kind}, {task: number of outputs})``.
+    """
     return {t: task_kind(ds) for t, ds in datasets.items()}, {t: task_outputs(ds) for t, ds in datasets.items()}
 
 
 def compact_vocabulary(raw: dict, tokenizer):
-    """A :class:`kit.text.CompactVocabulary` of every id the tasks' texts use (all splits): exact for these texts."""
+    """A :class:`kit.text.CompactVocabulary` of every id the tasks' texts use (all splits): exact for these texts.
+
+    Args:
+        raw: ``{task: {split: (inputs, labels)}}`` (:func:`task_inputs` without a vocabulary).
+        tokenizer: the tokenizer that made the ids.
+    """
     ids = [x["token_ids"] for splits in raw.values() for x, _ in splits.values()]
     return CompactVocabulary.for_tokenizer(tokenizer, ids, tokenizer.vocabulary_size())
 
 
 def with_vocabulary(raw: dict, vocabulary=None) -> dict:
-    """``raw`` (``{task: {split: (inputs, labels)}}``) with every input mapped to ``vocabulary`` (when given)."""
+    """``raw`` with every input mapped to ``vocabulary`` (when given).
+
+    Args:
+        raw: ``{task: {split: (inputs, labels)}}``.
+        vocabulary: a :class:`kit.text.CompactVocabulary`, or None to keep the inputs as they are.
+
+    Returns:
+        ``{task: {split: (inputs, labels)}}``, the labels unchanged.
+    """
     return {
         t: {s: (vocabulary(x) if vocabulary is not None else x, y) for s, (x, y) in splits.items()}
         for t, splits in raw.items()
@@ -164,10 +226,20 @@ def with_vocabulary(raw: dict, vocabulary=None) -> dict:
 
 
 def backbone_factory(name: str, sequence_length: int, vocabulary=None, num_layers: int | None = None):
-    """A function that returns a fresh copy of the pretrained encoder (every run starts from the checkpoint), cut
-    to ``vocabulary``'s ids when one is given (``kit.models.compact_backbone``) and to its bottom ``num_layers``
-    layers when set (``kit.models.truncate``). The checkpoint is read once; each call builds a new backbone from
-    its config and the kept weights (a fraction of a second instead of seconds).
+    """A function that returns a fresh copy of the pretrained encoder (every run starts from the checkpoint).
+
+    The checkpoint is read once; each call builds a new backbone from its config and the kept weights (a fraction of a
+    second instead of seconds).
+
+    Args:
+        name: the encoder's name (:func:`kit.models.load_backbone`).
+        sequence_length: the longest input, in tokens.
+        vocabulary: a :class:`kit.text.CompactVocabulary`: the encoder is cut to its ids
+            (``kit.models.compact_backbone``); None keeps the whole token table.
+        num_layers: keep the encoder's bottom ``num_layers`` layers (``kit.models.truncate``); None keeps them all.
+
+    Returns:
+        A function of no arguments that returns a new backbone.
     """
     template = load_backbone(name, sequence_length=sequence_length).backbone
     template = compact_backbone(template, vocabulary) if vocabulary is not None else template
@@ -190,8 +262,22 @@ def backbone_factory(name: str, sequence_length: int, vocabulary=None, num_layer
 def build_model(
     backbone, heads: dict, architecture: str = "multi", k: int = 0, dropout: float = 0.1, pooling: str = "cls"
 ) -> MultitaskBert:
-    """``single``/``multi``: one encoder with a head per task; ``cerbertus``: per-task top ``k`` layers;
-    ``triple``: a whole encoder per task. ``pooling``: ``"cls"`` (BERT's pooler) or ``"mean"`` (the tokens' mean).
+    """The multitask model of one architecture on ``backbone``, with a head per task.
+
+    Args:
+        backbone: the pretrained encoder.
+        heads: ``{task: number of outputs}``.
+        architecture: ``"single"``/``"multi"``: one encoder with a head per task; ``"cerbertus"``: per-task top ``k``
+            layers; ``"triple"``: a whole encoder per task.
+        k: CerBERTus' task-specific top layers (``"cerbertus"`` only; k=0 is multi-BERT).
+        dropout: the heads' dropout.
+        pooling: ``"cls"`` (BERT's pooler) or ``"mean"`` (the tokens' mean).
+
+    Returns:
+        The :class:`kit.models.MultitaskBert`.
+
+    Raises:
+        ValueError: an unknown architecture, ``"single"`` with several tasks, or ``"cerbertus"`` with ``k < 1``.
     """
     if architecture not in ARCHITECTURES:
         raise ValueError(f"Unknown architecture {architecture!r}; use one of {ARCHITECTURES}.")
@@ -211,8 +297,22 @@ def build_model(
 
 @dataclass
 class SettingResult:
-    """What one run produced: the trained model (not the SMART wrapper), scores and unrounded predictions per task,
-    size, steps, time, the final SMART term and the MLM loss curve (when used).
+    """What one run produced: the trained model, its scores and unrounded predictions per task, and what it cost.
+
+    Attributes:
+        model: the trained :class:`kit.models.MultitaskBert` (not the SMART wrapper).
+        architecture: the model's architecture (e.g. ``"CerBERTus k=1"``), or ``"single-task"`` for a one-task run.
+        dev: ``{task: dev score}`` (accuracy or Pearson).
+        test: ``{task: test score}``.
+        dev_predictions: ``{task: unrounded dev predictions}`` (what the dev-gated ensemble averages).
+        test_predictions: ``{task: unrounded test predictions}``.
+        params: the model's size (parameters).
+        steps: the optimizer steps of the multitask fit.
+        seconds: the run's time, further pretraining and scoring included.
+        smart_loss: the final SMART term (None without SMART).
+        mlm_curve: the MLM loss curve of further pretraining (``"step"`` and ``"loss"`` lists; None without it).
+        history: the fit's history.
+        train: ``{task: score}`` on the first :data:`TRAIN_SCORED` training examples (the train-test gap).
     """
 
     model: MultitaskBert
@@ -230,8 +330,11 @@ class SettingResult:
     train: dict = field(default_factory=dict)
 
     def summary(self) -> dict:
-        """Metrics shared by the run's tasks: ``params, steps, seconds`` (+ ``smart_loss``; the MLM loss first,
-        last and after each chunk of further pretraining, ``mlm_loss_step<N>``).
+        """Metrics shared by the run's tasks (:func:`record` writes them).
+
+        Returns:
+            ``params, steps, seconds`` (+ ``smart_loss``; the MLM loss first, last and after each chunk of further
+            pretraining, ``mlm_loss_first``, ``mlm_loss_last``, ``mlm_loss_step<N>``).
         """
         out = {"params": self.params, "steps": self.steps, "seconds": self.seconds}
         if self.smart_loss is not None:
@@ -350,6 +453,38 @@ def _optimizer(model, learning_rate: float, steps: int, warmup: float, decay: fl
     return llrd_optimizer(model, model, schedule, decay=decay, weight_decay=weight_decay, global_clipnorm=1.0)
 
 
+def _fit(trained, train: dict, data: dict, kinds: dict, optimizer, epochs: int, batch_size: int, seed, eval_batch_size):
+    """Train on the mixed stream (each task's last partial batch dropped), keeping the best mean dev epoch.
+
+    Args:
+        trained: the model, or the SMART wrapper around it.
+        train: ``{task: (inputs, labels)}``.
+        data: ``{task: {"train"|"dev"|"test": (inputs, labels)}}``: its dev sets are scored after every epoch when
+            ``epochs > 1``.
+        kinds: ``{task: kind}``.
+        optimizer: the run's optimizer (:func:`_optimizer`).
+        epochs: epochs over the stream.
+        batch_size: the examples in a batch.
+        seed: seeds the stream's order.
+        eval_batch_size: the examples per dev prediction batch.
+
+    Returns:
+        :func:`kit.train.fit_multitask`'s result.
+    """
+    return fit_multitask(
+        trained,
+        train,
+        kinds,
+        optimizer=optimizer,
+        epochs=epochs,
+        batch_size=batch_size,
+        dev={t: splits["dev"] for t, splits in data.items()} if epochs > 1 else None,
+        seed=seed,
+        drop_remainder=True,
+        eval_batch_size=eval_batch_size,
+    )
+
+
 def _scored_result(model, fit, data: dict, kinds: dict, eval_batch_size: int, start: float, smart_loss, mlm_curve):
     """Predict and score every task's dev and test sets and the first :data:`TRAIN_SCORED` training examples.
 
@@ -389,38 +524,47 @@ def _scored_result(model, fit, data: dict, kinds: dict, eval_batch_size: int, st
 
 
 def run_setting(
-    backbone,
-    data: dict,
-    kinds: dict,
-    heads: dict,
-    *,
-    architecture: str = "single",
-    k: int = 0,
-    lambda_s: float = 0.0,
-    decay: float = 1.0,
-    mlm_steps: int = 0,
-    masker=None,
-    learning_rate: float = 2e-5,
-    epochs: int = 1,
-    batch_size: int = 32,
-    warmup: float = 0.1,
-    weight_decay: float = 0.01,
-    dropout: float = 0.1,
-    mlm_learning_rate: float = 1e-5,
-    smart: dict | None = None,
-    seed: int = 0,
-    eval_batch_size: int = 128,
+    backbone, data: dict, kinds: dict, heads: dict, *, architecture: str = "single", k: int = 0, lambda_s: float = 0.0,
+    decay: float = 1.0, mlm_steps: int = 0, masker=None, learning_rate: float = 2e-5, epochs: int = 1,
+    batch_size: int = 32, warmup: float = 0.1, weight_decay: float = 0.01, dropout: float = 0.1,
+    mlm_learning_rate: float = 1e-5, smart: dict | None = None, seed: int = 0, eval_batch_size: int = 128,
     pooling: str = "cls",
-) -> SettingResult:
-    """Train one setting on ``data = {task: {"train"|"dev"|"test": (inputs, labels)}}`` and score it.
+) -> SettingResult:  # fmt: skip
+    """Train one setting on ``data`` and score it: one run of notebook 04.
 
-    ``backbone`` is a fresh pretrained encoder (it is trained in place); ``kinds``
-    and ``heads`` give each task's kind and number of outputs. ``smart`` holds
-    SMART's other arguments (``epsilon, sigma, eta, steps, norm``). ``masker``
-    (a :class:`kit.text.MLMMasker` for the backbone's vocabulary) is needed
-    when ``mlm_steps > 0``. Seeds Python, NumPy and Keras with ``seed`` first. The result also holds each
-    task's score on (the first :data:`TRAIN_SCORED` examples of) its training set (``train``): the train-test gap is
-    what a regulariser such as SMART shrinks.
+    Seeds Python, NumPy and Keras with ``seed`` first. The result also holds each task's score on (the first
+    :data:`TRAIN_SCORED` examples of) its training set (``train``): the train-test gap is what a regulariser such as
+    SMART shrinks.
+
+    Args:
+        backbone: a fresh pretrained encoder (it is trained in place).
+        data: ``{task: {"train"|"dev"|"test": (inputs, labels)}}``.
+        kinds: ``{task: kind}`` (:func:`task_kind`).
+        heads: ``{task: number of outputs}`` (:func:`task_outputs`).
+        architecture: ``"single"``, ``"multi"``, ``"cerbertus"`` or ``"triple"`` (:func:`build_model`).
+        k: CerBERTus' task-specific top layers.
+        lambda_s: SMART's weight (0: no SMART).
+        decay: the layer-wise decay of the learning rate, in (0, 1] (1: no decay, the same optimizer).
+        mlm_steps: masked-LM steps of further pretraining before fine-tuning (0: none).
+        masker: a :class:`kit.text.MLMMasker` for the backbone's vocabulary; needed when ``mlm_steps > 0``.
+        learning_rate: the peak learning rate of fine-tuning.
+        epochs: epochs over the mixed stream; with more than 1 the epoch with the best mean dev score is kept.
+        batch_size: the examples in a batch (one task per batch; further pretraining's batches too).
+        warmup: the fraction of the steps the learning rate warms up over (fine-tuning and further pretraining).
+        weight_decay: AdamW's weight decay (not on biases and LayerNorm).
+        dropout: the heads' dropout.
+        mlm_learning_rate: the learning rate of further pretraining.
+        smart: SMART's other arguments (``epsilon, sigma, eta, steps, norm``), or None for its defaults.
+        seed: seeds Python, NumPy and Keras first, then SMART's noise, the stream's order and the MLM masking.
+        eval_batch_size: the examples per prediction batch.
+        pooling: ``"cls"`` (BERT's pooler) or ``"mean"`` (the tokens' mean).
+
+    Returns:
+        The :class:`SettingResult`.
+
+    Raises:
+        ValueError: ``data`` is empty, a task lacks a split, has an unknown kind or fewer training examples than one
+            batch, ``mlm_steps > 0`` without a ``masker``, or ``decay`` is outside (0, 1].
     """
     _check_setting(data, kinds, mlm_steps, masker, decay)
     start = time.perf_counter()
@@ -431,18 +575,7 @@ def run_setting(
     model = build_model(backbone, {t: heads[t] for t in data}, architecture, k, dropout, pooling)
     trained = SMART(model, model, lambda_s=lambda_s, seed=seed, **(smart or {})) if lambda_s > 0 else model
     optimizer = _optimizer(model, learning_rate, epochs * sum(per_task.values()), warmup, decay, weight_decay)
-    fit = fit_multitask(
-        trained,
-        train,
-        kinds,
-        optimizer=optimizer,
-        epochs=epochs,
-        batch_size=batch_size,
-        dev={t: splits["dev"] for t, splits in data.items()} if epochs > 1 else None,
-        seed=seed,
-        drop_remainder=True,
-        eval_batch_size=eval_batch_size,
-    )
+    fit = _fit(trained, train, data, kinds, optimizer, epochs, batch_size, seed, eval_batch_size)
     smart_loss = float(fit.history["smart_loss"][-1]) if lambda_s > 0 else None
     return _scored_result(model, fit, data, kinds, eval_batch_size, start, smart_loss, mlm_curve)
 
@@ -469,10 +602,19 @@ OPTIONS = ("architecture", "k", "lambda_s", "decay", "mlm_steps")
 
 
 def settings(sizes: dict, tasks: list) -> list[tuple]:
-    """The notebook's settings, ``(experiment, setting, task, {option: value})``: the single-task baseline on every
-    task, the ablations (SMART ``lambda_s``, layer decay, MLM steps) on ``sizes["ablation_task"]``, the
-    architectures on all tasks at once, and where the sizes ask for them the jointly trained triple-BERT and the
-    paper's best single model.
+    """The notebook's settings, ``(experiment, setting, task, {option: value})``.
+
+    The single-task baseline on every task, the ablations (SMART ``lambda_s``, layer decay, MLM steps) on
+    ``sizes["ablation_task"]``, the architectures on all tasks at once, and where the sizes ask for them the jointly
+    trained triple-BERT and the paper's best single model.
+
+    Args:
+        sizes: the scale's sizes: ``ablation_task``, the grids ``smart_lambdas``, ``llrd_decays``, ``mlm_steps`` and
+            ``cerbertus_k``, ``joint_triple`` and ``combined``.
+        tasks: the tasks' names; a multitask setting's ``task`` joins them with ``+``.
+
+    Returns:
+        The settings; each ``{option: value}`` holds the :data:`OPTIONS` :func:`run_setting` takes.
     """
     a, every = sizes["ablation_task"], "+".join(tasks)
     out = [("baseline", "single-task", t, {}) for t in tasks]
@@ -499,7 +641,16 @@ def settings(sizes: dict, tasks: list) -> list[tuple]:
 
 
 def plan(setting_rows: list, sizes: dict, data: dict) -> list[dict]:
-    """Every setting for every seed, with the optimizer ``steps`` each plans (the sweep's ETA reads them)."""
+    """Every setting for every seed, with the optimizer ``steps`` each plans (the sweep's ETA reads them).
+
+    Args:
+        setting_rows: :func:`settings`' rows.
+        sizes: the scale's sizes (``seeds``, ``epochs``, ``batch_size``).
+        data: ``{task: {split: (inputs, labels)}}``: the training sets' sizes give the steps.
+
+    Returns:
+        One dict per run: ``experiment, setting, task, seed, steps`` and the setting's options.
+    """
 
     def steps(task, options):
         per_epoch = sum(len(data[t]["train"][1]) // sizes["batch_size"] for t in task.split("+"))
@@ -518,6 +669,18 @@ class Experiment:
     :meth:`record` appends the run's scores to the sweep's ``results.csv`` (:func:`record`), its unrounded
     predictions to ``out/predictions/`` (for the ensembles) and, for a multitask run of the first seed with the
     best mean dev score so far, the model to ``out/best_model/`` (a bundle, ``kit.models.load_bundle``).
+
+    Args:
+        sizes: the scale's sizes (the :data:`RECIPE` of every run, and ``seeds``).
+        data: ``{task: {split: (inputs, labels)}}``.
+        kinds: ``{task: kind}``.
+        heads: ``{task: number of outputs}``.
+        make_backbone: returns a fresh pretrained encoder (:func:`backbone_factory`).
+        masker: the :class:`kit.text.MLMMasker` of further pretraining.
+        out: the run's output folder.
+        sweep: the :class:`kit.train.Sweep` that writes ``results.csv``.
+        **bundle_args: what else the bundle saves (``kit.models.save_bundle_if_best``: e.g. ``preprocessor``,
+            ``vocabulary``, ``label_names``).
     """
 
     def __init__(
@@ -530,7 +693,17 @@ class Experiment:
         self.recipe = {k: sizes[k] for k in RECIPE} | {"masker": masker}
 
     def run_one(self, run: dict) -> SettingResult:
-        """Train ``run`` (a row of :func:`plan`) from a fresh pretrained encoder and score it."""
+        """Train ``run`` from a fresh pretrained encoder and score it.
+
+        Clears the Keras session and seeds everything with the run's seed before the backbone is built (its dropout
+        layers draw their seeds then).
+
+        Args:
+            run: a row of :func:`plan`.
+
+        Returns:
+            The :class:`SettingResult`.
+        """
         keras.backend.clear_session()
         config.set_seed(run["seed"])  # before the backbone is built: its dropout layers draw their seeds now
         options = {k: run[k] for k in OPTIONS if k in run}
@@ -540,7 +713,12 @@ class Experiment:
         )
 
     def record(self, run: dict, result: SettingResult) -> None:
-        """Write ``result``'s scores, predictions and (when it is the best multitask model so far) the model."""
+        """Write ``result``'s scores, predictions and (when it is the best multitask model so far) the model.
+
+        Args:
+            run: the run's row of :func:`plan`.
+            result: what :meth:`run_one` returned.
+        """
         save_predictions(self.predictions, run, result)
         tasks = list(self.data)
         if len(result.dev) == len(tasks) and run["seed"] == self.sizes["seeds"][0]:
@@ -567,9 +745,16 @@ class Experiment:
 
 
 def record(sweep, run: dict, result: SettingResult) -> None:
-    """Write ``result`` to ``sweep``'s CSV: per task ``dev_score`` and ``test_score`` (accuracy or Pearson) under
+    """Write ``result`` to ``sweep``'s CSV: a row per task, and for a multitask run a summary row.
+
+    Per task ``dev_score`` and ``test_score`` (accuracy or Pearson, and ``train_score`` when scored) under
     ``task=<task>``; a multitask run also gets a row under its own ``task`` (e.g. ``sst+qqp+sts``) with ``dev_mean``,
     ``test_mean`` and :meth:`SettingResult.summary`; a single-task run carries the summary on its task's rows.
+
+    Args:
+        sweep: the :class:`kit.train.Sweep`.
+        run: the run's keys (:data:`KEYS`).
+        result: the run's :class:`SettingResult`.
     """
     tasks = list(result.dev)
     for t in tasks:
@@ -591,17 +776,32 @@ def record(sweep, run: dict, result: SettingResult) -> None:
 
 
 def run_name(run: dict, keys=KEYS) -> str:
-    """A file name for a run: its keys joined by '__', in each characters other than letters, digits, '.', '-', '='
-    made '_'.
+    """A file name for a run: its keys joined by '__'.
 
-    >>> run_name({"experiment": "architecture", "setting": "multi k/1", "task": "sst+qqp", "seed": 0})
-    'architecture__multi_k_1__sst_qqp__0'
+    In each key, characters other than letters, digits, '.', '-', '=' are made '_'.
+
+    Args:
+        run: the run's keys.
+        keys: which keys name it, in order.
+
+    Example:
+        >>> run_name({"experiment": "architecture", "setting": "multi k/1", "task": "sst+qqp", "seed": 0})
+        'architecture__multi_k_1__sst_qqp__0'
     """
     return "__".join(re.sub(r"[^A-Za-z0-9.=-]+", "_", str(run[k])).strip("_") for k in keys)
 
 
 def save_predictions(folder, run: dict, result: SettingResult) -> Path:
-    """``folder/<run_name>.npz`` with every task's unrounded dev and test predictions."""
+    """Save every task's unrounded dev and test predictions to ``folder/<run_name>.npz``.
+
+    Args:
+        folder: the predictions' folder (made when missing).
+        run: the run's keys (:func:`run_name`).
+        result: the run's :class:`SettingResult`.
+
+    Returns:
+        The file's path.
+    """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{run_name(run)}.npz"
@@ -615,7 +815,19 @@ def save_predictions(folder, run: dict, result: SettingResult) -> Path:
 
 
 def load_predictions(folder, run: dict) -> dict:
-    """``{"dev": {task: predictions}, "test": {task: predictions}}`` written by :func:`save_predictions`."""
+    """The predictions :func:`save_predictions` wrote for ``run``.
+
+    Args:
+        folder: the predictions' folder.
+        run: the run's keys (:func:`run_name`).
+
+    Returns:
+        ``{"dev": {task: predictions}, "test": {task: predictions}}``.
+
+    Raises:
+        FileNotFoundError: the run's rows are in the CSV but its predictions file is gone (delete those rows, or the
+            CSV, and rerun).
+    """
     path = Path(folder) / f"{run_name(run)}.npz"
     if not path.exists():
         raise FileNotFoundError(
@@ -634,14 +846,19 @@ def load_predictions(folder, run: dict) -> dict:
 
 
 def seed_ensembles(predictions: dict, labels: dict, kinds: dict) -> list[dict]:
-    """One dev-gated ensemble per seed and task from ``{(model name, seed): {"dev": {...}, "test": {...}}}``.
+    """One dev-gated ensemble per seed and task from every model's saved predictions.
 
-    ``labels`` is ``{"dev": {task: y}, "test": {task: y}}``. The candidates of a
-    seed are its models that predict the task; the ensemble is
-    :func:`kit.train.dev_gated_ensemble` (best model first, a model joins only
-    if the dev score does not drop). Rows: ``seed, task, candidates, members,
-    dev_score, test_score`` of the ensemble and ``best_single`` (the model with
-    the best dev score), ``best_single_dev``, ``best_single_test``.
+    The candidates of a seed are its models that predict the task; the ensemble is
+    :func:`kit.train.dev_gated_ensemble` (best model first, a model joins only if the dev score does not drop).
+
+    Args:
+        predictions: ``{(model name, seed): {"dev": {task: predictions}, "test": {task: predictions}}}``.
+        labels: ``{"dev": {task: y}, "test": {task: y}}``.
+        kinds: ``{task: kind}``.
+
+    Returns:
+        One row per (seed, task): ``seed, task, candidates, members, member_names, dev_score, test_score`` of the
+        ensemble and ``best_single`` (the model with the best dev score), ``best_single_dev``, ``best_single_test``.
     """
     rows = []
     for seed in sorted({s for _, s in predictions}):
@@ -671,15 +888,30 @@ def seed_ensembles(predictions: dict, labels: dict, kinds: dict) -> list[dict]:
 
 
 def model_name(run: dict) -> str:
-    """How a run is named among an ensemble's candidates (the baseline's three single-task models together are the
-    paper's triple-BERT).
+    """How a run is named among an ensemble's candidates: ``"<experiment>: <setting>"``.
+
+    The baseline's three single-task models together are the paper's triple-BERT: ``"triple-BERT (= baseline)"``.
+
+    Args:
+        run: the run's keys.
     """
     return "triple-BERT (= baseline)" if run["experiment"] == "baseline" else f"{run['experiment']}: {run['setting']}"
 
 
 def ensembles(plan_rows: list, folder, data: dict, kinds: dict):
-    """The dev-gated ensemble of every seed and task (:func:`seed_ensembles`) from the predictions every planned run
-    saved in ``folder``; a data frame, one row per (seed, task).
+    """The dev-gated ensemble of every seed and task (:func:`seed_ensembles`) from the predictions of every planned run.
+
+    Args:
+        plan_rows: the planned runs (:func:`plan`).
+        folder: where their predictions were saved (:func:`save_predictions`).
+        data: ``{task: {split: (inputs, labels)}}`` (the dev and test labels).
+        kinds: ``{task: kind}``.
+
+    Returns:
+        A data frame, one row per (seed, task).
+
+    Raises:
+        FileNotFoundError: a planned run's predictions are missing (:func:`load_predictions`).
     """
     import pandas as pd
 
@@ -695,7 +927,12 @@ def ensembles(plan_rows: list, folder, data: dict, kinds: dict):
 
 
 def record_ensembles(sweep, ens) -> None:
-    """Each ensemble and the single model it started from (the best by dev) as runs of experiment ``ensemble``."""
+    """Record each ensemble and the single model it started from (the best by dev) as runs of experiment ``ensemble``.
+
+    Args:
+        sweep: the :class:`kit.train.Sweep`.
+        ens: :func:`ensembles`' data frame.
+    """
     for r in ens.itertuples():
         sweep.record(
             {"experiment": "ensemble", "setting": "dev-gated", "task": r.task, "seed": r.seed},
