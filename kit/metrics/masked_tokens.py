@@ -26,6 +26,12 @@ class MaskedSparseCategoricalCrossentropy(keras.losses.Loss):
 
     With the default reduction the result is the mean over the batch's
     labelled tokens (each token counts once, whatever its sentence's length).
+
+    Args:
+        ignore_index: the label of tokens that are skipped (:data:`kit.text.IGNORE`, -100).
+        from_logits: ``y_pred`` holds logits (False: probabilities).
+        name: the loss's name.
+        **kwargs: ``keras.losses.Loss``'s arguments (``reduction``, ``dtype``).
     """
 
     def __init__(
@@ -57,10 +63,18 @@ class MaskedSparseCategoricalCrossentropy(keras.losses.Loss):
 class MaskedAccuracy(keras.metrics.Metric):
     """Share of labelled tokens (label != ``ignore_index``) whose argmax logit is right.
 
-    >>> m = MaskedAccuracy()
-    >>> m.update_state(np.array([[1, IGNORE, 0]]), np.array([[[0., 1.], [1., 0.], [0., 1.]]]))
-    >>> float(m.result())
-    0.5
+    A sample weight scales every token of its row.
+
+    Args:
+        ignore_index: the label of tokens that are skipped (:data:`kit.text.IGNORE`, -100).
+        name: the metric's name.
+        **kwargs: ``keras.metrics.Metric``'s arguments (``dtype``).
+
+    Example:
+        >>> m = MaskedAccuracy()
+        >>> m.update_state(np.array([[1, IGNORE, 0]]), np.array([[[0., 1.], [1., 0.], [0., 1.]]]))
+        >>> float(m.result())
+        0.5
     """
 
     def __init__(self, ignore_index: int = IGNORE, name: str = "masked_accuracy", **kwargs):
@@ -91,15 +105,21 @@ class MaskedAccuracy(keras.metrics.Metric):
 
 
 def masked_token_scores(logits, targets, weights) -> dict:
-    """Accuracy and summed negative log-likelihood (nats) of ``logits`` ``(B, P, V)`` at the positions where
-    ``weights`` ``(B, P)`` is positive, against the token ids ``targets`` ``(B, P)``.
+    """Accuracy and summed negative log-likelihood (nats) of an MLM's predictions at its masked positions.
 
-    Returns ``{"correct": int, "nll": float, "count": int}``: sums, so batches add up.
+    Args:
+        logits: ``(B, P, V)`` logits at the masked positions.
+        targets: ``(B, P)`` the original token ids.
+        weights: ``(B, P)``; positions where it is positive are scored (the others are padding slots).
 
-    >>> logits = np.log(np.array([[[0.5, 0.25, 0.25], [0.1, 0.8, 0.1]]]))
-    >>> s = masked_token_scores(logits, np.array([[0, 0]]), np.array([[1.0, 0.0]]))
-    >>> s["correct"], round(s["nll"], 4), s["count"]
-    (1, 0.6931, 1)
+    Returns:
+        ``{"correct": int, "nll": float, "count": int}``: sums, so batches add up.
+
+    Example:
+        >>> logits = np.log(np.array([[[0.5, 0.25, 0.25], [0.1, 0.8, 0.1]]]))
+        >>> s = masked_token_scores(logits, np.array([[0, 0]]), np.array([[1.0, 0.0]]))
+        >>> s["correct"], round(s["nll"], 4), s["count"]
+        (1, 0.6931, 1)
     """
     logits = np.asarray(logits, "float32")
     w = np.asarray(weights) > 0

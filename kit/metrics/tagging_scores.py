@@ -63,7 +63,18 @@ def _starts(prev, tag, prev_type, type_) -> bool:
 
 
 def get_entities(tags, where: str = "sequence") -> list[tuple[str, int, int]]:
-    """Entity spans ``(type, first, last)`` (inclusive word indices) in one tag sequence."""
+    """Entity spans ``(type, first, last)`` (inclusive word indices) in one tag sequence.
+
+    Args:
+        tags: the sequence's chunk tags (``O``, ``B-X``, ``I-X``, ``E-X``, ``S-X``).
+        where: the sequence's name in an error message.
+
+    Returns:
+        The spans, in order; a bare ``B``/``I``/... tag gives type ``"_"``.
+
+    Raises:
+        ValueError: a tag is not a chunk tag (the message names ``where`` and the position).
+    """
     spans, prev, prev_type, start = [], "O", "", 0
     for i, chunk in enumerate(list(tags) + ["O"]):
         tag, type_ = _split_tag(chunk, f"{where}, position {i}")
@@ -98,9 +109,18 @@ def _check(y_true, y_pred):
 def entity_scores(y_true, y_pred, label_names=None) -> dict:
     """Micro precision, recall, F1 over entity spans, with counts and a per-type breakdown.
 
-    ``y_true``/``y_pred``: lists of tag sequences (strings, or ids with
-    ``label_names``). Returns ``precision, recall, f1, n_true, n_pred,
-    n_correct`` and ``per_type: {type: {precision, recall, f1, support}}``.
+    Args:
+        y_true: the true tag sequences (strings, or ids with ``label_names``).
+        y_pred: the predicted tag sequences, one per true one, as long.
+        label_names: the tag of each id, when the sequences hold ids.
+
+    Returns:
+        ``precision, recall, f1, n_true, n_pred, n_correct`` and ``per_type: {type: {precision, recall, f1,
+        support}}``.
+
+    Raises:
+        ValueError: the sequences do not pair up one to one and word for word, or a tag is not a chunk tag.
+        TypeError: the sequences hold ids and no ``label_names`` are given.
     """
     y_true, y_pred = _as_tags(y_true, label_names, "y_true"), _as_tags(y_pred, label_names, "y_pred")
     _check(y_true, y_pred)
@@ -128,12 +148,33 @@ def _prf(correct: int, n_pred: int, n_true: int) -> dict:
 
 
 def entity_f1(y_true, y_pred, label_names=None) -> float:
-    """Micro entity-level F1 (see :func:`entity_scores`)."""
+    """Micro entity-level F1 (see :func:`entity_scores`).
+
+    Args:
+        y_true: the true tag sequences (strings, or ids with ``label_names``).
+        y_pred: the predicted tag sequences.
+        label_names: the tag of each id, when the sequences hold ids.
+
+    Returns:
+        The F1.
+    """
     return entity_scores(y_true, y_pred, label_names)["f1"]
 
 
 def token_accuracy(y_true, y_pred, ignore=None) -> float:
-    """Share of words whose tag (string or id) is right; true tags equal to ``ignore`` (e.g. -100) are skipped."""
+    """Share of words whose tag (string or id) is right.
+
+    Args:
+        y_true: the true tag sequences.
+        y_pred: the predicted tag sequences, one per true one, as long.
+        ignore: true tags equal to this (e.g. -100) are skipped.
+
+    Returns:
+        The share (0.0 for no words).
+
+    Raises:
+        ValueError: the sequences do not pair up one to one and word for word.
+    """
     _check(list(y_true), list(y_pred))
     hit = total = 0
     for t_seq, p_seq in zip(y_true, y_pred):

@@ -1,5 +1,7 @@
-"""Scores by kind of task: accuracy for classes (softmax logits, or one logit for a binary task), Pearson
-correlation for a regression score (SerBERTus: accuracy on SST-5 and QQP, Pearson on STS-B).
+"""Scores by kind of task: accuracy for classes, Pearson correlation for a regression score.
+
+Classes come as softmax logits, or one logit for a binary task. SerBERTus scores SST-5 and QQP by accuracy, STS-B
+by Pearson.
 
 ``Pearson`` is a streaming Keras metric: it merges each batch's weighted
 means, variances and covariance (Chan et al.'s parallel update), so the value
@@ -34,7 +36,18 @@ TASK_KINDS = ("classification", "binary", "regression")
 
 
 def check_kind(kind: str, task: str = "") -> str:
-    """``kind`` if it is one of :data:`TASK_KINDS`, else a ValueError that names ``task`` and the kinds."""
+    """``kind`` if it is one of :data:`TASK_KINDS`, else a ValueError that names ``task`` and the kinds.
+
+    Args:
+        kind: ``"classification"``, ``"binary"`` or ``"regression"``.
+        task: the task's name, for the message.
+
+    Returns:
+        ``kind``.
+
+    Raises:
+        ValueError: ``kind`` is not a task kind.
+    """
     if kind not in TASK_KINDS:
         where = f" for task {task!r}" if task else ""
         raise ValueError(
@@ -46,7 +59,15 @@ def check_kind(kind: str, task: str = "") -> str:
 
 @keras.saving.register_keras_serializable(package="kit")
 class Pearson(keras.metrics.Metric):
-    """Pearson correlation between ``y_true`` and ``y_pred`` (flattened) over every example seen."""
+    """Pearson correlation between ``y_true`` and ``y_pred`` (flattened) over every example seen.
+
+    The module docstring says how batches merge; examples of sample weight 0 are ignored, and the result is 0.0
+    while either side is constant.
+
+    Args:
+        name: the metric's name.
+        dtype: the metric's dtype (its statistics are float32).
+    """
 
     def __init__(self, name="pearson", dtype=None):
         super().__init__(name=name, dtype=dtype)
@@ -90,7 +111,18 @@ class Pearson(keras.metrics.Metric):
 
 
 def task_predictions(kind: str, logits) -> np.ndarray:
-    """Unrounded predictions from a head's logits: class probabilities (N, C), P(positive) (N,), or scores (N,)."""
+    """Unrounded predictions from a head's logits, what ensembles average.
+
+    Args:
+        kind: the task's kind (:data:`TASK_KINDS`).
+        logits: the head's logits: (N, C) for classification, (N,) or (N, 1) otherwise.
+
+    Returns:
+        float64 class probabilities (N, C), P(positive) (N,), or scores (N,).
+
+    Raises:
+        ValueError: ``kind`` is not a task kind.
+    """
     check_kind(kind)
     z = np.asarray(logits, dtype="float64")
     if kind == "classification":
@@ -102,7 +134,19 @@ def task_predictions(kind: str, logits) -> np.ndarray:
 
 
 def task_score(kind: str, y_true, predictions) -> float:
-    """Accuracy (classification: argmax; binary: P >= 0.5) or Pearson correlation (regression; 0.0 if constant)."""
+    """Accuracy (classification: argmax; binary: P >= 0.5) or Pearson correlation (regression; 0.0 if constant).
+
+    Args:
+        kind: the task's kind (:data:`TASK_KINDS`).
+        y_true: the labels (class ids, 0/1, or scores).
+        predictions: :func:`task_predictions`' output (or an average of several).
+
+    Returns:
+        The score.
+
+    Raises:
+        ValueError: an unknown kind, no examples, or predictions of the wrong shape or number.
+    """
     check_kind(kind)
     y = np.asarray(y_true).reshape(-1)
     p = np.asarray(predictions, dtype="float64")

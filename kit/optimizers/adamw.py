@@ -37,8 +37,10 @@ FUSED_ENV = "KIT_FUSED_ADAMW"
 
 
 def fused_available() -> bool:
-    """Whether :class:`AdamW` updates with one fused kernel here (torch backend, ``torch._fused_adamw_`` present,
-    not turned off by ``KIT_FUSED_ADAMW=0``).
+    """Whether :class:`AdamW` updates with one fused kernel here.
+
+    Returns:
+        True on the torch backend with ``torch._fused_adamw_`` present, unless ``KIT_FUSED_ADAMW=0`` turns it off.
     """
     if keras.backend.backend() != "torch" or os.environ.get(FUSED_ENV, "1").strip() == "0":
         return False
@@ -51,13 +53,18 @@ def fused_available() -> bool:
 class AdamW(keras.optimizers.AdamW):
     """``keras.optimizers.AdamW``, updated by one fused kernel on torch (same arguments, same config).
 
-    ``no_decay_names``: variables whose path contains one of these get no weight decay (kept in the config, so a
-    loaded model goes on excluding them; exclusions added later with Keras' ``exclude_from_weight_decay`` are not
-    saved). The fused path reads a per-variable rate factor from :meth:`rate_multiplier` (0: the variable is left
+    The fused path reads a per-variable rate factor from :meth:`rate_multiplier` (0: the variable is left
     alone) and groups variables by factor, decay, dtype and device; a subclass that scales rates (LayerwiseAdamW)
     must scale them in ``update_step`` too, for the other backends. A model saved after ``compile`` with this
     optimizer names it ``kit>AdamW``: import ``kit.optimizers`` before ``keras.saving.load_model``
     (``load_bundle`` does).
+
+    Args:
+        *args: ``keras.optimizers.AdamW``'s positional arguments (``learning_rate``, ``weight_decay``, ...).
+        no_decay_names: variables whose path contains one of these get no weight decay (kept in the config, so a
+            loaded model goes on excluding them; exclusions added later with Keras' ``exclude_from_weight_decay``
+            are not saved).
+        **kwargs: ``keras.optimizers.AdamW``'s keyword arguments.
     """
 
     def __init__(self, *args, no_decay_names=(), **kwargs):
@@ -70,7 +77,14 @@ class AdamW(keras.optimizers.AdamW):
         return {**super().get_config(), "no_decay_names": list(self.no_decay_names)}
 
     def rate_multiplier(self, variable) -> float:
-        """The factor on the learning rate (and the decay step) of ``variable``: 1 here."""
+        """The factor on the learning rate (and the decay step) of ``variable``: 1 here.
+
+        Args:
+            variable: one of the optimizer's variables.
+
+        Returns:
+            The factor; 0 leaves the variable alone.
+        """
         return 1.0
 
     def _fused(self) -> bool:
@@ -147,5 +161,16 @@ class AdamW(keras.optimizers.AdamW):
 def adamw(
     learning_rate, weight_decay: float = 0.01, global_clipnorm: float | None = None, no_decay=NO_DECAY_NAMES
 ) -> AdamW:
-    """:class:`AdamW` (Keras' AdamW, fused on torch) with ``no_decay`` variables excluded from weight decay."""
+    """:class:`AdamW` (Keras' AdamW, fused on torch) with ``no_decay`` variables excluded from weight decay.
+
+    Args:
+        learning_rate: a rate or a schedule (:mod:`kit.optimizers.schedules`).
+        weight_decay: the decoupled weight decay.
+        global_clipnorm: clip the gradients' global norm to this, or None.
+        no_decay: variables whose path contains one of these get no weight decay (default: biases and LayerNorm
+            gamma/beta); ``()`` decays every variable.
+
+    Returns:
+        The optimizer.
+    """
     return AdamW(learning_rate, weight_decay=weight_decay, global_clipnorm=global_clipnorm, no_decay_names=no_decay)

@@ -20,8 +20,9 @@ from .adamw import NO_DECAY_NAMES, AdamW
 
 @keras.saving.register_keras_serializable(package="kit")
 class LayerwiseAdamW(AdamW):
-    """AdamW whose learning rate (and weight decay step) is multiplied per variable (fused on torch, as
-    :class:`kit.optimizers.AdamW`).
+    """AdamW whose learning rate (and weight decay step) is multiplied per variable.
+
+    Fused on torch, as :class:`kit.optimizers.AdamW`.
 
     Args:
         multipliers: ``{variable path: multiplier}``; other variables use
@@ -51,6 +52,14 @@ class LayerwiseAdamW(AdamW):
         self._scale = [self.multipliers.get(v.path, self.default_multiplier) for v in var_list]
 
     def rate_multiplier(self, variable) -> float:
+        """The factor on the learning rate (and the decay step) of ``variable``, from ``multipliers``.
+
+        Args:
+            variable: one of the optimizer's variables (after ``build``).
+
+        Returns:
+            Its multiplier, or ``default_multiplier`` when its path is not listed.
+        """
         return self._scale[self._get_variable_index(variable)]
 
     def update_step(self, gradient, variable, learning_rate):

@@ -39,12 +39,19 @@ STARTS = ("ramp", "zero")
 
 @keras.saving.register_keras_serializable(package="kit")
 class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
-    """BERT's schedule: linear warm-up to ``peak`` over ``warmup_steps`` (step ``i`` gets ``peak·(i+1)/warmup_steps``),
-    then linear decay to 0 at ``total_steps``.
+    """BERT's schedule: linear warm-up to ``peak``, then linear decay to 0 at ``total_steps``.
 
-    >>> s = WarmupLinearDecay(1e-3, total_steps=10, warmup_steps=2)
-    >>> [round(float(s(i)), 6) for i in (0, 1, 2, 6, 10)]
-    [0.0005, 0.001, 0.001, 0.0005, 0.0]
+    Step ``i`` of the warm-up gets ``peak·(i+1)/warmup_steps`` (``start="ramp"``).
+
+    Args:
+        peak: the learning rate at the end of the warm-up.
+        total_steps: the step at which the rate reaches 0.
+        warmup_steps: the warm-up's steps (capped at ``total_steps``).
+
+    Example:
+        >>> s = WarmupLinearDecay(1e-3, total_steps=10, warmup_steps=2)
+        >>> [round(float(s(i)), 6) for i in (0, 1, 2, 6, 10)]
+        [0.0005, 0.001, 0.001, 0.0005, 0.0]
     """
 
     def __init__(self, peak: float, total_steps: int, warmup_steps: int = 0):
@@ -67,12 +74,19 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
 
 @keras.saving.register_keras_serializable(package="kit")
 class WarmupCosine(keras.optimizers.schedules.LearningRateSchedule):
-    """Linear warm-up over ``warmup_steps`` (step ``i`` gets ``rate·(i+1)/warmup_steps``), then cosine decay to 0
-    at ``total_steps``.
+    """Linear warm-up over ``warmup_steps``, then cosine decay to 0 at ``total_steps``.
 
-    >>> s = WarmupCosine(1.0, total_steps=10, warmup_steps=2)
-    >>> [round(float(s(i)), 3) for i in (0, 1, 2, 6, 10)]
-    [0.5, 1.0, 1.0, 0.5, 0.0]
+    Step ``i`` of the warm-up gets ``rate·(i+1)/warmup_steps`` (``start="ramp"``).
+
+    Args:
+        learning_rate: the rate at the end of the warm-up.
+        total_steps: the step at which the rate reaches 0 (raised to 1 if lower).
+        warmup_steps: the warm-up's steps (clipped to ``[0, total_steps]``).
+
+    Example:
+        >>> s = WarmupCosine(1.0, total_steps=10, warmup_steps=2)
+        >>> [round(float(s(i)), 3) for i in (0, 1, 2, 6, 10)]
+        [0.5, 1.0, 1.0, 0.5, 0.0]
     """
 
     def __init__(self, learning_rate: float, total_steps: int, warmup_steps: int = 0):
@@ -104,6 +118,17 @@ def linear(rate: float, total_steps: int, warmup_steps: int = 0):
     """Warm-up (``"ramp"``) over ``warmup_steps``, then linear decay to 0 at ``total_steps``.
 
     Without a warm-up this is Keras' ``PolynomialDecay`` to 0 (the pretrain-or-not paper's transformer recipe).
+
+    Args:
+        rate: the peak learning rate.
+        total_steps: the step at which the rate reaches 0.
+        warmup_steps: the warm-up's steps (0: none).
+
+    Returns:
+        A Keras learning-rate schedule (:class:`WarmupLinearDecay` with a warm-up).
+
+    Raises:
+        ValueError: ``total_steps`` is below 1 or ``warmup_steps`` below 0.
     """
     _check(total_steps, warmup_steps, "ramp")
     if not warmup_steps:
@@ -112,9 +137,20 @@ def linear(rate: float, total_steps: int, warmup_steps: int = 0):
 
 
 def cosine(rate: float, total_steps: int, warmup_steps: int = 0, start: str = "ramp"):
-    """Warm-up over ``warmup_steps``, then cosine decay to 0 at ``total_steps``; ``start`` as in the module docstring.
+    """Warm-up over ``warmup_steps``, then cosine decay to 0 at ``total_steps``.
 
-    ``start="zero"`` is Keras' ``CosineDecay`` (warm-up from 0, then ``total_steps - warmup_steps`` decay steps).
+    Args:
+        rate: the peak learning rate.
+        total_steps: the step at which the rate reaches 0.
+        warmup_steps: the warm-up's steps (0: none).
+        start: where the warm-up starts, as in the module docstring: ``"ramp"`` (:class:`WarmupCosine`) or
+            ``"zero"``, Keras' ``CosineDecay`` (warm-up from 0, then ``total_steps - warmup_steps`` decay steps).
+
+    Returns:
+        A Keras learning-rate schedule.
+
+    Raises:
+        ValueError: ``start`` is unknown, ``total_steps`` is below 1 or ``warmup_steps`` below 0.
     """
     _check(total_steps, warmup_steps, start)
     if start == "ramp":
@@ -131,10 +167,18 @@ def cosine(rate: float, total_steps: int, warmup_steps: int = 0, start: str = "r
 def constant(rate: float, warmup_steps: int = 0):
     """A constant ``rate``, reached by a warm-up from 0 (``start="zero"``) over ``warmup_steps`` when there is one.
 
-    >>> constant(1e-3)
-    0.001
-    >>> [round(float(constant(1.0, warmup_steps=4)(i)), 2) for i in (0, 2, 4, 1000)]
-    [0.0, 0.5, 1.0, 1.0]
+    Args:
+        rate: the learning rate.
+        warmup_steps: the warm-up's steps (0: none).
+
+    Returns:
+        ``rate`` as a float without a warm-up, else a Keras schedule.
+
+    Example:
+        >>> constant(1e-3)
+        0.001
+        >>> [round(float(constant(1.0, warmup_steps=4)(i)), 2) for i in (0, 2, 4, 1000)]
+        [0.0, 0.5, 1.0, 1.0]
     """
     if not warmup_steps:
         return float(rate)

@@ -72,12 +72,42 @@ def _weights(method, tf, dl, avgdl, idf_t, k1, b, delta):
     raise ValueError(method)
 
 
+def _run_chunks(work, chunks, n_jobs, bar) -> None:
+    """Run ``work`` on each chunk, on ``n_jobs`` threads when there are several chunks, updating ``bar`` (or None)."""
+    if n_jobs == 1 or len(chunks) == 1:
+        for c in chunks:
+            n = work(c)
+            if bar is not None:
+                bar.update(n)
+    else:
+        with ThreadPoolExecutor(n_jobs) as pool:
+            for n in pool.map(work, chunks):
+                if bar is not None:
+                    bar.update(n)
+    if bar is not None:
+        bar.close()
+
+
 class BM25Retriever:
     """BM25 index over ``corpus`` (texts, or lists of tokens) with rank-bm25's ``get_scores``.
 
-    ``tokenizer``: a callable text → tokens (default :func:`word_tokenize`);
-    ``stopwords=True`` drops English stopwords with the default tokenizer.
-    ``progress`` shows a bar while indexing large corpora.
+    Args:
+        corpus: the documents, texts or lists of tokens (a sequence: it is indexed in chunks).
+        method: one of :data:`METHODS` (the module docstring gives each one's formula).
+        k1: the term-frequency saturation (default 1.2 for ``"lucene"``, like Elasticsearch; 1.5 otherwise, like
+            rank-bm25).
+        b: the document-length normalization.
+        tokenizer: a callable text → tokens (default :func:`word_tokenize`).
+        stopwords: drop English stopwords with the default tokenizer.
+        epsilon: ``"okapi"``: negative idf is floored to ``epsilon`` x mean idf.
+        delta: ``"bm25l"``/``"bm25+"``'s delta (default 0.5, and 1.0 for ``"bm25+"``).
+        progress: show a bar while indexing (default: for corpora of 50,000 documents or more).
+        chunk_size: documents tokenized and counted per block while indexing.
+        _stats: global statistics (df per term, N, avgdl) that :class:`~kit.retrieval.ShardedBM25` shares.
+
+    Raises:
+        ValueError: an unknown method or an empty corpus.
+        TypeError: a document is neither a string nor a list of strings.
     """
 
     def __init__(
@@ -113,6 +143,18 @@ class BM25Retriever:
 
     # -- indexing ---------------------------------------------------------------
     def tokenize(self, text) -> list[str]:
+        """The tokens of a document or query, as the index reads them.
+
+        Args:
+            text: a text (split by ``tokenizer``, or :func:`word_tokenize` with ``stopwords``), or a list of
+                tokens (kept as is).
+
+        Returns:
+            The tokens.
+
+        Raises:
+            TypeError: ``text`` is neither a string nor a list of strings.
+        """
         if isinstance(text, (list, tuple)):
             bad = next((t for t in text if not isinstance(t, str)), None)
             if bad is not None:
@@ -203,7 +245,14 @@ class BM25Retriever:
         return float(self.delta * self.idf[tids].sum()) if self.method == "bm25+" and len(tids) else 0.0
 
     def get_scores(self, query) -> np.ndarray:
-        """BM25 score of every document for ``query`` (text or tokens), like rank-bm25's ``get_scores``."""
+        """BM25 score of every document for ``query`` (text or tokens), like rank-bm25's ``get_scores``.
+
+        Args:
+            query: a text or a list of tokens; each occurrence of a token counts, unknown tokens add nothing.
+
+        Returns:
+            float64 scores ``(n_docs,)``.
+        """
         tids = self._term_ids(query)
         return self._accumulate(tids)[0].astype("float64") + self._plus_offset(tids)
 
@@ -229,25 +278,30 @@ class BM25Retriever:
     def retrieve(
         self, queries: Iterable, k: int, exclude=None, n_jobs: int | None = None, progress: bool = False
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Top-``k`` documents per query: ``(ids, scores)`` of shape ``(n_queries, k)``, best first.
+        """Top-``k`` documents per query, best first (ties: the lower document id).
 
         Only documents that share a term with the query are returned; missing
-        slots hold id -1 and score 0. ``exclude`` (boolean mask or ids) keeps
-        documents out of every result. Queries run on ``n_jobs`` threads.
+        slots hold id -1 and score 0.
+
+        Args:
+            queries: texts or lists of tokens.
+            k: how many documents per query, at most the corpus size.
+            exclude: a boolean mask over the corpus or document ids, kept out of every result.
+            n_jobs: the threads the queries run on (default: the CPUs, at most 8).
+            progress: show a bar over the queries.
+
+        Returns:
+            ``(ids, scores)``, int64 and float64 arrays of shape ``(n_queries, k)``.
+
+        Raises:
+            ValueError: ``k`` is not a positive integer or exceeds the corpus, or the mask has the wrong shape.
         """
         queries = list(queries)
         if not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}.")
         if k > self.n_docs:
             raise ValueError(f"k={k} is larger than the corpus ({self.n_docs} documents). Use k <= {self.n_docs}.")
-        if exclude is not None:
-            exclude = np.asarray(exclude)
-            if exclude.dtype != bool:
-                mask = np.zeros(self.n_docs, dtype=bool)
-                mask[exclude.astype("int64")] = True
-                exclude = mask
-            elif exclude.shape != (self.n_docs,):
-                raise ValueError(f"exclude mask has shape {exclude.shape}, expected ({self.n_docs},).")
+        exclude = self._exclude_mask(exclude)
         ids = np.full((len(queries), k), -1, dtype="int64")
         scores = np.zeros((len(queries), k), dtype="float64")
         n_jobs = n_jobs or min(os.cpu_count() or 1, 8)
@@ -258,26 +312,35 @@ class BM25Retriever:
             return len(rng)
 
         chunks = [range(s, min(s + 256, len(queries))) for s in range(0, len(queries), 256)]
-        bar = None
-        if progress:
-            bar = tqdm(total=len(queries), desc="retrieving", unit="query")
-        if n_jobs == 1 or len(chunks) == 1:
-            for c in chunks:
-                n = work(c)
-                if bar is not None:
-                    bar.update(n)
-        else:
-            with ThreadPoolExecutor(n_jobs) as pool:
-                for n in pool.map(work, chunks):
-                    if bar is not None:
-                        bar.update(n)
-        if bar is not None:
-            bar.close()
+        bar = tqdm(total=len(queries), desc="retrieving", unit="query") if progress else None
+        _run_chunks(work, chunks, n_jobs, bar)
         return ids, scores
+
+    def _exclude_mask(self, exclude):
+        """``exclude`` (None, a boolean mask or document ids) as None or a boolean mask over the corpus."""
+        if exclude is not None:
+            exclude = np.asarray(exclude)
+            if exclude.dtype != bool:
+                mask = np.zeros(self.n_docs, dtype=bool)
+                mask[exclude.astype("int64")] = True
+                exclude = mask
+            elif exclude.shape != (self.n_docs,):
+                raise ValueError(f"exclude mask has shape {exclude.shape}, expected ({self.n_docs},).")
+        return exclude
 
     # -- persistence --------------------------------------------------------------
     def save(self, path) -> Path:
-        """Write the index to folder ``path`` (NumPy arrays + JSON), loadable with memory mapping."""
+        """Write the index to folder ``path`` (NumPy arrays + JSON), loadable with memory mapping.
+
+        Args:
+            path: the folder to write into (made if missing).
+
+        Returns:
+            The folder, as a ``Path``.
+
+        Raises:
+            ValueError: the index has a custom tokenizer (it cannot be saved portably).
+        """
         if self.tokenizer is not None:
             raise ValueError(
                 "An index with a custom tokenizer cannot be saved portably; save the corpus "
@@ -311,7 +374,19 @@ class BM25Retriever:
 
     @classmethod
     def load(cls, path, mmap: bool = True) -> BM25Retriever:
-        """Load an index written by :meth:`save`; ``mmap`` maps the big arrays instead of reading them."""
+        """Load an index written by :meth:`save`.
+
+        Args:
+            path: the index's folder.
+            mmap: map the big arrays from disk instead of reading them.
+
+        Returns:
+            The index, with the default tokenizer.
+
+        Raises:
+            FileNotFoundError: the folder holds no index (no ``meta.json``).
+            ValueError: the index has another format version than this kit reads.
+        """
         path = Path(path)
         if not (path / "meta.json").exists():
             raise FileNotFoundError(

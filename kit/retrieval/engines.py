@@ -40,8 +40,14 @@ from .bm25 import BM25Retriever
 class SearchEngineRetriever:
     """``retrieve(queries, k)`` through an Elasticsearch/OpenSearch client's ``msearch``.
 
-    Documents must carry their corpus position in ``id_field`` (an integer),
-    so results line up with the in-memory corpus.
+    Args:
+        client: an ``elasticsearch.Elasticsearch`` or ``opensearchpy.OpenSearch`` client.
+        index: the index holding the corpus, one document per passage.
+        text_field: the field a ``match`` query searches.
+        id_field: the field holding each document's corpus position (an integer), so results line up with the
+            in-memory corpus.
+        search_type: ``"dfs_query_then_fetch"`` makes every shard score with global term statistics.
+        batch_size: queries per ``msearch`` request.
     """
 
     def __init__(
@@ -64,6 +70,22 @@ class SearchEngineRetriever:
         return {"query": q, "size": k, "_source": [self.id_field]}
 
     def retrieve(self, queries, k: int, exclude=None, n_jobs=None, progress=False):
+        """Top-``k`` documents per query from the engine, best first; missing slots hold id -1 and score 0.
+
+        Args:
+            queries: query texts.
+            k: how many documents per query.
+            exclude: a boolean mask over the corpus or document ids, kept out of every result (a ``must_not``).
+            n_jobs: unused (the engine runs the queries); kept so it stands in for :class:`BM25Retriever`.
+            progress: unused, as ``n_jobs``.
+
+        Returns:
+            ``(ids, scores)``, int64 and float64 arrays of shape ``(n_queries, k)``.
+
+        Raises:
+            ValueError: ``k`` is below 1.
+            RuntimeError: the engine answered a query with an error.
+        """
         queries = list(queries)
         if k < 1:
             raise ValueError(f"k must be a positive integer, got {k!r}.")
@@ -88,7 +110,19 @@ class SearchEngineRetriever:
 
 
 class ShardedBM25:
-    """A corpus split into ``n_shards`` BM25 indexes that score with global statistics."""
+    """A corpus split into ``n_shards`` BM25 indexes that score with global statistics.
+
+    The shards share the document frequencies, N and avgdl of the whole corpus, so merging each shard's top-k gives
+    exactly the single-index top-k.
+
+    Args:
+        corpus: the documents, texts or lists of tokens; shard ``i`` holds a contiguous slice of them.
+        n_shards: how many shards, between 1 and the corpus size.
+        **kwargs: :class:`BM25Retriever`'s arguments (``method``, ``k1``, ``b``, ``tokenizer``, ...), for every shard.
+
+    Raises:
+        ValueError: ``n_shards`` is out of range.
+    """
 
     def __init__(self, corpus, n_shards: int = 2, **kwargs):
         if n_shards < 1 or n_shards > len(corpus):
@@ -106,6 +140,21 @@ class ShardedBM25:
         self.n_docs = len(corpus)
 
     def retrieve(self, queries, k: int, exclude=None, n_jobs=None, progress=False):
+        """Top-``k`` documents per query over all shards, as :meth:`BM25Retriever.retrieve` on the whole corpus.
+
+        Args:
+            queries: texts or lists of tokens.
+            k: how many documents per query, at most the corpus size.
+            exclude: a boolean mask over the corpus or document ids, kept out of every result.
+            n_jobs: the threads each shard's queries run on.
+            progress: unused (no bar); kept for the same signature as :class:`BM25Retriever`.
+
+        Returns:
+            ``(ids, scores)``, int64 and float64 arrays of shape ``(n_queries, k)``; ids are corpus positions.
+
+        Raises:
+            ValueError: ``k`` exceeds the corpus.
+        """
         queries = list(queries)
         if k > self.n_docs:
             raise ValueError(f"k={k} is larger than the corpus ({self.n_docs} documents).")

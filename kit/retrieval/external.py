@@ -22,7 +22,17 @@ def _norm(text: str) -> str:
 
 @dataclass
 class ExternalSelection:
-    """The external set: each document once, with its best rank, the query that found it, and its score."""
+    """The external set: each document once, with its best rank, the query that found it, and its score.
+
+    Attributes:
+        doc_ids: the documents' corpus positions, ascending.
+        best_rank: each document's best rank (0: a query's top result) over all queries.
+        query_id: the task text whose query gave that rank.
+        score: the BM25 score at that rank (the higher one where two queries tie on rank).
+        excluded: how many corpus passages were kept out (task texts and ``exclude_texts``).
+        n_queries: how many task texts were queries.
+        k: the documents retrieved per query.
+    """
 
     doc_ids: np.ndarray
     best_rank: np.ndarray
@@ -36,9 +46,26 @@ class ExternalSelection:
         return len(self.doc_ids)
 
     def texts(self, corpus) -> list[str]:
+        """The selected documents' texts.
+
+        Args:
+            corpus: the corpus the selection was made from.
+
+        Returns:
+            The texts, in ``doc_ids`` order.
+        """
         return [corpus[i] for i in self.doc_ids]
 
     def to_frame(self, corpus=None, task_texts=None):
+        """The selection as a pandas table, one row per document.
+
+        Args:
+            corpus: the corpus, to add a ``text`` column.
+            task_texts: the task texts, to add each document's ``query``.
+
+        Returns:
+            A DataFrame with ``doc_id``, ``best_rank``, ``query_id``, ``score`` (and ``text``, ``query``).
+        """
         import pandas as pd
 
         df = pd.DataFrame(
@@ -55,34 +82,59 @@ def task_text_mask(corpus, texts) -> np.ndarray:
     """Boolean mask over ``corpus``: True where a passage is one of ``texts`` (case and spacing ignored).
 
     Keeps a task's own texts (train, and dev/test too) out of what is retrieved from the corpus.
+
+    Args:
+        corpus: the corpus's passages.
+        texts: the texts to keep out.
+
+    Returns:
+        A bool array ``(len(corpus),)``.
     """
     keep_out = {_norm(t) for t in texts}
     return np.asarray([_norm(d) in keep_out for d in corpus], dtype=bool)
 
 
 def make_queries(task_texts, long_text_words: int = 64, n_keywords: int = 10) -> list[str]:
-    """The text itself, or its RAKE keywords when it is longer than ``long_text_words`` words."""
+    """The text itself, or its RAKE keywords when it is longer than ``long_text_words`` words.
+
+    Args:
+        task_texts: the task's texts.
+        long_text_words: texts with more whitespace-separated words than this are queried by keywords.
+        n_keywords: how many RAKE phrases make a long text's query.
+
+    Returns:
+        One query per task text.
+    """
     return [" ".join(rake_keywords(t, n_keywords)) if len(t.split()) > long_text_words else t for t in task_texts]
 
 
 def select_external(
-    task_texts,
-    corpus,
-    k: int,
-    retriever: BM25Retriever | None = None,
-    method: str = "lucene",
-    long_text_words: int = 64,
-    n_keywords: int = 10,
-    n_jobs: int | None = None,
-    progress: bool = False,
+    task_texts, corpus, k: int, retriever: BM25Retriever | None = None, method: str = "lucene",
+    long_text_words: int = 64, n_keywords: int = 10, n_jobs: int | None = None, progress: bool = False,
     exclude_texts=(),
-) -> ExternalSelection:
+) -> ExternalSelection:  # fmt: skip
     """Top-``k`` corpus documents for every task text; their union, task texts themselves excluded.
 
-    ``retriever`` may be a prebuilt :class:`BM25Retriever` over ``corpus`` (or
-    any object with the same ``retrieve(queries, k, exclude=...)``, such as
-    :class:`kit.retrieval.engines.SearchEngineRetriever`). ``exclude_texts`` (e.g. the
-    task's dev and test texts) are kept out of the results as well as the queries themselves.
+    Args:
+        task_texts: the task's texts, the queries (long ones by their RAKE keywords: :func:`make_queries`).
+        corpus: the corpus's passages.
+        k: the documents retrieved per query.
+        retriever: a prebuilt :class:`BM25Retriever` over ``corpus``, or any object with the same
+            ``retrieve(queries, k, exclude=...)``, such as :class:`kit.retrieval.engines.SearchEngineRetriever`
+            (default: a new BM25 index of ``corpus``).
+        method: the new index's BM25 method (without ``retriever``).
+        long_text_words: texts with more words than this are queried by keywords.
+        n_keywords: how many RAKE phrases make a long text's query.
+        n_jobs: the threads the queries run on.
+        progress: show bars while indexing and retrieving.
+        exclude_texts: texts kept out of the results as well as the queries themselves (e.g. the task's dev and
+            test texts).
+
+    Returns:
+        The union of the results, each document once.
+
+    Raises:
+        ValueError: there are no task texts.
     """
     task_texts = list(task_texts)
     if not task_texts:
@@ -111,7 +163,20 @@ def select_external(
 
 
 def random_retrieval(n: int, k: int, seed: int = 0, exclude=None) -> np.ndarray:
-    """``k`` distinct document ids drawn uniformly from ``range(n)``: TLM's random baseline of equal size."""
+    """``k`` distinct document ids drawn uniformly from ``range(n)``: TLM's random baseline of equal size.
+
+    Args:
+        n: the corpus size.
+        k: how many ids.
+        seed: the seed of the draw.
+        exclude: document ids never drawn.
+
+    Returns:
+        The ids, sorted.
+
+    Raises:
+        ValueError: fewer than ``k`` documents are left to draw.
+    """
     pool = np.arange(n)
     if exclude is not None:
         mask = np.ones(n, dtype=bool)

@@ -19,7 +19,20 @@ _SPLIT = re.compile(r"[^\w\s'-]+|\s-\s|\s+'|'\s+")
 
 
 def rake_keywords(text: str, n: int = 10, max_words: int = 4) -> list[str]:
-    """The ``n`` best RAKE phrases of ``text`` (phrases of at most ``max_words`` words), best first."""
+    """The ``n`` best RAKE phrases of ``text``, best first (ties: the phrase seen first).
+
+    Args:
+        text: the text (lowercased; stopwords, digits and punctuation split it into phrases).
+        n: how many phrases, at least 1.
+        max_words: the longest phrase kept, in words.
+
+    Returns:
+        The phrases, lowercased, words joined by spaces.
+
+    Raises:
+        TypeError: ``text`` is not a string.
+        ValueError: ``n`` is below 1.
+    """
     if not isinstance(text, str):
         raise TypeError(f"rake_keywords needs a string, got {type(text).__name__}.")
     if n < 1:

@@ -17,14 +17,29 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def english_stopwords() -> frozenset[str]:
-    """scikit-learn's English stopword list (318 words)."""
+    """scikit-learn's English stopword list (318 words).
+
+    Returns:
+        The stopwords, lowercased.
+    """
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return frozenset(ENGLISH_STOP_WORDS)
 
 
 def word_tokenize(text: str, stopwords: bool | frozenset = False) -> list[str]:
-    """Lowercased word tokens of ``text``; drop English stopwords if asked."""
+    """Lowercased word tokens of ``text``; drop English stopwords if asked.
+
+    Args:
+        text: the text (split on runs of Unicode word characters).
+        stopwords: True drops :func:`english_stopwords`; a set drops its words instead.
+
+    Returns:
+        The tokens, in order.
+
+    Raises:
+        TypeError: ``text`` is not a string.
+    """
     if not isinstance(text, str):
         raise TypeError(f"expected a string, got {type(text).__name__}: {text!r:.60}")
     tokens = _WORD.findall(text.lower())

@@ -1,5 +1,7 @@
-"""Tokenization outside the model graph (no TensorFlow): WordPiece, RoBERTa's byte-level BPE, a word vocabulary,
-MLM masking, and word ↔ WordPiece label alignment for taggers.
+"""Tokenization outside the model graph (no TensorFlow).
+
+WordPiece, RoBERTa's byte-level BPE, a word vocabulary, MLM masking, and word ↔ WordPiece label alignment for
+taggers.
 """
 
 from .alignment import IGNORE, AlignedTags, align_labels, word_pieces, word_predictions

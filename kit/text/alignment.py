@@ -24,11 +24,13 @@ _WORD_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 class AlignedTags:
     """Model inputs for tagged sentences and the labels on their first sub-tokens.
 
-    ``x``: ``token_ids``, ``segment_ids``, ``padding_mask`` (N, T);
-    ``y``: (N, T) int32, the word's label at its first sub-token, ``IGNORE`` elsewhere;
-    ``word_ids``: (N, T) the word each token belongs to (-1 for specials and padding);
-    ``first``: (N, T) bool, true at each word's first sub-token;
-    ``n_words``: words per sentence; ``truncated``: sentences that lost words to ``sequence_length``.
+    Attributes:
+        x: ``token_ids``, ``segment_ids``, ``padding_mask``, each (N, T).
+        y: (N, T) int32, the word's label at its first sub-token, ``IGNORE`` elsewhere.
+        word_ids: (N, T) the word each token belongs to (-1 for specials and padding).
+        first: (N, T) bool, true at each word's first sub-token.
+        n_words: words per sentence.
+        truncated: sentences that lost words to ``sequence_length``.
     """
 
     x: dict
@@ -44,6 +46,14 @@ def word_pieces(words, preprocessor) -> list[list[int]]:
 
     A lone word's pieces equal its pieces in context: BERT's tokenizer splits
     on whitespace (and punctuation) before WordPiece.
+
+    Args:
+        words: the words, in order (repeats are tokenized once).
+        preprocessor: a :class:`~kit.text.BertPreprocessor`; its ``tokenize`` gives the ids, and the cache lives
+            as long as it does (a call-local cache when it cannot be weak-referenced).
+
+    Returns:
+        One list of WordPiece ids (no special tokens) per word.
     """
     try:
         cache = _WORD_CACHE.setdefault(preprocessor, {})
@@ -59,20 +69,58 @@ def word_pieces(words, preprocessor) -> list[list[int]]:
 def align_labels(sentences, labels, preprocessor, *, label_all_subtokens: bool = False) -> AlignedTags:
     """Word-tokenized ``sentences`` (lists of words) and their per-word label ids → :class:`AlignedTags`.
 
-    ``labels`` may be None (inference: ``y`` is all ``IGNORE``). With
-    ``label_all_subtokens`` every sub-token gets its word's label (``first``
-    still marks the first). A word that tokenizes to nothing (only control
-    characters) gets no token; :func:`word_predictions` fills it. Sequences are
-    cut at the preprocessor's ``sequence_length`` (``truncated`` counts them).
+    A word that tokenizes to nothing (only control characters) gets no token;
+    :func:`word_predictions` fills it. Sequences are cut at the preprocessor's
+    ``sequence_length`` (``truncated`` counts them).
 
-    >>> import keras_hub
-    >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "##s", "sat"]
-    >>> pre = __import__("kit.text.wordpiece", fromlist=["x"]).BertPreprocessor(
-    ...     keras_hub.models.BertTokenizer(vocabulary=vocab), sequence_length=8)
-    >>> a = align_labels([["the", "cats", "sat"]], [[0, 1, 2]], pre)
-    >>> a.x["token_ids"][0].tolist(), a.y[0].tolist()
-    ([2, 5, 6, 7, 8, 3, 0, 0], [-100, 0, 1, -100, 2, -100, -100, -100])
+    Args:
+        sentences: the sentences, each a list of words (not a string).
+        labels: one sequence of label ids per sentence, one id per word; None for inference (``y`` is all
+            ``IGNORE``).
+        preprocessor: the :class:`~kit.text.BertPreprocessor` whose ids, specials and ``sequence_length`` are used.
+        label_all_subtokens: give every sub-token its word's label, not only the first (``first`` still marks
+            the first).
+
+    Returns:
+        The packed inputs, the token labels and the word of each token.
+
+    Raises:
+        ValueError: the number of label sequences, or of labels in a sentence, does not match the words.
+        TypeError: a sentence is a string instead of a list of words.
+
+    Example:
+        >>> import keras_hub
+        >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "##s", "sat"]
+        >>> pre = __import__("kit.text.wordpiece", fromlist=["x"]).BertPreprocessor(
+        ...     keras_hub.models.BertTokenizer(vocabulary=vocab), sequence_length=8)
+        >>> a = align_labels([["the", "cats", "sat"]], [[0, 1, 2]], pre)
+        >>> a.x["token_ids"][0].tolist(), a.y[0].tolist()
+        ([2, 5, 6, 7, 8, 3, 0, 0], [-100, 0, 1, -100, 2, -100, -100, -100])
     """
+    sentences, labels = _checked(sentences, labels)
+    flat = [w for words in sentences for w in words]
+    pieces = word_pieces(flat, preprocessor) if flat else []
+    n, L = len(sentences), preprocessor.sequence_length
+    token_ids = np.full((n, L), preprocessor.pad_id, "int32")
+    mask = np.zeros((n, L), "int32")
+    y = np.full((n, L), IGNORE, "int32")
+    word_ids = np.full((n, L), -1, "int32")
+    first = np.zeros((n, L), bool)
+    truncated, k = 0, 0
+    for i, words in enumerate(sentences):
+        row = [preprocessor.cls_id]
+        cut = _place_words(i, pieces[k : k + len(words)], labels, label_all_subtokens, row, (y, word_ids, first))
+        k += len(words)
+        row.append(preprocessor.sep_id)
+        token_ids[i, : len(row)] = row
+        mask[i, : len(row)] = 1
+        truncated += cut
+    x = {"token_ids": token_ids, "segment_ids": np.zeros_like(token_ids), "padding_mask": mask}
+    return AlignedTags(x, y, word_ids, first, [len(s) for s in sentences], truncated)
+
+
+def _checked(sentences, labels) -> tuple[list, list | None]:
+    """``sentences`` and ``labels`` as lists, after checking one label sequence per sentence and one label per word."""
     sentences = list(sentences)
     if labels is not None:
         labels = list(labels)
@@ -85,43 +133,42 @@ def align_labels(sentences, labels, preprocessor, *, label_all_subtokens: bool =
             )
         if labels is not None and len(labels[i]) != len(words):
             raise ValueError(f"sentence {i}: {len(words)} words but {len(labels[i])} labels; one label per word.")
-    flat = [w for words in sentences for w in words]
-    pieces = word_pieces(flat, preprocessor) if flat else []
-    n, L = len(sentences), preprocessor.sequence_length
-    token_ids = np.full((n, L), preprocessor.pad_id, "int32")
-    mask = np.zeros((n, L), "int32")
-    y = np.full((n, L), IGNORE, "int32")
-    word_ids = np.full((n, L), -1, "int32")
-    first = np.zeros((n, L), bool)
-    truncated, k = 0, 0
-    for i, words in enumerate(sentences):
-        row, pos, cut = [preprocessor.cls_id], 1, False
-        for j in range(len(words)):
-            ids = pieces[k + j]
-            if pos + len(ids) > L - 1:  # keep room for [SEP]; drop this and later words
-                cut = cut or bool(ids)
-                break
-            for t, tid in enumerate(ids):
-                row.append(tid)
-                word_ids[i, pos] = j
-                if t == 0:
-                    first[i, pos] = True
-                if labels is not None and (t == 0 or label_all_subtokens):
-                    y[i, pos] = int(labels[i][j])
-                pos += 1
-        k += len(words)
-        row.append(preprocessor.sep_id)
-        token_ids[i, : len(row)] = row
-        mask[i, : len(row)] = 1
-        truncated += cut
-    x = {"token_ids": token_ids, "segment_ids": np.zeros_like(token_ids), "padding_mask": mask}
-    return AlignedTags(x, y, word_ids, first, [len(s) for s in sentences], truncated)
+    return sentences, labels
+
+
+def _place_words(i, pieces, labels, label_all_subtokens, row, out) -> bool:
+    """Append sentence ``i``'s pieces to ``row`` (after [CLS]) and fill ``out = (y, word_ids, first)``; True if cut."""
+    y, word_ids, first = out
+    L = y.shape[1]
+    pos, cut = 1, False
+    for j, ids in enumerate(pieces):
+        if pos + len(ids) > L - 1:  # keep room for [SEP]; drop this and later words
+            cut = cut or bool(ids)
+            break
+        for t, tid in enumerate(ids):
+            row.append(tid)
+            word_ids[i, pos] = j
+            if t == 0:
+                first[i, pos] = True
+            if labels is not None and (t == 0 or label_all_subtokens):
+                y[i, pos] = int(labels[i][j])
+            pos += 1
+    return cut
 
 
 def word_predictions(token_scores, aligned: AlignedTags, fill: int = -1) -> list[list[int]]:
     """One predicted id per word: the argmax at its first sub-token (``fill`` for words with no token).
 
-    ``token_scores`` is ``(N, T, num_tags)`` logits/probabilities or ``(N, T)`` ids.
+    Args:
+        token_scores: ``(N, T, num_tags)`` logits/probabilities or ``(N, T)`` ids.
+        aligned: the :class:`AlignedTags` the predictions were made on.
+        fill: the id of a word with no token (it tokenized to nothing or was cut).
+
+    Returns:
+        One list of predicted ids per sentence, one id per word.
+
+    Raises:
+        ValueError: the predictions' (N, T) differs from the aligned batch's.
     """
     scores = np.asarray(token_scores)
     ids = scores.argmax(-1) if scores.ndim == 3 else scores

@@ -59,8 +59,15 @@ def _read_merges(merges) -> list[tuple[str, str]]:
 class ByteLevelBPETokenizer(VocabularyLookup):
     """Byte-level BPE (RoBERTa, GPT-2): texts → lists of ids, no special tokens added.
 
-    ``vocabulary`` is a ``{token: id}`` dict, a list of tokens in id order, or the path of a ``vocab.json``;
-    ``merges`` a list of ``"a b"`` lines (or pairs) or the path of a ``merges.txt``.
+    Args:
+        vocabulary: a ``{token: id}`` dict, a list of tokens in id order, or the path of a ``vocab.json``; it must
+            hold ``<s>``, ``<pad>``, ``</s>`` and ``<mask>`` (``<unk>`` is used when present).
+        merges: a list of ``"a b"`` lines (or pairs), or the path of a ``merges.txt`` (its ``#version`` line and
+            blank lines are skipped).
+        add_prefix_space: add a space before each text, so its first word gets the ``Ġ`` form it has mid-text.
+
+    Raises:
+        ValueError: two tokens share an id, a special token is missing, or a merges line is not two tokens.
     """
 
     pair_separators = 2
@@ -95,8 +102,17 @@ class ByteLevelBPETokenizer(VocabularyLookup):
 
     @classmethod
     def from_folder(cls, folder) -> ByteLevelBPETokenizer:
-        """A HuggingFace RoBERTa folder (``vocab.json`` + ``merges.txt``) or a keras-hub preset's
-        ``assets/tokenizer`` (``vocabulary.json`` + ``merges.txt``).
+        """The tokenizer of a HuggingFace RoBERTa folder or a keras-hub preset.
+
+        Args:
+            folder: a HuggingFace folder (``vocab.json`` + ``merges.txt``), a keras-hub preset (its
+                ``assets/tokenizer`` holds ``vocabulary.json`` + ``merges.txt``) or that ``assets/tokenizer`` itself.
+
+        Returns:
+            The tokenizer.
+
+        Raises:
+            FileNotFoundError: the folder holds none of these layouts.
         """
         folder = Path(folder)
         for vocab, merges in (
@@ -113,7 +129,14 @@ class ByteLevelBPETokenizer(VocabularyLookup):
         )
 
     def save(self, folder) -> Path:
-        """Write ``vocab.json`` and ``merges.txt`` (HuggingFace's layout) into ``folder``."""
+        """Write ``vocab.json`` and ``merges.txt`` (HuggingFace's layout) into ``folder``.
+
+        Args:
+            folder: the folder to write into (made if missing).
+
+        Returns:
+            The folder, as a ``Path``.
+        """
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "vocab.json").write_text(json.dumps(self._index, ensure_ascii=False), encoding="utf-8")
@@ -123,13 +146,29 @@ class ByteLevelBPETokenizer(VocabularyLookup):
         return folder
 
     def __call__(self, texts: Sequence[str]) -> list[list[int]]:
-        """Byte-level BPE ids of each text (no special tokens)."""
+        """Byte-level BPE ids of each text (no special tokens).
+
+        Args:
+            texts: a list of strings (one string alone is an error).
+
+        Returns:
+            One list of ids per text.
+        """
         texts = _as_text_list(texts, "texts")
         return [e.ids for e in self._tok.encode_batch(texts, add_special_tokens=False)] if texts else []
 
     def first_words(self, text: str, n: int) -> str:
-        """The text up to the end of its ``n``-th whitespace-separated word, as written: its ids are the first ids
-        of the whole text (byte-level BPE never merges across whitespace), and each word gives at least one.
+        """The text up to the end of its ``n``-th whitespace-separated word, as written.
+
+        Its ids are the first ids of the whole text (byte-level BPE never merges across whitespace), and each word
+        gives at least one: :meth:`~kit.text.BertPreprocessor.tokenize` cuts long texts with it.
+
+        Args:
+            text: the text.
+            n: how many words to keep.
+
+        Returns:
+            The text's prefix, or the whole text when it has at most ``n`` words.
         """
         for i, m in enumerate(_WORD.finditer(text)):
             if i + 1 == n:
@@ -137,6 +176,14 @@ class ByteLevelBPETokenizer(VocabularyLookup):
         return text
 
     def decode(self, ids) -> str:
+        """The text of ``ids`` (special tokens kept as written).
+
+        Args:
+            ids: token ids.
+
+        Returns:
+            The decoded text.
+        """
         return self._tok.decode([int(i) for i in ids], skip_special_tokens=False)
 
     def __repr__(self):

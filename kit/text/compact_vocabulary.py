@@ -24,7 +24,18 @@ from .wordpiece import BERT_SPECIAL_TOKENS
 
 
 class CompactVocabulary:
-    """Map original token ids to ``0..size-1`` (kept ids) or to [UNK] (the rest)."""
+    """Map original token ids to ``0..size-1`` (kept ids) or to [UNK] (the rest).
+
+    Build one with :meth:`fit` or :meth:`for_tokenizer`.
+
+    Args:
+        old_ids: the kept original ids, in their compact order (compact id ``i`` is ``old_ids[i]``); no repeats.
+        unk_id: the original [UNK] id, one of ``old_ids``: every id not kept maps to its compact id.
+        original_size: the original vocabulary's size.
+
+    Raises:
+        ValueError: an id repeats, [UNK] is not kept, or an id is outside the original vocabulary.
+    """
 
     def __init__(self, old_ids, unk_id: int, original_size: int):
         old_ids = np.asarray(old_ids, dtype="int64")
@@ -43,6 +54,7 @@ class CompactVocabulary:
 
     @property
     def size(self) -> int:
+        """How many ids are kept: the compact vocabulary's size (its softmax rows)."""
         return len(self.old_ids)
 
     def __len__(self):
@@ -52,7 +64,24 @@ class CompactVocabulary:
     def fit(
         cls, token_id_arrays, max_size: int, special_ids, unk_id: int, original_size: int | None = None
     ) -> CompactVocabulary:
-        """Specials (in the order given) then the most frequent other ids, ``max_size`` in all."""
+        """Specials (in the order given) then the most frequent other ids, ``max_size`` in all.
+
+        Ties in frequency keep the lower id; ids that never occur are not kept.
+
+        Args:
+            token_id_arrays: arrays of original token ids (the tokenized task and retrieved texts), any shapes.
+            max_size: the compact vocabulary's size, specials included.
+            special_ids: ids kept first, in this order (repeats dropped); counts never choose them.
+            unk_id: the [UNK] id, one of ``special_ids``.
+            original_size: the original vocabulary's size (default, or when smaller: the largest id seen + 1).
+
+        Returns:
+            The compact vocabulary.
+
+        Raises:
+            ValueError: ``unk_id`` is not a special id, ``max_size`` leaves no room beside the specials, or
+                there are no ids to count.
+        """
         special_ids = [int(i) for i in dict.fromkeys(special_ids)]
         if unk_id not in special_ids:
             raise ValueError("unk_id must be one of special_ids.")
@@ -71,26 +100,64 @@ class CompactVocabulary:
 
     @classmethod
     def for_tokenizer(cls, tokenizer, token_id_arrays, max_size: int) -> CompactVocabulary:
-        """:meth:`fit` with a BERT tokenizer's special tokens and vocabulary size."""
+        """:meth:`fit` with a BERT tokenizer's special tokens and vocabulary size.
+
+        Args:
+            tokenizer: a BERT tokenizer (``token_to_id``, ``vocabulary_size``), e.g. MiniLM's WordPiece.
+            token_id_arrays: arrays of its token ids, as in :meth:`fit`.
+            max_size: the compact vocabulary's size, the five specials included.
+
+        Returns:
+            The compact vocabulary; [PAD], [UNK], [CLS], [SEP], [MASK] are its ids 0-4.
+        """
         specials = [int(tokenizer.token_to_id(t)) for t in BERT_SPECIAL_TOKENS]
         return cls.fit(
             token_id_arrays, max_size, specials, int(tokenizer.token_to_id("[UNK]")), tokenizer.vocabulary_size()
         )
 
     def encode(self, token_ids) -> np.ndarray:
-        """Original ids → compact ids (unkept ids → [UNK])."""
+        """Original ids → compact ids (unkept ids → [UNK]).
+
+        Args:
+            token_ids: original ids, any shape.
+
+        Returns:
+            The compact ids, same shape, int32.
+        """
         return self.table[np.asarray(token_ids)]
 
     def decode(self, compact_ids) -> np.ndarray:
-        """Compact ids → original ids (so the original tokenizer can show them)."""
+        """Compact ids → original ids (so the original tokenizer can show them).
+
+        Args:
+            compact_ids: compact ids, any shape.
+
+        Returns:
+            The original ids, same shape.
+        """
         return self.old_ids[np.asarray(compact_ids)]
 
     def __call__(self, inputs: dict) -> dict:
-        """The preprocessor's dict with ``token_ids`` mapped; other entries unchanged."""
+        """The preprocessor's dict with ``token_ids`` mapped; other entries unchanged.
+
+        Args:
+            inputs: a preprocessor's output dict (``token_ids``, ``segment_ids``, ``padding_mask``, ...).
+
+        Returns:
+            A new dict with compact ``token_ids``.
+        """
         return {**inputs, "token_ids": self.encode(inputs["token_ids"])}
 
     def coverage(self, token_ids, padding_mask=None) -> float:
-        """Share of (real) tokens that keep their own id."""
+        """Share of (real) tokens that keep their own id.
+
+        Args:
+            token_ids: original ids, any shape.
+            padding_mask: 1 at real tokens, same shape (default: every token is real).
+
+        Returns:
+            The share, in [0, 1]; a real [UNK] counts as kept.
+        """
         ids = np.asarray(token_ids)
         real = np.ones(ids.shape, bool) if padding_mask is None else np.asarray(padding_mask).astype(bool)
         kept = (self.table[ids] != self.new_unk) | (ids == self.unk_id)

@@ -28,10 +28,22 @@ from .wordpiece import BERT_SPECIAL_TOKENS
 class MLMMasker:
     """Choose MLM targets in a batch of token ids: ``mask_rate`` of real tokens, 80/10/10.
 
-    Returns a dict of NumPy arrays: ``token_ids`` (the corrupted input),
-    ``mask_positions`` (B, P) int32, ``mask_ids`` (B, P) the original tokens,
-    ``mask_weights`` (B, P) 1.0 where a position is a real target, 0.0 for padding
-    slots. ``P = max_predictions`` (default ``ceil(mask_rate * sequence_length)``).
+    Calling it on a batch returns the corrupted ids and ``P = max_predictions`` target slots per row
+    (:meth:`__call__`).
+
+    Args:
+        vocabulary_size: the vocabulary's size (random replacements are drawn from its non-special ids).
+        mask_token_id: the [MASK] id; it is never chosen as a target.
+        special_token_ids: ids never chosen as targets nor drawn as random tokens ([CLS], [SEP], [PAD], ...).
+        mask_rate: the share of a row's real, non-special tokens chosen, in (0, 1) (rounded; at least 1, at most P).
+        max_predictions: ``P``, the target slots per row (default ``ceil(mask_rate * sequence_length)``).
+        sequence_length: the rows' length, for the default ``max_predictions``.
+        mask_token_rate: the share of targets replaced by [MASK] (BERT: 0.8).
+        random_token_rate: the share of targets replaced by a random token (BERT: 0.1); the rest stay as they are.
+
+    Raises:
+        ValueError: a rate is out of range, neither ``max_predictions`` nor ``sequence_length`` is given, or
+            ``mask_token_id`` is outside the vocabulary.
     """
 
     def __init__(
@@ -68,7 +80,14 @@ class MLMMasker:
     def for_tokenizer(cls, tokenizer, sequence_length: int, vocabulary=None, **kwargs) -> MLMMasker:
         """A masker for a BERT tokenizer ([PAD], [CLS], [SEP], [UNK] and [MASK] never chosen).
 
-        With a :class:`kit.text.CompactVocabulary`, ids are those of the compact vocabulary.
+        Args:
+            tokenizer: a BERT tokenizer (``token_to_id``, ``vocabulary_size``).
+            sequence_length: the rows' length (``max_predictions = ceil(mask_rate * sequence_length)``).
+            vocabulary: a :class:`kit.text.CompactVocabulary`: ids are then those of the compact vocabulary.
+            **kwargs: the other arguments of :class:`MLMMasker` (``mask_rate``, ``mask_token_rate``, ...).
+
+        Returns:
+            The masker.
         """
         ids = [int(tokenizer.token_to_id(t)) for t in BERT_SPECIAL_TOKENS]
         size = tokenizer.vocabulary_size()
@@ -78,6 +97,21 @@ class MLMMasker:
         return cls(size, mask_id, [i for i in ids if i != mask_id], sequence_length=sequence_length, **kwargs)
 
     def __call__(self, token_ids, padding_mask, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        """Choose afresh this batch's targets and corrupt them.
+
+        Args:
+            token_ids: (B, T) token ids.
+            padding_mask: (B, T), nonzero at real tokens.
+            rng: the NumPy generator the choices are drawn from.
+
+        Returns:
+            A dict of NumPy arrays: ``token_ids`` (the corrupted input), ``mask_positions`` (B, P) int32,
+            ``mask_ids`` (B, P) the original tokens, ``mask_weights`` (B, P) 1.0 where a position is a real
+            target, 0.0 for padding slots.
+
+        Raises:
+            ValueError: ``token_ids`` is not 2-D.
+        """
         token_ids = np.asarray(token_ids)
         if token_ids.ndim != 2:
             raise ValueError(f"token_ids must be (batch, sequence), got shape {token_ids.shape}.")

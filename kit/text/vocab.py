@@ -19,13 +19,33 @@ PAD, UNK = "[PAD]", "[UNK]"
 
 
 class WordVocab:
+    """Words ↔ ids for an LSTM: ``[PAD]`` (0), ``[UNK]`` (1), then the given words in order.
+
+    Build one with :meth:`fit`.
+
+    Args:
+        words: the vocabulary's words, most frequent first (``[PAD]`` and ``[UNK]`` among them are skipped).
+    """
+
     def __init__(self, words: list[str]):
         self.words = [PAD, UNK] + [w for w in words if w not in (PAD, UNK)]
         self.index = {w: i for i, w in enumerate(self.words)}
 
     @classmethod
     def fit(cls, texts, max_size: int = 20000, min_freq: int = 1) -> WordVocab:
-        """The ``max_size`` most frequent words (ties: first seen) that occur at least ``min_freq`` times."""
+        """The ``max_size`` most frequent words (ties: first seen) that occur at least ``min_freq`` times.
+
+        Args:
+            texts: the training texts (lowercased word tokens are counted).
+            max_size: the vocabulary's size, ``[PAD]`` and ``[UNK]`` included.
+            min_freq: the fewest occurrences a kept word has.
+
+        Returns:
+            The vocabulary.
+
+        Raises:
+            ValueError: there are no texts.
+        """
         texts = list(texts)
         if not texts:
             raise ValueError("Cannot fit a vocabulary on no texts.")
@@ -37,7 +57,18 @@ class WordVocab:
         return len(self.words)
 
     def encode(self, texts, sequence_length: int) -> np.ndarray:
-        """int32 ids ``(len(texts), sequence_length)``: truncated at the end, padded with 0."""
+        """Texts to padded word ids; unknown words get 1.
+
+        Args:
+            texts: the texts.
+            sequence_length: the ids per text: longer texts are truncated at the end, shorter ones padded with 0.
+
+        Returns:
+            int32 ids ``(len(texts), sequence_length)``.
+
+        Raises:
+            ValueError: ``sequence_length`` is below 1.
+        """
         if sequence_length < 1:
             raise ValueError("sequence_length must be >= 1.")
         out = np.zeros((len(texts), sequence_length), dtype="int32")
@@ -47,6 +78,13 @@ class WordVocab:
         return out
 
     def coverage(self, texts) -> float:
-        """Share of word tokens in ``texts`` that the vocabulary knows."""
+        """Share of word tokens in ``texts`` that the vocabulary knows.
+
+        Args:
+            texts: the texts.
+
+        Returns:
+            The share, in [0, 1] (0.0 for no tokens).
+        """
         toks = [t for text in texts for t in word_tokenize(text)]
         return sum(t in self.index for t in toks) / max(len(toks), 1)

@@ -1,4 +1,4 @@
-"""WordPiece tokenization and BERT packing outside the model graph: texts (or pairs) to NumPy inputs.
+r"""WordPiece tokenization and BERT packing outside the model graph: texts (or pairs) to NumPy inputs.
 
 :class:`WordPieceTokenizer` is BERT's uncased WordPiece, run by HuggingFace's
 Rust ``tokenizers`` library (a keras-hub dependency) from the checkpoint's
@@ -42,6 +42,12 @@ def clean_text(text: str) -> str:
     """HuggingFace BERT cleaning: drop NUL, U+FFFD and category-C chars; whitespace to spaces.
 
     (The tokenizer does this itself, in Rust; this Python version documents it.)
+
+    Args:
+        text: the text.
+
+    Returns:
+        The cleaned text: tab, newline, carriage return and space separators (Zs) become one space each.
     """
     out = []
     for ch in text:
@@ -66,28 +72,57 @@ def _as_text_list(texts, what: str) -> list[str]:
 
 
 class VocabularyLookup:
-    """Token <-> id lookups of a tokenizer that keeps ``vocabulary`` (tokens in id order) and ``_index`` (token -> id):
-    shared by :class:`WordPieceTokenizer` and :class:`~kit.text.ByteLevelBPETokenizer`.
+    """Token <-> id lookups of a tokenizer that keeps ``vocabulary`` (tokens in id order) and ``_index`` (token -> id).
+
+    Shared by :class:`WordPieceTokenizer` and :class:`~kit.text.ByteLevelBPETokenizer`.
     """
 
     def token_to_id(self, token: str) -> int:
+        """The id of ``token``.
+
+        Args:
+            token: a token of the vocabulary.
+
+        Returns:
+            Its id.
+
+        Raises:
+            KeyError: the token is not in the vocabulary.
+        """
         if token not in self._index:
             raise KeyError(f"{token!r} is not in the vocabulary ({len(self.vocabulary):,} tokens).")
         return self._index[token]
 
     def id_to_token(self, token_id: int) -> str:
+        """The token of ``token_id``.
+
+        Args:
+            token_id: an id below :meth:`vocabulary_size`.
+
+        Returns:
+            Its token.
+        """
         return self.vocabulary[int(token_id)]
 
     def vocabulary_size(self) -> int:
+        """How many tokens the vocabulary holds."""
         return len(self.vocabulary)
 
 
 class WordPieceTokenizer(VocabularyLookup):
     """BERT WordPiece (HuggingFace's normalizer, pre-tokenizer and model, in Rust): texts → lists of ids.
 
-    ``lowercase=True`` is the uncased BERT vocabulary; ``strip_accents=None``
-    follows ``lowercase`` (HuggingFace's rule). Words longer than 100
-    characters become [UNK], as in BERT.
+    Words longer than 100 characters become [UNK], as in BERT.
+
+    Args:
+        vocabulary: the tokens in id order, or the path of a ``vocab.txt`` (one token per line); no repeats, and
+            [PAD], [UNK], [CLS], [SEP], [MASK] among them.
+        lowercase: lowercase the text (True: the uncased BERT vocabulary).
+        strip_accents: strip accents; None follows ``lowercase`` (HuggingFace's rule).
+        unk_token: the token of unknown words.
+
+    Raises:
+        ValueError: the vocabulary repeats a token or lacks a special token.
     """
 
     def __init__(self, vocabulary, lowercase: bool = True, strip_accents: bool | None = None, unk_token: str = "[UNK]"):
@@ -119,7 +154,17 @@ class WordPieceTokenizer(VocabularyLookup):
 
     @classmethod
     def from_folder(cls, folder) -> WordPieceTokenizer:
-        """A HuggingFace BERT folder (``vocab.txt`` + ``tokenizer_config.json``) or a kit-saved one."""
+        """The tokenizer of a HuggingFace BERT folder (``vocab.txt`` + ``tokenizer_config.json``) or a kit-saved one.
+
+        Args:
+            folder: the folder; without a ``tokenizer_config.json`` the tokenizer is lowercased (uncased BERT).
+
+        Returns:
+            The tokenizer, with the config's ``do_lower_case`` and ``strip_accents``.
+
+        Raises:
+            FileNotFoundError: the folder has no ``vocab.txt``.
+        """
         folder = Path(folder)
         vocab = folder / "vocab.txt"
         if not vocab.exists():
@@ -129,7 +174,14 @@ class WordPieceTokenizer(VocabularyLookup):
         return cls(vocab, lowercase=cfg.get("do_lower_case", True), strip_accents=cfg.get("strip_accents"))
 
     def save(self, folder) -> Path:
-        """Write ``vocab.txt`` and ``tokenizer_config.json`` (HuggingFace's layout) into ``folder``."""
+        """Write ``vocab.txt`` and ``tokenizer_config.json`` (HuggingFace's layout) into ``folder``.
+
+        Args:
+            folder: the folder to write into (made if missing).
+
+        Returns:
+            The folder, as a ``Path``.
+        """
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "vocab.txt").write_text("\n".join(self.vocabulary) + "\n", encoding="utf-8")
@@ -146,12 +198,26 @@ class WordPieceTokenizer(VocabularyLookup):
         return folder
 
     def __call__(self, texts: Sequence[str]) -> list[list[int]]:
-        """WordPiece ids of each text (no special tokens)."""
+        """WordPiece ids of each text (no special tokens).
+
+        Args:
+            texts: a list of strings (one string alone is an error).
+
+        Returns:
+            One list of ids per text.
+        """
         texts = _as_text_list(texts, "texts")
         return [e.ids for e in self._tok.encode_batch(texts, add_special_tokens=False)] if texts else []
 
     def normalize(self, text: str) -> str:
-        """The text as the tokenizer sees it before splitting (cleaned, lowercased, accents stripped)."""
+        """The text as the tokenizer sees it before splitting (cleaned, lowercased, accents stripped).
+
+        Args:
+            text: the text.
+
+        Returns:
+            The normalized text.
+        """
         return self._tok.normalizer.normalize_str(text)
 
     def __repr__(self):
@@ -167,16 +233,25 @@ class BertPreprocessor:
     BERT packs ``[CLS] A [SEP]`` and ``[CLS] A [SEP] B [SEP]``; with a byte-level BPE tokenizer
     (:class:`~kit.text.ByteLevelBPETokenizer`, ``pair_separators = 2``) the same code packs RoBERTa's
     ``<s> A </s>`` and ``<s> A </s></s> B </s>`` (segment 1 from the second ``</s>``).
-    Sequences longer than ``sequence_length`` are truncated (pairs: the longer
-    side loses a token at a time, HuggingFace's ``longest_first``).
     ``last_truncated`` says how many inputs of the last call were cut.
 
-    >>> tok = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "fine", "film"])
-    >>> pre = BertPreprocessor(tok, sequence_length=8)
-    >>> pre(["a fine film"])["token_ids"].shape
-    (1, 8)
-    >>> pre((["a film"], ["fine"]))["segment_ids"][0].tolist()
-    [0, 0, 0, 0, 1, 1, 0, 0]
+    Args:
+        tokenizer: a tokenizer with ``cls_token_id``, ``sep_token_id``, ``pad_token_id`` (and, for RoBERTa,
+            ``pair_separators``): :class:`WordPieceTokenizer`, :class:`~kit.text.ByteLevelBPETokenizer` or keras-hub's.
+        sequence_length: the packed length; longer sequences are truncated (pairs: the longer side loses a token
+            at a time, HuggingFace's ``longest_first``).
+        max_sequence_length: the model's position embeddings, which ``sequence_length`` may not exceed.
+
+    Raises:
+        ValueError: ``sequence_length`` is above ``max_sequence_length`` or below 3 ([CLS] x [SEP]).
+
+    Example:
+        >>> tok = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "fine", "film"])
+        >>> pre = BertPreprocessor(tok, sequence_length=8)
+        >>> pre(["a fine film"])["token_ids"].shape
+        (1, 8)
+        >>> pre((["a film"], ["fine"]))["segment_ids"][0].tolist()
+        [0, 0, 0, 0, 1, 1, 0, 0]
     """
 
     def __init__(self, tokenizer, sequence_length: int = 128, max_sequence_length: int = 512):
@@ -199,11 +274,14 @@ class BertPreprocessor:
     def tokenize(self, texts: Sequence[str], max_tokens: int | None = None) -> list[list[int]]:
         """WordPiece ids (no special tokens) for each text.
 
-        With ``max_tokens``, only the first ``max_tokens`` ids of each text are
-        needed: a long text is tokenized from its first ``max_tokens`` normalized
-        words (each word gives at least one id) and again in full in the rare case
-        that gives fewer ids, so the result equals ``tokenize(texts)`` cut to
-        ``max_tokens``.
+        Args:
+            texts: a list of strings.
+            max_tokens: only the first ``max_tokens`` ids of each text are needed: a long text is tokenized from
+                its first ``max_tokens`` normalized words (each word gives at least one id) and again in full in
+                the rare case that gives fewer ids, so the result equals ``tokenize(texts)`` cut to ``max_tokens``.
+
+        Returns:
+            One list of ids per text.
         """
         texts = _as_text_list(texts, "tokenize")
         if not texts:
@@ -242,6 +320,19 @@ class BertPreprocessor:
         return [list(map(int, row)) for row in ids]
 
     def __call__(self, inputs) -> dict[str, np.ndarray]:
+        """Pack texts or pairs into fixed-length model inputs.
+
+        Args:
+            inputs: a list of texts, or a pair ``(texts_a, texts_b)`` of two equally long lists (always read as
+                two text lists, never as ``(x, y)``).
+
+        Returns:
+            ``{"token_ids", "segment_ids", "padding_mask"}``, int32 arrays ``(len(texts), sequence_length)``.
+
+        Raises:
+            ValueError: a tuple of more or fewer than two parts, or pair lists of different lengths.
+            TypeError: a tuple of two strings (ambiguous), one string alone, or an item that is not a string.
+        """
         if isinstance(inputs, tuple):
             if len(inputs) != 2:
                 raise ValueError(f"A tuple means a sentence pair (texts_a, texts_b); got {len(inputs)} parts.")
