@@ -22,6 +22,7 @@ ONE_BACKEND = (
     "kit.data.encoding",
     "kit.papers.",
     "kit.text.byte_bpe",
+    "kit.text.words",
 )
 
 

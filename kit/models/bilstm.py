@@ -43,12 +43,21 @@ POOLINGS = ("max", "mean", "last", None)
 
 
 def masked_mean(x, mask, axis: int = 1):
-    """Mean over ``axis`` of ``x`` where ``mask`` is true (``x``: ``(batch, steps, dim)``); 0 for rows with none.
+    """Mean over ``axis`` of ``x`` where ``mask`` is true; 0 for rows with none.
 
-    >>> import numpy as np
-    >>> x = np.array([[[1.0], [3.0], [9.0]]], "float32")
-    >>> float(keras.ops.convert_to_numpy(masked_mean(x, np.array([[1, 1, 0]])))[0, 0])
-    2.0
+    Args:
+        x: ``(batch, steps, dim)`` values.
+        mask: ``(batch, steps)``, true (or 1) at the entries to average.
+        axis: the axis to average over.
+
+    Returns:
+        The masked mean, ``(batch, dim)`` for ``axis=1``.
+
+    Example:
+        >>> import numpy as np
+        >>> x = np.array([[[1.0], [3.0], [9.0]]], "float32")
+        >>> float(keras.ops.convert_to_numpy(masked_mean(x, np.array([[1, 1, 0]])))[0, 0])
+        2.0
     """
     x = keras.ops.convert_to_tensor(x)
     m = keras.ops.cast(mask, x.dtype)[..., None]
@@ -63,11 +72,20 @@ def masked_max(x, mask, axis: int = 1):
     Uses ``ops.where`` with the lowest value of ``x``'s dtype, so it cannot
     overflow in float16 the way ``x * m + (1 - m) * -1e9`` does.
 
-    >>> import numpy as np
-    >>> x = np.array([[[1.0], [5.0], [9.0]]], "float16")
-    >>> m = np.array([[True, True, False]])
-    >>> float(keras.ops.convert_to_numpy(masked_max(x, m))[0, 0])
-    5.0
+    Args:
+        x: ``(batch, steps, dim)`` values.
+        mask: ``(batch, steps)``, true at the entries to take the max of.
+        axis: the axis to take the max over.
+
+    Returns:
+        The masked max, ``(batch, dim)`` for ``axis=1``, in ``x``'s dtype.
+
+    Example:
+        >>> import numpy as np
+        >>> x = np.array([[[1.0], [5.0], [9.0]]], "float16")
+        >>> m = np.array([[True, True, False]])
+        >>> float(keras.ops.convert_to_numpy(masked_max(x, m))[0, 0])
+        5.0
     """
     m = ops.expand_dims(ops.cast(mask, "bool"), -1)
     lowest = float(ml_dtypes.finfo(keras.backend.standardize_dtype(x.dtype)).min)
@@ -77,7 +95,31 @@ def masked_max(x, mask, axis: int = 1):
 
 @keras.saving.register_keras_serializable(package="kit")
 class BiLSTMEncoder(keras.layers.Layer):
-    """``n_layers`` stacked bidirectional LSTMs of ``cells`` units each way, masked, pooled (or not)."""
+    """``n_layers`` stacked bidirectional LSTMs of ``cells`` units each way, masked, pooled (or not).
+
+    The paper's LSTM-n-k. Output ``(batch, 2 * cells)``, or ``(batch, steps, 2 * cells)`` with ``pooling=None``
+    (zeros at padding, the mask passed on). The fast paths are in the module's docstring.
+
+    Args:
+        n_layers: the paper's ``n``: stacked bidirectional layers.
+        cells: the paper's ``k``: LSTM units per direction.
+        dropout: between the layers (not after the last).
+        pooling: over the last layer's outputs: ``"max"``, ``"mean"``, ``"last"`` (the final forward and
+            backward states), or None for the whole sequence (a tagger's input).
+        fast_path: use the fused torch kernel (torch) or cuDNN (jax on a GPU, inference); ``KIT_LSTM_FAST_PATH=0``
+            turns it off for every layer.
+        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
+
+    Raises:
+        ValueError: ``n_layers`` or ``cells`` below 1, or an unknown ``pooling``.
+
+    Example:
+        >>> import numpy as np
+        >>> enc = BiLSTMEncoder(n_layers=1, cells=4, pooling="last")
+        >>> mask = np.array([[True, True, True, False, False]] * 2)
+        >>> tuple(enc(np.zeros((2, 5, 3), "float32"), mask=mask).shape)
+        (2, 8)
+    """
 
     def __init__(
         self,
@@ -236,7 +278,14 @@ class BiLSTMEncoder(keras.layers.Layer):
         return x.astype(dtype)
 
     def implementation(self, training: bool = False) -> str:
-        """Which implementation runs: "torch" (fused), "jax-cudnn" (jax on a GPU, inference only) or "generic"."""
+        """Which implementation runs on this backend and device.
+
+        Args:
+            training: whether the call trains (jax's cuDNN path serves inference only).
+
+        Returns:
+            ``"torch"`` (fused), ``"jax-cudnn"`` (jax on a GPU, inference only) or ``"generic"``.
+        """
         backend = keras.backend.backend()
         if not self.fast_path or os.environ.get("KIT_LSTM_FAST_PATH", "1").strip() in ("0", "false", "False"):
             return "generic"

@@ -42,18 +42,40 @@ REGISTERED = (metrics, optimizers)
 
 @dataclass
 class Bundle:
-    """A loaded bundle: the model and how to turn texts into its inputs."""
+    """A loaded bundle: the model and how to turn texts into its inputs.
+
+    Attributes:
+        model: the Keras model.
+        sequence_length: the length texts are padded or cut to.
+        preprocessor: the ``kit.text.BertPreprocessor`` (WordPiece and BPE models), or None.
+        vocabulary: the ``kit.text.CompactVocabulary`` (TLM's compact vocabulary), or None.
+        word_vocab: the ``kit.text.WordVocab`` (LSTMs from scratch), or None.
+        label_names: the classes in the order of the model's outputs; None for regression.
+        info: what it was trained on (``bundle.json``'s ``info``; ``input``/``output`` pick the model's input and
+            output when it has several).
+    """
 
     model: keras.Model
     sequence_length: int
-    preprocessor: object = None  # kit.text.BertPreprocessor (WordPiece models)
-    vocabulary: object = None  # kit.text.CompactVocabulary
-    word_vocab: object = None  # kit.text.WordVocab
+    preprocessor: object = None
+    vocabulary: object = None
+    word_vocab: object = None
     label_names: list | None = None
     info: dict = field(default_factory=dict)
 
     def inputs(self, texts):
-        """The model's inputs for ``texts`` (or a ``(texts_a, texts_b)`` pair)."""
+        """The model's inputs for ``texts``, tokenized the way training did.
+
+        Args:
+            texts: a list of texts, or a ``(texts_a, texts_b)`` pair of lists.
+
+        Returns:
+            Word ids ``(n, sequence_length)``, the preprocessor's dict, or its ``token_ids`` alone (as the model
+            was trained).
+
+        Raises:
+            ValueError: the bundle has no tokenizer or vocabulary.
+        """
         if self.word_vocab is not None:
             return self.word_vocab.encode(list(texts), self.sequence_length)
         if self.preprocessor is None:
@@ -66,7 +88,15 @@ class Bundle:
         return x
 
     def predict(self, texts, batch_size: int = 64) -> np.ndarray:
-        """Class probabilities ``(n, classes)``, or predictions ``(n,)`` for a regression model."""
+        """Class probabilities ``(n, classes)`` (softmax of the logits), or predictions ``(n,)`` for regression.
+
+        Args:
+            texts: a list of texts, or a ``(texts_a, texts_b)`` pair of lists.
+            batch_size: texts per batch.
+
+        Returns:
+            The probabilities, or the predicted numbers of a regression model (one output, no label names).
+        """
         out = self.model.predict(self.inputs(texts), batch_size=batch_size, verbose=0)
         if isinstance(out, dict):
             out = out[self.info.get("output", "task")]
@@ -88,7 +118,25 @@ def save_bundle(
     label_names=None,
     info: dict | None = None,
 ) -> Path:
-    """Write ``model`` and its text pipeline into ``folder`` (created); returns the folder."""
+    """Write ``model`` and its text pipeline into ``folder`` (created).
+
+    Args:
+        folder: where to write (created with its parents).
+        model: the trained model.
+        preprocessor: the ``kit.text.BertPreprocessor`` (WordPiece and BPE models).
+        vocabulary: the ``kit.text.CompactVocabulary``, if the model reads compact ids.
+        word_vocab: the ``kit.text.WordVocab`` (LSTMs from scratch).
+        sequence_length: the length the word ids were padded to (needed with ``word_vocab``).
+        label_names: the classes in the order of the model's outputs (None for regression).
+        info: what to keep about the run in ``bundle.json``.
+
+    Returns:
+        The folder.
+
+    Raises:
+        ValueError: neither a preprocessor nor a word vocabulary (a model is of little use without its
+            tokenization), or ``word_vocab`` without ``sequence_length``.
+    """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     if preprocessor is None and word_vocab is None:
@@ -125,22 +173,33 @@ def save_bundle_if_best(
     info: dict | None = None,
     **bundle_args,
 ) -> bool:
-    """Save ``model`` as a bundle in ``folder`` when ``score`` (higher is better) beats the score of the bundle saved
-    there by a run of the same ``config`` (a sweep's fingerprint); a bundle of another configuration (another scale,
-    other sizes) does not compete and is replaced. Returns whether it saved.
+    """Save ``model`` as a bundle in ``folder`` if ``score`` beats the bundle a run of the same ``config`` saved there.
 
-    ``info`` gains ``score_name: score`` and ``config``; ``bundle_args`` go to :func:`save_bundle`.
+    A bundle of another configuration (another scale, other sizes) does not compete and is replaced.
 
-    >>> import tempfile
-    >>> from kit.text import WordVocab
-    >>> from kit.models import build_lstm_classifier
-    >>> vocab, folder = WordVocab.fit(["a film"]), tempfile.mkdtemp()
-    >>> m = build_lstm_classifier(len(vocab), 2, n_layers=1, cells=2, embedding_dim=4)
-    >>> args = dict(word_vocab=vocab, sequence_length=4, config="abc")
-    >>> [save_bundle_if_best(folder, m, s, **args) for s in (0.5, 0.4, 0.6)]
-    [True, False, True]
-    >>> save_bundle_if_best(folder, m, 0.1, word_vocab=vocab, sequence_length=4, config="other sizes")
-    True
+    Args:
+        folder: the bundle's folder.
+        model: the trained model.
+        score: the run's score (higher is better).
+        config: the run's configuration (a sweep's fingerprint).
+        score_name: the key of the score in the bundle's ``info``.
+        info: what else to keep; it gains ``score_name: score`` and ``config``.
+        **bundle_args: :func:`save_bundle`'s arguments (``word_vocab``, ``preprocessor``, ...).
+
+    Returns:
+        Whether it saved.
+
+    Example:
+        >>> import tempfile
+        >>> from kit.text import WordVocab
+        >>> from kit.models import build_lstm_classifier
+        >>> vocab, folder = WordVocab.fit(["a film"]), tempfile.mkdtemp()
+        >>> m = build_lstm_classifier(len(vocab), 2, n_layers=1, cells=2, embedding_dim=4)
+        >>> args = dict(word_vocab=vocab, sequence_length=4, config="abc")
+        >>> [save_bundle_if_best(folder, m, s, **args) for s in (0.5, 0.4, 0.6)]
+        [True, False, True]
+        >>> save_bundle_if_best(folder, m, 0.1, word_vocab=vocab, sequence_length=4, config="other sizes")
+        True
     """
     path = Path(folder) / "bundle.json"
     saved = json.loads(path.read_text()).get("info", {}) if path.exists() else {}
@@ -155,6 +214,12 @@ def uncompiled_copy(model: keras.Model) -> keras.Model:
 
     A model saved after ``compile`` carries its optimizer's config, and loading it needs every class in it (e.g. the
     kit's layer-wise AdamW and its schedule) to be imported first; the copy loads with ``kit.models`` alone.
+
+    Args:
+        model: the trained (compiled) model.
+
+    Returns:
+        The uncompiled copy.
     """
     copy = type(model).from_config(model.get_config())
     copy.set_weights(model.get_weights())
@@ -162,7 +227,19 @@ def uncompiled_copy(model: keras.Model) -> keras.Model:
 
 
 def load_bundle(folder) -> Bundle:
-    """Load a folder written by :func:`save_bundle` (on any backend)."""
+    """Load a folder written by :func:`save_bundle` (on any backend).
+
+    Args:
+        folder: the bundle's folder.
+
+    Returns:
+        The :class:`Bundle`: the model, its tokenizer or vocabularies, label names and ``info``.
+
+    Raises:
+        FileNotFoundError: the folder lacks ``bundle.json`` or ``model.keras``.
+        TypeError: the model names a kit class that is not registered yet (a model saved inside a training
+            wrapper such as ``kit.train.SMART``: ``import kit.train`` first, or save the inner model).
+    """
     folder = Path(folder)
     if not (folder / "bundle.json").exists() or not (folder / "model.keras").exists():
         raise FileNotFoundError(

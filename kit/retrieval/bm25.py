@@ -36,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 from tqdm import tqdm
 
-from .tokenize import word_tokenize
+from ..text.words import word_tokenize
 
 METHODS = ("okapi", "lucene", "bm25l", "bm25+")
 DEFAULT_K1 = {"okapi": 1.5, "lucene": 1.2, "bm25l": 1.5, "bm25+": 1.5}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
-from .tokenize import english_stopwords
+from ..text.words import english_stopwords
 
 _SPLIT = re.compile(r"[^\w\s'-]+|\s-\s|\s+'|'\s+")
 

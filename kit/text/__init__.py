@@ -1,7 +1,7 @@
 """Tokenization outside the model graph (no TensorFlow).
 
-WordPiece, RoBERTa's byte-level BPE, a word vocabulary, MLM masking, and word ↔ WordPiece label alignment for
-taggers.
+WordPiece, RoBERTa's byte-level BPE, word tokens and a word vocabulary, MLM masking, and word ↔ WordPiece label
+alignment for taggers.
 """
 
 from .alignment import IGNORE, AlignedTags, align_labels, word_pieces, word_predictions
@@ -10,6 +10,7 @@ from .compact_vocabulary import CompactVocabulary
 from .masking import MLMMasker
 from .vocab import WordVocab
 from .wordpiece import BERT_SPECIAL_TOKENS, BertPreprocessor, WordPieceTokenizer, clean_text
+from .words import english_stopwords, word_tokenize
 
 __all__ = [
     "IGNORE",
@@ -26,4 +27,6 @@ __all__ = [
     "WordPieceTokenizer",
     "WordVocab",
     "clean_text",
+    "english_stopwords",
+    "word_tokenize",
 ]

@@ -13,7 +13,7 @@ from collections import Counter
 
 import numpy as np
 
-from ..retrieval.tokenize import word_tokenize
+from .words import word_tokenize
 
 PAD, UNK = "[PAD]", "[UNK]"
 

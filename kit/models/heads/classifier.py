@@ -15,7 +15,23 @@ from ..bilstm import masked_mean
 
 @keras.saving.register_keras_serializable(package="kit")
 class ClassifierHead(keras.layers.Layer):
-    """Dropout → (optional hidden Dense+tanh) → Dense to ``num_classes`` logits (1 output for regression)."""
+    """Dropout → (optional hidden Dense+tanh) → Dense to ``num_classes`` logits (1 output for regression).
+
+    Args:
+        num_classes: the logits (1 for regression or a binary logit).
+        dropout: before each Dense layer.
+        hidden_dim: the width of a hidden Dense + tanh layer, or None for none.
+        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
+
+    Raises:
+        ValueError: ``num_classes`` below 1.
+
+    Example:
+        >>> import numpy as np
+        >>> head = ClassifierHead(num_classes=1, hidden_dim=4)
+        >>> tuple(head(np.zeros((2, 8), "float32")).shape), len(head.weights)
+        ((2, 1), 4)
+    """
 
     def __init__(self, num_classes: int, dropout: float = 0.1, hidden_dim: int | None = None, **kwargs):
         super().__init__(**kwargs)
@@ -58,10 +74,16 @@ class ClassifierHead(keras.layers.Layer):
 class MaskedMeanPooling(keras.layers.Layer):
     """Mean of token states over the real (unmasked) positions: ``(batch, steps, dim)`` → ``(batch, dim)``.
 
-    >>> import numpy as np
-    >>> x = np.array([[[1.0, 2.0], [3.0, 4.0], [9.0, 9.0]]], "float32")
-    >>> keras.ops.convert_to_numpy(MaskedMeanPooling()(x, np.array([[1, 1, 0]]))).tolist()
-    [[2.0, 3.0]]
+    Call it as ``pool(x, padding_mask)``; without a mask it averages every position.
+
+    Args:
+        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
+
+    Example:
+        >>> import numpy as np
+        >>> x = np.array([[[1.0, 2.0], [3.0, 4.0], [9.0, 9.0]]], "float32")
+        >>> keras.ops.convert_to_numpy(MaskedMeanPooling()(x, np.array([[1, 1, 0]]))).tolist()
+        [[2.0, 3.0]]
     """
 
     def call(self, x, padding_mask=None):
@@ -83,12 +105,24 @@ def build_classifier(
 ) -> keras.Model:
     """Backbone → pooled text vector → :class:`ClassifierHead`; inputs are the preprocessor's dict.
 
-    ``pooling="cls"`` reads BERT's pooled ``[CLS]`` output (BERT's and the
-    papers' choice); ``"mean"`` the mean of the token states over real tokens
-    (:class:`MaskedMeanPooling`), what sentence-transformer encoders such as
-    MiniLM were trained for. The [CLS] state of MiniLM's lower layers hardly
-    depends on the text (its spread across texts is ~1e-3 of the mean-pooled
-    one after 3 layers), so a cut-down MiniLM fine-tunes from the mean.
+    The [CLS] state of MiniLM's lower layers hardly depends on the text (its spread across texts is ~1e-3 of the
+    mean-pooled one after 3 layers), so a cut-down MiniLM fine-tunes from the mean.
+
+    Args:
+        backbone: a BERT backbone.
+        num_classes: the logits (1 for regression).
+        dropout: the head's dropout.
+        hidden_dim: the head's hidden Dense + tanh width, or None.
+        name: the model's name.
+        pooling: ``"cls"`` reads BERT's pooled ``[CLS]`` output (BERT's and the papers' choice); ``"mean"`` the
+            mean of the token states over real tokens (:class:`MaskedMeanPooling`), what sentence-transformer
+            encoders such as MiniLM were trained for.
+
+    Returns:
+        The uncompiled ``keras.Model``: the preprocessor's dict in, ``(B, num_classes)`` logits out.
+
+    Raises:
+        ValueError: ``pooling`` is not ``"cls"`` or ``"mean"``.
     """
     if pooling not in ("cls", "mean"):
         raise ValueError(f"pooling must be 'cls' or 'mean', got {pooling!r}.")

@@ -30,7 +30,22 @@ from .rich_head import RichHead, full_mask, unpack_states
 
 @keras.saving.register_keras_serializable(package="kit")
 class DenseCNNHead(RichHead):
-    """Token states → dense blocks of Conv1D → masked max pool ⊕ [CLS] → logits (``(B, num_classes)``)."""
+    """Token states → dense blocks of Conv1D → masked max pool ⊕ [CLS] → logits (``(B, num_classes)``).
+
+    Args:
+        num_classes: the logits (1 for regression).
+        filters: the channels of the 1×1 projection and of each block's transition.
+        growth: the filters of each Conv1D inside a block (DenseNet's growth rate).
+        blocks: dense blocks.
+        convs_per_block: Conv1D layers per block.
+        kernel_size: the width of the Conv1D layers inside a block.
+        dropout: before the logits.
+        use_cls: concatenate the ``[CLS]`` state (position 0) to the pooled features.
+        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
+
+    Raises:
+        ValueError: ``num_classes`` or a size below 1.
+    """
 
     CONFIG = ("num_classes", "filters", "growth", "blocks", "convs_per_block", "kernel_size", "dropout", "use_cls")
 

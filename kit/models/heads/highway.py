@@ -32,7 +32,19 @@ POOLINGS = ("max", "mean")
 
 @keras.saving.register_keras_serializable(package="kit")
 class HighwayBiLSTMHead(RichHead):
-    """Token states → ``n_layers`` × [BiLSTM(x) + sigmoid(W_g x) ⊙ W_h x] → masked pooling → logits."""
+    """Token states → ``n_layers`` × [BiLSTM(x) + sigmoid(W_g x) ⊙ W_h x] → masked pooling → logits.
+
+    Args:
+        num_classes: the logits (1 for regression).
+        n_layers: stacked highway BiLSTM layers.
+        cells: LSTM units per direction.
+        pooling: over the real tokens: ``"max"`` or ``"mean"``.
+        dropout: between the layers and before the logits.
+        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
+
+    Raises:
+        ValueError: ``num_classes``, ``n_layers`` or ``cells`` below 1, or an unknown ``pooling``.
+    """
 
     CONFIG = ("num_classes", "n_layers", "cells", "pooling", "dropout")
 

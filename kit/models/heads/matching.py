@@ -58,9 +58,15 @@ _EPS = 1e-12
 def pair_masks(padding_mask, segment_ids, drop_special: bool = True):
     """``(mask_a, mask_b)``: boolean ``(B, T)`` masks of the pair's first and second text.
 
-    Side a is segment 0, side b segment 1, both within ``padding_mask``; with
-    ``drop_special``, ``[CLS]`` (position 0) and each side's last token (its
-    ``[SEP]``) are left out.
+    Side a is segment 0, side b segment 1, both within ``padding_mask``.
+
+    Args:
+        padding_mask: ``(B, T)``, true (or 1) at real tokens.
+        segment_ids: ``(B, T)``, 0 for the first text, 1 for the second.
+        drop_special: leave out ``[CLS]`` (position 0) and each side's last token (its ``[SEP]``).
+
+    Returns:
+        ``(mask_a, mask_b)``.
     """
     m = ops.cast(padding_mask, "bool")
     seg = ops.cast(segment_ids, "int32")
@@ -95,8 +101,25 @@ class MultiPerspectiveMatching(keras.layers.Layer):
     """BiMPM's four matching strategies of side ``p`` against side ``q``: ``(B, T, 4·l·directions)``.
 
     Input: ``{"p": (B, T, D), "q": (B, T, D), "p_mask": (B, T), "q_mask": (B, T)}``;
-    the output is zero outside ``p_mask``. ``directions=2`` splits ``D`` into
-    forward and backward halves (a BiLSTM's output).
+    the output is zero outside ``p_mask``. The strategies are in the module's docstring.
+
+    Args:
+        perspectives: the paper's ``l``: perspectives per strategy and direction.
+        directions: 2 splits ``D`` into forward and backward halves (a BiLSTM's output), each matched on its
+            own; 1 matches the states whole (BERT states used directly; "full" then matches against ``q``'s
+            masked mean).
+        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
+
+    Raises:
+        ValueError: ``perspectives`` below 1, ``directions`` not 1 or 2, or (when built) a feature size not
+            divisible by ``directions``.
+
+    Example:
+        >>> import numpy as np
+        >>> mpm = MultiPerspectiveMatching(perspectives=3, directions=1)
+        >>> x, m = np.ones((2, 4, 6), "float32"), np.ones((2, 4), bool)
+        >>> tuple(mpm({"p": x, "q": x, "p_mask": m, "q_mask": m}).shape)
+        (2, 4, 12)
     """
 
     def __init__(self, perspectives: int = 20, directions: int = 2, **kwargs):
@@ -191,7 +214,25 @@ def _pair_sides(inputs, mask, drop_special, who):
 
 @keras.saving.register_keras_serializable(package="kit")
 class BiMPMHead(RichHead):
-    """BiMPM over a pair encoding: context BiLSTM → matching both ways → aggregation BiLSTM → MLP → logits."""
+    """BiMPM over a pair encoding: context BiLSTM → matching both ways → aggregation BiLSTM → MLP → logits.
+
+    Input: ``{"sequence_output", "padding_mask", "segment_ids"}`` (the segment ids split the pair,
+    :func:`pair_masks`).
+
+    Args:
+        num_classes: the logits (1 for regression).
+        perspectives: the matching's ``l``.
+        context_cells: the context BiLSTM's units per direction; 0 is the paper's variant without it.
+        aggregation_cells: the aggregation BiLSTM's units per direction (its final states of each side).
+        hidden_dim: the MLP's ReLU layer (default ``2 * aggregation_cells``).
+        dropout: on the token states, the matching vectors and around the MLP's hidden layer.
+        drop_special: leave ``[CLS]`` and the ``[SEP]`` tokens out of both sides.
+        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
+
+    Raises:
+        ValueError: ``num_classes`` below 1, ``context_cells`` below 0 or ``aggregation_cells`` below 1; when
+            called, an input without ``segment_ids``.
+    """
 
     CONFIG = (
         "num_classes",
@@ -280,7 +321,35 @@ class BiMPMHead(RichHead):
 
 @keras.saving.register_keras_serializable(package="kit")
 class SimTransformerHead(RichHead):
-    """Sim-Transformer: matching vectors (or token states) → TransformerEncoder layers → side pooling → logits."""
+    """Sim-Transformer: matching vectors (or token states) → TransformerEncoder layers → side pooling → logits.
+
+    Input as :class:`BiMPMHead`'s. Each side's masked mean of the last layer is concatenated before the logits.
+
+    Args:
+        num_classes: the logits (1 for regression).
+        num_layers: ``keras_hub.layers.TransformerEncoder`` layers.
+        num_heads: their attention heads.
+        hidden_dim: their width (the projection's; a multiple of ``num_heads``).
+        intermediate_dim: their feed-forward inner size.
+        perspectives: the matching's ``l`` (``directions=1``).
+        use_matching: run the transformer layers on the matching vectors; False: on the token states themselves.
+        dropout: before the projection, inside the transformer layers and before the logits.
+        drop_special: leave ``[CLS]`` and the ``[SEP]`` tokens out of both sides.
+        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
+
+    Raises:
+        ValueError: ``num_classes`` or ``num_layers`` below 1, or ``hidden_dim`` not divisible by ``num_heads``;
+            when called, an input without ``segment_ids``.
+
+    Example:
+        >>> import numpy as np
+        >>> head = SimTransformerHead(num_classes=2, num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=8,
+        ...                           perspectives=3)
+        >>> seg = np.array([[0, 0, 0, 1, 1, 1, 0]]); pad = np.array([[1, 1, 1, 1, 1, 1, 0]])
+        >>> states = {"sequence_output": np.ones((1, 7, 6), "float32"), "padding_mask": pad, "segment_ids": seg}
+        >>> tuple(head(states).shape)
+        (1, 2)
+    """
 
     CONFIG = (
         "num_classes",

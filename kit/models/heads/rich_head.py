@@ -23,7 +23,19 @@ from keras import ops
 
 
 def unpack_states(inputs, mask=None):
-    """``(sequence, bool mask or None, segment_ids or None)`` from a head's input (dict or tensor)."""
+    """Split a head's input (dict or tensor) into its token states, mask and segment ids.
+
+    Args:
+        inputs: ``{"sequence_output", "padding_mask", "segment_ids"}`` (the last two optional), or a bare
+            ``(B, T, H)`` tensor.
+        mask: the Keras mask of a bare tensor (ignored for a dict).
+
+    Returns:
+        ``(sequence, bool mask or None, segment_ids or None)``.
+
+    Raises:
+        KeyError: a dict without ``"sequence_output"``.
+    """
     if isinstance(inputs, dict):
         if "sequence_output" not in inputs:
             raise KeyError(
@@ -37,8 +49,13 @@ def unpack_states(inputs, mask=None):
 
 
 class RichHead(keras.layers.Layer):
-    """Base of the rich heads: no output mask, logits ``(B, num_classes)`` (a tagger overrides the shape), and
-    ``get_config`` holding every ``__init__`` argument named in ``CONFIG`` (kept as attributes of the same names).
+    """Base of the rich heads: no output mask, logits ``(B, num_classes)``, ``get_config`` from ``CONFIG``.
+
+    A tagger overrides the output shape. ``get_config`` holds every ``__init__`` argument named in ``CONFIG``
+    (kept as attributes of the same names).
+
+    Args:
+        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
     """
 
     CONFIG: tuple = ()
@@ -57,7 +74,15 @@ class RichHead(keras.layers.Layer):
 
 
 def full_mask(seq, mask):
-    """``mask`` or, when it is None, all-true of shape ``seq.shape[:2]``."""
+    """``mask`` or, when it is None, all-true of shape ``seq.shape[:2]``.
+
+    Args:
+        seq: ``(B, T, H)`` token states.
+        mask: a ``(B, T)`` bool mask, or None.
+
+    Returns:
+        The mask.
+    """
     return ops.ones(ops.shape(seq)[:2], dtype="bool") if mask is None else mask
 
 
@@ -66,6 +91,14 @@ def build_stacked_model(backbone, head: keras.layers.Layer, name: str = "stacked
 
     The backbone is one layer of the model (``model.get_layer(backbone.name)``),
     which is what :func:`kit.train.freeze.stack_and_finetune` freezes.
+
+    Args:
+        backbone: a BERT backbone.
+        head: a rich head; it reads ``{"sequence_output", "padding_mask", "segment_ids"}``.
+        name: the model's name.
+
+    Returns:
+        The uncompiled ``keras.Model``.
     """
     inputs = {
         "token_ids": keras.Input(shape=(None,), dtype="int32", name="token_ids"),

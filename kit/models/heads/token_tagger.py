@@ -32,7 +32,23 @@ class TokenTaggerHead(RichHead):
     labels mark what to skip (:class:`kit.metrics.MaskedSparseCategoricalCrossentropy`).
     Dense kernels are Kaiming (``he_normal``) initialised, as in the paper; the LSTM keeps
     Keras' default initialisers.
-    ``n_layers=0`` drops the BiLSTM (the finetune-only head).
+
+    Args:
+        num_tags: the tag logits per token (at least 2).
+        n_layers: stacked BiLSTM layers; 0 drops the BiLSTM (the finetune-only head).
+        cells: LSTM units per direction.
+        hidden_dim: the width of a Dense + ReLU layer before the logits, or None for none.
+        dropout: between the BiLSTM layers, then before the hidden layer (or the logits) and after it.
+        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
+
+    Raises:
+        ValueError: ``num_tags`` below 2, ``n_layers`` below 0, or ``cells`` below 1 with a BiLSTM.
+
+    Example:
+        >>> import numpy as np
+        >>> head = TokenTaggerHead(num_tags=3, n_layers=0, hidden_dim=4)
+        >>> tuple(head(np.zeros((2, 6, 8), "float32")).shape)
+        (2, 6, 3)
     """
 
     CONFIG = ("num_tags", "n_layers", "cells", "hidden_dim", "dropout")
@@ -103,7 +119,20 @@ def build_tagger(
     dropout: float = 0.1,
     name: str = "tagger",
 ) -> keras.Model:
-    """Preprocessor dict → ``backbone`` → :class:`TokenTaggerHead` → ``(B, T, num_tags)`` logits."""
+    """Preprocessor dict → ``backbone`` → :class:`TokenTaggerHead` → ``(B, T, num_tags)`` logits.
+
+    Args:
+        backbone: a BERT backbone.
+        num_tags: the tag logits per token.
+        n_layers: the head's BiLSTM layers (0: the finetune-only head).
+        cells: LSTM units per direction.
+        hidden_dim: the head's Dense + ReLU width, or None.
+        dropout: the head's dropout.
+        name: the model's name.
+
+    Returns:
+        The uncompiled ``keras.Model`` (:func:`~kit.models.heads.build_stacked_model`).
+    """
     head = TokenTaggerHead(
         num_tags, n_layers=n_layers, cells=cells, hidden_dim=hidden_dim, dropout=dropout, name="head"
     )

@@ -1,6 +1,7 @@
-"""The retriever's default tokenizer: lowercase, split on word characters, optional English stopwords.
+"""Word tokens: lowercase, split on word characters, optional English stopwords.
 
-It approximates Elasticsearch's ``standard`` analyzer (Unicode word split +
+Two rooms share it: the LSTMs' word vocabulary (:class:`kit.text.WordVocab`) and BM25's default tokenizer
+(:mod:`kit.retrieval`). It approximates Elasticsearch's ``standard`` analyzer (Unicode word split +
 lowercase, no stopwords), which is what TLM's authors indexed with.
 
 >>> word_tokenize("The CAT's 2 naïve-looking hats!")
