@@ -1,5 +1,7 @@
-"""Notebook 03's report: phase curves, the strategy tables beside the paper's, its figures, the sentences it prints
-and the checks CI reads (a run's scores come from :func:`stack_and_finetune_runs.score`).
+"""Notebook 03's report: phase curves, the strategy tables beside the paper's, its figures, sentences and checks.
+
+The sentences are what the notebook prints, the checks what CI reads (a run's scores come from
+:func:`stack_and_finetune_runs.score`).
 
 - :func:`plot_phase_curve` draws train vs dev accuracy per epoch (the rows of
   :func:`stack_and_finetune_runs.curve_rows`) with the end of phase 1 marked.
@@ -13,6 +15,7 @@ and the checks CI reads (a run's scores come from :func:`stack_and_finetune_runs
 from __future__ import annotations
 
 import gc
+from functools import partial
 
 import keras
 
@@ -25,12 +28,27 @@ PRIMARY = {"classification": "accuracy", "pairs": "accuracy", "tagging": "token_
 
 
 def primary_metric(task) -> str:
-    """``entity_f1`` for an entity task, else the kind's headline metric (``PRIMARY``)."""
+    """``entity_f1`` for an entity task, else the kind's headline metric (``PRIMARY``).
+
+    Args:
+        task: a :class:`~stack_and_finetune_runs.TaskData` (its ``kind`` and ``is_entity_task``).
+
+    Returns:
+        The metric's name.
+    """
     return "entity_f1" if task.is_entity_task else PRIMARY[task.kind]
 
 
 def phase1_story(curve) -> str:
-    """One sentence on where phase 1 of a stack-and-finetune curve stopped and why (``curve``: its rows)."""
+    """One sentence on where phase 1 of a stack-and-finetune curve stopped and why.
+
+    Args:
+        curve: the run's rows of :func:`stack_and_finetune_runs.curve_rows` (a list or a DataFrame).
+
+    Returns:
+        The sentence: phase 1's epochs, its last train and dev scores, and the reason it stopped or that it
+        reached its epoch cap; ``"no phase 1 (finetune-only)"`` without one.
+    """
     rows = [r for r in (curve.to_dict("records") if hasattr(curve, "to_dict") else curve) if r["phase"] == "phase1"]
     if not rows:
         return "no phase 1 (finetune-only)"
@@ -43,7 +61,17 @@ def phase1_story(curve) -> str:
 
 
 def plot_phase_curve(ax, curve, title: str = "", metric: str = "accuracy"):
-    """Train vs dev ``metric`` per epoch over both phases; phase 1 shaded, its end marked."""
+    """Train vs dev ``metric`` per epoch over both phases; phase 1 shaded, its end marked.
+
+    Args:
+        ax: the matplotlib axes to draw on.
+        curve: one run's rows of :func:`stack_and_finetune_runs.curve_rows` (a list or a DataFrame).
+        title: the panel's title.
+        metric: the metric's name, for the labels (train: the running mean with dropout on).
+
+    Returns:
+        ``ax``.
+    """
     rows = curve.to_dict("records") if hasattr(curve, "to_dict") else list(curve)
     x = [r["global_epoch"] + 1 for r in rows]
     ax.plot(x, [r["train"] for r in rows], "o-", label=f"train {metric} (running mean, dropout on)")
@@ -60,16 +88,25 @@ def plot_phase_curve(ax, curve, title: str = "", metric: str = "accuracy"):
 def strategy_table(results, metric: str, light: str = "light", scale: float = 100.0, digits: int = 1):
     """The paper's comparison: per task and rich head, mean ± SE over seeds of each strategy, and the differences.
 
-    ``results``: long rows ``task, model, strategy, seed, metric, value``.
-    finetune-only is the ``light`` model's row of the same task (the paper's
-    light head); stack-only and stack-and-finetune are the rich head's (and
-    the rich head's own finetune-only row, where it was run, gets a column
-    too). The last columns are stack-and-finetune minus finetune-only (light
-    head) and minus stack-only, each with its standard error and Welch's t-test
-    (:func:`kit.analysis.difference`), in points when ``scale=100``. Where the
-    light head also ran finetune-only for as many epochs as both phases
-    (``finetune_only_matched``), it gets a column and a difference of its own:
-    the comparison at an equal number of epochs.
+    finetune-only is the ``light`` model's row of the same task (the paper's light head); stack-only and
+    stack-and-finetune are the rich head's (and the rich head's own finetune-only row, where it was run, gets a
+    column too). The last columns are stack-and-finetune minus finetune-only (light head) and minus stack-only,
+    each with its standard error and Welch's t-test (:func:`kit.analysis.difference`). Where the light head also
+    ran finetune-only for as many epochs as both phases (``finetune_only_matched``), it gets a column and a
+    difference of its own: the comparison at an equal number of epochs.
+
+    Args:
+        results: long rows ``task, model, strategy, seed, metric, value``.
+        metric: the metric compared.
+        light: the model name of the light head.
+        scale: the factor the scores are shown at: 100 gives points.
+        digits: the digits shown after the point.
+
+    Returns:
+        A DataFrame indexed by ``task, head``, ``"-"`` where a run is missing.
+
+    Raises:
+        ValueError: no rich-head rows have ``metric``.
     """
     import pandas as pd
 
@@ -102,13 +139,22 @@ def strategy_table(results, metric: str, light: str = "light", scale: float = 10
 
 
 def agreement(d, direction: int) -> str:
-    """How a :class:`kit.analysis.Difference` stands to the paper's direction (+1: ``a`` better, -1: worse).
+    """How a :class:`kit.analysis.Difference` stands to the paper's direction.
 
-    >>> from kit.analysis import welch
-    >>> agreement(welch(0.05, 0.005, 5, 0.0, 0.005, 5), +1), agreement(welch(-0.05, 0.005, 5, 0.0, 0.005, 5), +1)
-    ('same direction, found', 'opposite direction, found')
-    >>> agreement(welch(0.01, 0.02, 3, 0.0, 0.02, 3), -1)
-    'within the noise (the opposite sign)'
+    Args:
+        d: our difference ``a - b``.
+        direction: the paper's: +1 (``a`` better) or -1 (worse).
+
+    Returns:
+        ``"same direction, found"`` or ``"opposite direction, found"`` where the t-test finds a difference, else
+        ``"within the noise (the paper's sign)"`` or ``"within the noise (the opposite sign)"``.
+
+    Example:
+        >>> from kit.analysis import welch
+        >>> agreement(welch(0.05, 0.005, 5, 0.0, 0.005, 5), +1), agreement(welch(-0.05, 0.005, 5, 0.0, 0.005, 5), +1)
+        ('same direction, found', 'opposite direction, found')
+        >>> agreement(welch(0.01, 0.02, 3, 0.0, 0.02, 3), -1)
+        'within the noise (the opposite sign)'
     """
     sign = 1 if d.value > 0 else -1 if d.value < 0 else 0
     if d.verdict in ("larger", "smaller"):
@@ -119,12 +165,20 @@ def agreement(d, direction: int) -> str:
 def paper_comparison(results, paper, task_of: dict, scale: float = 100.0, digits: int = 1):
     """The paper's reported differences beside ours.
 
-    ``paper``: rows with ``experiment, section, metric, a, b, paper, says``
-    where ``a`` and ``b`` are ``(model, strategy)`` and ``paper`` the
-    paper's ``a - b`` in points (None where it gives only a direction) and ``direction`` (+1 or -1);
-    ``task_of``: section → our task. Ours is ``a - b`` over seeds with its
-    standard error and Welch's t-test, or "not run" when a side is missing; the last column says whether ours
-    goes the paper's way (:func:`agreement`).
+    Ours is ``a - b`` over seeds with its standard error and Welch's t-test, or "not run" when a side is missing;
+    the last column says whether ours goes the paper's way (:func:`agreement`).
+
+    Args:
+        results: long rows ``task, model, strategy, seed, metric, value``.
+        paper: rows with ``experiment, section, metric, a, b, paper, says`` and ``direction`` (+1 or -1), where
+            ``a`` and ``b`` are ``(model, strategy)`` and ``paper`` the paper's ``a - b`` in points (None where it
+            gives only a direction): ``stack_and_finetune_paper.COMPARISONS``.
+        task_of: ``{section: our task}``.
+        scale: the factor our differences are shown at: 100 gives points.
+        digits: the digits shown after the point.
+
+    Returns:
+        A DataFrame, one row per row of ``paper``.
     """
     import pandas as pd
 
@@ -154,7 +208,15 @@ def paper_comparison(results, paper, task_of: dict, scale: float = 100.0, digits
 
 
 def data_table(data: dict, specs: dict):
-    """One row per task: its section, split sizes, number of labels and (entity tasks) test entities."""
+    """One row per task: its section, split sizes, number of labels and (entity tasks) test entities.
+
+    Args:
+        data: ``{task name: TextDataset}``.
+        specs: ``{task name: spec}`` (its ``section``).
+
+    Returns:
+        A DataFrame indexed by task.
+    """
     import pandas as pd
 
     rows = []
@@ -173,7 +235,15 @@ def data_table(data: dict, specs: dict):
 
 
 def encoding_lines(tasks: dict, specs: dict) -> str:
-    """One line per encoded task: kind, sequence length, labels, and how many sentences the length cut."""
+    """One line per encoded task: kind, sequence length, labels, and how many sentences the length cut.
+
+    Args:
+        tasks: ``{task name: TaskData}``.
+        specs: ``{task name: spec}`` (its ``sequence_length``).
+
+    Returns:
+        The lines, joined by newlines.
+    """
     lines = []
     for name, task in tasks.items():
         cut = {k.split("_")[0]: v for k, v in task.info.items() if k.endswith("_truncated")}
@@ -185,7 +255,14 @@ def encoding_lines(tasks: dict, specs: dict) -> str:
 
 
 def head_sizes(experiment):
-    """Parameters of every (task, head) model beside the encoder's."""
+    """Parameters of every (task, head) model beside the encoder's.
+
+    Args:
+        experiment: the notebook's :class:`~stack_and_finetune_runs.Experiment`; builds each model once.
+
+    Returns:
+        A DataFrame indexed by ``task, head``: head parameters and encoder parameters, with thousands separators.
+    """
     import pandas as pd
 
     rows, encoder_params = [], experiment.encoder.backbone.count_params()
@@ -205,8 +282,17 @@ def head_sizes(experiment):
 
 
 def cls_spread(backbone, task, n: int = 64) -> tuple[float, float]:
-    """How much the [CLS] state and the mean token state vary across ``n`` dev texts of ``task`` (the std per
-    dimension, averaged): a light head can only learn from a state that varies.
+    """How much the [CLS] state and the mean token state vary across ``n`` dev texts of ``task``.
+
+    A light head can only learn from a state that varies.
+
+    Args:
+        backbone: the encoder.
+        task: the encoded task; its first ``n`` dev examples are read.
+        n: how many dev texts.
+
+    Returns:
+        ``([CLS] spread, mean-token spread)``: the std per dimension, averaged.
     """
     x = {k: v[:n] for k, v in task.x["dev"].items()}
     seq = keras.ops.convert_to_numpy(backbone(x)["sequence_output"])
@@ -215,8 +301,14 @@ def cls_spread(backbone, task, n: int = 64) -> tuple[float, float]:
 
 
 def phase1_figure(curves, first_seed: int) -> tuple:
-    """Train vs dev accuracy per epoch of every stack-and-finetune run of ``first_seed``, phase 1 shaded; returns
-    ``(figure, one sentence per panel on where phase 1 stopped)``.
+    """Train vs dev accuracy per epoch of every stack-and-finetune run of ``first_seed``, phase 1 shaded.
+
+    Args:
+        curves: the per-epoch curves (``Experiment.curves()``).
+        first_seed: the seed whose runs are drawn.
+
+    Returns:
+        ``(figure, one sentence per panel on where phase 1 stopped)`` (:func:`phase1_story`).
     """
     import matplotlib.pyplot as plt
 
@@ -232,15 +324,28 @@ def phase1_figure(curves, first_seed: int) -> tuple:
 
 
 def wide(results):
-    """One row per run, one column per metric."""
+    """One row per run, one column per metric.
+
+    Args:
+        results: long rows ``task, model, strategy, seed, metric, value``.
+
+    Returns:
+        A DataFrame with ``task, model, strategy, seed`` and the metrics as columns.
+    """
     return results.pivot_table(
         index=["task", "model", "strategy", "seed"], columns="metric", values="value"
     ).reset_index()
 
 
 def phase1_stops(runs_wide):
-    """Per task and head: how many stack-and-finetune runs, their mean phase-1 and phase-2 epochs, how many phase 1s
-    the divergence rule stopped.
+    """Per task and head: the stack-and-finetune runs, their phase-1 and phase-2 epochs, phase 1's early stops.
+
+    Args:
+        runs_wide: one row per run (:func:`wide`).
+
+    Returns:
+        A DataFrame indexed by ``task, model``: ``seeds`` (how many runs), ``phase1_epochs`` (mean),
+        ``stopped_by_the_rule`` (how many phase 1s the divergence rule stopped), ``phase2_epochs`` (mean).
     """
     ph = runs_wide[runs_wide.strategy == "stack_and_finetune"]
     return ph.groupby(["task", "model"]).agg(
@@ -252,14 +357,30 @@ def phase1_stops(runs_wide):
 
 
 def section_metrics(section: str, task) -> list:
-    """The metrics a section's tables show: entity F1 (entity tasks) and token accuracy; accuracy and macro-F1."""
+    """The metrics a section's tables show.
+
+    Args:
+        section: ``"tagging"``, ``"classification"`` or ``"pairs"``.
+        task: the section's task (:class:`~stack_and_finetune_runs.TaskData`).
+
+    Returns:
+        Tagging: entity F1 (entity tasks) and token accuracy; classification: accuracy and macro-F1; pairs: accuracy.
+    """
     if section == "tagging":
         return (["entity_f1"] if task.is_entity_task else []) + ["token_accuracy"]
     return ["accuracy", "macro_f1"] if section == "classification" else ["accuracy"]
 
 
 def strategies_figure(results, primary: dict):
-    """One bar chart per task: each (head, strategy)'s test score on the task's primary metric, ± one SE."""
+    """One bar chart per task: each (head, strategy)'s test score on the task's primary metric, ± one SE.
+
+    Args:
+        results: long rows ``task, model, strategy, seed, metric, value``.
+        primary: ``{task: its primary metric}``.
+
+    Returns:
+        The matplotlib figure.
+    """
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(primary), figsize=(3.4 * len(primary), 3.4), squeeze=False)
@@ -280,8 +401,15 @@ def strategies_figure(results, primary: dict):
 
 
 def constant_guesses(data: dict, tasks: dict) -> dict:
-    """``{task: the constant guess on its primary metric}``: the training set's most frequent tag (token accuracy),
-    class (accuracy); 0 for entity F1 (a constant "outside" tag finds no entity).
+    """``{task: the constant guess on its primary metric}``, learned from the training split, scored on test.
+
+    Args:
+        data: ``{task name: TextDataset}``.
+        tasks: ``{task name: TaskData}``, for the primary metric.
+
+    Returns:
+        Per task the most frequent tag's token accuracy, or the most frequent class's accuracy; 0 for entity F1
+        (a constant "outside" tag finds no entity).
     """
     out = {}
     for name, ds in data.items():
@@ -427,9 +555,23 @@ def _run_lines(results, runs_wide, sizes: dict) -> list[str]:
 def sentences(
     results, runs_wide, primary: dict, models: dict, specs: dict, sizes: dict, guesses: dict | None = None
 ) -> list[str]:
-    """Every comparison the notebook states, from this run: the budgets; each rich head's stack-and-finetune against
-    finetune-only (at its own and at an equal number of epochs) and stack-only, with Welch's t-test; the two rich
-    heads against each other; phase-1 stops; seconds per run.
+    """Every comparison the notebook states, from this run.
+
+    The budgets; each rich head's stack-and-finetune against finetune-only (at its own and at an equal number of
+    epochs) and stack-only, with Welch's t-test; the two rich heads against each other; phase-1 stops; seconds per
+    run.
+
+    Args:
+        results: long rows ``task, model, strategy, seed, metric, value``.
+        runs_wide: one row per run (:func:`wide`).
+        primary: ``{task: its primary metric}``.
+        models: ``{task: [model names]}``, the light head first.
+        specs: ``{task name: spec}`` (its ``section``).
+        sizes: the scale's sizes (the epochs, ``matched_budget``).
+        guesses: ``{task: the constant guess}`` (:func:`constant_guesses`), or None.
+
+    Returns:
+        The sentences, one per line.
     """
     stats = summarize(results, ["task", "model", "strategy", "metric"])
     both = [name for name in primary if matched_budget(sizes, name)]
@@ -440,34 +582,60 @@ def sentences(
     return lines + _run_lines(results, runs_wide, sizes)
 
 
-def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out, min_seeds: int = 3) -> dict:
-    """What CI asserts on every run, as ``{claim: bool}``: every run is there; the freeze scheduler did what it
-    promises in every run; the tasks are learned well above their constant guess; the files exist.
-    """
-    import pandas as pd
+#: The files :func:`checks` wants in the run's folder.
+_CHECKED_FILES = (
+    "results.csv",
+    "curves.csv",
+    "phase1_curves.png",
+    "strategies.png",
+    "paper_vs_ours.csv",
+    "best_model/model.keras",
+)
 
-    def of(metric, **where):
-        rows = runs_wide
-        for k, v in where.items():
-            rows = rows[rows[k] == v]
-        return rows[metric]
 
-    frozen = pd.concat([of("phase1_encoder_changed", strategy=s) for s in ("stack_only", "stack_and_finetune")])
-    sf = runs_wide[runs_wide.strategy == "stack_and_finetune"]
+def _rows_of(runs_wide, metric, **where):
+    """The ``metric`` column of the runs whose columns equal ``where``."""
+    rows = runs_wide
+    for k, v in where.items():
+        rows = rows[rows[k] == v]
+    return rows[metric]
+
+
+def _check_guesses(sections: dict, tasks: dict, data: dict) -> tuple[list, list, dict]:
+    """``(POS tasks, entity tasks, {task: constant guess})``: token accuracy for POS, accuracy for texts and pairs."""
     pos = [n for n in sections["tagging"] if not tasks[n].is_entity_task]
     ent = [n for n in sections["tagging"] if tasks[n].is_entity_task]
     guess = {n: constant_guess(data[n].train.labels, data[n].test.labels, "token_accuracy") for n in pos}
     guess |= {
         n: constant_guess(data[n].train.y, data[n].test.y) for n in sections["classification"] + sections["pairs"]
     }
-    files = (
-        "results.csv",
-        "curves.csv",
-        "phase1_curves.png",
-        "strategies.png",
-        "paper_vs_ours.csv",
-        "best_model/model.keras",
-    )
+    return pos, ent, guess
+
+
+def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out, min_seeds: int = 3) -> dict:
+    """What CI asserts on every run, as ``{claim: bool}``.
+
+    Every run is there; the freeze scheduler did what it promises in every run; the tasks are learned well above
+    their constant guess; the files exist.
+
+    Args:
+        runs_wide: one row per run (:func:`wide`).
+        plan_rows: the planned runs (:func:`stack_and_finetune_runs.plan`).
+        sections: ``{section: [task names]}`` (:func:`stack_and_finetune_runs.by_section`).
+        tasks: ``{task name: TaskData}``.
+        data: ``{task name: TextDataset}``, for the constant guesses.
+        out: the run's folder (a ``Path``), where the figures and tables are looked for.
+        min_seeds: the fewest seeds each task, head and strategy must have.
+
+    Returns:
+        ``{claim: bool}``, the POS claim last where a POS task runs (medium, full).
+    """
+    import pandas as pd
+
+    of = partial(_rows_of, runs_wide)
+    frozen = pd.concat([of("phase1_encoder_changed", strategy=s) for s in ("stack_only", "stack_and_finetune")])
+    sf = runs_wide[runs_wide.strategy == "stack_and_finetune"]
+    pos, ent, guess = _check_guesses(sections, tasks, data)
     by_run = lambda n, metric: runs_wide[runs_wide.task == n].groupby(["model", "strategy"])[metric]  # noqa: E731
     return {
         "every planned run measured": len(runs_wide) == len(plan_rows),
@@ -491,7 +659,7 @@ def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out, m
         "pairs: finetune-only beats the majority class by > 10 points": all(
             bool(of("accuracy", task=n, strategy="finetune_only").mean() > guess[n] + 0.1) for n in sections["pairs"]
         ),
-        "figures and tables written": all((out / f).exists() for f in files),
+        "figures and tables written": all((out / f).exists() for f in _CHECKED_FILES),
     } | (
         {
             "POS: finetune-only beats the most frequent tag by > 20 points":  # where a POS task runs (medium, full)

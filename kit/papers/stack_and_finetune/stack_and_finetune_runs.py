@@ -71,11 +71,16 @@ KINDS = {"tagging": "tagging", "classification": "classification", "pairs": "pai
 class TaskData:
     """One task, encoded for a BERT backbone: inputs and labels per split (train, dev, test).
 
-    ``x[split]``: ``token_ids``, ``segment_ids``, ``padding_mask``; ``y[split]``:
-    class ids ``(N,)`` or, for tagging, token labels ``(N, T)`` (the word's
-    label at its first sub-token, ``kit.models.IGNORE`` elsewhere). Tagging
-    also keeps ``words[split]`` (gold label ids per word) and
-    ``aligned[split]`` (to map token outputs back to words).
+    Attributes:
+        name: the task's name.
+        kind: ``"tagging"``, ``"classification"`` or ``"pairs"``.
+        label_names: the classes or tags, in label-id order.
+        x: ``{split: {"token_ids", "segment_ids", "padding_mask"}}``.
+        y: ``{split: labels}``: class ids ``(N,)`` or, for tagging, token labels ``(N, T)`` (the word's label at
+            its first sub-token, ``kit.models.IGNORE`` elsewhere).
+        words: tagging: ``{split: gold label ids per word}``; else None.
+        aligned: tagging: ``{split: the alignment}``, to map token outputs back to words; else None.
+        info: notes, e.g. ``{split}_truncated``: how many tagging sentences the sequence length cut.
     """
 
     name: str
@@ -89,6 +94,7 @@ class TaskData:
 
     @property
     def num_labels(self) -> int:
+        """How many classes or tags."""
         return len(self.label_names)
 
     @property
@@ -97,20 +103,57 @@ class TaskData:
         return self.kind == "tagging" and any(n[:2] in ("B-", "I-", "S-", "E-") for n in self.label_names)
 
     def sizes(self) -> dict:
+        """``{split: number of examples}``."""
         return {s: len(v["token_ids"]) for s, v in self.x.items()}
 
     def steps_per_epoch(self, batch_size: int) -> int:
+        """Optimizer steps in one epoch over the training split.
+
+        Args:
+            batch_size: examples per step.
+
+        Returns:
+            ``ceil(train examples / batch_size)``.
+        """
         return math.ceil(self.sizes()["train"] / batch_size)
 
     def word_outputs(self, token_outputs, split: str = "test", fill: int = -1) -> list[list[int]]:
-        """Tagging: one predicted label id per word (``fill`` for words cut by the sequence length)."""
+        """Tagging: one predicted label id per word.
+
+        Args:
+            token_outputs: the model's outputs on ``split``, ``(N, T, tags)``.
+            split: the split they were predicted on.
+            fill: the label id of a word the sequence length cut.
+
+        Returns:
+            One list of label ids per sentence.
+
+        Raises:
+            ValueError: the task is not a tagging task.
+        """
         if self.kind != "tagging":
             raise ValueError(f"{self.name} is a {self.kind} task: word outputs are for tagging.")
         return word_predictions(token_outputs, self.aligned[split], fill=fill)
 
 
 def encode_task(ds, preprocessor, name: str | None = None, splits=("train", "dev", "test")) -> TaskData:
-    """A tagging, classification or pairs :class:`~kit.data.TextDataset` → :class:`TaskData` for ``preprocessor``."""
+    """A tagging, classification or pairs :class:`~kit.data.TextDataset` → :class:`TaskData` for ``preprocessor``.
+
+    Tagging: the word labels move to each word's first sub-token (``kit.models.align_labels``).
+
+    Args:
+        ds: the data set.
+        preprocessor: a ``BertPreprocessor`` (its tokenizer and sequence length).
+        name: the task's name (default: ``ds.name``).
+        splits: the splits to encode.
+
+    Returns:
+        The encoded task.
+
+    Raises:
+        ValueError: ``ds`` is not a tagging, classification or pairs set (regression is not supported here), has
+            no label names, or has the wrong number of texts per example for its kind.
+    """
     if ds.task not in KINDS.values():
         raise ValueError(
             f"{ds.name} is a {ds.task!r} set; the three strategies run on {sorted(KINDS)} tasks "
@@ -138,7 +181,16 @@ def encode_task(ds, preprocessor, name: str | None = None, splits=("train", "dev
 
 
 def light_head(task: TaskData, hidden_dim: int, dropout: float = 0.1) -> keras.layers.Layer:
-    """The paper's finetune-only tagging head: per token, Dense(``hidden_dim``, ReLU) → Dense(tags)."""
+    """The paper's finetune-only tagging head: per token, Dense(``hidden_dim``, ReLU) → Dense(tags).
+
+    Args:
+        task: the tagging task (its number of tags).
+        hidden_dim: units of the hidden layer.
+        dropout: the dropout rate.
+
+    Returns:
+        A ``TokenTaggerHead`` named ``head``.
+    """
     return TokenTaggerHead(task.num_labels, n_layers=0, hidden_dim=hidden_dim, dropout=dropout, name="head")
 
 
@@ -157,11 +209,23 @@ def build_model(
     The light head is the paper's: two fully connected layers per token for
     tagging (:func:`light_head`); for texts and pairs the pooled ``[CLS]``
     (BERT's pooler, Dense + tanh) → Dense(``hidden_dim``, tanh) → logits
-    (``kit.models.build_classifier``); ``pooling="mean"`` reads the mean token
-    state instead (for MiniLM, whose lower layers' [CLS] barely varies). ``hidden_dim`` defaults to the
-    backbone's hidden size. A head on the token states leaves BERT's pooler
+    (``kit.models.build_classifier``). A head on the token states leaves BERT's pooler
     (``pooled_dense``) without gradients, so it is set untrainable (the
     scheduler keeps it so; :class:`ReusableBackbone` restores it per run).
+
+    Args:
+        backbone: the pretrained encoder.
+        task: the encoded task (its kind and number of labels).
+        head: a rich head (any layer that reads the token-state dict of ``kit.models.build_stacked_model``), or
+            None for the light head.
+        hidden_dim: the light head's hidden units; default: the backbone's hidden size.
+        dropout: the light head's dropout rate.
+        name: the model's name; default ``{task}_light`` or ``{task}_{head name}``.
+        pooling: the light head on texts and pairs: ``"cls"``, or ``"mean"`` for the mean token state (for
+            MiniLM, whose lower layers' [CLS] barely varies).
+
+    Returns:
+        The Keras model.
     """
     hidden_dim = hidden_dim or backbone.hidden_dim
     name = name or f"{task.name}_{'light' if head is None else head.name}"
@@ -177,7 +241,16 @@ def build_model(
 
 @dataclass
 class StrategyRun:
-    """One trained model: the scheduler's result, the encoder's fate per phase, the test outputs."""
+    """One trained model: the scheduler's result, the encoder's fate per phase, the test outputs.
+
+    Attributes:
+        strategy: the strategy the freeze scheduler ran.
+        result: the scheduler's :class:`~kit.train.StackResult`.
+        encoder_changed: per phase, whether any weight of the encoder changed.
+        test_outputs: the test split's logits, ``(N, classes)`` or ``(N, T, tags)``.
+        steps: the optimizer steps of every phase's epochs.
+        seconds: the wall time of training and predicting.
+    """
 
     strategy: str
     result: StackResult
@@ -187,13 +260,26 @@ class StrategyRun:
     seconds: float
 
     def phase(self, name: str):
+        """The phase called ``name``.
+
+        Args:
+            name: ``"phase1"``, ``"phase2"``, ...
+
+        Returns:
+            Its entry of ``result.phases``, or None when the run had no such phase.
+        """
         for p in self.result.phases:
             if p.name == name:
                 return p
         return None
 
     def summary(self) -> dict:
-        """Numbers for ``results.csv``: epochs, trainable parameters and encoder change per phase, time."""
+        """Numbers for ``results.csv``: epochs, trainable parameters and encoder change per phase, time.
+
+        Returns:
+            ``{"dev_best", "steps", "seconds"}`` and per phase ``{phase}_epochs``, ``_max_epochs``,
+            ``_trainable_params``, ``_encoder_frozen``, ``_encoder_changed``, ``_stopped_early`` (0/1 flags).
+        """
         out = {"dev_best": float(self.result.best_dev), "steps": self.steps, "seconds": self.seconds}
         for p, changed in zip(self.result.phases, self.encoder_changed):
             out[f"{p.name}_epochs"] = p.epochs
@@ -206,37 +292,49 @@ class StrategyRun:
 
 
 def loss_and_metrics(task: TaskData):
-    """``(loss, metrics factory)`` for the task: masked token loss/accuracy for tagging, else None (the defaults)."""
+    """``(loss, metrics factory)`` for the task: masked token loss/accuracy for tagging, else None (the defaults).
+
+    Args:
+        task: the encoded task.
+
+    Returns:
+        ``(MaskedSparseCategoricalCrossentropy, a factory of [MaskedAccuracy])`` for tagging, else ``(None, None)``.
+    """
     if task.kind == "tagging":
         return MaskedSparseCategoricalCrossentropy(), (lambda: [MaskedAccuracy(name="accuracy")])
     return None, None
 
 
 def train_strategy(
-    model: keras.Model,
-    encoder,
-    task: TaskData,
-    strategy: str,
-    *,
-    phase1_lr: float = 1e-3,
-    phase2_lr: float = 2e-5,
-    phase1_epochs: int = 0,
-    phase2_epochs: int = 0,
-    batch_size: int = 32,
-    divergence="default",
-    patience: int | None = None,
-    weight_decay: float = 0.01,
-    schedule: str = "bert_adam",
-    warmup: float = 0.1,
+    model: keras.Model, encoder, task: TaskData, strategy: str, *, phase1_lr: float = 1e-3, phase2_lr: float = 2e-5,
+    phase1_epochs: int = 0, phase2_epochs: int = 0, batch_size: int = 32, divergence="default",
+    patience: int | None = None, weight_decay: float = 0.01, schedule: str = "bert_adam", warmup: float = 0.1,
     verbose: int = 0,
-) -> StrategyRun:
+) -> StrategyRun:  # fmt: skip
     """Train ``model`` by ``strategy`` on ``task`` (``kit.train.stack_and_finetune``), then predict the test split.
 
-    The metric that phase 1 and the best-epoch choice watch is ``accuracy``
-    (token accuracy over labelled words for tagging). Every phase gets a fresh
-    optimizer from :func:`optimizer_factory` (BERT-Adam by default: warm-up,
-    then linear decay over the phase's planned steps). ``run.encoder_changed``
-    says, per phase, whether any weight of ``encoder`` changed.
+    Args:
+        model: the backbone with its head (:func:`build_model`).
+        encoder: the backbone the scheduler freezes, and whose weights are watched.
+        task: the encoded task; phase 1 and the best epoch watch its dev ``accuracy`` (for tagging: over words).
+        strategy: ``"finetune_only"``, ``"stack_only"`` or ``"stack_and_finetune"``.
+        phase1_lr: the learning rate while the encoder is frozen.
+        phase2_lr: the learning rate with the encoder trainable.
+        phase1_epochs: the most epochs of phase 1 (encoder frozen).
+        phase2_epochs: the epochs of phase 2 (finetune-only's one phase).
+        batch_size: examples per step (prediction: at least 64).
+        divergence: phase 1's stop rule: ``"default"`` (threshold 0.05, patience 2), a DivergenceStopping, a dict, None.
+        patience: epochs without a better dev score that stop the last phase, or None.
+        weight_decay: AdamW's weight decay (none on biases and LayerNorm).
+        schedule: ``"bert_adam"`` (warm-up, then linear decay over the phase's planned steps) or ``"constant"``.
+        warmup: the fraction of a phase's steps spent warming up.
+        verbose: Keras' ``fit`` verbosity.
+
+    Returns:
+        A :class:`StrategyRun`: ``encoder_changed`` says, per phase, whether any weight of ``encoder`` changed.
+
+    Raises:
+        ValueError: ``strategy`` is not one of ``kit.train.STRATEGIES``.
     """
     if strategy not in STRATEGIES:
         raise ValueError(f"Unknown strategy {strategy!r}: use one of {STRATEGIES}.")
@@ -266,8 +364,13 @@ def train_strategy(
         callbacks=[watch],
         verbose=verbose,
     )
+    return _predicted_run(model, task, strategy, result, watch, t, batch_size)
+
+
+def _predicted_run(model, task: TaskData, strategy: str, result: StackResult, watch, started: float, batch_size: int):
+    """Predict the test split, then time the run from ``started`` and count its steps: a :class:`StrategyRun`."""
     outputs = np.asarray(model.predict(task.x["test"], batch_size=max(batch_size, 64), verbose=0), "float32")
-    seconds = time.perf_counter() - t
+    seconds = time.perf_counter() - started
     steps = sum(p.epochs for p in result.phases) * task.steps_per_epoch(batch_size)
     return StrategyRun(strategy, result, watch.changed, outputs, steps, seconds)
 
@@ -279,12 +382,25 @@ def score(task, outputs, split: str = "test") -> dict:
     """Scores of ``outputs`` (logits or probabilities) against ``task``'s ``split`` labels.
 
     Accuracy and macro-F1 for texts and pairs; word-level token accuracy for tagging, plus entity-level
-    precision/recall/F1 when the tags are BIO chunks.
+    precision/recall/F1 when the tags are BIO chunks. A word cut off by the sequence length counts as wrong.
 
-    >>> task = TaskData("toy", "classification", ["a", "b"], {}, {"test": np.array([0, 1, 1, 0])})
-    >>> s = score(task, np.array([[2.0, 0.0], [0.0, 1.0], [3.0, 0.0], [1.0, 0.0]]))
-    >>> s["accuracy"], round(s["macro_f1"], 3)
-    (0.75, 0.733)
+    Args:
+        task: the encoded task (:class:`TaskData`).
+        outputs: logits or probabilities, ``(N, classes)`` or ``(N, T, tags)``, predicted on ``split``.
+        split: the split whose labels they are scored against.
+
+    Returns:
+        ``{"accuracy", "macro_f1"}``, or for tagging ``{"token_accuracy"}`` and, for entity tags,
+        ``entity_f1``, ``entity_precision``, ``entity_recall`` and ``entities`` (the gold entities).
+
+    Raises:
+        ValueError: ``outputs`` has not one row per example of ``split``.
+
+    Example:
+        >>> task = TaskData("toy", "classification", ["a", "b"], {}, {"test": np.array([0, 1, 1, 0])})
+        >>> s = score(task, np.array([[2.0, 0.0], [0.0, 1.0], [3.0, 0.0], [1.0, 0.0]]))
+        >>> s["accuracy"], round(s["macro_f1"], 3)
+        (0.75, 0.733)
     """
     outputs = np.asarray(outputs)
     n = len(task.y[split])
@@ -312,8 +428,13 @@ def score(task, outputs, split: str = "test") -> dict:
 def curve_rows(run, **keys) -> list[dict]:
     """One row per epoch of every phase of a :class:`StrategyRun` (or ``StackResult``).
 
-    Columns: ``keys``, ``phase, epoch, global_epoch, train, dev, loss, val_loss``,
-    ``encoder_frozen`` and ``stopped`` (why the phase ended early, on its rows).
+    Args:
+        run: a :class:`StrategyRun` or a ``StackResult``.
+        **keys: columns put first in every row (e.g. ``task, model, strategy, seed``).
+
+    Returns:
+        Rows with ``keys``, ``phase, epoch, global_epoch, train, dev, loss, val_loss``,
+        ``encoder_frozen`` and ``stopped`` (why the phase ended early, on its rows; else ``""``).
     """
     result = getattr(run, "result", run)
     frozen = {p.name: p.encoder_frozen for p in result.phases}
@@ -336,15 +457,34 @@ HEADS = {
 
 
 def encode_tasks(data: dict, specs: dict, tokenizer) -> dict:
-    """``{name: TaskData}``: each task tokenized by ``tokenizer`` at its spec's ``sequence_length``."""
+    """``{name: TaskData}``: each task tokenized by ``tokenizer`` at its spec's ``sequence_length``.
+
+    Args:
+        data: ``{task name: TextDataset}``.
+        specs: ``{task name: spec}``, each with its ``sequence_length``.
+        tokenizer: the backbone's WordPiece tokenizer.
+
+    Returns:
+        ``{task name: TaskData}`` (:func:`encode_task`).
+    """
     return {
         name: encode_task(ds, BertPreprocessor(tokenizer, specs[name]["sequence_length"])) for name, ds in data.items()
     }
 
 
 def rich_head(name: str, num_labels: int, sizes: dict) -> keras.layers.Layer:
-    """The rich head ``name`` (a key of :data:`HEADS`), sized by ``sizes["heads"][name]``, dropout
-    ``sizes["dropout"]``.
+    """The rich head ``name``, sized by ``sizes["heads"][name]``, dropout ``sizes["dropout"]``.
+
+    Args:
+        name: a key of :data:`HEADS`; also the layer's name.
+        num_labels: the task's classes or tags.
+        sizes: the scale's sizes.
+
+    Returns:
+        The head layer.
+
+    Raises:
+        ValueError: ``name`` is not a rich head.
     """
     if name not in HEADS:
         raise ValueError(f"Unknown head {name!r}; the rich heads are {sorted(HEADS)}.")
@@ -356,11 +496,21 @@ MATCHED = "finetune_only_matched"
 
 
 def recipe_of(strategy: str, recipe: dict) -> tuple[str, dict]:
-    """``(strategy for the freeze scheduler, recipe)``: :data:`MATCHED` is finetune-only whose one phase lasts
-    ``phase1_epochs + phase2_epochs`` epochs.
+    """``(strategy for the freeze scheduler, recipe)`` of a planned strategy.
 
-    >>> recipe_of(MATCHED, {"phase1_epochs": 4, "phase2_epochs": 2})
-    ('finetune_only', {'phase1_epochs': 4, 'phase2_epochs': 6})
+    :data:`MATCHED` is finetune-only whose one phase lasts ``phase1_epochs + phase2_epochs`` epochs.
+
+    Args:
+        strategy: a strategy of ``kit.train.STRATEGIES`` or :data:`MATCHED`.
+        recipe: the keyword arguments of :func:`train_strategy` (at least ``phase1_epochs``, ``phase2_epochs``).
+
+    Returns:
+        ``(strategy, recipe)`` as given, or for :data:`MATCHED` ``("finetune_only", a recipe with the sum as
+        phase2_epochs)``.
+
+    Example:
+        >>> recipe_of(MATCHED, {"phase1_epochs": 4, "phase2_epochs": 2})
+        ('finetune_only', {'phase1_epochs': 4, 'phase2_epochs': 6})
     """
     if strategy != MATCHED:
         return strategy, recipe
@@ -368,10 +518,19 @@ def recipe_of(strategy: str, recipe: dict) -> tuple[str, dict]:
 
 
 def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
-    """Every run: per task the light head finetune-only (and, where :func:`matched_budget`, finetune-only for
+    """Every run of the sweep, for every seed, with its planned optimizer steps.
+
+    Per task the light head finetune-only (and, where :func:`matched_budget`, finetune-only for
     as many epochs as stack-and-finetune's two phases: :data:`MATCHED`), then each rich head stack-only and
-    stack-and-finetune (and finetune-only where ``sizes["rich_head_finetune"]``), for every seed, with its planned
-    optimizer steps.
+    stack-and-finetune (and finetune-only where ``sizes["rich_head_finetune"]``).
+
+    Args:
+        models: ``{task name: [model names]}``, the light head first (:attr:`Experiment.models`).
+        sizes: the scale's sizes (``seeds``, ``batch_size``, the epochs, ``rich_head_finetune``, ``matched_budget``).
+        tasks: ``{task name: TaskData}``, for the steps per epoch.
+
+    Returns:
+        Rows ``{task, model, strategy, seed, steps}``.
     """
     out = []
     rich = (["finetune_only"] if sizes["rich_head_finetune"] else []) + ["stack_only", "stack_and_finetune"]
@@ -394,7 +553,15 @@ def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
 
 
 def by_section(tasks: dict, specs: dict) -> dict:
-    """``{section: [task names]}`` for the paper's three experiments (tagging, classification, pairs)."""
+    """``{section: [task names]}`` for the paper's three experiments (tagging, classification, pairs).
+
+    Args:
+        tasks: the task names (or a dict keyed by them).
+        specs: ``{task name: spec}``, each with its ``section``.
+
+    Returns:
+        ``{"tagging": [...], "classification": [...], "pairs": [...]}``.
+    """
     return {sec: [n for n in tasks if specs[n]["section"] == sec] for sec in ("tagging", "classification", "pairs")}
 
 
@@ -404,6 +571,15 @@ class Experiment:
     :meth:`record` appends the run's scores and scheduler summary to the sweep's ``results.csv``, its per-epoch
     curve to ``curves.csv``, the test outputs of texts and pairs to ``predictions/`` (for the ensemble), and the
     best stack-and-finetune classifier by dev accuracy to ``best_model/``.
+
+    Args:
+        sizes: the scale's sizes (the recipe, ``section_heads``, the heads' sizes, ``light_*``, ``seeds``).
+        tasks: ``{task name: TaskData}``.
+        specs: ``{task name: spec}`` (``section``, ``sequence_length``).
+        encoder: the pretrained encoder, a :class:`ReusableBackbone` (``fresh()`` for each run).
+        tokenizer: the encoder's tokenizer, saved with the best model's preprocessor.
+        out: the run's folder (a ``Path``); ``predictions/`` is made in it.
+        sweep: the :class:`kit.train.Sweep` that records the scores.
     """
 
     def __init__(self, sizes: dict, tasks: dict, specs: dict, encoder, tokenizer, out, sweep):
@@ -431,7 +607,15 @@ class Experiment:
         }
 
     def make_model(self, task_name: str, model_name: str) -> keras.Model:
-        """The encoder (pretrained weights put back) with the light head or the rich head ``model_name``."""
+        """The encoder (pretrained weights put back) with the light head or the rich head ``model_name``.
+
+        Args:
+            task_name: a task of ``tasks``.
+            model_name: ``"light"`` or a rich head's name.
+
+        Returns:
+            The model (:func:`build_model`), named ``{task_name}_{model_name}``.
+        """
         task = self.tasks[task_name]
         head = None if model_name == "light" else rich_head(model_name, task.num_labels, self.sizes)
         return build_model(
@@ -445,14 +629,27 @@ class Experiment:
         )
 
     def run_one(self, run: dict) -> tuple:
-        """Train ``run`` (a row of :func:`plan`): ``(model, StrategyRun)``."""
+        """Train ``run``, seeded by its ``seed``.
+
+        Args:
+            run: a row of :func:`plan`.
+
+        Returns:
+            ``(model, StrategyRun)``.
+        """
         config.set_seed(run["seed"])
         model = self.make_model(run["task"], run["model"])
         strategy, recipe = recipe_of(run["strategy"], self.recipe)
         return model, train_strategy(model, self.encoder.backbone, self.tasks[run["task"]], strategy, **recipe)
 
     def record(self, run: dict, model: keras.Model, result: StrategyRun) -> None:
-        """Write what ``run`` produced (curve, predictions, best model, scores); the model is then let go."""
+        """Write what ``run`` produced (curve, predictions, best model, scores); the model is then let go.
+
+        Args:
+            run: the row of :func:`plan` that was trained.
+            model: its trained model.
+            result: its :class:`StrategyRun`.
+        """
         import pandas as pd
 
         task, keys = self.tasks[run["task"]], {k: run[k] for k in KEYS}
@@ -476,15 +673,24 @@ class Experiment:
         gc.collect()
 
     def curves(self):
-        """This configuration's per-epoch curves (``curves.csv``)."""
+        """This configuration's per-epoch curves (``curves.csv``).
+
+        Returns:
+            A DataFrame, the rows of this sweep's fingerprint.
+        """
         import pandas as pd
 
         frame = pd.read_csv(self.curves_path)
         return frame[frame.config == self.sweep.fingerprint]
 
     def record_ensembles(self, names: list) -> None:
-        """The ensemble of Experiment B: per task, strategy and seed, the average of the rich heads' class
-        probabilities (``kit.train.average_predictions``), scored and written as model ``ensemble``.
+        """The ensemble of Experiment B, scored and written as model ``ensemble``.
+
+        Per task, strategy (stack-only, stack-and-finetune) and seed, the average of the rich heads' class
+        probabilities (``kit.train.average_predictions``), where every rich head's predictions are there.
+
+        Args:
+            names: the tasks to ensemble (the classification ones).
         """
         for name in names:
             members = [h for h in self.models[name] if h != "light"]

@@ -185,12 +185,19 @@ SCALES = {
 
 
 def matched_budget(sizes: dict, task: str) -> bool:
-    """Whether ``task`` also runs ``finetune_only_matched`` (``stack_and_finetune_runs.MATCHED``):
-    ``sizes["matched_budget"]`` is ``True`` (every task), ``False`` or a list of task names (smoke scale runs it on its
-    cheapest task only).
+    """Whether ``task`` also runs ``finetune_only_matched`` (``stack_and_finetune_runs.MATCHED``).
 
-    >>> matched_budget({"matched_budget": ["brown_entities"]}, "brown_entities"), matched_budget({}, "qqp")
-    (True, False)
+    Args:
+        sizes: a scale's sizes; its ``"matched_budget"`` is ``True`` (every task), ``False`` (none, also when
+            missing) or a list of task names (smoke scale runs it on its cheapest task only).
+        task: the task's name.
+
+    Returns:
+        True when ``task`` runs finetune-only for ``phase1_epochs + phase2_epochs`` epochs too.
+
+    Example:
+        >>> matched_budget({"matched_budget": ["brown_entities"]}, "brown_entities"), matched_budget({}, "qqp")
+        (True, False)
     """
     value = sizes.get("matched_budget", False)
     return task in value if isinstance(value, (list, tuple)) else bool(value)

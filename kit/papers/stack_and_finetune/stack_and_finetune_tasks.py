@@ -1,5 +1,6 @@
-"""Notebook 03's tasks, derived from registered data sets: two of Yahoo's (or BBC's) classes, headlines only, short
-sentences, Brown's proper nouns as entities, subsampled for a scale.
+r"""Notebook 03's tasks, derived from registered data sets and subsampled for a scale.
+
+Two of Yahoo's (or BBC's) classes, headlines only, short sentences, Brown's proper nouns as entities.
 
 The notebook's sizes name each task by a small spec (a dict in ``stack_and_finetune_sizes.py``), e.g.::
 
@@ -21,7 +22,7 @@ and :func:`task_datasets` turns a ``{name: spec}`` dict into
 - ``section``, ``sequence_length``: read by the notebook, ignored here.
 
 >>> from kit.data import Split, TextDataset
->>> s = Split(texts=["Title one\\nbody", "Title two\\nbody"], labels=[0, 1])
+>>> s = Split(texts=["Title one\nbody", "Title two\nbody"], labels=[0, 1])
 >>> headlines(TextDataset("toy", "classification", {"train": s}, ["a", "b"])).train.texts
 ['Title one', 'Title two']
 """
@@ -55,7 +56,14 @@ LABEL_VIEWS = ("tags", "entities")
 
 
 def headlines(ds: TextDataset) -> TextDataset:
-    """Each text cut to its first non-empty line (BBC and Yahoo texts start with their title)."""
+    """Each text cut to its first non-empty line (BBC and Yahoo texts start with their title).
+
+    Args:
+        ds: the data set; pairs have both texts cut.
+
+    Returns:
+        A copy of ``ds`` whose ``info["text"]`` is ``"headline"``.
+    """
 
     def first(text: str) -> str:
         return next((line.strip() for line in text.splitlines() if line.strip()), text.strip())
@@ -70,12 +78,23 @@ def headlines(ds: TextDataset) -> TextDataset:
 
 
 def max_words(ds: TextDataset, n: int | None) -> TextDataset:
-    """The sentences of a tagging set with at most ``n`` words, in every split (``None``: all of them).
+    """The sentences of a tagging set with at most ``n`` words, in every split.
 
-    >>> from kit.data import Split, TextDataset
-    >>> s = Split(texts=[["a", "b"], ["a", "b", "c"]], labels=[[0, 0], [0, 0, 0]])
-    >>> max_words(TextDataset("toy", "tagging", {"train": s}, ["x"]), 2).sizes()
-    {'train': 1}
+    Args:
+        ds: a tagging data set.
+        n: the most words a sentence keeps; ``None``: all of them (``ds`` comes back as it is).
+
+    Returns:
+        A copy of ``ds`` whose ``info["max_words"]`` is ``n``.
+
+    Raises:
+        ValueError: ``ds`` is not a tagging set, or a split has no sentence that short (raise ``max_words``).
+
+    Example:
+        >>> from kit.data import Split, TextDataset
+        >>> s = Split(texts=[["a", "b"], ["a", "b", "c"]], labels=[[0, 0], [0, 0, 0]])
+        >>> max_words(TextDataset("toy", "tagging", {"train": s}, ["x"]), 2).sizes()
+        {'train': 1}
     """
     if n is None:
         return ds
@@ -91,14 +110,30 @@ def max_words(ds: TextDataset, n: int | None) -> TextDataset:
 
 
 def derive(ds: TextDataset, spec: dict, name: str | None = None, seed: int = 0) -> TextDataset:
-    """``ds`` narrowed as ``spec`` says (classes, text view, sentence length, labels, subsample).
+    r"""``ds`` narrowed as ``spec`` says (classes, text view, sentence length, labels, subsample).
 
-    >>> from kit.data import Split, TextDataset
-    >>> s = Split(texts=["x\\ny", "z", "w"] * 4, labels=[0, 1, 2] * 4)
-    >>> ds = TextDataset("toy", "classification", {"train": s, "dev": s, "test": s}, ["a", "b", "c"])
-    >>> d = derive(ds, {"classes": ["c", "a"], "text": "headline", "max_train": 4, "max_dev": 8}, name="two")
-    >>> d.name, d.label_names, d.sizes(), sorted(set(d.train.texts)), sorted(d.train.labels.tolist())
-    ('two', ['c', 'a'], {'train': 4, 'dev': 8, 'test': 8}, ['w', 'x'], [0, 0, 1, 1])
+    The steps run in that order; then ``max_dev`` caps dev by a seeded sample (stratified for classes and pairs).
+
+    Args:
+        ds: the source data set.
+        spec: the task's spec (the module's spec keys, :data:`SPEC_KEYS`).
+        name: the derived set's name (default: ``ds.name``).
+        seed: the seed of the subsamples.
+
+    Returns:
+        The derived data set.
+
+    Raises:
+        KeyError: ``spec`` has a key that is not in :data:`SPEC_KEYS`.
+        ValueError: ``text`` is not one of :data:`TEXT_VIEWS` or ``labels`` not one of :data:`LABEL_VIEWS`.
+
+    Example:
+        >>> from kit.data import Split, TextDataset
+        >>> s = Split(texts=["x\ny", "z", "w"] * 4, labels=[0, 1, 2] * 4)
+        >>> ds = TextDataset("toy", "classification", {"train": s, "dev": s, "test": s}, ["a", "b", "c"])
+        >>> d = derive(ds, {"classes": ["c", "a"], "text": "headline", "max_train": 4, "max_dev": 8}, name="two")
+        >>> d.name, d.label_names, d.sizes(), sorted(set(d.train.texts)), sorted(d.train.labels.tolist())
+        ('two', ['c', 'a'], {'train': 4, 'dev': 8, 'test': 8}, ['w', 'x'], [0, 0, 1, 1])
     """
     unknown = sorted(set(spec) - set(SPEC_KEYS))
     if unknown:
@@ -125,7 +160,19 @@ def derive(ds: TextDataset, spec: dict, name: str | None = None, seed: int = 0) 
 
 
 def task_datasets(specs: dict, seed: int = 0, load=None) -> dict:
-    """``{name: spec}`` → ``{name: TextDataset}``, each source set loaded once (``load``: ``kit.data.load``)."""
+    """``{name: spec}`` → ``{name: TextDataset}``, each source set loaded once.
+
+    Args:
+        specs: ``{task name: spec}`` (see :func:`derive`).
+        seed: the seed of the subsamples.
+        load: ``(dataset, **options) -> TextDataset``; default ``kit.data.load``.
+
+    Returns:
+        ``{task name: TextDataset}``, in the order of ``specs``.
+
+    Raises:
+        KeyError: a spec names no ``dataset``.
+    """
     if load is None:
         load = load_dataset
     sources = {}
@@ -147,17 +194,30 @@ def with_own_data(specs: dict, datasets: dict, own, seed: int = 0) -> tuple[dict
     The task whose spec ``section`` equals ``own.task`` (``classification`` or
     ``pairs``) is replaced by ``own``, subsampled with that task's
     ``max_train``/``max_eval``/``max_dev`` and read at its ``sequence_length``; the other
-    tasks stay. Returns new ``(specs, datasets)``; ``own=None`` returns them as given.
+    tasks stay. It prints which task ``own`` replaces.
 
-    >>> from kit.data import Split, TextDataset
-    >>> s = Split(texts=["a", "b"] * 5, labels=[0, 1] * 5)
-    >>> mine = TextDataset("mine", "classification", {"train": s, "dev": s, "test": s}, ["x", "y"])
-    >>> specs = {"bbc": {"section": "classification", "sequence_length": 24, "max_train": 4},
-    ...          "wn": {"section": "pairs"}}
-    >>> new_specs, new_data = with_own_data(specs, {"bbc": None, "wn": None}, mine)
-    your data 'mine' (classification) takes the place of the classification task 'bbc'
-    >>> list(new_specs), new_specs["mine"]["sequence_length"], new_data["mine"].sizes()
-    (['wn', 'mine'], 24, {'train': 4, 'dev': 10, 'test': 10})
+    Args:
+        specs: ``{task name: spec}``.
+        datasets: ``{task name: TextDataset}``.
+        own: the user's data set, or None.
+        seed: the seed of the subsample.
+
+    Returns:
+        New ``(specs, datasets)``, ``own`` last; ``own=None`` returns them as given.
+
+    Raises:
+        ValueError: no task has ``own``'s kind.
+
+    Example:
+        >>> from kit.data import Split, TextDataset
+        >>> s = Split(texts=["a", "b"] * 5, labels=[0, 1] * 5)
+        >>> mine = TextDataset("mine", "classification", {"train": s, "dev": s, "test": s}, ["x", "y"])
+        >>> specs = {"bbc": {"section": "classification", "sequence_length": 24, "max_train": 4},
+        ...          "wn": {"section": "pairs"}}
+        >>> new_specs, new_data = with_own_data(specs, {"bbc": None, "wn": None}, mine)
+        your data 'mine' (classification) takes the place of the classification task 'bbc'
+        >>> list(new_specs), new_specs["mine"]["sequence_length"], new_data["mine"].sizes()
+        (['wn', 'mine'], 24, {'train': 4, 'dev': 10, 'test': 10})
     """
     if own is None:
         return specs, datasets
