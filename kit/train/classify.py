@@ -46,7 +46,16 @@ from ..optimizers import adamw, schedules
 
 @dataclass
 class FitResult:
-    """What a fit did: the Keras history, the restored (best) epoch and its dev score, steps and time."""
+    """What a fit did: the Keras history, the restored (best) epoch and its dev score, steps and time.
+
+    Attributes:
+        history: Keras' ``History.history``, one list per logged value.
+        best_epoch: the restored epoch (0-based), the best on dev.
+        best_dev: its dev score (``val_accuracy``, or ``val_loss`` for regression).
+        monitor: the dev score early stopping watched: ``"val_accuracy"`` or ``"val_loss"``.
+        steps: the optimizer steps planned (:func:`planned_steps`).
+        seconds: the wall-clock time of ``fit``.
+    """
 
     history: dict
     best_epoch: int
@@ -57,6 +66,11 @@ class FitResult:
 
     @property
     def best_dev_accuracy(self) -> float:
+        """The best dev accuracy (``best_dev`` of a classifier's fit).
+
+        Raises:
+            AttributeError: the fit was a regression (its ``best_dev`` is a loss).
+        """
         if self.monitor != "val_accuracy":
             raise AttributeError(f"This fit was a regression (monitor {self.monitor}); read best_dev instead.")
         return self.best_dev
@@ -73,7 +87,17 @@ def _len(x) -> int:
 
 
 def check_distribution(model, distribution) -> None:
-    """On jax a model must be built inside ``distribution.scope()`` (its variables placed on every device)."""
+    """Check that ``model`` was built inside ``distribution.scope()`` (on jax its variables live on every device).
+
+    Only jax is checked; without a distribution, on another backend or before the model has weights, it passes.
+
+    Args:
+        model: the model about to be compiled and fitted.
+        distribution: a ``keras.distribution`` setting (e.g. ``DataParallel``), or None.
+
+    Raises:
+        ValueError: the model's weights live on fewer devices than the distribution uses.
+    """
     if distribution is None or keras.backend.backend() != "jax" or not model.weights:
         return
     want = len(distribution.device_mesh.devices.reshape(-1))
@@ -93,10 +117,20 @@ def check_distribution(model, distribution) -> None:
 def planned_steps(n: int, epochs: int, batch_size: int, min_steps: int = 0) -> int:
     """Optimizer steps :func:`fit_classifier` plans for ``n`` examples (tiny sets repeated up to ``min_steps``).
 
-    >>> planned_steps(300, epochs=2, batch_size=32), planned_steps(16, epochs=1, batch_size=32, min_steps=30)
-    (20, 30)
-    >>> planned_steps(900, epochs=1, batch_size=32, min_steps=30)   # 29 batches, topped up to 30 (not doubled)
-    30
+    Args:
+        n: how many training examples.
+        epochs: the epochs of the run.
+        batch_size: examples per batch.
+        min_steps: the fewest optimizer steps a run takes (a tiny set is repeated; 0: no repeat).
+
+    Returns:
+        ``epochs`` times the batches per epoch: ``ceil(n / batch_size)``, or ``ceil(min_steps / epochs)`` if more.
+
+    Example:
+        >>> planned_steps(300, epochs=2, batch_size=32), planned_steps(16, epochs=1, batch_size=32, min_steps=30)
+        (20, 30)
+        >>> planned_steps(900, epochs=1, batch_size=32, min_steps=30)   # 29 batches, topped up to 30 (not doubled)
+        30
     """
     return epochs * max(math.ceil(n / batch_size), math.ceil(min_steps / epochs))
 
@@ -107,9 +141,20 @@ def repeat_index(n: int, epochs: int, batch_size: int, min_steps: int, seed: int
     Each epoch then holds ``ceil(min_steps / epochs)`` batches: whole shuffled passes over the set, the last one cut
     short, so every example appears ``r`` or ``r + 1`` times.
 
-    >>> idx = repeat_index(10, epochs=1, batch_size=4, min_steps=6, seed=0)
-    >>> len(idx), sorted(np.bincount(idx, minlength=10).tolist()) == [2, 2, 2, 2, 2, 2, 3, 3, 3, 3]
-    (24, True)
+    Args:
+        n: how many training examples.
+        epochs: the epochs of the run.
+        batch_size: examples per batch.
+        min_steps: the fewest optimizer steps the run takes.
+        seed: the seed of the shuffled passes.
+
+    Returns:
+        ``ceil(min_steps / epochs) * batch_size`` row indices into the set, or ``None`` when one pass is enough.
+
+    Example:
+        >>> idx = repeat_index(10, epochs=1, batch_size=4, min_steps=6, seed=0)
+        >>> len(idx), sorted(np.bincount(idx, minlength=10).tolist()) == [2, 2, 2, 2, 2, 2, 3, 3, 3, 3]
+        (24, True)
     """
     need = math.ceil(min_steps / epochs) * batch_size
     if need <= n:
@@ -119,7 +164,14 @@ def repeat_index(n: int, epochs: int, batch_size: int, min_steps: int, seed: int
 
 
 def is_regression(y) -> bool:
-    """Float targets mean regression; integer (or boolean) labels mean classes."""
+    """Whether targets ``y`` mean regression: float targets do; integer (or boolean) labels mean classes.
+
+    Args:
+        y: the targets (anything ``numpy.asarray`` takes).
+
+    Returns:
+        True for a floating dtype.
+    """
     return np.issubdtype(np.asarray(y).dtype, np.floating)
 
 
@@ -188,46 +240,68 @@ def _compile_fit(model: keras.Model, optimizer, regression: bool) -> tuple[str, 
     return "val_accuracy", "max"
 
 
-def fit_classifier(
-    model: keras.Model,
-    x_train,
-    y_train,
-    x_dev,
-    y_dev,
-    *,
-    learning_rate: float,
-    epochs: int,
-    batch_size: int,
-    schedule: str = "constant",
-    weight_decay: float = 0.01,
-    min_steps: int = 0,
-    patience: int | None = None,
-    verbose: int = 0,
-    seed: int = 0,
-    callbacks=None,
-    distribution=None,
-) -> FitResult:
-    """Compile ``model`` (logits out; one unit for regression) and fit it; keep the best dev epoch's weights.
-
-    Integer ``y`` → cross-entropy, early stopping on ``val_accuracy``; float ``y`` → mean squared
-    error, early stopping on ``val_loss``. ``patience`` epochs without improvement stop the run
-    (default: never before ``epochs``).
-    """
-    regression = _check_fit_inputs(model, x_train, y_train, x_dev, y_dev, schedule)
+def _top_up(x_train, y_train, epochs: int, batch_size: int, min_steps: int, seed: int):
+    """Repeat a tiny training set (shuffled passes) up to ``min_steps``; return it and the planned steps."""
     n = _len(x_train)
     idx = repeat_index(n, epochs, batch_size, min_steps, seed)
     if idx is not None:  # top a tiny set up (shuffled passes) so the run gets enough updates
         x_train, y_train = _take(x_train, idx), np.asarray(y_train)[idx]
-    steps = planned_steps(n, epochs, batch_size, min_steps)
+    return x_train, y_train, planned_steps(n, epochs, batch_size, min_steps)
+
+
+def _scope(model: keras.Model, distribution):
+    """Check that ``model`` fits ``distribution`` (:func:`check_distribution`); return the scope to fit in."""
     check_distribution(model, distribution)
-    scope = distribution.scope() if distribution is not None else contextlib.nullcontext()
-    with scope:
+    return distribution.scope() if distribution is not None else contextlib.nullcontext()
+
+
+def _as_targets(y, regression: bool) -> np.ndarray:
+    return np.asarray(y, "float32") if regression else np.asarray(y)
+
+
+def fit_classifier(
+    model: keras.Model, x_train, y_train, x_dev, y_dev, *, learning_rate: float, epochs: int, batch_size: int,
+    schedule: str = "constant", weight_decay: float = 0.01, min_steps: int = 0, patience: int | None = None,
+    verbose: int = 0, seed: int = 0, callbacks=None, distribution=None,
+) -> FitResult:  # fmt: skip
+    """Compile ``model`` (logits out; one unit for regression) and fit it; keep the best dev epoch's weights.
+
+    Integer ``y`` → cross-entropy, early stopping on ``val_accuracy``; float ``y`` → mean squared
+    error, early stopping on ``val_loss``.
+
+    Args:
+        model: the model to fit; it outputs logits (one unit for regression).
+        x_train: training inputs (an array or a dict of arrays).
+        y_train: training targets: integer class labels, or floats for regression.
+        x_dev: dev inputs, scored after every epoch.
+        y_dev: dev targets, of the same kind as ``y_train``.
+        learning_rate: the (peak) learning rate.
+        epochs: the most epochs the run takes.
+        batch_size: examples per batch.
+        schedule: ``"constant"`` (Adam at a constant rate) or ``"linear"`` (AdamW, decayed linearly to 0).
+        weight_decay: AdamW's weight decay (``schedule="linear"`` only).
+        min_steps: the fewest optimizer steps: a tiny set is repeated in shuffled passes (:func:`repeat_index`).
+        patience: epochs without dev improvement that stop the run (default: never before ``epochs``).
+        verbose: Keras' ``fit`` verbosity.
+        seed: the seed of the repeated passes.
+        callbacks: more Keras callbacks for ``fit``.
+        distribution: a ``keras.distribution`` setting; build the model inside its ``scope()``.
+
+    Returns:
+        A :class:`FitResult`; the model holds the best dev epoch's weights.
+
+    Raises:
+        ValueError: an empty split, an unknown schedule, train and dev targets of different kinds, float targets
+            for a model with more than one output, or a model built outside ``distribution``.
+    """
+    regression = _check_fit_inputs(model, x_train, y_train, x_dev, y_dev, schedule)
+    x_train, y_train, steps = _top_up(x_train, y_train, epochs, batch_size, min_steps, seed)
+    with _scope(model, distribution):
         monitor, mode = _compile_fit(model, _fit_optimizer(schedule, learning_rate, steps, weight_decay), regression)
         stop = keras.callbacks.EarlyStopping(
             monitor=monitor, mode=mode, patience=patience or epochs, restore_best_weights=True
         )
-        y_fit = np.asarray(y_train, "float32") if regression else np.asarray(y_train)
-        y_val = np.asarray(y_dev, "float32") if regression else np.asarray(y_dev)
+        y_fit, y_val = _as_targets(y_train, regression), _as_targets(y_dev, regression)
         t = time.perf_counter()
         hist = model.fit(
             x_train,
@@ -246,7 +320,17 @@ def fit_classifier(
 
 
 def accuracy(model: keras.Model, x, y, batch_size: int = 128) -> float:
-    """Share of ``y`` that ``model``'s argmax logits get right."""
+    """Share of ``y`` that ``model``'s argmax logits get right.
+
+    Args:
+        model: a classifier whose outputs are logits (or probabilities).
+        x: its inputs.
+        y: the class labels.
+        batch_size: examples per prediction batch.
+
+    Returns:
+        The accuracy, in [0, 1].
+    """
     logits = model.predict(x, batch_size=batch_size, verbose=0)
     return float((np.argmax(logits, axis=-1) == np.asarray(y)).mean())
 
@@ -254,11 +338,24 @@ def accuracy(model: keras.Model, x, y, batch_size: int = 128) -> float:
 def regression_scores(model: keras.Model, x, y, batch_size: int = 128) -> dict:
     """Pearson and Spearman correlation and mean squared error of a one-output model's predictions.
 
-    >>> import keras, numpy as np
-    >>> m = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, kernel_initializer="ones")])
-    >>> scores = regression_scores(m, np.array([[1.0], [2.0], [3.0]]), np.array([1.0, 2.0, 4.0]))
-    >>> {k: round(v, 3) for k, v in scores.items()}
-    {'pearson': 0.982, 'spearman': 1.0, 'mse': 0.333}
+    Args:
+        model: a regressor with one output unit.
+        x: its inputs.
+        y: the true scores.
+        batch_size: examples per prediction batch.
+
+    Returns:
+        ``{"pearson": ..., "spearman": ..., "mse": ...}``.
+
+    Raises:
+        ValueError: the predictions and targets differ in number (the model has more than one output unit).
+
+    Example:
+        >>> import keras, numpy as np
+        >>> m = keras.Sequential([keras.Input((1,)), keras.layers.Dense(1, kernel_initializer="ones")])
+        >>> scores = regression_scores(m, np.array([[1.0], [2.0], [3.0]]), np.array([1.0, 2.0, 4.0]))
+        >>> {k: round(v, 3) for k, v in scores.items()}
+        {'pearson': 0.982, 'spearman': 1.0, 'mse': 0.333}
     """
     pred = np.asarray(model.predict(x, batch_size=batch_size, verbose=0), "float64").reshape(-1)
     y = np.asarray(y, "float64").reshape(-1)

@@ -55,7 +55,20 @@ def _softmax(z: np.ndarray) -> np.ndarray:
 
 
 def average_predictions(outputs, weights=None, space: str = "probs") -> np.ndarray:
-    """Weighted mean of several models' outputs (same shape): probabilities by default."""
+    """Weighted mean of several models' outputs (same shape): probabilities by default.
+
+    Args:
+        outputs: each model's outputs (logits, or one value per example for regression), all of one shape.
+        weights: one non-negative weight per model (a positive sum), or None for equal weights.
+        space: ``"probs"`` (softmax each model's logits, then average) or ``"logits"`` (average the raw logits);
+            a single-output model (regression) is averaged as is either way.
+
+    Returns:
+        The weighted mean, of the outputs' shape (float64).
+
+    Raises:
+        ValueError: an unknown ``space``, no outputs, outputs of different shapes, or bad weights.
+    """
     if space not in SPACES:
         raise ValueError(f"space must be one of {SPACES}, got {space!r}.")
     arrays = [np.asarray(o, dtype="float64") for o in outputs]
@@ -73,13 +86,32 @@ def average_predictions(outputs, weights=None, space: str = "probs") -> np.ndarr
 
 
 def predict_average(models, x, weights=None, space: str = "probs", batch_size: int = 128) -> np.ndarray:
-    """Run each Keras model on ``x`` and average (see :func:`average_predictions`)."""
+    """Run each Keras model on ``x`` and average (see :func:`average_predictions`).
+
+    Args:
+        models: the Keras models.
+        x: the inputs all of them take.
+        weights: one non-negative weight per model, or None for equal weights.
+        space: ``"probs"`` or ``"logits"`` (see :func:`average_predictions`).
+        batch_size: examples per prediction batch.
+
+    Returns:
+        The weighted mean of their predictions.
+    """
     return average_predictions([m.predict(x, batch_size=batch_size, verbose=0) for m in models], weights, space)
 
 
 @dataclass
 class TaskEnsemble:
-    """One task's ensemble: ``members`` (model names), ``dev_score``, and the ``trace`` of every decision."""
+    """One task's ensemble: ``members`` (model names), ``dev_score``, and the ``trace`` of every decision.
+
+    Attributes:
+        task: the task's name.
+        kind: ``"classification"``, ``"binary"`` or ``"regression"``.
+        members: the names of the models kept, in the order they joined.
+        dev_score: the ensemble's dev score (optimistic: the gate looked at dev).
+        trace: one row per candidate: ``task``, ``model``, ``alone``, ``with``, ``accepted``.
+    """
 
     task: str
     kind: str
@@ -88,7 +120,17 @@ class TaskEnsemble:
     trace: list = field(default_factory=list)
 
     def average(self, predictions: dict) -> np.ndarray:
-        """Mean of the members' predictions (``predictions``: model name → its predictions for this task)."""
+        """Mean of the members' predictions, e.g. on the test set.
+
+        Args:
+            predictions: model name → its predictions for this task (other models are ignored).
+
+        Returns:
+            The unweighted mean of the members' predictions (float64).
+
+        Raises:
+            ValueError: a member's predictions are missing.
+        """
         missing = [m for m in self.members if m not in predictions]
         if missing:
             raise ValueError(f"Predictions of ensemble members {missing} are missing for task {self.task!r}.")
@@ -98,7 +140,7 @@ class TaskEnsemble:
 def dev_gated_ensemble(
     dev_predictions: dict, dev_labels: dict, kinds: dict, order: str = "best_first", score=None
 ) -> dict:
-    """Build a dev-gated ensemble per task.
+    """Build a dev-gated ensemble per task (SerBERTus: keep a model only if the dev score does not drop).
 
     Args:
         dev_predictions: ``{model: {task: unrounded dev predictions}}``; a model
@@ -110,7 +152,12 @@ def dev_gated_ensemble(
         score: optional ``score(kind, labels, predictions) -> float`` (higher is
             better); default :func:`kit.metrics.task_score`.
 
-    Returns ``{task: TaskEnsemble}``.
+    Returns:
+        ``{task: TaskEnsemble}``.
+
+    Raises:
+        ValueError: an unknown ``order`` or kind, a task no model has predictions for, or predictions of
+            different shapes for one task.
     """
     if order not in ("best_first", "given"):
         raise ValueError(f"order must be 'best_first' or 'given', got {order!r}.")
@@ -145,5 +192,12 @@ def dev_gated_ensemble(
 
 
 def ensemble_table(ensembles: dict) -> list[dict]:
-    """Every decision of every task's ensemble as rows: task, model, alone, with, accepted."""
+    """Every decision of every task's ensemble as rows: task, model, alone, with, accepted.
+
+    Args:
+        ensembles: ``{task: TaskEnsemble}``, as :func:`dev_gated_ensemble` returns.
+
+    Returns:
+        The traces' rows, task by task (``pandas.DataFrame(rows)`` makes a table).
+    """
     return [row for ens in ensembles.values() for row in ens.trace]

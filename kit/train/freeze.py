@@ -77,22 +77,35 @@ class DivergenceStopping(keras.callbacks.Callback):
     After each epoch, ``gap = train − dev`` (``dev − train`` with
     ``mode="min"``, e.g. for a loss or an error). When ``gap > threshold`` for
     ``patience`` epochs in a row (and at least ``min_epochs`` have run),
-    training stops; with ``restore=True`` the trainable weights go back to
-    those of the last epoch whose gap was within the threshold (or, if none
-    was, of the epoch with the smallest gap).
-    ``monitor=None`` picks the first compiled metric (``"accuracy"``).
-    Train accuracy is Keras' running mean over the epoch (dropout on), the
-    number ``fit`` prints; dev accuracy is measured at the epoch's end.
+    training stops. Train accuracy is Keras' running mean over the epoch
+    (dropout on), the number ``fit`` prints; dev accuracy is measured at the
+    epoch's end.
 
     ``gaps``, ``stopped_epoch`` (0-based, or None), ``restored_epoch`` and
     ``reason`` say what happened.
 
-    >>> cb = DivergenceStopping(threshold=0.05, patience=2)
-    >>> cb.set_model(keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)]))
-    >>> for epoch, (tr, dv) in enumerate([(0.6, 0.62), (0.8, 0.78), (0.9, 0.8), (0.95, 0.8)]):
-    ...     cb.on_epoch_end(epoch, {"accuracy": tr, "val_accuracy": dv})
-    >>> cb.stopped_epoch, cb.model.stop_training, [round(g, 2) for g in cb.gaps]
-    (3, True, [-0.02, 0.02, 0.1, 0.15])
+    Args:
+        monitor: the metric whose train and ``val_`` values are compared; None picks the first compiled metric
+            (``"accuracy"``).
+        threshold: the largest gap (train minus dev) that counts as not diverging (>= 0; the paper's rule: 0.05).
+        patience: epochs in a row with a larger gap that stop training (>= 1).
+        min_epochs: epochs that run before it may stop (>= 1).
+        mode: ``"max"`` (higher is better: ``gap = train − dev``), ``"min"`` (``dev − train``) or ``"auto"``
+            (``"max"`` for names like acc, f1, auc, pearson; else ``"min"``).
+        restore: on a stop, put the trainable weights back to those of the last epoch whose gap was within the
+            threshold (or, if none was, of the epoch with the smallest gap).
+
+    Raises:
+        ValueError: ``threshold`` < 0, ``patience`` or ``min_epochs`` < 1, or an unknown ``mode``.
+        KeyError: at an epoch's end, the logs lack ``monitor`` or ``val_<monitor>``.
+
+    Example:
+        >>> cb = DivergenceStopping(threshold=0.05, patience=2)
+        >>> cb.set_model(keras.Sequential([keras.Input((1,)), keras.layers.Dense(1)]))
+        >>> for epoch, (tr, dv) in enumerate([(0.6, 0.62), (0.8, 0.78), (0.9, 0.8), (0.95, 0.8)]):
+        ...     cb.on_epoch_end(epoch, {"accuracy": tr, "val_accuracy": dv})
+        >>> cb.stopped_epoch, cb.model.stop_training, [round(g, 2) for g in cb.gaps]
+        (3, True, [-0.02, 0.02, 0.1, 0.15])
     """
 
     def __init__(
@@ -116,6 +129,7 @@ class DivergenceStopping(keras.callbacks.Callback):
         self.reset()
 
     def reset(self):
+        """Forget the gaps, the stop and the saved weights (``fit`` calls it at the start of training)."""
         self.gaps: list[float] = []
         self.wait = 0
         self.stopped_epoch: int | None = None
@@ -235,11 +249,15 @@ def _flatten(layer) -> list:
 class FreezeState:
     """Freeze / unfreeze a group of layers, remembering each sublayer's and variable's own flag.
 
-    >>> d = keras.layers.Dense(2); d.build((None, 3))
-    >>> fs = FreezeState([d]); fs.freeze(); len(d.trainable_weights)
-    0
-    >>> fs.unfreeze(); len(d.trainable_weights)
-    2
+    Args:
+        layers: the groups to freeze and unfreeze (e.g. the encoder's, bottom to top); their flags are recorded now.
+
+    Example:
+        >>> d = keras.layers.Dense(2); d.build((None, 3))
+        >>> fs = FreezeState([d]); fs.freeze(); len(d.trainable_weights)
+        0
+        >>> fs.unfreeze(); len(d.trainable_weights)
+        2
     """
 
     def __init__(self, layers: Sequence[keras.layers.Layer]):
@@ -249,7 +267,13 @@ class FreezeState:
         self._dropout: list = []
 
     def freeze(self, group: int | None = None, deterministic: bool = False):
-        """Set ``trainable=False`` (all groups, or group ``group``); with ``deterministic``, dropout rate 0."""
+        """Set ``trainable=False`` on all groups, or on group ``group``.
+
+        Args:
+            group: the group's index, or None for all.
+            deterministic: also set the groups' dropout rates to 0 (``trainable=False`` does not turn dropout off);
+                :meth:`restore_dropout` puts them back.
+        """
         for i in self._groups(group):
             self.layers[i].trainable = False
             if deterministic:
@@ -259,7 +283,13 @@ class FreezeState:
                         sub.rate = 0.0
 
     def unfreeze(self, group: int | None = None):
-        """Restore the flags recorded at construction (all groups, or group ``group``) and dropout rates."""
+        """Restore the flags recorded at construction (all groups, or group ``group``) and dropout rates.
+
+        Parts that were frozen on purpose (a fixed embedding table) stay frozen.
+
+        Args:
+            group: the group's index, or None for all.
+        """
         for i in self._groups(group):
             for sub, flag in self._layer_flags[i]:  # parents first: a child's own flag wins
                 sub.trainable = flag
@@ -268,6 +298,7 @@ class FreezeState:
         self.restore_dropout()
 
     def restore_dropout(self):
+        """Put back the dropout rates :meth:`freeze` set to 0."""
         for sub, rate in self._dropout:
             sub.rate = rate
         self._dropout = []
@@ -281,7 +312,20 @@ class FreezeState:
 
 @dataclass
 class PhaseResult:
-    """One phase: what was frozen, at what rate, how long it ran and what it learned."""
+    """One phase: what was frozen, at what rate, how long it ran and what it learned.
+
+    Attributes:
+        name: ``"phase1"``, ``"phase2"``, or ``"phase2.k"`` for gradual unfreezing's steps.
+        frozen_groups: how many encoder groups were frozen (0: all trainable).
+        learning_rate: the phase's learning rate.
+        trainable_weights: ``len(model.trainable_weights)`` in this phase.
+        trainable_params: the number of trainable parameters in this phase.
+        epochs: the epochs actually run.
+        max_epochs: the most epochs the phase could run.
+        history: Keras' ``History.history`` of the phase's ``fit``.
+        stopped: why it stopped before ``max_epochs`` (``""`` if it did not).
+        seconds: the wall-clock time of the phase's ``fit``.
+    """
 
     name: str
     frozen_groups: int  # how many encoder groups were frozen (0: all trainable)
@@ -296,12 +340,24 @@ class PhaseResult:
 
     @property
     def encoder_frozen(self) -> bool:
+        """Whether any encoder group was frozen in this phase."""
         return self.frozen_groups > 0
 
 
 @dataclass
 class StackResult:
-    """What :func:`stack_and_finetune` did; ``phases`` in order, the best dev value restored at the end."""
+    """What :func:`stack_and_finetune` did; ``phases`` in order, the best dev value restored at the end.
+
+    Attributes:
+        strategy: the strategy that ran.
+        phases: one :class:`PhaseResult` per phase, in order.
+        monitor: the metric watched (``val_<monitor>`` on dev).
+        best_dev: the best dev value of the last stage, whose weights the model holds (None if none).
+        best_phase: the phase it came from.
+        best_epoch: its epoch (0-based, within ``best_phase``).
+        info: ``groups`` (the encoder groups' names), ``unfreeze``, and ``divergence`` (its threshold and
+            patience, or None).
+    """
 
     strategy: str
     phases: list[PhaseResult]
@@ -312,7 +368,11 @@ class StackResult:
     info: dict = field(default_factory=dict)
 
     def curve(self) -> list[dict]:
-        """One row per epoch over all phases: ``phase, epoch, global_epoch, train, dev, loss, val_loss``."""
+        """One row per epoch over all phases: ``phase, epoch, global_epoch, train, dev, loss, val_loss``.
+
+        Returns:
+            The rows (``train`` and ``dev`` are ``monitor`` and ``val_<monitor>``; None where not logged).
+        """
         rows, g = [], 0
         for p in self.phases:
             h = p.history
@@ -701,53 +761,53 @@ def _stack_result(strategy, phases, monitor, best: _BestWeights, groups, unfreez
 
 
 def stack_and_finetune(
-    model: keras.Model,
-    encoder,
-    x_train,
-    y_train,
-    x_dev,
-    y_dev,
-    *,
-    strategy: str,
-    phase1_lr: float = 1e-3,
-    phase2_lr: float = 2e-5,
-    phase1_epochs: int = 0,
-    phase2_epochs: int = 0,
-    batch_size: int = 32,
-    loss=None,
-    metrics=None,
-    divergence: DivergenceStopping | dict | str | None = DEFAULT_DIVERGENCE,
-    monitor: str | None = None,
-    mode: str = "auto",
-    patience: int | None = None,
-    optimizer="adamw",
-    weight_decay: float = 0.01,
-    frozen_dropout: bool = False,
-    unfreeze: str = "all",
-    callbacks: list | None = None,
-    verbose: int = 0,
-) -> StackResult:
-    """Train ``model`` by ``strategy``, freezing ``encoder`` (a layer, layer name, or list of them) as it says.
+    model: keras.Model, encoder, x_train, y_train, x_dev, y_dev, *, strategy: str, phase1_lr: float = 1e-3,
+    phase2_lr: float = 2e-5, phase1_epochs: int = 0, phase2_epochs: int = 0, batch_size: int = 32, loss=None,
+    metrics=None, divergence: DivergenceStopping | dict | str | None = DEFAULT_DIVERGENCE, monitor: str | None = None,
+    mode: str = "auto", patience: int | None = None, optimizer="adamw", weight_decay: float = 0.01,
+    frozen_dropout: bool = False, unfreeze: str = "all", callbacks: list | None = None, verbose: int = 0,
+) -> StackResult:  # fmt: skip
+    """Train ``model`` by ``strategy``, freezing ``encoder`` as it says; the last phase keeps its best dev epoch.
 
-    - ``finetune_only``: one phase, all trainable, ``phase2_lr`` for ``phase2_epochs``.
-    - ``stack_only``: one phase, encoder frozen, ``phase1_lr`` for ``phase1_epochs``.
-    - ``stack_and_finetune``: phase 1 as stack-only but stopped by ``divergence``
-      (a :class:`DivergenceStopping`, a dict of its arguments, ``None`` for no early
-      stop; :data:`DEFAULT_DIVERGENCE`: threshold 0.05, patience 2), then phase 2 as
-      finetune-only. ``unfreeze="gradual"`` (ULMFiT) needs ``encoder`` as a list
-      ordered bottom to top: phase 2 then unfreezes one more group per epoch
-      from the top (``n - 1`` one-epoch steps ``phase2.1`` ...), then trains
-      everything for ``max(1, phase2_epochs - (n - 1))`` epochs.
+    Args:
+        model: the built model to train (it contains ``encoder``); left compiled for its restored flags.
+        encoder: a layer, a layer name, or a list of them (groups, ordered bottom to top).
+        x_train: training inputs.
+        y_train: training labels.
+        x_dev: dev inputs (phase-1 stopping and the best epoch).
+        y_dev: dev labels.
+        strategy: ``"finetune_only"`` (one phase, all trainable), ``"stack_only"`` (one phase, encoder frozen) or
+            ``"stack_and_finetune"`` (phase 1 as stack-only, stopped by ``divergence``, then phase 2 as finetune-only).
+        phase1_lr: the learning rate with the encoder frozen (``stack_only``, phase 1).
+        phase2_lr: the learning rate with everything trainable (``finetune_only``, phase 2).
+        phase1_epochs: the frozen stage's epochs.
+        phase2_epochs: the unfrozen stage's epochs.
+        batch_size: examples per batch.
+        loss: default sparse categorical cross-entropy on logits; e.g. ``"mse"`` for regression.
+        metrics: default ``["accuracy"]``; e.g. ``["mae"]`` for regression.
+        divergence: phase 1's stop: a :class:`DivergenceStopping`, a dict of its arguments, or None for no early
+            stop; :data:`DEFAULT_DIVERGENCE`: threshold 0.05, patience 2.
+        monitor: the best dev epoch is the best ``val_<monitor>`` (default: the first compiled metric).
+        mode: ``"auto"``, ``"max"`` or ``"min"``: whether a higher ``monitor`` is better.
+        patience: epochs without dev improvement that stop the last stage early (None: never).
+        optimizer: ``"adamw"`` (BERT-Adam: weight decay ``weight_decay``), ``"adam"``, ``"sgd"`` or a factory
+            ``lr -> optimizer``, called afresh for every phase.
+        weight_decay: AdamW's weight decay.
+        frozen_dropout: keep dropout on in a frozen encoder (default: rates 0, deterministic features).
+        unfreeze: ``"all"`` or ``"gradual"`` (ULMFiT, ``encoder`` a list): phase 2 unfreezes one more group per
+            epoch from the top (``n - 1`` one-epoch steps ``phase2.1`` ...), then trains everything for
+            ``max(1, phase2_epochs - (n - 1))`` epochs.
+        callbacks: added to every phase's ``fit``.
+        verbose: Keras' ``fit`` verbosity.
 
-    The last phase keeps the weights of its best dev epoch (``val_<monitor>``,
-    ``monitor`` defaulting to the first compiled metric; ``patience`` stops it
-    early). ``loss`` defaults to sparse categorical cross-entropy on logits and
-    ``metrics`` to ``["accuracy"]``; pass e.g. ``loss="mse", metrics=["mae"]``
-    for regression. ``optimizer`` is ``"adamw"`` (BERT-Adam: weight decay
-    ``weight_decay``), ``"adam"``, ``"sgd"`` or a factory ``lr -> optimizer``,
-    called afresh for every phase. A frozen encoder runs with its dropout
-    rates at 0 (deterministic features) unless ``frozen_dropout=True``;
-    ``callbacks`` are added to every phase's ``fit``. Returns a :class:`StackResult`.
+    Returns:
+        A :class:`StackResult`; the model holds the best dev epoch's weights.
+
+    Raises:
+        ValueError: a bad plan (:func:`kit.train.freeze_plan.check_plan`), an unbuilt model, an encoder outside
+            it, labels that do not fit, or an empty dev split.
+        TypeError: an encoder that is not a layer, a bad ``divergence``, or an optimizer instance (not a name).
+        RuntimeError: the trainable set is not what a phase asks for.
     """
     check_plan(strategy, unfreeze, phase1_epochs, phase2_epochs)
     groups, y_train, y_dev, loss = _check_inputs(model, encoder, x_train, y_train, x_dev, y_dev, loss)

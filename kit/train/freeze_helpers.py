@@ -1,5 +1,7 @@
-"""What the freeze scheduler's runs need around it: fresh pretrained weights per run, a check that a frozen encoder
-stayed frozen, BERT-Adam per phase, and each strategy's epochs.
+"""What the freeze scheduler's runs need around it.
+
+Fresh pretrained weights per run, a check that a frozen encoder stayed frozen,
+BERT-Adam per phase, and each strategy's epochs:
 
 - :class:`ReusableBackbone` puts one backbone's pretrained weights, trainable
   flags, dropout rates and dropout seeds back before every run (no reload);
@@ -46,6 +48,10 @@ class ReusableBackbone:
     does not touch; :meth:`fresh` draws new seeds for them from Python's
     ``random`` (seeded by ``kit.config.set_seed``), so a run with a given seed
     gets the same dropout masks whatever ran before it.
+
+    Args:
+        backbone: the pretrained backbone (a Keras layer or model), loaded once; its weights, flags, dropout
+            rates and seed states are recorded now.
     """
 
     def __init__(self, backbone):
@@ -58,7 +64,13 @@ class ReusableBackbone:
         self._seed_states = [sg.state for layer in layers for sg in getattr(layer, "_seed_generators", [])]
 
     def fresh(self):
-        """The backbone with its pretrained weights, trainable flags and dropout rates restored."""
+        """The backbone with its pretrained weights, trainable flags and dropout rates restored.
+
+        Its dropout seed generators get new seeds from Python's ``random``.
+
+        Returns:
+            The same backbone object, ready for the next run's model.
+        """
         for layer, flag in self._flags:
             layer.trainable = flag
         for v, flag in self._var_flags:
@@ -76,6 +88,9 @@ class EncoderWatch(keras.callbacks.Callback):
 
     ``changed`` lists, per ``fit`` call (= per phase), whether any weight's
     bytes differ at the end: a frozen encoder must give ``False``.
+
+    Args:
+        layers: a layer, or a list of layers, to watch (e.g. the encoder).
     """
 
     def __init__(self, layers):
@@ -85,6 +100,7 @@ class EncoderWatch(keras.callbacks.Callback):
         self._start = None
 
     def fingerprint(self) -> str:
+        """The SHA-1 hex digest of the watched layers' weights, byte for byte."""
         h = hashlib.sha1()
         for layer in self.layers:
             for v in layer.weights:
@@ -116,11 +132,28 @@ def optimizer_factory(
     LayerNorm) with a warm-up + linear decay (:func:`kit.optimizers.schedules.linear`) over each phase's
     planned steps (warm-up: ``warmup`` of them); ``"constant"`` is AdamW at a constant rate. The scheduler
     calls the factory once per phase, in order (then once more to leave the model compiled), which is how each
-    call knows its phase.
+    call knows its phase; calls beyond the strategy's phases get a constant rate.
 
-    >>> make = optimizer_factory("stack_and_finetune", 10, phase1_epochs=3, phase2_epochs=2)
-    >>> [round(float(make(lr).learning_rate), 8) for lr in (1e-3, 2e-5)]   # step 0: 1/3 and 1/2 of the way up
-    [0.00033333, 1e-05]
+    Args:
+        strategy: ``"finetune_only"``, ``"stack_only"`` or ``"stack_and_finetune"``.
+        steps_per_epoch: optimizer steps per epoch.
+        phase1_epochs: the frozen phase's epochs.
+        phase2_epochs: the unfrozen phase's epochs.
+        schedule: ``"bert_adam"`` (warm-up + linear decay per phase) or ``"constant"``.
+        warmup: the fraction of each phase's planned steps spent warming up.
+        weight_decay: AdamW's weight decay (none on biases and LayerNorm).
+
+    Returns:
+        ``make(lr)``, a fresh AdamW per call.
+
+    Raises:
+        ValueError: an unknown ``schedule``.
+        KeyError: an unknown ``strategy``.
+
+    Example:
+        >>> make = optimizer_factory("stack_and_finetune", 10, phase1_epochs=3, phase2_epochs=2)
+        >>> [round(float(make(lr).learning_rate), 8) for lr in (1e-3, 2e-5)]   # step 0: 1/3 and 1/2 of the way up
+        [0.00033333, 1e-05]
     """
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}.")
@@ -147,9 +180,21 @@ def optimizer_factory(
 def planned_epochs(strategy: str, phase1_epochs: int, phase2_epochs: int) -> int:
     """Most epochs a strategy can run (phase 1 may stop early).
 
-    >>> from kit.train.freeze import STRATEGIES
-    >>> [planned_epochs(s, 4, 2) for s in STRATEGIES]
-    [2, 4, 6]
+    Args:
+        strategy: ``"finetune_only"``, ``"stack_only"`` or ``"stack_and_finetune"``.
+        phase1_epochs: the frozen phase's epochs.
+        phase2_epochs: the unfrozen phase's epochs.
+
+    Returns:
+        ``phase2_epochs``, ``phase1_epochs`` or their sum.
+
+    Raises:
+        KeyError: an unknown ``strategy``.
+
+    Example:
+        >>> from kit.train.freeze import STRATEGIES
+        >>> [planned_epochs(s, 4, 2) for s in STRATEGIES]
+        [2, 4, 6]
     """
     return {
         "finetune_only": phase2_epochs,

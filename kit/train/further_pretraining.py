@@ -50,6 +50,17 @@ class MLMBatches(keras.utils.PyDataset):
 
     Item ``i`` is ``(x + mask_positions, {"mlm": original ids}, {"mlm": weights})``
     with weights making the loss a mean over the batch's masked tokens.
+
+    Args:
+        inputs: the preprocessor's dict (``token_ids``, ``segment_ids``, ``padding_mask``) of the texts.
+        masker: BERT's dynamic masking (:class:`kit.text.masking.MLMMasker`), called afresh for every batch.
+        batch_size: examples per batch.
+        steps: how many batches (the length of the stream).
+        start: the global step of item 0, so a run fitted in chunks continues one stream.
+        seed: the seed of the per-pass shuffles and the masks.
+
+    Raises:
+        ValueError: ``inputs`` is not the preprocessor's dict, holds no texts, or ``batch_size``/``steps`` < 1.
     """
 
     def __init__(self, inputs: dict, masker, batch_size: int, steps: int, start: int = 0, seed: int = 0):
@@ -82,7 +93,15 @@ class MLMBatches(keras.utils.PyDataset):
 
 @dataclass
 class MLMResult:
-    """What further pretraining did: the MLM model (backbone + head), steps, tokens, time, loss per chunk."""
+    """What further pretraining did: the MLM model (backbone + head), steps, tokens, time, loss per chunk.
+
+    Attributes:
+        model: the :class:`kit.models.mlm_model.MLMModel` (backbone + head); a later ``fit`` needs a new ``compile``.
+        steps: the optimizer steps taken.
+        tokens: the tokens seen, padding included (``steps * batch_size * sequence length``).
+        seconds: the wall-clock time of the fits.
+        curve: ``{"step": [end of each chunk], "loss": [its mean over the chunk], ...}``.
+    """
 
     model: MLMModel
     steps: int
@@ -91,32 +110,51 @@ class MLMResult:
     curve: dict = field(default_factory=dict)
 
 
-def further_pretrain(
-    backbone,
-    inputs: dict,
-    masker,
-    *,
-    steps: int,
-    batch_size: int = 32,
-    learning_rate: float = 1e-5,
-    decay: float | None = None,
-    weight_decay: float = 0.01,
-    warmup: float = 0.06,
-    chunks: int = 5,
-    seed: int = 0,
-    model: keras.Model | None = None,
-    verbose: int = 0,
-    progress=None,
-) -> MLMResult:
-    """``steps`` MLM steps on ``inputs`` (the task texts, preprocessed); updates ``backbone`` in place.
+def _optimizer(model, backbone, schedule, decay: float | None, weight_decay: float):
+    """AdamW clipped to global norm 1, with layer-wise LR decay when ``decay`` is given."""
+    if decay is None:
+        return adamw(schedule, weight_decay, global_clipnorm=1.0)
+    return llrd_optimizer(model, backbone, schedule, decay=decay, weight_decay=weight_decay, global_clipnorm=1.0)
 
-    AdamW (gradients clipped to global norm 1), linear warm-up over ``warmup``
-    of the steps then cosine decay to 0. ``decay`` (e.g. 0.95) adds layer-wise
-    LR decay (:func:`kit.train.layerwise_decay.llrd_optimizer`), which SerBERTus found
-    hurt less on SST. ``model`` reuses a :class:`kit.models.mlm_model.MLMModel` of
-    ``backbone`` (e.g. to evaluate it before training with
-    :func:`kit.train.masked_lm.evaluate_mlm`). ``progress(done, steps, logs)`` is
-    called after each of the ``chunks`` fits.
+
+def _stream(inputs: dict, masker, batch_size: int, seed: int):
+    """The factory ``(start, n) -> MLMBatches`` that :func:`kit.train.masked_lm.fit_in_chunks` calls per chunk."""
+    return lambda start, n: MLMBatches(inputs, masker, batch_size, n, start=start, seed=seed)
+
+
+def further_pretrain(
+    backbone, inputs: dict, masker, *, steps: int, batch_size: int = 32, learning_rate: float = 1e-5,
+    decay: float | None = None, weight_decay: float = 0.01, warmup: float = 0.06, chunks: int = 5, seed: int = 0,
+    model: keras.Model | None = None, verbose: int = 0, progress=None,
+) -> MLMResult:  # fmt: skip
+    """Run ``steps`` MLM steps on ``inputs`` (the task texts, preprocessed); updates ``backbone`` in place.
+
+    AdamW (gradients clipped to global norm 1), linear warm-up over ``warmup`` of the steps then cosine decay to 0.
+    The [CLS] pooler is held frozen meanwhile and trainable again when this returns.
+
+    Args:
+        backbone: the pretrained BERT backbone, updated in place (fine-tune it afterwards).
+        inputs: the task texts, as the preprocessor's dict.
+        masker: BERT's dynamic masking (:class:`kit.text.masking.MLMMasker`).
+        steps: optimizer steps (>= 1).
+        batch_size: examples per batch.
+        learning_rate: the peak learning rate.
+        decay: layer-wise LR decay (e.g. 0.95; :func:`kit.train.layerwise_decay.llrd_optimizer`), which
+            SerBERTus found hurt less on SST; None: plain AdamW.
+        weight_decay: AdamW's weight decay.
+        warmup: the fraction of the steps spent warming up from 0.
+        chunks: the run is fitted in this many consecutive ``fit`` calls, one point of ``curve`` each.
+        seed: the seed of the shuffles and the masks.
+        model: a :class:`kit.models.mlm_model.MLMModel` of ``backbone`` to reuse (e.g. to evaluate it before
+            training with :func:`kit.train.masked_lm.evaluate_mlm`); None builds one.
+        verbose: Keras' ``fit`` verbosity.
+        progress: ``progress(done, steps, logs)``, called after each of the ``chunks`` fits.
+
+    Returns:
+        An :class:`MLMResult`.
+
+    Raises:
+        ValueError: ``steps`` < 1, or ``inputs`` that :class:`MLMBatches` refuses.
     """
     if steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}.")
@@ -129,21 +167,11 @@ def further_pretrain(
         pooler.trainable = False
     try:
         schedule = mlm_schedule(learning_rate, steps, warmup, "cosine")  # warm-up, then cosine to 0
-        if decay is None:
-            optimizer = adamw(schedule, weight_decay, global_clipnorm=1.0)
-        else:
-            optimizer = llrd_optimizer(
-                model, backbone, schedule, decay=decay, weight_decay=weight_decay, global_clipnorm=1.0
-            )
+        optimizer = _optimizer(model, backbone, schedule, decay, weight_decay)
         model.compile(optimizer=optimizer, loss={"mlm": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
         t = time.perf_counter()
         curve = fit_in_chunks(
-            model,
-            lambda start, n: MLMBatches(inputs, masker, batch_size, n, start=start, seed=seed),
-            steps,
-            chunks,
-            verbose=verbose,
-            progress=progress,
+            model, _stream(inputs, masker, batch_size, seed), steps, chunks, verbose=verbose, progress=progress
         )
         seconds = time.perf_counter() - t
     finally:

@@ -54,11 +54,20 @@ EMBEDDING_ATTRS = ("token_embedding", "position_embedding", "segment_embedding",
 
 
 def depth_layers(backbone) -> dict:
-    """``{"embeddings": [layers], "layers": [[layers at depth 0], ..., [depth L-1]], "pooler": [layers]}``.
+    """A backbone's layers by depth: the embeddings, the transformer layers (depth 0 nearest the input), the pooler.
 
     A BERT backbone gives one layer per depth; a kit multitask model
     (``kit.models.multitask_bert.MultitaskBert``) lists every copy of a depth
     together (CerBERTus' per-task top layers, triple-BERT's encoders).
+
+    Args:
+        backbone: a keras-hub or kit ``BertBackbone``, or a kit multitask model (it has ``depth_layers()``).
+
+    Returns:
+        ``{"embeddings": [layers], "layers": [[layers at depth 0], ..., [depth L-1]], "pooler": [layers]}``.
+
+    Raises:
+        ValueError: ``backbone`` is not a BERT backbone (no ``transformer_layers``).
     """
     if hasattr(backbone, "depth_layers"):
         return backbone.depth_layers()
@@ -85,10 +94,35 @@ def _embedding_multiplier(embeddings, decay: float, n_layers: int) -> float:
     raise ValueError(f"embeddings must be 'decay', 'frozen', 'base' or a multiplier >= 0, got {embeddings!r}.")
 
 
+def _variables_of(layers, trainable: dict) -> list:
+    """The variables of ``layers`` that are in ``trainable`` (``{id: variable}``), each once, in order."""
+    seen, out = set(), []
+    for layer in layers:
+        for v in layer.trainable_variables:
+            if id(v) in trainable and id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+    return out
+
+
 def rate_groups(model, backbone, decay: float = 0.95, head_multiplier: float = 1.0, embeddings="decay") -> list[dict]:
     """The groups of ``model``'s trainable variables and their rate multipliers (see the module docstring).
 
-    Each row: ``group``, ``multiplier``, ``variables`` (the variable objects).
+    Args:
+        model: the model to train (it contains ``backbone``).
+        backbone: a BERT backbone or a kit multitask model (see :func:`depth_layers`).
+        decay: the factor per layer toward the input, in (0, 1] (1: no decay); layer ``i`` of ``L`` gets
+            ``decay^(L-1-i)``.
+        head_multiplier: the pooler's and task heads' multiplier (> 0).
+        embeddings: ``"decay"`` (``decay^L``), ``"frozen"`` (0), ``"base"`` (1) or a multiplier >= 0.
+
+    Returns:
+        One row per group, from the embeddings up to ``"pooler + heads"`` (every variable no other group
+        claims): ``group``, ``multiplier``, ``variables`` (the variable objects).
+
+    Raises:
+        ValueError: ``decay``, ``head_multiplier`` or ``embeddings`` out of range, a backbone with no trainable
+            variables, or one that is not part of ``model``.
     """
     if not 0.0 < decay <= 1.0:
         raise ValueError(f"decay must be in (0, 1] (the factor per layer toward the input; 1 = no decay), got {decay}.")
@@ -112,22 +146,13 @@ def rate_groups(model, backbone, decay: float = 0.95, head_multiplier: float = 1
             "model was built from."
         )
 
-    def variables_of(layers):
-        seen, out = set(), []
-        for layer in layers:
-            for v in layer.trainable_variables:
-                if id(v) in trainable and id(v) not in seen:
-                    seen.add(id(v))
-                    out.append(v)
-        return out
-
-    rows = [{"group": "embeddings", "multiplier": emb_mult, "variables": variables_of(parts["embeddings"])}]
+    rows = [{"group": "embeddings", "multiplier": emb_mult, "variables": _variables_of(parts["embeddings"], trainable)}]
     for i, layers in enumerate(parts["layers"]):
         rows.append(
             {
                 "group": f"layer {i}" + (f" (x{len(layers)})" if len(layers) > 1 else ""),
                 "multiplier": decay ** (n_layers - 1 - i),
-                "variables": variables_of(layers),
+                "variables": _variables_of(layers, trainable),
             }
         )
     claimed = {id(v) for row in rows for v in row["variables"]}
@@ -142,6 +167,17 @@ def rate_table(
     """Rows ``group, variables, params, multiplier, learning_rate`` (None for a schedule or no rate given).
 
     The same table as ``llrd_optimizer(...).rate_table``; ``pandas.DataFrame(rows)`` makes a data frame.
+
+    Args:
+        model: the model to train (it contains ``backbone``).
+        backbone: a BERT backbone or a kit multitask model.
+        learning_rate: the base rate (a number), or a schedule or None (then no rates are shown).
+        decay: the factor per layer toward the input (see :func:`rate_groups`).
+        head_multiplier: the pooler's and task heads' multiplier.
+        embeddings: ``"decay"``, ``"frozen"``, ``"base"`` or a multiplier (see :func:`rate_groups`).
+
+    Returns:
+        One dict per group: ``group``, ``variables`` (a count), ``params``, ``multiplier``, ``learning_rate``.
     """
     return _table(
         rate_groups(model, backbone, decay=decay, head_multiplier=head_multiplier, embeddings=embeddings), learning_rate
@@ -163,7 +199,14 @@ def _table(rows, learning_rate) -> list[dict]:
 
 
 def format_rate_table(table: list[dict]) -> str:
-    """The rate table as aligned text (``pandas.DataFrame(table)`` gives a data frame)."""
+    """The rate table as aligned text (``pandas.DataFrame(table)`` gives a data frame).
+
+    Args:
+        table: rows from :func:`rate_table` (or ``optimizer.rate_table``).
+
+    Returns:
+        One header line and one line per group; ``schedule`` where the learning rate is not a number.
+    """
     lines = [f"{'group':<15}{'variables':>11}{'params':>9}{'multiplier':>12}{'learning_rate':>15}"]
     for r in table:
         lr = "schedule" if r["learning_rate"] is None else f"{r['learning_rate']:.2e}"
@@ -172,23 +215,32 @@ def format_rate_table(table: list[dict]) -> str:
 
 
 def llrd_optimizer(
-    model,
-    backbone,
-    learning_rate,
-    decay: float = 0.95,
-    head_multiplier: float = 1.0,
-    embeddings="decay",
-    weight_decay: float = 0.01,
-    global_clipnorm: float | None = None,
-    **adamw_kwargs,
-) -> LayerwiseAdamW:
+    model, backbone, learning_rate, decay: float = 0.95, head_multiplier: float = 1.0, embeddings="decay",
+    weight_decay: float = 0.01, global_clipnorm: float | None = None, **adamw_kwargs,
+) -> LayerwiseAdamW:  # fmt: skip
     """AdamW with layer-wise learning-rate decay for ``model`` (which contains ``backbone``).
 
-    ``learning_rate`` is a float or a ``keras.optimizers.schedules.LearningRateSchedule``
-    (every group follows it, scaled by its multiplier). ``backbone`` is a BERT
-    backbone or a kit multitask model (then every copy of a layer shares its
-    depth's rate). Bias and LayerNorm variables get no weight decay. The table
-    of groups is ``optimizer.rate_table`` (print it with :func:`format_rate_table`).
+    Bias and LayerNorm variables get no weight decay. The table of groups is ``optimizer.rate_table`` (print it
+    with :func:`format_rate_table`).
+
+    Args:
+        model: the model to train.
+        backbone: a BERT backbone, or a kit multitask model (then every copy of a layer shares its depth's rate).
+        learning_rate: a float or a ``keras.optimizers.schedules.LearningRateSchedule`` (every group follows it,
+            scaled by its multiplier).
+        decay: the factor per layer toward the input (see :func:`rate_groups`).
+        head_multiplier: the pooler's and task heads' multiplier (the default for unlisted variables).
+        embeddings: ``"decay"``, ``"frozen"``, ``"base"`` or a multiplier (see :func:`rate_groups`).
+        weight_decay: the decoupled weight decay, applied at each variable's own rate.
+        global_clipnorm: clip the gradients to this global norm across all groups at once (None: no clipping).
+        **adamw_kwargs: more :class:`kit.optimizers.layerwise_adamw.LayerwiseAdamW` (AdamW) arguments.
+
+    Returns:
+        A :class:`kit.optimizers.layerwise_adamw.LayerwiseAdamW` with ``rate_table`` set.
+
+    Raises:
+        ValueError: the arguments fail :func:`rate_groups`, or two variables in different groups share a path
+            (give the layers distinct names).
     """
     rows = rate_groups(model, backbone, decay=decay, head_multiplier=head_multiplier, embeddings=embeddings)
     multipliers = {}

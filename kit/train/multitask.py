@@ -58,7 +58,17 @@ INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
 
 
 def task_loss(kind: str) -> keras.losses.Loss:
-    """Cross-entropy on softmax logits, binary cross-entropy on one logit, or mean squared error."""
+    """The loss of a task kind: cross-entropy on softmax logits, binary cross-entropy on one logit, or squared error.
+
+    Args:
+        kind: ``"classification"``, ``"binary"`` or ``"regression"``.
+
+    Returns:
+        A Keras loss (``from_logits=True`` for the two classification kinds).
+
+    Raises:
+        ValueError: an unknown kind.
+    """
     check_kind(kind)
     if kind == "classification":
         return keras.losses.SparseCategoricalCrossentropy(from_logits=True)
@@ -68,7 +78,17 @@ def task_loss(kind: str) -> keras.losses.Loss:
 
 
 def task_metrics(kind: str) -> list:
-    """Accuracy (argmax), accuracy (logit > 0) or streaming Pearson correlation."""
+    """The metric of a task kind: accuracy (argmax), accuracy (logit > 0) or streaming Pearson correlation.
+
+    Args:
+        kind: ``"classification"``, ``"binary"`` or ``"regression"``.
+
+    Returns:
+        A one-metric list, named ``accuracy`` or ``pearson``.
+
+    Raises:
+        ValueError: an unknown kind.
+    """
     check_kind(kind)
     if kind == "classification":
         return [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
@@ -93,7 +113,19 @@ def _check_model_outputs(model, kinds: dict):
 
 
 def compile_multitask(model, kinds: dict, optimizer, **compile_kwargs) -> None:
-    """Compile ``model`` (outputs ``{task: logits}``) with each task's loss and metric."""
+    """Compile ``model`` (outputs ``{task: logits}``) with each task's loss and metric.
+
+    The metrics are weighted metrics, so each counts only its own task's examples.
+
+    Args:
+        model: a model with a dict of outputs, one per task (or a :class:`kit.train.smart.SMART` wrapper of one).
+        kinds: ``{task: "classification" | "binary" | "regression"}``.
+        optimizer: the optimizer (e.g. from :func:`kit.train.layerwise_decay.llrd_optimizer`).
+        **compile_kwargs: more ``compile`` arguments.
+
+    Raises:
+        ValueError: an unknown kind, a model without a dict of outputs, or a task without an output.
+    """
     kinds = {t: check_kind(k, t) for t, k in kinds.items()}
     _check_model_outputs(model, kinds)
     model.compile(
@@ -131,6 +163,18 @@ class MultitaskBatches(keras.utils.PyDataset):
     ``sample_weight = {task: (B,)}``, 1.0 for the batch's task, 0.0 elsewhere.
     ``drop_remainder`` drops each task's last partial batch (fewer distinct
     shapes, so fewer recompilations on jax and tensorflow).
+
+    Args:
+        data: ``{task: (inputs, labels)}``, inputs the preprocessor's dict.
+        kinds: ``{task: "classification" | "binary" | "regression"}``, for every task of ``data``.
+        batch_size: examples per batch.
+        seed: the seed of the shuffles (epoch ``e`` uses ``[seed, e]``).
+        shuffle: shuffle the examples and the batches' order (False: tasks in order, examples in order).
+        drop_remainder: drop each task's last partial batch.
+
+    Raises:
+        ValueError: no tasks, ``batch_size`` < 1, a task without a kind or without examples, inputs that are not
+            the preprocessor's dict, or labels that do not match the inputs in number.
     """
 
     def __init__(
@@ -168,6 +212,7 @@ class MultitaskBatches(keras.utils.PyDataset):
         self._order = self._make_order()
 
     def batches_per_task(self) -> dict:
+        """``{task: its batches per epoch}``: its size / ``batch_size``, rounded up (down with ``drop_remainder``)."""
         count = (lambda n: n // self.batch_size) if self.drop_remainder else (lambda n: math.ceil(n / self.batch_size))
         return {t: count(len(y)) for t, (_, y) in self.data.items()}
 
@@ -187,7 +232,14 @@ class MultitaskBatches(keras.utils.PyDataset):
         return len(self._order)
 
     def task_of(self, i: int) -> str:
-        """The task of batch ``i`` in this epoch's order."""
+        """The task of batch ``i`` in this epoch's order.
+
+        Args:
+            i: the batch's index in the epoch.
+
+        Returns:
+            The task's name.
+        """
         return self._order[i][0]
 
     def __getitem__(self, i):
@@ -211,7 +263,20 @@ class MultitaskBatches(keras.utils.PyDataset):
 
 
 def predict_tasks(model, data: dict, kinds: dict, batch_size: int = 64) -> dict:
-    """``{task: unrounded predictions}`` on each task's inputs (see :func:`kit.metrics.task_predictions`)."""
+    """``{task: unrounded predictions}`` on each task's inputs (see :func:`kit.metrics.task_predictions`).
+
+    Args:
+        model: a model with a dict of outputs ``{task: logits}``.
+        data: ``{task: inputs}`` or ``{task: (inputs, labels)}``, inputs the preprocessor's dict.
+        kinds: ``{task: "classification" | "binary" | "regression"}``.
+        batch_size: examples per prediction batch.
+
+    Returns:
+        ``{task: class probabilities (N, C), P(positive) (N,) or scores (N,)}``.
+
+    Raises:
+        ValueError: the model has no output for a task, or an unknown kind.
+    """
     out = {}
     for task, x in data.items():
         x = x[0] if isinstance(x, tuple) else x
@@ -223,7 +288,17 @@ def predict_tasks(model, data: dict, kinds: dict, batch_size: int = 64) -> dict:
 
 
 def evaluate_multitask(model, data: dict, kinds: dict, batch_size: int = 64) -> dict:
-    """``{task: accuracy or Pearson, ..., "mean": their mean}`` on ``data = {task: (inputs, labels)}``."""
+    """Score every task: accuracy (classification, binary) or Pearson correlation (regression), and their mean.
+
+    Args:
+        model: a model with a dict of outputs ``{task: logits}``.
+        data: ``{task: (inputs, labels)}``.
+        kinds: ``{task: "classification" | "binary" | "regression"}``.
+        batch_size: examples per prediction batch.
+
+    Returns:
+        ``{task: accuracy or Pearson, ..., "mean": their mean}``.
+    """
     preds = predict_tasks(model, {t: xy[0] for t, xy in data.items()}, kinds, batch_size)
     scores = {t: task_score(kinds[t], data[t][1], preds[t]) for t in data}
     scores["mean"] = float(np.mean(list(scores.values())))
@@ -232,7 +307,17 @@ def evaluate_multitask(model, data: dict, kinds: dict, batch_size: int = 64) -> 
 
 @dataclass
 class MultitaskResult:
-    """Per-epoch dev scores, the best-mean epoch (its weights kept), each task's best epoch score, time."""
+    """Per-epoch dev scores, the best-mean epoch (its weights kept), each task's best epoch score, time.
+
+    Attributes:
+        history: Keras' ``History.history`` (with ``dev_<task>`` and ``dev_mean`` per epoch when ``dev`` was given).
+        dev_scores: per epoch, :func:`evaluate_multitask`'s dict on dev (empty without ``dev``).
+        best_epoch: the epoch with the best mean dev score (0-based; -1 without ``dev``).
+        best: that epoch's dev scores.
+        best_per_task: each task's best dev score over the epochs (each may come from another epoch).
+        steps: the optimizer steps (epochs x batches per epoch).
+        seconds: the wall-clock time of ``fit``.
+    """
 
     history: dict
     dev_scores: list = field(default_factory=list)
@@ -261,28 +346,33 @@ class _DevEval(keras.callbacks.Callback):
 
 
 def fit_multitask(
-    model,
-    train: dict,
-    kinds: dict,
-    *,
-    optimizer,
-    epochs: int,
-    batch_size: int,
-    dev: dict | None = None,
-    seed: int = 0,
-    drop_remainder: bool = False,
-    keep_best: bool = True,
-    verbose: int = 0,
-    eval_batch_size: int | None = None,
-    **compile_kwargs,
-) -> MultitaskResult:
+    model, train: dict, kinds: dict, *, optimizer, epochs: int, batch_size: int, dev: dict | None = None,
+    seed: int = 0, drop_remainder: bool = False, keep_best: bool = True, verbose: int = 0,
+    eval_batch_size: int | None = None, **compile_kwargs,
+) -> MultitaskResult:  # fmt: skip
     """Compile ``model`` for the tasks and fit it on mt-dnn's mixed stream; score ``dev`` after every epoch.
 
-    ``train`` and ``dev`` map each task to ``(inputs, labels)``. With ``dev`` and
-    ``keep_best``, the weights of the epoch with the best mean dev score are
-    restored. ``model`` may be a :class:`kit.train.smart.SMART` wrapper and
-    ``optimizer`` an :func:`kit.train.layerwise_decay.llrd_optimizer`. Dev is scored in
-    batches of ``eval_batch_size`` (default: ``max(batch_size, 64)``).
+    Args:
+        model: a model with a dict of outputs ``{task: logits}``, or a :class:`kit.train.smart.SMART` wrapper.
+        train: ``{task: (inputs, labels)}``.
+        kinds: ``{task: "classification" | "binary" | "regression"}``.
+        optimizer: the optimizer, e.g. an :func:`kit.train.layerwise_decay.llrd_optimizer`.
+        epochs: the epochs (>= 1).
+        batch_size: examples per batch.
+        dev: ``{task: (inputs, labels)}``, scored after every epoch, or None.
+        seed: the seed of the stream's shuffles.
+        drop_remainder: drop each task's last partial batch (see :class:`MultitaskBatches`).
+        keep_best: with ``dev``, restore the weights of the epoch with the best mean dev score.
+        verbose: Keras' ``fit`` verbosity.
+        eval_batch_size: the batch size dev is scored in (default: ``max(batch_size, 64)``).
+        **compile_kwargs: more ``compile`` arguments.
+
+    Returns:
+        A :class:`MultitaskResult`.
+
+    Raises:
+        ValueError: ``epochs`` < 1, or data, kinds or a model that :class:`MultitaskBatches` or
+            :func:`compile_multitask` refuse.
     """
     if epochs < 1:
         raise ValueError(f"epochs must be >= 1, got {epochs}.")

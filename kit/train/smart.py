@@ -127,7 +127,21 @@ def _noise_grad_torch(fn, noises):
 
 
 def noise_grad(fn, noises):
-    """Gradient of the scalar ``fn(noises)`` with respect to each tensor in ``noises`` (no gradient flows back)."""
+    """Gradient of the scalar ``fn(noises)`` with respect to each tensor in ``noises`` (no gradient flows back).
+
+    The one backend-specific piece of SMART: jax's ``grad``, TensorFlow's ``GradientTape`` or torch's ``autograd``
+    (an unconnected noise gets a zero gradient).
+
+    Args:
+        fn: a function of the list of noises, returning a scalar tensor.
+        noises: the tensors to differentiate with respect to.
+
+    Returns:
+        One gradient per noise, in order, each stopped.
+
+    Raises:
+        NotImplementedError: a backend other than jax, tensorflow or torch.
+    """
     backend = keras.backend.backend()
     helpers = {"jax": _noise_grad_jax, "tensorflow": _noise_grad_tensorflow, "torch": _noise_grad_torch}
     if backend not in helpers:
@@ -159,7 +173,17 @@ def _rows(x):
 
 
 def inner_divergence(kind, adv, clean):
-    """Per-example divergence the ascent step climbs: D(f(e+noise) || f(e)), ``clean`` held fixed."""
+    """Per-example divergence the ascent step climbs: D(f(e+noise) || f(e)), ``clean`` held fixed.
+
+    Args:
+        kind: ``"kl"`` (``KL(stop(p) || p_adv)`` of the softmaxes), ``"bernoulli"`` (its one-logit sigmoid form)
+            or ``"mse"`` (squared error summed over the last axis).
+        adv: the perturbed outputs (logits).
+        clean: the clean outputs, held fixed (gradient stopped).
+
+    Returns:
+        One float32 value per example.
+    """
     adv, clean = _rows(adv), ops.stop_gradient(_rows(clean))
     if kind == "kl":
         return _kl_rows(ops.log_softmax(clean, axis=-1), ops.log_softmax(adv, axis=-1))
@@ -169,7 +193,17 @@ def inner_divergence(kind, adv, clean):
 
 
 def smoothness_divergence(kind, adv, clean):
-    """Per-example term of R_s. kl/bernoulli: KL(stop(adv)||clean) + KL(stop(clean)||adv); mse: mean squared error."""
+    """Per-example term of R_s: a symmetric KL with each side's target stopped, or the mean squared error.
+
+    Args:
+        kind: ``"kl"`` or ``"bernoulli"`` (``KL(stop(adv) || clean) + KL(stop(clean) || adv)``, of the softmaxes
+            or of the sigmoids) or ``"mse"`` (mean squared error over the last axis).
+        adv: the outputs on the perturbed embeddings (logits).
+        clean: the clean outputs (logits).
+
+    Returns:
+        One float32 value per example.
+    """
     adv, clean = _rows(adv), _rows(clean)
     if kind == "kl":
         la, lc = ops.log_softmax(adv, axis=-1), ops.log_softmax(clean, axis=-1)
@@ -333,6 +367,11 @@ class SMART(keras.Model):
             one of those kinds for every output, or a dict of kinds per output
             (``None`` for an output without R_s).
         seed: seed of the noise.
+        **kwargs: ``keras.Model`` arguments (``name`` defaults to ``smart_<model's name>``).
+
+    Raises:
+        ValueError: an argument out of range (``lambda_s`` < 0, ``epsilon`` <= 0, ...), an unknown kind or
+            norm, or a backbone that is not part of ``model``.
     """
 
     def __init__(
@@ -499,11 +538,30 @@ class SMART(keras.Model):
         return [(shape[0], shape[1], b.hidden_dim) for b in self.backbones]
 
     def initial_noise(self, x):
-        """The reference's starting point: normal noise of standard deviation ``sigma`` on each embedding output."""
+        """The reference's starting point: normal noise of standard deviation ``sigma`` on each embedding output.
+
+        Args:
+            x: the batch's inputs, the preprocessor's dict (``token_ids`` gives the shape).
+
+        Returns:
+            One ``(batch, sequence, hidden_dim)`` noise per backbone.
+
+        Raises:
+            ValueError: ``x`` is not a dict with ``token_ids``.
+        """
         return [keras.random.normal(s, stddev=self.sigma, seed=self.seed_generator) for s in self._noise_shape(x)]
 
     def perturbed_outputs(self, x, noises, training=True):
-        """``model(x)`` with ``noises[i]`` added to the embedding output of ``backbones[i]``."""
+        """``model(x)`` with ``noises[i]`` added to the embedding output of ``backbones[i]``.
+
+        Args:
+            x: the batch's inputs.
+            noises: one noise per backbone, of its embedding output's shape.
+            training: the call's ``training`` flag (dropout on while training).
+
+        Returns:
+            The model's outputs on the perturbed embeddings.
+        """
         with _add_to_output(self.embedding_layers, noises):
             return self.model(x, training=training)
 
@@ -530,7 +588,20 @@ class SMART(keras.Model):
         return total
 
     def perturbation(self, x, y_pred, sample_weight=None, training=True):
-        """The final noise for a batch: ``steps`` ascent steps from the initial noise, normalised per token."""
+        """The final noise for a batch: ``steps`` ascent steps from the initial noise, normalised per token.
+
+        Each step adds ``eta`` times the gradient of the batch sum of :func:`inner_divergence` (non-finite
+        entries replaced by 0), then divides by the per-token norm plus ``epsilon``.
+
+        Args:
+            x: the batch's inputs.
+            y_pred: the clean outputs (held fixed).
+            sample_weight: the batch's sample weights (per output for a dict of outputs), or None.
+            training: the forward passes' ``training`` flag.
+
+        Returns:
+            One noise per backbone, gradient stopped.
+        """
         kinds = self._kinds(y_pred)
         clean = dict(_flat(y_pred))
         noises = self.initial_noise(x)
@@ -548,7 +619,17 @@ class SMART(keras.Model):
         return noises
 
     def smoothness_loss(self, x, y_pred, sample_weight=None, training=True):
-        """R_s for one batch: the batch mean (sample-weighted) of the divergence between clean and perturbed outputs."""
+        """R_s for one batch: the batch mean (sample-weighted) of the divergence between clean and perturbed outputs.
+
+        Args:
+            x: the batch's inputs.
+            y_pred: the clean outputs (Keras' own ``y_pred``).
+            sample_weight: the batch's sample weights, or None; they weigh R_s per example like the task loss.
+            training: the forward passes' ``training`` flag.
+
+        Returns:
+            R_s, summed over the outputs that have a divergence.
+        """
         kinds = self._kinds(y_pred)
         noises = self.perturbation(x, y_pred, sample_weight, training=training)
         adv = dict(_flat(self.perturbed_outputs(x, noises, training=training)))

@@ -36,7 +36,14 @@ import numpy as np
 
 
 def fingerprint(config) -> str:
-    """A short stable hash of a JSON-able configuration."""
+    """A short stable hash of a JSON-able configuration.
+
+    Args:
+        config: the settings (keys sorted; values JSON can't write are written as ``str``).
+
+    Returns:
+        The first 12 hex digits of the SHA-256 of its JSON.
+    """
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
@@ -50,10 +57,17 @@ def _shown(path: Path) -> str:
 
 
 def format_seconds(s: float) -> str:
-    """``'42s'``, ``'3m05s'``, ``'1h02m'``.
+    """Format a duration for a progress line: ``'42s'``, ``'3m05s'``, ``'1h02m'``.
 
-    >>> format_seconds(42), format_seconds(185), format_seconds(3720)
-    ('42s', '3m05s', '1h02m')
+    Args:
+        s: seconds (rounded to whole seconds).
+
+    Returns:
+        Seconds under a minute, minutes and seconds under an hour, else hours and minutes.
+
+    Example:
+        >>> format_seconds(42), format_seconds(185), format_seconds(3720)
+        ('42s', '3m05s', '1h02m')
     """
     s = int(round(s))
     if s < 60:
@@ -64,7 +78,19 @@ def format_seconds(s: float) -> str:
 
 
 class Sweep:
-    """Runs keyed by ``keys``; results appended to ``path`` as they finish; finished runs skipped on a rerun."""
+    """Runs keyed by ``keys``; results appended to ``path`` as they finish; finished runs skipped on a rerun.
+
+    Args:
+        path: the CSV the results go to (long format: the keys, ``metric``, ``value``, ``config``).
+        keys: the settings that name a run (e.g. ``("model", "seed")``).
+        config: the settings that are not keys (the scale's sizes); their fingerprint marks every row, so
+            another configuration's rows in the same file are never mixed in.
+        log: where the plan and progress lines go (``print``; ``lambda *a: None`` for silence).
+        group: a key whose runs differ in cost per step (e.g. ``"model"``): the ETA fits each group alone.
+
+    Raises:
+        ValueError: no keys.
+    """
 
     def __init__(self, path, keys, config=None, log=print, group: str | None = None):
         self.path = Path(path)
@@ -100,12 +126,24 @@ class Sweep:
         return tuple(str(run[k]) for k in self.keys)
 
     def done(self) -> set:
+        """The keys (tuples of strings) of the runs this configuration already has in the CSV."""
         frame = self._frame()
         return {tuple(str(v) for v in row) for row in frame[list(self.keys)].itertuples(index=False)}
 
     # -- running -------------------------------------------------------------------------------------------
     def pending(self, plan):
-        """Print the plan, then yield the runs not yet in the CSV, printing progress and an ETA after each."""
+        """Print the plan, then yield the runs not yet in the CSV, printing progress and an ETA after each.
+
+        Args:
+            plan: the runs, dicts of settings holding every key and the ``steps`` each plans.
+
+        Yields:
+            Each run still to do, in order; train it and :meth:`record` its metrics before the next.
+
+        Raises:
+            KeyError: a run lacks a key.
+            ValueError: two runs have the same keys.
+        """
         plan = list(plan)
         keys = [self._key(r) for r in plan]
         if len(set(keys)) != len(keys):
@@ -134,7 +172,12 @@ class Sweep:
             )
 
     def timed(self, run, seconds: float) -> None:
-        """Count ``run`` as having taken ``seconds`` for the ETA (a run made by hand, outside :meth:`pending`)."""
+        """Count ``run`` as having taken ``seconds`` for the ETA (a run made by hand, outside :meth:`pending`).
+
+        Args:
+            run: the run's settings (its ``steps`` and ``group`` value count).
+            seconds: how long it took.
+        """
         self._timings.append((int(run.get("steps", 0)), float(seconds)))
         self._groups.append(run.get(self.group) if self.group else None)
 
@@ -149,14 +192,23 @@ class Sweep:
         return total
 
     def eta(self, remaining_steps: list[int], timings=None) -> float:
-        """Seconds the runs with ``remaining_steps`` should take: seconds = per-run cost + per-step cost x steps,
-        fitted (least squares, both costs >= 0) to the finished runs (or ``timings``, (steps, seconds) pairs); the
-        mean run time until the finished runs differ in their steps.
+        """Seconds the runs with ``remaining_steps`` should take: seconds = per-run cost + per-step cost x steps.
 
-        >>> sweep = Sweep("unused.csv", keys=("seed",), log=lambda *a: None)
-        >>> sweep._timings = [(100, 12.0), (300, 22.0)]      # 7 s per run + 0.05 s per step
-        >>> round(sweep.eta([1000, 100]))
-        69
+        The costs are fitted (least squares, both costs >= 0) to the finished runs; until the finished runs differ
+        in their steps, each run is given their mean time.
+
+        Args:
+            remaining_steps: the planned optimizer steps of each run to come.
+            timings: ``(steps, seconds)`` pairs to fit instead of the finished runs', or None.
+
+        Returns:
+            The seconds (0.0 with nothing timed or nothing to come).
+
+        Example:
+            >>> sweep = Sweep("unused.csv", keys=("seed",), log=lambda *a: None)
+            >>> sweep._timings = [(100, 12.0), (300, 22.0)]      # 7 s per run + 0.05 s per step
+            >>> round(sweep.eta([1000, 100]))
+            69
         """
         timings = self._timings if timings is None else timings
         if not timings or not remaining_steps:
@@ -170,10 +222,17 @@ class Sweep:
         return float(a * len(remaining_steps) + b * sum(remaining_steps))
 
     def record(self, run, metrics: dict, seconds: float | None = None) -> None:
-        """Append ``metrics`` ({name: number}) of ``run`` to the CSV now (replacing that run's old rows, if any).
+        """Append ``metrics`` of ``run`` to the CSV now (replacing that run's old rows, if any).
 
-        ``seconds``: how long a run made outside :meth:`pending` took (one run by hand); the ETA that
-        :meth:`pending` prints before its first run is fitted to it.
+        Args:
+            run: the run's settings (its keys name the rows).
+            metrics: ``{name: number}``; the first three floats (under 1e4) show on the next progress line.
+            seconds: how long a run made outside :meth:`pending` took (one run by hand); the ETA that
+                :meth:`pending` prints before its first run is fitted to it.
+
+        Raises:
+            ValueError: no metrics.
+            KeyError: the run lacks a key.
         """
         import pandas as pd
 
@@ -200,7 +259,17 @@ class Sweep:
         self._last = (": " + ", ".join(shown)) if shown else ""
 
     def results(self, plan=None):
-        """This configuration's rows (of ``plan``'s runs, if given), with numeric key columns restored."""
+        """This configuration's rows (of ``plan``'s runs, if given), with numeric key columns restored.
+
+        Args:
+            plan: the runs whose rows to keep, or None for every row of this configuration.
+
+        Returns:
+            A ``pandas.DataFrame``: the key columns, ``metric``, ``value``.
+
+        Raises:
+            ValueError: the CSV lacks the sweep's columns (something else wrote it).
+        """
         import pandas as pd
 
         frame = self._frame().drop(columns="config")

@@ -64,8 +64,26 @@ class TLMBatches(keras.utils.PyDataset):
 
     Item ``i`` is ``(x, y, sample_weight)`` with ``x`` the masked inputs plus
     ``mask_positions``, ``y = {"task": labels, "mlm": original token ids}`` and
-    ``sample_weight = {"task": (B,), "mlm": (B, P)}``. ``start`` offsets the step
-    index, so a run can be fitted in chunks and continue the same stream.
+    ``sample_weight = {"task": (B,), "mlm": (B, P)}``.
+
+    Args:
+        internal: the task's inputs, the preprocessor's dict.
+        labels: the task's labels, one per internal example.
+        external: the retrieved texts' inputs, or None (then ``rho1`` must be 0).
+        masker: BERT's dynamic masking (:class:`kit.text.masking.MLMMasker`).
+        rho1: external batches per internal batch: an integer, or ``math.inf`` for external only ("Ext only").
+        rho2: the weight of the internal MLM loss against the task loss.
+        batch_size: examples per batch.
+        steps: how many batches (the length of the stream).
+        start: offsets the step index, so a run can be fitted in chunks and continue the same stream.
+        normalize_internal: divide an internal batch's loss by ``rho2 + 1`` (the authors' code); False: the
+            paper's ``rho2 · L_mlm + L_task`` as printed.
+        seed: the seed of the rows' shuffles and the masks.
+
+    Raises:
+        ValueError: no internal examples, labels that do not match them, ``rho1``/``rho2`` < 0, a ``rho1``
+            that is neither an integer nor ``math.inf``, ``rho1`` > 0 without external data, or
+            ``batch_size``/``steps`` < 1.
     """
 
     def __init__(
@@ -120,7 +138,14 @@ class TLMBatches(keras.utils.PyDataset):
         return self.steps
 
     def kind(self, i: int) -> str:
-        """``"internal"`` or ``"external"`` for step ``i`` of the stream (counted from ``start``)."""
+        """Say which data step ``i`` of the stream draws from.
+
+        Args:
+            i: the item's index (the global step is ``start + i``).
+
+        Returns:
+            ``"internal"`` or ``"external"``.
+        """
         g = self.start + i
         if self.rho1 == math.inf:
             return "external"
@@ -164,7 +189,16 @@ class TLMBatches(keras.utils.PyDataset):
 
 @dataclass
 class Stage1Result:
-    """What stage 1 did: steps by kind, tokens seen, time, and the loss curve (one point per chunk)."""
+    """What stage 1 did: steps by kind, tokens seen, time, and the loss curve (one point per chunk).
+
+    Attributes:
+        steps: the optimizer steps.
+        internal_batches: how many of them were internal (task) batches.
+        external_batches: how many were external (retrieved) batches.
+        tokens: the tokens seen, padding included (``steps * batch_size * sequence length``).
+        seconds: the wall-clock time of compiling and fitting.
+        curve: ``{"step": [end of each chunk], <each logged loss>: [its mean over the chunk]}``.
+    """
 
     steps: int
     internal_batches: int
@@ -183,8 +217,20 @@ def compile_stage1(
     weight_decay: float = 0.01,
     schedule: str = "cosine",
 ) -> None:
-    """AdamW (gradients clipped to global norm 1), linear warm-up then cosine decay to 0 (or constant);
-    cross-entropy on both outputs.
+    """Compile a TLM model for stage 1: AdamW (gradients clipped to global norm 1), cross-entropy on both outputs.
+
+    The learning rate warms up linearly, then decays to 0 by a cosine (or stays constant).
+
+    Args:
+        model: a two-output model (``task``, ``mlm``), e.g. :class:`kit.models.TLMModel`.
+        learning_rate: the peak learning rate.
+        steps: the run's optimizer steps.
+        warmup: the fraction of the steps spent warming up.
+        weight_decay: AdamW's weight decay.
+        schedule: ``"cosine"`` or ``"constant"`` (see :func:`kit.train.masked_lm.mlm_schedule`).
+
+    Raises:
+        ValueError: an unknown ``schedule``.
     """
     optimizer = adamw(mlm_schedule(learning_rate, steps, warmup, schedule), weight_decay, global_clipnorm=1.0)
     loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
@@ -228,34 +274,43 @@ def _stream_maker(internal, labels, external, masker, rho1, rho2, batch_size, no
 
 
 def train_stage1(
-    model,
-    internal: dict,
-    labels,
-    external: dict | None,
-    masker,
-    *,
-    rho1: float,
-    rho2: float,
-    steps: int,
-    batch_size: int,
-    learning_rate: float = 1e-3,
-    warmup: float = 0.06,
-    weight_decay: float = 0.01,
-    normalize_internal: bool = True,
-    chunks: int = 10,
-    seed: int = 0,
-    verbose: int = 0,
-    progress=None,
-    distribution=None,
-    schedule: str = "cosine",
-) -> Stage1Result:
+    model, internal: dict, labels, external: dict | None, masker, *, rho1: float, rho2: float, steps: int,
+    batch_size: int, learning_rate: float = 1e-3, warmup: float = 0.06, weight_decay: float = 0.01,
+    normalize_internal: bool = True, chunks: int = 10, seed: int = 0, verbose: int = 0, progress=None,
+    distribution=None, schedule: str = "cosine",
+) -> Stage1Result:  # fmt: skip
     """TLM stage 1 on a :class:`kit.models.TLMModel`: ``steps`` optimizer steps of the interleaved stream.
 
-    The run is fitted in ``chunks`` consecutive ``fit`` calls on one stream (same
-    optimizer and schedule), so ``curve`` holds the mean losses of each chunk
-    and ``progress(done, steps, logs)`` (if given) is called after each.
-    ``distribution`` (e.g. ``keras.distribution.DataParallel`` on jax) trains
-    across devices; build the model inside its scope.
+    The run is fitted in ``chunks`` consecutive ``fit`` calls on one stream (same optimizer and schedule).
+
+    Args:
+        model: the two-output model (``task``, ``mlm``).
+        internal: the task's inputs, the preprocessor's dict.
+        labels: the task's labels.
+        external: the retrieved texts' inputs, or None (with ``rho1=0``).
+        masker: BERT's dynamic masking (:class:`kit.text.masking.MLMMasker`).
+        rho1: external batches per internal batch (an integer, or ``math.inf``: external only).
+        rho2: the weight of the internal MLM loss against the task loss.
+        steps: the optimizer steps.
+        batch_size: examples per batch.
+        learning_rate: the peak learning rate.
+        warmup: the fraction of the steps spent warming up.
+        weight_decay: AdamW's weight decay.
+        normalize_internal: divide an internal batch's loss by ``rho2 + 1`` (see :class:`TLMBatches`).
+        chunks: the number of ``fit`` calls; ``curve`` holds the mean losses of each chunk.
+        seed: the seed of the stream (rows and masks).
+        verbose: Keras' ``fit`` verbosity.
+        progress: ``progress(done, steps, logs)``, called after each chunk, or None.
+        distribution: a ``keras.distribution`` setting (e.g. ``DataParallel`` on jax) to train across devices;
+            build the model inside its scope.
+        schedule: ``"cosine"`` (decay to 0) or ``"constant"``, after the warm-up.
+
+    Returns:
+        A :class:`Stage1Result`.
+
+    Raises:
+        ValueError: arguments :class:`TLMBatches` refuses (checked before anything compiles), a model built
+            outside ``distribution``, or an unknown ``schedule``.
     """
     make_stream = _stream_maker(internal, labels, external, masker, rho1, rho2, batch_size, normalize_internal, seed)
     stream = make_stream(0, steps)  # the whole run's stream: checks the arguments before anything compiles
