@@ -56,3 +56,97 @@ def test_the_length_check_finds_long_functions_and_methods(tmp_path):
         "pkg/m.py:191 short (63 lines)",
         "pkg/m.py:192 inner (61 lines)",
     ]
+
+
+#: The kit's rooms by floor (docs/layout.md): a module may import its own room and the floors below, never above.
+FLOORS = {
+    "kit.config": 0, "kit.devices": 0, "kit.tf_guard": 0, "kit.testing": 0,
+    "kit.data": 1, "kit.text": 1,
+    "kit.metrics": 2, "kit.optimizers": 2, "kit.retrieval": 2,
+    "kit.models": 3,
+    "kit.train": 4, "kit.analysis": 4,
+    "kit.papers": 5,
+    "kit.runner": 6, "kit.session": 6, "kit.cli": 7, "kit.exercises": 7,
+}  # fmt: skip
+
+
+def room(module: str) -> str:
+    """The room of a kit module: its entry in FLOORS (``kit.models.heads.matching`` -> ``kit.models``)."""
+    parts = module.split(".")
+    for n in range(len(parts), 0, -1):
+        if ".".join(parts[:n]) in FLOORS:
+            return ".".join(parts[:n])
+    return module
+
+
+def kit_imports(folder: Path, package: str = "kit") -> dict[str, set[str]]:
+    """``{module: {kit modules it imports}}`` for every module under ``folder``, imports inside functions included."""
+    graph = {}
+    for path in sorted(folder.rglob("*.py")):
+        rel = path.relative_to(folder.parent).with_suffix("")
+        name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        here = name if rel.name == "__init__" else name.rsplit(".", 1)[0]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = here.split(".")[: len(here.split(".")) - node.level + 1] if node.level else []
+                module = ".".join(base + ([node.module] if node.module else [])) if node.level else node.module
+                names = [f"{module}.{a.name}" for a in node.names]
+                targets.update(n for n in [module, *names] if n and n.split(".")[0] == package)
+            elif isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names if a.name.split(".")[0] == package)
+        graph[name] = {t for t in targets if t != name}
+    return graph
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """``"importer -> imported"`` for every import of a higher floor (the package ``kit`` itself is exempt)."""
+    rows = []
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            a, b = room(module), room(target)
+            if a in FLOORS and b in FLOORS and FLOORS[b] > FLOORS[a]:
+                rows.append(f"{module} (floor {FLOORS[a]}) -> {target} (floor {FLOORS[b]})")
+    return rows
+
+
+def module_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every cycle of modules that import each other (through their __init__ or directly), as found by a DFS."""
+    known = {m: {t if t in graph else t.rsplit(".", 1)[0] for t in ts} & set(graph) for m, ts in graph.items()}
+    cycles, state = [], {}
+
+    def visit(m, stack):
+        state[m] = "open"
+        for t in sorted(known[m]):
+            if state.get(t) == "open" and not (m.startswith(t + ".") or t == "kit"):  # a package imports its parts
+                cycles.append(stack[stack.index(t) :] + [t])
+            elif t not in state:
+                visit(t, stack + [t])
+        state[m] = "done"
+
+    for m in sorted(known):
+        if m not in state:
+            visit(m, [m])
+    return cycles
+
+
+def test_every_import_in_kit_points_down_and_no_modules_import_each_other():
+    graph = kit_imports(ROOT / "kit")
+    assert not upward_imports(graph), "imports that run back up a floor (docs/layout.md):\n  " + "\n  ".join(
+        upward_imports(graph)
+    )
+    assert not module_cycles(graph), f"modules that import each other: {module_cycles(graph)}"
+
+
+def test_the_floor_check_finds_an_upward_import_and_a_cycle(tmp_path):
+    kit = tmp_path / "kit"
+    for folder in ("models", "train"):
+        (kit / folder).mkdir(parents=True)
+        (kit / folder / "__init__.py").write_text("")
+    (kit / "__init__.py").write_text("")
+    (kit / "models" / "bundle.py").write_text("def load():\n    from .. import train\n")  # up, inside a function
+    (kit / "train" / "a.py").write_text("from .b import x\n")
+    (kit / "train" / "b.py").write_text("from kit.train.a import y\n")
+    graph = kit_imports(kit)
+    assert upward_imports(graph) == ["kit.models.bundle (floor 3) -> kit.train (floor 4)"]
+    assert module_cycles(graph) == [["kit.train.a", "kit.train.b", "kit.train.a"]]
