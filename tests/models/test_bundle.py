@@ -105,3 +105,19 @@ def test_loads_on_another_backend(tmp_path):
     )
     assert out.returncode == 0, out.stderr[-2000:]
     np.testing.assert_allclose(np.array(json.loads(out.stdout.strip().splitlines()[-1])), want, atol=1e-5)
+
+
+def test_a_model_saved_inside_a_training_wrapper_says_what_to_import(tmp_path):
+    """kit.models registers what a saved model names at or below it (layers, the kit's optimizers and metrics); a model
+    saved inside kit.train's SMART wrapper names a class above it, and a fresh process says what to import."""
+    from kit.train import SMART
+
+    model, pre, compact, _ = _wordpiece_bundle(tmp_path)
+    backbone = next(layer for layer in model.layers if isinstance(layer, BertBackbone))
+    folder = save_bundle(tmp_path / "smart", SMART(model, backbone), preprocessor=pre, vocabulary=compact)
+    code = f"from kit.models.bundle import load_bundle; load_bundle({str(folder)!r})"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode != 0 and "needs `import kit.train` before loading" in out.stderr, out.stderr[-2000:]
+    code = f"import kit.train; from kit.models.bundle import load_bundle; load_bundle({str(folder)!r})"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
