@@ -33,6 +33,8 @@ _SUBMODULES = (
     "models",
     "text",
     "retrieval",
+    "metrics",
+    "optimizers",
     "analysis",
     "train",
     "testing",

@@ -28,17 +28,17 @@ from pathlib import Path
 import keras
 import keras_hub
 import numpy as np
-from keras_hub.src.utils import preset_utils
 
 from ..data.sources import Source, materialize
 from ..text.byte_bpe import ByteLevelBPETokenizer
 from ..text.wordpiece import BertPreprocessor, WordPieceTokenizer
 from .backbone_parts import BackboneParts, split_backbone
 
-try:  # keras-hub's HuggingFace converter (internal): where it moved, _from_preset copies through keras-hub's class
-    from keras_hub.src.utils.transformers.preset_loader import TransformersPresetLoader
+try:  # keras-hub's preset files and HuggingFace converter (internals, tests/models/test_keras_hub_contract.py):
+    from keras_hub.src.utils import preset_utils  # where they moved, `import kit.models` still works and
+    from keras_hub.src.utils.transformers.preset_loader import TransformersPresetLoader  # _from_preset copies
 except ImportError:  # pragma: no cover - depends on the keras-hub version
-    TransformersPresetLoader = None
+    preset_utils = TransformersPresetLoader = None
 
 
 class BuiltOnBackbone:

@@ -32,12 +32,14 @@ from pathlib import Path
 import keras
 import numpy as np
 
-from .. import __version__, metrics, optimizers
+from .. import __version__, optimizers
+from ..metrics import masked_tokens, task_scores
 from ..text import BertPreprocessor, ByteLevelBPETokenizer, CompactVocabulary, WordPieceTokenizer, WordVocab
 
 #: What a model saved after ``compile`` may name besides the layers of :mod:`kit.models`: the kit's optimizers and
-#: schedules, and its metrics. Importing them registers them with Keras, so :func:`load_bundle` can read the file.
-REGISTERED = (metrics, optimizers)
+#: schedules, and its metrics (Pearson, the masked loss and accuracy). Importing these modules registers them with
+#: Keras, so :func:`load_bundle` can read the file in a fresh process.
+REGISTERED = (optimizers, masked_tokens, task_scores)
 
 
 @dataclass
@@ -252,9 +254,9 @@ def load_bundle(folder) -> Bundle:
         if "kit>" not in str(exc):
             raise
         raise TypeError(
-            f"{folder / 'model.keras'} names a class of the kit that is not registered yet ({exc}). "
-            "A model saved inside a training wrapper (e.g. kit.train.SMART) needs `import kit.train` "
-            "before loading; save the inner model (or uncompiled_copy(model)) instead."
+            f"{folder / 'model.keras'} names a class of the kit that kit.models does not register ({exc}). "
+            "A model saved inside a training wrapper (kit.train.SMART) needs `import kit.train` before loading; "
+            "better, save the inner model (or uncompiled_copy(model))."
         ) from None
     pre = vocab = words = None
     if (folder / "tokenizer").is_dir():

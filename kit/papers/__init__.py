@@ -10,14 +10,14 @@
 
 A paper folder holds what only that paper's notebook needs. What another
 experiment could reuse lives in the layers below it and is imported from there:
-layers and models in ``kit.models`` (the BiLSTM, the rich heads, TLM's model,
+layers and models in ``kit.models`` (the BiLSTM, the heads, TLM's model,
 multi-BERT and CerBERTus), training in ``kit.train`` (the freeze scheduler,
-SMART, layer-wise decay, multitask training, TLM's stage 1, schedules),
-retrieval in ``kit.retrieval``, spread and verdicts in ``kit.analysis``, data in
-``kit.data``. A paper folder imports from the layers, never the other way
-round. File names carry the paper's name (keras-hub's habit:
-``models/bert/bert_backbone.py``), so no two kit modules share a file name; a
-notebook imports them as ``from kit.papers.tlm import tlm_runs as runs``.
+SMART, layer-wise decay, multitask training, TLM's stage 1), optimizers and
+schedules in ``kit.optimizers``, scores in ``kit.metrics``, retrieval in
+``kit.retrieval``, spread and verdicts in ``kit.analysis``, data in ``kit.data``.
+A paper folder imports from the layers, never the other way round. File names
+carry the paper's name (keras-hub's habit: ``models/bert/bert_backbone.py``),
+so no two kit modules share a file name; a notebook imports them as ``from kit.papers.tlm import tlm_runs as runs``.
 
 >>> sizes("tlm", "smoke")["rho1"], sizes("tlm", "full")["k"]
 (3, 50)

@@ -35,7 +35,7 @@ class Phase(NamedTuple):
     Attributes:
         name: ``"phase1"``, ``"phase2"``, or ``"phase2.k"`` for gradual unfreezing's steps.
         frozen_groups: how many encoder groups, counted from the bottom, stay frozen (0: all trainable).
-        learning_rate: the phase's learning rate (``phase1_lr`` while the encoder is frozen, else ``phase2_lr``).
+        learning_rate: the phase's learning rate (``phase1_lr`` in phase 1, ``phase2_lr`` from phase 2 on).
         epochs: the most epochs the phase runs.
         stops_on_divergence: whether the paper's phase-1 rule (:class:`kit.train.DivergenceStopping`) watches it.
         final: whether it belongs to the last stage, which keeps its best dev epoch (and may stop on ``patience``).

@@ -121,3 +121,21 @@ def test_a_model_saved_inside_a_training_wrapper_says_what_to_import(tmp_path):
     code = f"import kit.train; from kit.models.bundle import load_bundle; load_bundle({str(folder)!r})"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
+
+
+def test_a_model_compiled_with_the_kits_metrics_and_schedule_loads_in_a_fresh_process(tmp_path):
+    """Pearson (kit.metrics), the masked accuracy, LayerwiseAdamW and a warm-up schedule (kit.optimizers) are what a
+    compiled model's file may name: kit.models registers them all, so the bundle loads with kit.models alone."""
+    from kit.metrics import MaskedAccuracy, Pearson
+    from kit.optimizers import LayerwiseAdamW, schedules
+
+    vocab = WordVocab.fit(TEXTS)
+    keras.utils.set_random_seed(0)
+    model = build_lstm_classifier(len(vocab), num_classes=1, n_layers=1, cells=4, embedding_dim=8)
+    optimizer = LayerwiseAdamW(learning_rate=schedules.WarmupLinearDecay(1e-3, total_steps=4, warmup_steps=1))
+    model.compile(optimizer=optimizer, loss="mse", metrics=[Pearson(), MaskedAccuracy()])
+    model.fit(vocab.encode(TEXTS, 6), np.array([0.1, 0.9, 0.5, 0.2], "float32"), epochs=1, verbose=0)
+    folder = save_bundle(tmp_path / "compiled", model, word_vocab=vocab, sequence_length=6)
+    code = f"from kit.models.bundle import load_bundle; print(load_bundle({str(folder)!r}).predict(['a film']).shape)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip().splitlines()[-1] == "(1,)", out.stderr[-2000:]
