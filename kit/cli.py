@@ -92,7 +92,7 @@ def _run(args) -> int:
             args.tag_column,
         )
         runner.check_data(nb, env)  # a bad file stops here, in seconds, before a kernel starts
-    except (FileNotFoundError, ValueError, KeyError, IsADirectoryError) as exc:
+    except (FileNotFoundError, ValueError, KeyError, IsADirectoryError, ImportError) as exc:
         print(f"error: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
         return 1
     if args.scale:
@@ -145,7 +145,7 @@ NOTEBOOK_BACKENDS = {"00": "tensorflow", "01": "torch", "02": "torch", "03": "to
 EXPECTED_MINUTES = {
     "pytest jax": 14.2,
     "pytest tensorflow": 13.6,
-    "pytest torch": 3.8,
+    "pytest torch": 6.3,  # with notebook 03 on a treebank (2.5 minutes)
     "00": 6.3,
     "01": 8.3,
     "02": 7.1,
@@ -283,8 +283,8 @@ def longest_first(jobs: list) -> list:
         A new list, sorted.
 
     Example:
-        >>> [j[0] for j in longest_first([("pytest torch",), ("00_start_here on tensorflow",), ("pytest jax",)])]
-        ['pytest jax', '00_start_here on tensorflow', 'pytest torch']
+        >>> [j[0] for j in longest_first([("solutions on torch",), ("00_start_here on tensorflow",), ("pytest jax",)])]
+        ['pytest jax', '00_start_here on tensorflow', 'solutions on torch']
     """
     return sorted(jobs, key=lambda job: expected_minutes(job[0]), reverse=True)
 
@@ -468,9 +468,9 @@ def _add_run_parser(sub) -> None:
     r = sub.add_parser(
         "run",
         help="execute a notebook headless at the current scale (KIT_SCALE)",
-        description="Execute a notebook headless. With --data it reruns on your CSV/TSV: "
-        "kit run 01 --data my.csv --text review --label stars (pairs: --text-a q1 --text-b q2; notebook 03's "
-        "tagging: kit run 03 --data my.conll).",
+        description="Execute a notebook headless. With --data it reruns on your data: "
+        "kit run 01 --data my.csv --text review --label stars (also .jsonl, .parquet or a save_to_disk folder; "
+        "pairs: --text-a q1 --text-b q2; notebook 03's tagging: kit run 03 --data treebank.conllu, or my.conll).",
     )
     r.add_argument("notebook", help="its number (00, 01, ...) or a path")
     r.add_argument("--out", help="output folder (default runs/<notebook>-<time>)")
@@ -492,11 +492,14 @@ def _add_run_data_flags(r) -> None:
     """``kit run``'s flags for the user's own file: ``--data``, how to read it, and its columns or tags."""
     r.add_argument(
         "--data",
-        help="your CSV/TSV file (with a header row), or for notebook 03's tagging a CoNLL file (a token per "
-        "line, its tag in a column), instead of the notebook's data set",
+        help="your data instead of the notebook's data set: a CSV/TSV file (with a header row), JSON Lines "
+        "(.jsonl), Parquet (.parquet), or a folder written by datasets' save_to_disk (its splits kept), with "
+        "--text/--label or --text-a/--text-b; for notebook 03's tagging, CoNLL-U (.conllu, a Universal "
+        "Dependencies treebank, or a folder of its train/dev/test files) or a CoNLL file (a token per line, "
+        "its tag in a column)",
     )
-    r.add_argument("--encoding", help="the file's encoding when it is not UTF-8 (e.g. cp1252, latin-1)")
-    r.add_argument("--delimiter", help="the file's delimiter when it is not found from the header (, TAB ; |)")
+    r.add_argument("--encoding", help="a text file's encoding when it is not UTF-8 (e.g. cp1252, latin-1)")
+    r.add_argument("--delimiter", help="a CSV's delimiter when it is not found from the header (, TAB ; |)")
     r.add_argument("--skip-empty", action="store_true", help="drop rows with an empty text instead of stopping")
     r.add_argument("--text", help="the column with the texts")
     r.add_argument("--label", help="the column with the labels (classes) or scores (regression)")
@@ -510,8 +513,9 @@ def _add_run_data_flags(r) -> None:
     r.add_argument(
         "--tag-column",
         dest="tag_column",
-        type=int,
-        help="tagged tokens: the column with the tags (0 = the token; default -1, the last)",
+        help="tagged tokens: the tags' column. CoNLL: a number from 0 (0 = the token; default -1, the last). "
+        "CoNLL-U: a field's name (upos, the default; xpos, deprel ...) or its number as CoNLL-U numbers its "
+        "fields, 1-10 (1 ID, 2 FORM, 3 LEMMA, 4 UPOS, 5 XPOS ...)",
     )
 
 

@@ -33,8 +33,9 @@ import traceback
 import types
 from pathlib import Path
 
-from .data.conll import is_tagged_file
-from .data.own import OWN_DATA_ENV, OwnData, check_kind
+from .data.conllu import field_number
+from .data.file_formats import is_hf_disk
+from .data.own import KIND_NAMES, OWN_DATA_ENV, OwnData, check_kind, data_kind
 
 
 def notebooks_dir() -> Path:
@@ -69,21 +70,13 @@ def find_notebook(name: str) -> Path:
 
 
 def notebook_env(
-    data=None,
-    text=None,
-    label=None,
-    text_a=None,
-    text_b=None,
-    task=None,
-    encoding=None,
-    delimiter=None,
-    skip_empty=False,
-    tag_column=None,
-) -> dict:
+    data=None, text=None, label=None, text_a=None, text_b=None, task=None, encoding=None, delimiter=None,
+    skip_empty=False, tag_column=None,
+) -> dict:  # fmt: skip
     """The environment ``kit run --data FILE --text COL --label COL`` sets for the notebook's kernel.
 
     Checks the flags together, so a mistake stops before a kernel starts. A relative path is read from the folder
-    the command was typed in (the kernel runs in the notebook's folder, so it gets the absolute path).
+    the command was typed in (the kernel gets the absolute path).
 
     Args:
         data: the user's file (``--data``); None: the notebook's own data set, and no other flag may be given.
@@ -91,18 +84,18 @@ def notebook_env(
         label: the column with the labels or scores.
         text_a: sentence pairs: the first text's column.
         text_b: sentence pairs: the second text's column.
-        task: overrides the task the kit infers from the labels ("tagging": a CoNLL file of tagged tokens, as is a
-            ``.conll`` name).
-        encoding: the file's encoding when it is not UTF-8.
-        delimiter: the file's delimiter when it is not found from the header ("tab", "TAB" or backslash-t: a tab).
+        task: overrides the task the kit infers ("tagging": CoNLL tagged tokens, as a ``.conll`` name says).
+        encoding: the file's encoding when it is not UTF-8 (CSV, JSON Lines, CoNLL, CoNLL-U).
+        delimiter: a CSV's delimiter when it is not found from the header ("tab", "TAB" or backslash-t: a tab).
         skip_empty: drop rows with an empty text instead of stopping.
-        tag_column: tagged tokens: the column with the tags.
+        tag_column: tagged tokens: the tags' column (CoNLL: a number from 0; CoNLL-U: a field's name or 1-10).
 
     Returns:
         ``{KIT_DATA_FILE: absolute path, KIT_TEXT: ..., ...}`` for the flags given; ``{}`` without ``data``.
 
     Raises:
-        FileNotFoundError: ``data`` is not a file (nor, for tagged tokens, a folder).
+        FileNotFoundError: ``data`` is not there.
+        IsADirectoryError: ``data`` is a folder of none of the kinds read.
         ValueError: flags that do not go together, or a flag without ``--data``.
     """
     given = {
@@ -120,14 +113,53 @@ def notebook_env(
         stray = _flags_given(given, given)
         if stray:
             raise ValueError(
-                f"{', '.join(stray)} need --data FILE (your CSV or TSV, or a CoNLL file of tagged tokens)."
+                f"{', '.join(stray)} need --data FILE (your CSV/TSV, JSON Lines, Parquet, a saved Hugging Face "
+                "dataset's folder, or a CoNLL/CoNLL-U file of tagged tokens)."
             )
         return {}
+    path = _data_path(data)
+    kind = _data_kind(path, data, task)
+    if kind in ("conll", "conllu"):
+        return _tagged_env(path, given, kind)
+    return _columns_env(path, given, kind)
+
+
+def _data_kind(path: Path, data, task) -> str:
+    """The reader of ``path`` (:func:`kit.data.own.data_kind`).
+
+    Raises:
+        IsADirectoryError: a folder of none of the kinds read.
+    """
+    kind = data_kind(path, task)
+    if path.is_dir() and kind not in ("conll", "conllu", "hf_disk"):
+        raise IsADirectoryError(
+            f"--data {data} is a folder. kit run reads a file (CSV/TSV, .jsonl, .parquet, .conll, .conllu), or a "
+            "folder of a treebank's .conllu files, a CoNLL-2003 folder (with --task tagging), or one that "
+            "datasets' save_to_disk wrote."
+        )
+    return kind
+
+
+def _data_path(data) -> Path:
+    """``--data`` as an absolute path, checked to be there; a file inside a saved Hugging Face dataset is its folder's.
+
+    Raises:
+        FileNotFoundError: there is no such file or folder, or it is a file that ``save_to_disk`` wrote.
+    """
     path = Path(data).expanduser().resolve()
-    tagged = is_tagged_file(path, task)
-    if not (path.is_file() or (tagged and path.is_dir())):
+    if not path.exists():
         raise FileNotFoundError(f"--data {data}: no such file (looked for {path}).")
-    return _tagged_env(path, given) if tagged else _columns_env(path, given)
+    inside = next((p for p in (path.parent, path.parent.parent) if path.is_file() and is_hf_disk(p)), None)
+    if inside is not None:
+        raise FileNotFoundError(
+            f"--data {data} is a file inside a saved Hugging Face dataset: pass its folder, --data {inside}."
+        )
+    return path
+
+
+def _do_not_apply(flags: list[str]) -> str:
+    """``"--text does not apply"`` or ``"--text, --label do not apply"``."""
+    return f"{', '.join(flags)} {'does' if len(flags) == 1 else 'do'} not apply"
 
 
 def _flags_given(given: dict, names) -> list[str]:
@@ -135,25 +167,40 @@ def _flags_given(given: dict, names) -> list[str]:
     return [f"--{k.replace('_', '-')}" for k in names if given[k]]
 
 
-def _tagged_env(path: Path, given: dict) -> dict:
-    """:func:`notebook_env` for a CoNLL file of tagged tokens: only ``--encoding`` and ``--tag-column`` apply.
+def _tagged_env(path: Path, given: dict, kind: str) -> dict:
+    """:func:`notebook_env` for tagged tokens (CoNLL or CoNLL-U): only ``--encoding`` and ``--tag-column`` apply.
 
     Args:
         path: the file's absolute path.
         given: every flag's value as the environment takes it (None: not given).
+        kind: ``"conll"`` or ``"conllu"``.
 
     Returns:
         The file, the task "tagging", and the encoding and tag column where given.
 
     Raises:
-        ValueError: a flag for columns of texts and labels was given.
+        ValueError: a flag for columns of texts and labels was given, or a tag column that does not fit the kind.
     """
     stray = _flags_given(given, ("text", "label", "text_a", "text_b", "delimiter", "skip_empty"))
-    if stray:
-        raise ValueError(
-            f"{', '.join(stray)} do not apply to tagged tokens: a CoNLL file has a token per line and "
-            "its tag in a column (--tag-column N, default the last)."
-        )
+    column = given["tag_column"]
+    if kind == "conllu":
+        if stray:
+            raise ValueError(
+                f"{_do_not_apply(stray)} to CoNLL-U: a word per line in ten fields, the tags in one of "
+                "them (--tag-column upos, the default, or xpos, deprel, ...; or its number 1-10, 4 = UPOS)."
+            )
+        field_number(column or "upos", path.name)  # an unknown field stops here
+    else:
+        if stray:
+            raise ValueError(
+                f"{_do_not_apply(stray)} to tagged tokens: a CoNLL file has a token per line and "
+                "its tag in a column (--tag-column N, from 0 = the token; default -1, the last)."
+            )
+        if column is not None and not column.lstrip("-").isdigit():
+            raise ValueError(
+                f"--tag-column {column}: a CoNLL file's tag column is a number (0 = the token, -1 = the last). "
+                "Field names (upos, xpos ...) are for CoNLL-U: name the file .conllu."
+            )
     return {
         OWN_DATA_ENV["file"]: str(path),
         OWN_DATA_ENV["task"]: "tagging",
@@ -161,21 +208,33 @@ def _tagged_env(path: Path, given: dict) -> dict:
     }
 
 
-def _columns_env(path: Path, given: dict) -> dict:
-    """:func:`notebook_env` for a CSV/TSV file: a label column and either a text column or a pair of them.
+def _columns_env(path: Path, given: dict, kind: str) -> dict:
+    """:func:`notebook_env` for labelled rows (CSV, JSON Lines, Parquet, a saved Hugging Face dataset).
 
     Args:
-        path: the file's absolute path.
+        path: the file's or folder's absolute path.
         given: every flag's value as the environment takes it (None: not given).
+        kind: ``"csv"``, ``"jsonl"``, ``"parquet"`` or ``"hf_disk"``.
 
     Returns:
         The file and every flag given (a delimiter spelt as a shell passes a tab becomes a tab).
 
     Raises:
-        ValueError: no ``--label``, half a pair, both ``--text`` and a pair or neither, or ``--tag-column``.
+        ValueError: no ``--label``, half a pair, both ``--text`` and a pair or neither, ``--tag-column``, or
+            ``--delimiter``/``--encoding`` for a format that has none.
     """
     if given["tag_column"] is not None:
-        raise ValueError("--tag-column is for tagged tokens (a CoNLL file: --task tagging or a .conll name).")
+        raise ValueError(
+            "--tag-column is for tagged tokens (a CoNLL file: --task tagging or a .conll name; CoNLL-U: .conllu)."
+        )
+    text_flags = {"delimiter": ("csv",), "encoding": ("csv", "jsonl")}  # the formats each flag applies to
+    unfit = [f for f, kinds in text_flags.items() if given[f] and kind not in kinds]
+    if unfit:
+        raise ValueError(
+            f"{_do_not_apply(_flags_given(given, unfit))} to {KIND_NAMES[kind]}: "
+            + ("--delimiter is for CSV/TSV files. " if "delimiter" in unfit else "")
+            + ("--encoding is for text files (CSV, JSON Lines, CoNLL, CoNLL-U)." if "encoding" in unfit else "")
+        )
     if given["label"] is None:
         raise ValueError("--data needs --label COL (the column with the labels or scores).")
     pair = given["text_a"] is not None or given["text_b"] is not None

@@ -92,4 +92,7 @@ def install(backend: str | None) -> str:
         return "hidden"
     for name in _BLOCKED:
         sys.modules.setdefault(name, None)
+    datasets_config = sys.modules.get("datasets.config")
+    if datasets_config is not None:  # Hugging Face datasets, imported first, found TensorFlow before the block
+        datasets_config.TF_AVAILABLE = False
     return "blocked"

@@ -157,7 +157,7 @@ def test_kit_test_starts_the_longest_runs_first():
     root = Path(__file__).resolve().parent.parent
     jobs = longest_first(test_jobs(root, ["jax", "tensorflow", "torch"], [], notebook_plan(root, NOTEBOOK_BACKENDS)))
     labels = [j[0] for j in jobs]
-    assert labels[0] == "pytest jax" and labels[-1] == "pytest torch"
+    assert labels[0] == "pytest jax" and labels[-1].startswith("solutions on")
     assert labels.index("pytest jax") < labels.index("pytest tensorflow") < labels.index("pytest torch")
     minutes = [expected_minutes(label) for label in labels]
     assert minutes == sorted(minutes, reverse=True)

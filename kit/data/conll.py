@@ -17,12 +17,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .conllu import looks_like_conllu
 from .dataset import Split, TextDataset
 from .encoding import decode_text
 from .parsers import conll_sentences
 from .splits import split_indices
 
-#: File endings read as CoNLL-form tagged data by ``kit run --data`` (any file works with ``--task tagging``).
+#: File endings of tagged tokens for ``kit run --data`` (any file works with ``--task tagging``): CoNLL form, read by
+#: :func:`from_conll`, and CoNLL-U (``.conllu``, :func:`is_conllu_file`), read by :func:`kit.data.conllu.from_conllu`.
 TAGGED_SUFFIXES = (".conll", ".conllu", ".iob", ".bio", ".bioes")
 #: CoNLL-2003's file names per split, in a folder.
 SPLIT_FILES = {
@@ -47,6 +49,26 @@ def is_tagged_file(path, task: str | None = None) -> bool:
         (True, True, False)
     """
     return task == "tagging" or (task is None and Path(path).suffix.lower() in TAGGED_SUFFIXES)
+
+
+def is_conllu_file(path) -> bool:
+    """Tell whether ``path`` is CoNLL-U by its name: the dispatcher sends it to :func:`kit.data.conllu.from_conllu`.
+
+    Args:
+        path: the user's file or folder.
+
+    Returns:
+        True for a name ending in ``.conllu`` (any case), or a folder that holds ``.conllu`` files (a treebank's).
+        (A file of another name in CoNLL-U's form: :func:`kit.data.conllu.looks_like_conllu` on its text.)
+
+    Example:
+        >>> is_conllu_file("en_ewt-ud-train.conllu"), is_conllu_file("ner.conll")
+        (True, False)
+    """
+    path = Path(path).expanduser()
+    if path.is_dir():
+        return any(p.is_file() and p.name.lower().endswith(".conllu") for p in path.iterdir())
+    return path.name.lower().endswith(".conllu")
 
 
 def from_conll(
@@ -82,7 +104,8 @@ def from_conll(
 
     Raises:
         FileNotFoundError: there is no such file or folder, or the folder has no file for a split.
-        ValueError: a malformed line (it stops with its line number), or every token has the same tag.
+        ValueError: a malformed line (it stops with its line number), every token has the same tag, or the file is
+            CoNLL-U (its form: use :func:`kit.data.conllu.from_conllu`).
     """
     path = Path(path).expanduser()
     raw = _raw_splits(path, tag_column, encoding, dev=dev, test=test, seed=seed)
@@ -118,6 +141,11 @@ def _raw_splits(path: Path, tag_column: int, encoding: str | None, *, dev: float
     if path.is_dir():
         files = {k: next((path / c for c in names if (path / c).is_file()), None) for k, names in SPLIT_FILES.items()}
         missing = [f"{k} ({' or '.join(SPLIT_FILES[k])})" for k, f in files.items() if f is None]
+        if missing and is_conllu_file(path):
+            raise ValueError(
+                f"{path} holds CoNLL-U files (.conllu): use from_conllu (kit run reads .conllu by itself), which "
+                "keeps a treebank's -ud-train/-ud-dev/-ud-test files."
+            )
         if missing:
             raise FileNotFoundError(
                 f"{path} is a folder, so it needs one CoNLL file per split; none for "
@@ -147,4 +175,10 @@ def _spans(tags: list[str]) -> int:
 
 def _read(path: Path, tag_column: int, encoding: str | None) -> list:
     text, _ = decode_text(path, path.read_bytes(), encoding)
+    if looks_like_conllu(text):
+        raise ValueError(
+            f"{path.name}: this is a CoNLL-U file: use from_conllu (kit run reads .conllu by itself; rename the file "
+            "to .conllu). Its words have 10 tab-separated fields (ID FORM LEMMA UPOS ...); from_conllu reads its "
+            "comments, multiword tokens and tag fields by name (upos, xpos)."
+        )
     return conll_sentences(text.lstrip("\ufeff"), path.name, tag_column)

@@ -3,13 +3,18 @@
 ``kit run NN --data FILE ...`` sets environment variables, and a notebook's
 parameters cell turns them into a :class:`TextDataset` with :func:`notebook_dataset`.
 
-This module sits above the file formats: a CSV or TSV goes to :func:`kit.data.from_csv`
-(``csv_reader``), a CoNLL-form file of tagged tokens to :func:`kit.data.from_conll` (``conll``).
+This module sits above the file formats (:func:`data_kind` picks one by the file's name, or its content where
+that says otherwise): a CSV or TSV goes to :func:`kit.data.from_csv`, JSON Lines to :func:`kit.data.from_jsonl`,
+Parquet to :func:`kit.data.from_parquet`, a folder ``datasets.save_to_disk`` wrote to :func:`kit.data.from_hf_disk`;
+tagged tokens in CoNLL-U (a Universal Dependencies treebank) to :func:`kit.data.from_conllu`, in CoNLL form to
+:func:`kit.data.from_conll`.
 
 >>> OwnData.from_env() is None           # no KIT_DATA_FILE set: the notebook's default data
 True
 >>> OwnData("my.conll").is_tagged, OwnData("my.csv", text="t", label="l").is_tagged
 (True, False)
+>>> data_kind("ud.conllu"), data_kind("ner.conll"), data_kind("own.jsonl"), data_kind("own.parquet")
+('conllu', 'conll', 'jsonl', 'parquet')
 """
 
 from __future__ import annotations
@@ -17,9 +22,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from .conll import from_conll, is_tagged_file
+from .conll import from_conll, is_conllu_file, is_tagged_file
+from .conllu import from_conllu
 from .csv_reader import from_csv
 from .dataset import TextDataset
+from .file_formats import FORMAT_NAMES, content_format, file_format
+from .hf_reader import from_hf_disk
+from .jsonl_reader import from_jsonl
+from .parquet_reader import from_parquet
 
 #: Environment variables ``kit run`` sets from its flags; notebooks read them in their parameters cell.
 OWN_DATA_ENV = {
@@ -34,6 +44,36 @@ OWN_DATA_ENV = {
     "skip_empty": "KIT_SKIP_EMPTY",
     "tag_column": "KIT_TAG_COLUMN",
 }
+#: The kinds of file :func:`data_kind` tells apart, in words: tagged tokens, then labelled rows.
+KIND_NAMES = {"conllu": "CoNLL-U", "conll": "CoNLL (a token and its tags per line)", **FORMAT_NAMES}
+#: The readers of labelled rows, by :func:`data_kind`.
+ROW_READERS = {"csv": from_csv, "jsonl": from_jsonl, "parquet": from_parquet, "hf_disk": from_hf_disk}
+
+
+def data_kind(path, task: str | None = None) -> str:
+    """Which reader ``kit run --data`` uses for ``path``: by the task asked for, the file's name, then its content.
+
+    Tagged tokens: ``"conllu"`` (a ``.conllu`` name, a folder of them, or CoNLL-U's form under another name, when
+    no task or ``tagging`` is asked for), ``"conll"`` (``--task tagging`` or a ``.conll``/``.iob``/... name).
+    Labelled rows: ``"csv"``, ``"jsonl"``, ``"parquet"`` or ``"hf_disk"`` (a folder ``save_to_disk`` wrote), as
+    :func:`kit.data.file_formats.file_format` finds them; ``"folder"`` for any other folder.
+
+    Args:
+        path: the user's file or folder.
+        task: the task asked for (``--task``), or None.
+
+    Returns:
+        One of ``"conllu"``, ``"conll"``, ``"csv"``, ``"jsonl"``, ``"parquet"``, ``"hf_disk"``, ``"folder"``.
+
+    Example:
+        >>> data_kind("ner.txt", "tagging"), data_kind("reviews.tsv"), data_kind("web.conllu", "classification")
+        ('conll', 'csv', 'csv')
+    """
+    if task in (None, "tagging") and (is_conllu_file(path) or content_format(path) == "conllu"):
+        return "conllu"
+    if is_tagged_file(path, task):
+        return "conll"
+    return file_format(path)
 
 
 @dataclass
@@ -52,7 +92,8 @@ class OwnData:
         encoding: the file's encoding (``--encoding``), or None for UTF-8 (or a BOM's).
         delimiter: the CSV delimiter (``--delimiter``), or None to pick it from the header.
         skip_empty: ``"1"``, ``"true"`` or ``"yes"`` to drop rows with an empty text (``--skip-empty``).
-        tag_column: a CoNLL file's tag column, a number (``--tag-column``; default -1, the last).
+        tag_column: tagged tokens' tag column (``--tag-column``): CoNLL, a number from 0 (default -1, the last);
+            CoNLL-U, a field's name (default ``upos``) or its number 1-10 as CoNLL-U numbers them.
     """
 
     file: str
@@ -98,12 +139,17 @@ class OwnData:
         return self.text_a is not None or self.text_b is not None
 
     @property
+    def kind(self) -> str:
+        """The reader the file goes to (:func:`data_kind`): ``"conllu"``, ``"conll"``, ``"csv"``, ``"jsonl"`` ..."""
+        return data_kind(self.file, self.task)
+
+    @property
     def is_tagged(self) -> bool:
-        """A CoNLL-form file of tagged tokens (``task="tagging"``, or a name ending in ``.conll``, ``.iob`` ...)."""
-        return is_tagged_file(self.file, self.task)
+        """Tagged tokens: CoNLL-U, or CoNLL form (``task="tagging"``, or a name ending in ``.conll``, ``.iob`` ...)."""
+        return self.kind in ("conll", "conllu")
 
     def load(self, **kwargs) -> TextDataset:
-        """Read the file: a CoNLL-form file with :func:`from_conll`, any other with :func:`from_csv`.
+        """Read the file with the reader of its kind (:func:`data_kind`).
 
         Args:
             **kwargs: more arguments for the reader (e.g. ``verbose``, ``seed``); they win over the file's options.
@@ -112,30 +158,31 @@ class OwnData:
             The user's data set.
 
         Raises:
-            ValueError: ``tag_column`` is not a number, or the reader stops on the file (it names the line and fix).
+            ValueError: ``tag_column`` is not a number (CoNLL) or a field (CoNLL-U), or the reader stops on the
+                file (it names the line and fix).
         """
-        if self.is_tagged:
-            try:
-                column = int(self.tag_column) if self.tag_column not in (None, "") else -1
-            except ValueError:
-                raise ValueError(
-                    f"The tag column must be a number (0 = the token, -1 = the last column), got {self.tag_column!r}."
-                ) from None
-            return from_conll(self.file, column, encoding=self.encoding, **kwargs)
-        options = {
-            "encoding": self.encoding,
-            "delimiter": self.delimiter,
-            "skip_empty": (self.skip_empty or "").lower() in ("1", "true", "yes"),
-        }
-        return from_csv(
-            self.file,
-            text=self.text,
-            label=self.label,
-            text_a=self.text_a,
-            text_b=self.text_b,
-            task=self.task,
-            **{**options, **kwargs},
-        )
+        kind = self.kind
+        if kind == "conllu":
+            return from_conllu(self.file, self.tag_column or "upos", encoding=self.encoding, **kwargs)
+        if kind == "conll":
+            return from_conll(self.file, self._conll_column(), encoding=self.encoding, **kwargs)
+        columns = {"text": self.text, "label": self.label, "text_a": self.text_a, "text_b": self.text_b}
+        options = {"task": self.task, "skip_empty": (self.skip_empty or "").lower() in ("1", "true", "yes")}
+        if kind in ("csv", "folder"):
+            options.update(encoding=self.encoding, delimiter=self.delimiter)
+        elif kind == "jsonl":
+            options.update(encoding=self.encoding)
+        return ROW_READERS.get(kind, from_csv)(self.file, **columns, **{**options, **kwargs})
+
+    def _conll_column(self) -> int:
+        """The CoNLL tag column as a number (default -1, the last)."""
+        try:
+            return int(self.tag_column) if self.tag_column not in (None, "") else -1
+        except ValueError:
+            raise ValueError(
+                f"The tag column of a CoNLL file is a number (0 = the token, -1 = the last column), got "
+                f"{self.tag_column!r}. (Field names such as upos are for CoNLL-U: a .conllu file.)"
+            ) from None
 
 
 def check_kind(ds: TextDataset, tasks, notebook: str = "this notebook", needs: str | None = None) -> TextDataset:
@@ -162,7 +209,7 @@ def check_kind(ds: TextDataset, tasks, notebook: str = "this notebook", needs: s
                 if ds.task == "regression" and "classification" in tasks
                 else ""
             )
-            + "Notebook 00 takes any kind of CSV."
+            + "Notebook 00 takes any kind of labelled rows (CSV, JSON Lines, Parquet, a saved Hugging Face dataset)."
         )
     return ds
 

@@ -1,0 +1,488 @@
+r"""Universal Dependencies treebanks: a CoNLL-U file (or a treebank's folder) to a tagging :class:`TextDataset`.
+
+CoNLL-U (https://universaldependencies.org/format.html) is the form of every UD treebank: a word per line in ten
+tab-separated fields, which its documentation numbers 1-10: 1 ID, 2 FORM, 3 LEMMA, 4 UPOS, 5 XPOS, 6 FEATS, 7 HEAD,
+8 DEPREL, 9 DEPS, 10 MISC. Lines starting with ``#`` are comments (``# text = ...`` is the sentence as written), a
+blank line ends a sentence. Multiword tokens (ID ``1-2``, e.g. Spanish *vámonos* = *vamos* + *nos*) and empty nodes
+(ID ``8.1``, an elided word of the enhanced graph) are skipped for tagging: the texts are the syntactic words' FORMs.
+Notebook 03's tagging task runs on it: ``kit run 03 --data treebank.conllu`` (UPOS; ``--tag-column xpos`` or ``5``).
+
+>>> import tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "es.conllu")
+>>> sent = ("# text = Vámonos al mar.\n1-2\tVámonos\t_\t_\t_\t_\t_\t_\t_\t_\n1\tVamos\tir\tVERB\t_\t_\t0\troot\t_\t_\n"
+...         "2\tnos\tnosotros\tPRON\t_\t_\t1\tobj\t_\t_\n3-4\tal\t_\t_\t_\t_\t_\t_\t_\t_\n"
+...         "3\ta\ta\tADP\t_\t_\t5\tcase\t_\t_\n4\tel\tel\tDET\t_\t_\t5\tdet\t_\t_\n"
+...         "5\tmar\tmar\tNOUN\t_\t_\t1\tobl\t_\tSpaceAfter=No\n6\t.\t.\tPUNCT\t_\t_\t1\tpunct\t_\t_\n\n")
+>>> _ = open(path, "w", encoding="utf-8").write(sent * 20)
+>>> ds = from_conllu(path, verbose=False)
+>>> ds.label_names, ds.sizes()
+(['ADP', 'DET', 'NOUN', 'PRON', 'PUNCT', 'VERB'], {'train': 16, 'dev': 2, 'test': 2})
+>>> ds.train.texts[0], ds.info["sentence_text"]["train"][0]
+(['Vamos', 'nos', 'a', 'el', 'mar', '.'], 'Vámonos al mar.')
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .dataset import Split, TextDataset
+from .encoding import decode_text
+from .parsers import lines
+from .sources import Source, materialize
+from .splits import split_indices
+
+#: CoNLL-U's ten fields, in order: field number ``i`` (1-10, as UD's documentation numbers them) is ``FIELDS[i - 1]``.
+FIELDS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
+#: The numbering, in words, as the messages say it.
+NUMBERING = "CoNLL-U numbers its fields 1-10: " + ", ".join(f"{i} {f}" for i, f in enumerate(FIELDS, 1))
+#: The 17 universal part-of-speech tags of UD v2 (https://universaldependencies.org/u/pos/).
+UD_UPOS = (
+    "ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON", "PROPN", "PUNCT", "SCONJ", "SYM",
+    "VERB", "X",
+)  # fmt: skip
+#: Fields where ``_`` is a value (FEATS, MISC: the empty list), not an unspecified tag.
+UNDERSCORE_IS_A_VALUE = ("FEATS", "MISC")
+#: A split's names in a treebank's file names: ``<lang>_<treebank>-ud-<name>.conllu`` or ``<name>.conllu``.
+SPLIT_NAMES = {"train": ("train",), "dev": ("dev", "valid", "validation"), "test": ("test",)}
+#: Google's Turkish Web Treebank in CoNLL-U (UPOS and XPOS, 2,541 sentences), in the ``turkish-treebanks`` 1.0.0 wheel
+#: on PyPI (Apache 2.0).
+TURKISH_WEB_TREEBANK = Source(
+    "pypi",
+    "https://files.pythonhosted.org/packages/1f/a1/5cb856d7e926e8ae8ae73317cce2302281b46a01f381d9287c16abeee6ec/"
+    "turkish_treebanks-1.0.0-py3-none-any.whl",
+    "5a009c29a8e96e8f7e25059d59ac293c3baead6d746bf0fa4c9d3349b1e37ba0",
+    prefix="data/web.conllu",
+    note="turkish-treebanks 1.0.0 wheel (Apache 2.0) carries Google's Turkish Web Treebank, data/web.conllu",
+)
+
+_ID = re.compile(r"(\d+)(?:-(\d+)|\.(\d+))?")
+_TEXT = re.compile(r"#\s*text\s*=(.*)")
+
+
+def field_number(tag_field: str | int, name: str = "the file") -> int:
+    """Turn a CoNLL-U field's name or number into its number, 1-10 as CoNLL-U's documentation numbers them.
+
+    Args:
+        tag_field: a name (``"upos"``, ``"xpos"``, ``"deprel"``, ``"lemma"``, ``"feats"``, ...; any case) or a number
+            1-10 (1 ID, 2 FORM, 3 LEMMA, 4 UPOS, 5 XPOS, 6 FEATS, 7 HEAD, 8 DEPREL, 9 DEPS, 10 MISC), or its digits.
+        name: the file, as the messages name it.
+
+    Returns:
+        The field's number, 1-10.
+
+    Raises:
+        ValueError: an unknown name, a number outside 1-10, or the ID or FORM field (the word, not a tag).
+
+    Example:
+        >>> field_number("UPOS"), field_number("xpos"), field_number(8), field_number("5")
+        (4, 5, 8, 5)
+    """
+    if isinstance(tag_field, str) and tag_field.strip().upper() in FIELDS:
+        number = FIELDS.index(tag_field.strip().upper()) + 1
+    else:
+        try:
+            number = int(tag_field) if not isinstance(tag_field, bool) else None
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{name}: unknown CoNLL-U field {tag_field!r}: name one of "
+                f"{', '.join(f.lower() for f in FIELDS[2:])} (any case), or give its number; {NUMBERING}."
+            ) from None
+        if number is None or not 1 <= number <= 10:
+            raise ValueError(
+                f"{name}: field number {tag_field!r} is outside 1-10: {NUMBERING} (not from 0, and no -1 for the "
+                "last). The tag is usually UPOS (4) or XPOS (5)."
+            )
+    if number <= 2:
+        raise ValueError(
+            f"{name}: field {number} ({FIELDS[number - 1]}) is the word itself, not a tag: choose a tag field, e.g. "
+            f"upos (4) or xpos (5); {NUMBERING}."
+        )
+    return number
+
+
+def looks_like_conllu(text: str) -> bool:
+    r"""Tell whether a text starts in the form of CoNLL-U, for sniffing a file of another extension.
+
+    Its first 50 lines must be blank, comments (``#``) or lines of 10 tab-separated fields whose first is an ID (an
+    integer, a range like ``1-2`` or a decimal like ``8.1``), and at least one must be such a word line.
+
+    Args:
+        text: the file's text (its start is enough).
+
+    Returns:
+        True for the form of CoNLL-U.
+
+    Example:
+        >>> looks_like_conllu("# text = Hi\n1\tHi\thi\tINTJ\tUH\t_\t0\troot\t_\t_\n")
+        True
+        >>> looks_like_conllu("EU NNP B-ORG\nrejects VBZ O\n"), looks_like_conllu("# just a comment\n")
+        (False, False)
+    """
+    words = 0
+    for line in lines(text.lstrip("\ufeff")[:100_000])[:50]:
+        if not line.strip() or line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        if len(cols) != 10 or not _ID.fullmatch(cols[0]):
+            return False
+        words += 1
+    return words > 0
+
+
+def from_conllu(
+    path,
+    tag_field: str | int = "upos",
+    *,
+    dev: float = 0.1,
+    test: float = 0.1,
+    seed: int = 0,
+    encoding: str | None = None,
+    name: str | None = None,
+    verbose: bool = True,
+) -> TextDataset:
+    """Read a CoNLL-U file (or a treebank's folder of them) into a tagging :class:`TextDataset`.
+
+    Texts are the words' FORMs (multiword-token lines like ``1-2`` and empty nodes like ``8.1`` skipped), labels tag
+    ids of the chosen field (``label_names`` sorted). A folder keeps a treebank's splits: UD's
+    ``<lang>_<treebank>-ud-train.conllu``, ``-ud-dev.conllu``, ``-ud-test.conllu`` (or ``train.conllu``,
+    ``dev.conllu``, ``test.conllu``); a split it lacks (often dev) is split off train, seeded. A single file is split by
+    sentences, seeded. UTF-8 (a BOM is fine) and CRLF line ends are read.
+
+    Args:
+        path: the ``.conllu`` file, or a folder with one file per split.
+        tag_field: the field with the tags, by name (``"upos"``, ``"xpos"``, ``"deprel"``, ``"lemma"``, ``"feats"``
+            ...; any case) or by number as CoNLL-U's documentation numbers them: 1 ID, 2 FORM, 3 LEMMA, 4 UPOS,
+            5 XPOS, 6 FEATS, 7 HEAD, 8 DEPREL, 9 DEPS, 10 MISC.
+        dev: the fraction of sentences in dev (of a single file, or of train when a folder has no dev file).
+        test: the fraction of sentences in test (likewise).
+        seed: the seed of the split.
+        encoding: UTF-8 unless a BOM says otherwise; pass another for other files.
+        name: the data set's name (default: the file's or folder's name without its suffix).
+        verbose: print the number of sentences and tags, the field, the task and the split sizes.
+
+    Returns:
+        The data set; its ``info`` holds ``tag_field`` (the name), ``tag_field_number`` (1-10), ``sentence_text``
+        (per split, each sentence's ``# text``, or None where it has none), ``multiword_tokens`` and
+        ``empty_nodes`` (the lines skipped) and ``split`` (where the splits come from).
+
+    Raises:
+        FileNotFoundError: there is no such file or folder, or the folder has no ``.conllu`` file for train.
+        ValueError: a malformed line (it stops with the file and line: not 10 tab-separated fields, a bad ID, IDs
+            that do not count up from 1, ``_`` in the tag field), an unknown field or one outside 1-10, the ID or
+            FORM field as the tag, fewer than 2 distinct tags, or no sentences.
+
+    Example:
+        >>> ds = from_conllu(turkish_web_treebank(), "xpos")  # doctest: +SKIP
+    """
+    path = Path(path).expanduser()
+    number = field_number(tag_field, path.name)
+    raw, how, counts = _conllu_splits(path, number, encoding, dev=dev, test=test, seed=seed)
+    ds = _dataset(path, number, raw, how, counts, name)
+    if verbose:
+        print(_summary(path.name, ds))
+    return ds
+
+
+def _dataset(path: Path, number: int, raw: dict, how: str, counts: dict, name: str | None) -> TextDataset:
+    """The tagging data set of the sentences per split: tag ids by sorted names, at least two of them."""
+    names = sorted({t for part in raw.values() for s in part for t in s.tags})
+    if len(names) < 2:
+        raise ValueError(
+            f"{path.name}: every word has the {FIELDS[number - 1]} ({number}) tag {names[0]!r}; a tagger needs at "
+            f"least two tags. Choose another field: tag_field='upos' or 'xpos' (kit run: --tag-column upos); "
+            f"{NUMBERING}."
+        )
+    index = {t: i for i, t in enumerate(names)}
+    splits = {k: Split([s.tokens for s in part], [[index[t] for t in s.tags] for s in part]) for k, part in raw.items()}
+    info = {
+        "tag_field": FIELDS[number - 1],
+        "tag_field_number": number,
+        "sentence_text": {k: [s.text for s in part] for k, part in raw.items()},
+        **counts,
+        "split": how,
+    }
+    return TextDataset(
+        name or path.stem, "tagging", splits, names, source=str(path), description=f"your data: {path.name}", info=info
+    )
+
+
+def _summary(file: str, ds: TextDataset) -> str:
+    """The line ``from_conllu`` prints: sentences, tags, field, split sizes and source, what it skipped."""
+    info = ds.info
+    skipped = f"; skipped {info['multiword_tokens']:,} multiword-token lines, {info['empty_nodes']:,} empty nodes"
+    return (
+        f"{file}: {sum(ds.sizes().values()):,} sentences, {len(ds.label_names)} {info['tag_field']} tags "
+        f"(field {info['tag_field_number']}), task 'tagging'; "
+        + ", ".join(f"{k} {v:,}" for k, v in ds.sizes().items())
+        + f" ({info['split']})"
+        + (skipped if info["multiword_tokens"] or info["empty_nodes"] else "")
+    )
+
+
+def turkish_web_treebank() -> Path:
+    """Fetch Google's Turkish Web Treebank (CoNLL-U: UPOS and XPOS, 2,541 sentences; Apache 2.0) into the data cache.
+
+    It comes from the ``turkish-treebanks`` 1.0.0 wheel on PyPI (:data:`TURKISH_WEB_TREEBANK`, checked against its
+    SHA-256 before it is unpacked) and is cached under :func:`kit.config.data_dir` (``turkish_web_treebank/``); set
+    ``KIT_DATA_TURKISH_WEB_TREEBANK`` to a folder holding ``web.conllu`` (or to the wheel) to use your copy.
+
+    Returns:
+        The path of ``web.conllu``.
+
+    Raises:
+        FileNotFoundError: no source answered (offline, ``KIT_OFFLINE=1``), or your folder has no ``web.conllu``.
+        ValueError: the download fails its SHA-256 check.
+
+    Example:
+        >>> ds = from_conllu(turkish_web_treebank())  # doctest: +SKIP
+    """
+    try:
+        report = materialize("turkish_web_treebank", [TURKISH_WEB_TREEBANK], expects="the folder with web.conllu")
+    except FileNotFoundError as exc:  # the registry's hint names `kit data fetch`, which does not know this file
+        tried = str(exc).split("\nIf you")[0]
+        raise FileNotFoundError(
+            f"{tried}\nRun turkish_web_treebank() once where PyPI answers (it stays cached), or download "
+            f"{TURKISH_WEB_TREEBANK.url} (sha256 {TURKISH_WEB_TREEBANK.sha256}) and set KIT_DATA_TURKISH_WEB_TREEBANK "
+            "to that wheel (or to a folder holding web.conllu)."
+        ) from exc
+    path = Path(report.path) / "web.conllu"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{report.path} has no web.conllu (from {report.source}). Point KIT_DATA_TURKISH_WEB_TREEBANK at the "
+            "folder that holds it, or unset it to fetch the wheel from PyPI."
+        )
+    return path
+
+
+# --- reading --------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Sentence:
+    tokens: list[str]
+    tags: list[str]
+    text: str | None
+
+
+def _conllu_splits(path: Path, number: int, encoding, *, dev: float, test: float, seed: int):
+    """``({split: [_Sentence, ...]}, how the splits were made, {counts})``: a folder's files, or one file split."""
+    if not path.exists():
+        raise FileNotFoundError(
+            f"No such file or folder: {path}. Check the path (relative paths start at {Path.cwd()})."
+        )
+    files = _split_files(path) if path.is_dir() else {"all": path}
+    counts = {"multiword_tokens": 0, "empty_nodes": 0}
+    read = {}
+    for k, f in files.items():
+        sents, reader = _read(f, number, encoding)
+        read[k] = sents
+        counts["multiword_tokens"] += reader.multiword
+        counts["empty_nodes"] += reader.empty
+    if "all" in read:
+        parts = split_indices(len(read["all"]), dev=dev, test=test, seed=seed)
+        return {k: [read["all"][i] for i in idx] for k, idx in parts.items()}, "one file, split by sentences", counts
+    missing = [k for k in ("dev", "test") if k not in read]
+    if not missing:
+        return read, "the folder's train, dev and test files", counts
+    parts = split_indices(
+        len(read["train"]), dev=dev if "dev" in missing else 0, test=test if "test" in missing else 0, seed=seed
+    )
+    out = {k: read[k] if k in read else [read["train"][i] for i in parts[k]] for k in ("dev", "test")}
+    out = {"train": [read["train"][i] for i in parts["train"]], **out}
+    return out, f"the folder's files; {' and '.join(missing)} split off train (seeded)", counts
+
+
+def _split_of(file: Path) -> str | None:
+    """The split a treebank file's name says (``en_ewt-ud-train.conllu``, ``dev.conllu``, ...), or None."""
+    stem = file.name[: -len(".conllu")].lower()
+    for split, aliases in SPLIT_NAMES.items():
+        if any(stem == a or stem.endswith((f"-{a}", f"_{a}", f".{a}")) for a in aliases):
+            return split
+    return None
+
+
+def _split_files(folder: Path) -> dict[str, Path]:
+    """A treebank folder's file per split (``train`` needed), or ``{"all": file}`` for a folder of one file."""
+    files = sorted(p for p in folder.iterdir() if p.is_file() and p.name.lower().endswith(".conllu"))
+    if not files:
+        raise FileNotFoundError(
+            f"{folder} is a folder with no .conllu file: put a treebank's <lang>_<treebank>-ud-train.conllu, "
+            "-ud-dev.conllu and -ud-test.conllu (or train.conllu, dev.conllu, test.conllu) there, or give one file."
+        )
+    found = {k: [f for f in files if _split_of(f) == k] for k in SPLIT_NAMES}
+    for k, fs in found.items():
+        if len(fs) > 1:
+            raise ValueError(
+                f"{folder} has {len(fs)} .conllu files for {k}: {[f.name for f in fs]}. Keep one treebank per "
+                "folder, or give one file."
+            )
+    if not any(found.values()):
+        if len(files) == 1:
+            return {"all": files[0]}
+        raise FileNotFoundError(
+            f"{folder} holds .conllu files but none is named for a split: {[f.name for f in files]}. Name them "
+            "<lang>_<treebank>-ud-train.conllu, -ud-dev.conllu, -ud-test.conllu (or train.conllu, dev.conllu, "
+            "test.conllu), or give one file and the kit splits it."
+        )
+    if not found["train"]:
+        raise FileNotFoundError(
+            f"{folder} has no train file (…-ud-train.conllu or train.conllu), only "
+            f"{[f.name for fs in found.values() for f in fs]}. A tagger needs one to train on."
+        )
+    return {k: fs[0] for k, fs in found.items() if fs}
+
+
+def _read(path: Path, number: int, encoding) -> tuple[list[_Sentence], _Reader]:
+    """One file's sentences, its ``_`` tags checked (all of them: the field is empty here; some: the first's line)."""
+    text, _ = decode_text(path, path.read_bytes(), encoding)
+    reader = _Reader(path.name, number)
+    reader.read(text.lstrip("\ufeff"))
+    if not reader.sentences:
+        raise ValueError(
+            f"{path.name} holds no sentences. CoNLL-U has a word per line, its 10 fields separated by tabs "
+            "(ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC), a blank line after each sentence, # for comments."
+        )
+    what = f"{FIELDS[number - 1]} ({number})"
+    if reader.unspecified == reader.words:
+        filled = [f"{f.lower()} ({i + 1})" for i, f in enumerate(FIELDS) if i in reader.filled and i > 1]
+        raise ValueError(
+            f"{path.name}: the {what} field is empty in this file (every word has _, unspecified). Fields with values "
+            f"here: {', '.join(filled) or 'none'}; choose one (tag_field='upos', kit run: --tag-column upos). "
+            f"{NUMBERING}."
+        )
+    if reader.unspecified:
+        raise ValueError(
+            f"{path.name}, line {reader.first_unspecified}: the {what} tag is _ (unspecified), but other words have "
+            f"one ({reader.unspecified:,} of {reader.words:,} words have _). Give every word its tag, or choose "
+            f"another field; {NUMBERING}."
+        )
+    return reader.sentences, reader
+
+
+@dataclass
+class _Reader:
+    """Reads CoNLL-U line by line: the words' FORMs and tags per sentence, the ID order checked as it goes."""
+
+    name: str
+    number: int
+    sentences: list = field(default_factory=list)
+    words: int = 0
+    unspecified: int = 0
+    first_unspecified: int | None = None
+    filled: set = field(default_factory=set)
+    multiword: int = 0
+    empty: int = 0
+    _tokens: list = field(default_factory=list)
+    _tags: list = field(default_factory=list)
+    _text: str | None = None
+    _last: int = 0  # the last word's ID in this sentence
+    _range: tuple = (0, 0)  # the last multiword token's range end and its line
+    _started: bool = False
+
+    def read(self, text: str) -> None:
+        for lineno, line in enumerate(lines(text), 1):
+            if not line.strip():
+                self._end()
+            elif line.startswith("#"):
+                self._comment(line, lineno)
+            else:
+                self._word_line(line, lineno)
+        self._end()
+
+    def _end(self) -> None:
+        if self._range[0] > self._last:
+            raise ValueError(
+                f"{self.name}, line {self._range[1]}: a multiword token's range ends at {self._range[0]}, but the "
+                f"sentence's last word is {self._last}. Its words follow the range line, one line each."
+            )
+        if self._tokens:
+            self.sentences.append(_Sentence(self._tokens, self._tags, self._text))
+        self._tokens, self._tags, self._text, self._last, self._range, self._started = [], [], None, 0, (0, 0), False
+
+    def _comment(self, line: str, lineno: int) -> None:
+        if self._started:
+            raise ValueError(
+                f"{self.name}, line {lineno}: a comment inside a sentence, after its word lines: {line[:60]!r}. "
+                "CoNLL-U puts comments before a sentence: if a new sentence starts here, put a blank line before it."
+            )
+        match = _TEXT.fullmatch(line)
+        if match and self._text is None:
+            self._text = match.group(1).strip()
+
+    def _word_line(self, line: str, lineno: int) -> None:
+        cols = line.split("\t")
+        if len(cols) != 10:
+            raise ValueError(_width_message(self.name, lineno, line, cols))
+        word = self._check_id(cols[0], lineno)
+        self._started = True
+        if not word:
+            return
+        tag = cols[self.number - 1]
+        for i, value in ((1, cols[1]), (self.number - 1, tag)):
+            if not value:
+                raise ValueError(
+                    f"{self.name}, line {lineno}: field {i + 1} ({FIELDS[i]}) is empty. CoNLL-U writes _ for an "
+                    f"unspecified value, with a tab between fields (an extra tab shifts them); {NUMBERING}."
+                )
+        self.filled.update(i for i, v in enumerate(cols) if v != "_" and i not in self.filled)
+        self.words += 1
+        if tag == "_" and FIELDS[self.number - 1] not in UNDERSCORE_IS_A_VALUE:
+            self.unspecified += 1
+            self.first_unspecified = self.first_unspecified or lineno
+        self._tokens.append(cols[1])
+        self._tags.append(tag)
+
+    def _check_id(self, value: str, lineno: int) -> bool:
+        """Check the ID against the sentence so far; True for a word (an integer), False for a range or empty node."""
+        match = _ID.fullmatch(value)
+        where = f"{self.name}, line {lineno}"
+        if not match:
+            raise ValueError(
+                f"{where}: ID {value!r} is not a word's number (1, 2, ...), a multiword token's range (1-2) or an "
+                "empty node's (8.1). The ID is field 1 of 10, separated by tabs; a comment line starts with #."
+            )
+        n, end, sub = int(match.group(1)), match.group(2), match.group(3)
+        if end is not None:  # a multiword token: its words come next
+            if n != self._last + 1 or int(end) <= n or self._range[0] >= n:
+                raise ValueError(
+                    f"{where}: multiword token {value} after word {self._last}: a range comes just before its first "
+                    f"word and spans two or more, so it starts at {self._last + 1} and ends past it, without overlap."
+                )
+            self._range, self.multiword = (int(end), lineno), self.multiword + 1
+            return False
+        if sub is not None:  # an empty node i.k follows word i (0.k: before the first word)
+            if n != self._last or int(sub) < 1:
+                raise ValueError(
+                    f"{where}: empty node {value} after word {self._last}: an empty node i.1, i.2, ... follows word i "
+                    f"(0.1 comes before the first word), so here it is {self._last}.1, {self._last}.2, ..."
+                )
+            self.empty += 1
+            return False
+        if n != self._last + 1:
+            first = "a sentence's words are numbered 1, 2, 3, ..." if self._last == 0 else "IDs count up by 1"
+            raise ValueError(
+                f"{where}: word ID {n} after {self._last}, where {self._last + 1} comes next: {first} within a "
+                "sentence. If a new sentence starts here, put a blank line before it."
+            )
+        self._last = n
+        return True
+
+
+def _width_message(name: str, lineno: int, line: str, cols: list[str]) -> str:
+    """What is wrong with a line that has not 10 tab-separated fields, and the fix."""
+    spaced = len(line.split())
+    if "\t" not in line and spaced >= 10:
+        why = "it looks separated by spaces: CoNLL-U needs a tab between fields (spaces may sit only inside a field)"
+    elif spaced >= 10 and len(cols) < 10:
+        why = "some of its fields are separated by spaces: CoNLL-U needs a tab between fields"
+    elif len(cols) < 10:
+        why = "a field is missing: write _ for an unspecified value"
+    else:
+        why = "a field too many: a tab inside a field, or one at the end of the line?"
+    return (
+        f"{name}, line {lineno}: expected the 10 tab-separated fields of CoNLL-U (ID FORM LEMMA UPOS XPOS FEATS HEAD "
+        f"DEPREL DEPS MISC), got {len(cols)}: {line[:80]!r}; {why}. A comment line starts with #, a blank line ends "
+        "a sentence."
+    )
