@@ -17,6 +17,7 @@ ONE_BACKEND = (
     "kit.analysis.baselines",
     "kit.analysis.bootstrap",
     "kit.analysis.spread",
+    "kit.analysis.verdicts",
     "kit.metrics.tagging_scores",
     "kit.metrics.classification",
     "kit.data.encoding",

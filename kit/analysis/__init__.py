@@ -1,4 +1,4 @@
-"""Analysis tools: the constant guess, inference timing, training FLOPs, attention heads, seeds and spread."""
+"""Analysis tools: the constant guess, inference timing, training FLOPs, attention heads, seeds, spread, verdicts."""
 
 from ..metrics.tagging_scores import entity_f1, entity_scores, get_entities, token_accuracy
 from .attention import attention_maps, classify_heads, head_statistics, plot_heads, special_token_ids
@@ -7,6 +7,7 @@ from .bootstrap import Bootstrap, paired_bootstrap
 from .flops import format_flops, training_flops, training_tokens
 from .spread import Difference, difference, format_mean_se, paired_difference, summarize, welch
 from .timing import time_inference
+from .verdicts import Comparison, compare_arms, holm, show_verdicts, verdict, verdict_table, verdict_text
 
 __all__ = [
     "constant_guess",
@@ -22,6 +23,13 @@ __all__ = [
     "difference",
     "paired_difference",
     "welch",
+    "Comparison",
+    "compare_arms",
+    "holm",
+    "show_verdicts",
+    "verdict",
+    "verdict_table",
+    "verdict_text",
     "format_mean_se",
     "summarize",
     "attention_maps",
