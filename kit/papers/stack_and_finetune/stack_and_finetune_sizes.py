@@ -2,8 +2,10 @@
 
 Each task is a spec (``stack_and_finetune_tasks.derive``): its section (tagging, classification, pairs), the
 registered data set, how to narrow it, its sequence length and sizes. ``heads`` sizes the rich heads;
-``section_heads`` says which heads each section runs. The paper's recipe: phase-1 LR 1e-3, BERT-Adam with weight
-decay 0.01 (warm-up over 10% of a phase's steps, then linear decay), dropout 0.1.
+``section_heads`` says which heads each section runs. The paper's recipe: phase-1 LR 1e-3, a smaller phase-2 LR,
+BERT-Adam with a weight decay, dropout 0.1; the phase-2 rate and the weight decay are lost in the paper's text
+extraction, so the kit uses BERT's weight decay 0.01 (warm-up over 10% of a phase's steps, then linear decay) and
+sets the phase-2 rate per scale.
 """
 
 # matched_budget (each scale): also run finetune-only for phase1 + phase2 epochs on these tasks (True: every task):
@@ -46,6 +48,8 @@ _HEADLINES = {
     "text": "headline",
     "max_eval": None,
 }
+# the heads at medium and full scale: DenseNet's 4 blocks of 4 convolutions are the paper's; it gives no other size,
+# so 20 perspectives are the BiMPM paper's (Wang et al. 2017) and the BiLSTM and Sim-Transformer sizes the kit's
 _PAPER_HEADS = {
     "bilstm": {"n_layers": 1, "cells": 256},
     "densenet": {"filters": 128, "growth": 32, "blocks": 4, "convs_per_block": 4},
