@@ -4,6 +4,7 @@
 #
 #   ./kit.sh run 00          # notebook 00 at smoke scale (the course's default), results in runs/
 #   ./kit.sh test            # what CI runs: pytest on torch, jax and tensorflow, then every notebook under nbval
+#   ./kit.sh lab             # the notebooks in JupyterLab, with a kernel of this environment
 #
 # PyTorch comes first, in the build that fits the machine: CUDA where `nvidia-smi` answers, else the CPU build
 # (PyTorch's CPU index; where that index cannot be reached, the CPU wheel a package mirror serves, KIT_TORCH below).

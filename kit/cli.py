@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from . import config, runner
+from . import config, lab, runner
 from .data import registry
 from .devices import describe_devices
 from .session import tensorflow_status
@@ -443,12 +443,13 @@ class _JobPool:
 
 
 def _parser() -> argparse.ArgumentParser:
-    """The ``kit`` command's parser: one sub-command each for ``info``, ``data``, ``run`` and ``test``."""
+    """The ``kit`` command's parser: one sub-command each for ``info``, ``data``, ``run``, ``lab`` and ``test``."""
     parser = argparse.ArgumentParser(prog="kit", description="NLP course kit: data, models and notebooks.")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("info", help="backend, devices, versions, scale, cache dir")
     _add_data_parser(sub)
     _add_run_parser(sub)
+    _add_lab_parser(sub)
     _add_test_parser(sub)
     return parser
 
@@ -519,6 +520,44 @@ def _add_run_data_flags(r) -> None:
     )
 
 
+def _add_lab_parser(sub) -> None:
+    """``kit lab``: JupyterLab on the notebooks, the kernels' backend and scale, and the user's data."""
+    lab = sub.add_parser(
+        "lab",
+        help="open the notebooks in JupyterLab, with a kernel of the kit's environment",
+        description="Start JupyterLab on notebooks/. Its kernels get this environment: the backend (--backend or "
+        "KERAS_BACKEND), the scale (--scale or KIT_SCALE) and your data (--data ... as for kit run).",
+    )
+    lab.add_argument("--backend", choices=["jax", "tensorflow", "torch"], help="sets KERAS_BACKEND for the kernels")
+    lab.add_argument("--scale", choices=["smoke", "medium", "full"], help="sets KIT_SCALE for the kernels")
+    lab.add_argument("--notebooks", help="the folder to open (default: the kit's notebooks/)")
+    lab.add_argument("--port", type=int, help="the server's port (default 8888, or the next free one)")
+    lab.add_argument("--token", help="the login token (default: a new one, printed in the URL)")
+    lab.add_argument("--no-browser", dest="open_browser", action="store_false", help="do not open a browser tab")
+    _add_run_data_flags(lab)
+
+
+def _lab(args) -> int:
+    try:
+        lab.check_installed()
+        data = runner.notebook_env(
+            args.data, args.text, args.label, args.text_a, args.text_b, args.task, args.encoding, args.delimiter,
+            args.skip_empty, args.tag_column,
+        )  # fmt: skip
+        runner.check_data(Path("lab"), data)  # a bad file stops here, before the server starts
+    except (FileNotFoundError, ValueError, KeyError, IsADirectoryError, ImportError) as exc:
+        print(f"error: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
+        return 1
+    root = Path(args.notebooks) if args.notebooks else runner.notebooks_dir()
+    env = lab.lab_env(args.backend, args.scale, data)
+    print(lab.lab_banner(env, root), flush=True)
+    command = lab.lab_command(root, port=args.port, token=args.token, open_browser=args.open_browser)
+    try:
+        return subprocess.call(command, env=env)
+    except KeyboardInterrupt:
+        return 0
+
+
 def _add_test_parser(sub) -> None:
     """``kit test``: the backends, which notebooks run where, how many runs at a time, extra pytest arguments."""
     t = sub.add_parser("test", help="the test suite on every backend, then the notebooks (what CI runs)")
@@ -567,7 +606,7 @@ def main(argv=None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return {"info": _info, "data": _data, "run": _run, "test": _test}[args.command](args)
+    return {"info": _info, "data": _data, "run": _run, "lab": _lab, "test": _test}[args.command](args)
 
 
 if __name__ == "__main__":

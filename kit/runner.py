@@ -27,6 +27,7 @@ import contextlib
 import io
 import json
 import os
+import subprocess
 import sys
 import time
 import traceback
@@ -299,6 +300,10 @@ def _environ(values: dict):
                 os.environ[k] = v
 
 
+#: The file in a run's folder that holds the kernel's own output (not the cells'): library start-up lines, warnings.
+KERNEL_LOG = "kernel.log"
+
+
 def run_notebook(path: Path, out: Path, timeout: int = 3600, env: dict | None = None, in_process: bool = False) -> Path:
     """Execute ``path`` with ``KIT_OUT=out`` (and ``env``); write the executed copy into ``out``.
 
@@ -361,12 +366,25 @@ def _run_with_kernel(path: Path, out: Path, timeout: int, start: float) -> Path:
         resources={"metadata": {"path": str(path.parent.resolve())}},
         on_cell_start=on_start,
     )
-    try:
-        client.execute()
-    finally:
-        dest = out / path.name
-        nbformat.write(nb, dest)
+    log = out / KERNEL_LOG
+    with open(log, "w") as kernel_output:  # the kernel's own lines (TensorFlow's CUDA probing, Jupyter's warnings)
+        try:
+            client.execute(stdout=kernel_output, stderr=subprocess.STDOUT)
+        except BaseException:
+            _show_kernel_log(log)
+            raise
+        finally:
+            dest = out / path.name
+            nbformat.write(nb, dest)
     return dest
+
+
+def _show_kernel_log(log: Path, lines: int = 15) -> None:
+    """After a failed run: where the kernel's own log is, and its last lines (a crash of the kernel says why there)."""
+    text = log.read_text(errors="replace").strip() if log.exists() else ""
+    if text:
+        tail = "\n".join(text.splitlines()[-lines:])
+        print(f"the kernel's own output is in {log}; its last lines:\n{tail}", file=sys.stderr)
 
 
 def _clear_outputs(cells) -> None:

@@ -326,3 +326,28 @@ def test_kit_sh_installs_once_then_runs_kit_and_ci_uses_it(tmp_path):
     )
     assert out.returncode == 1 and "KIT_TORCH_BUILD=gpu: use auto, cpu or cuda" in out.stderr
     assert not (tmp_path / "none").exists()
+
+
+def test_kit_run_keeps_the_kernels_own_lines_in_its_log(tmp_path):
+    """On a CPU the terminal shows no CUDA probing and no kernel TCP warning; the run's kernel.log keeps them."""
+    import subprocess
+    import sys
+
+    cell = "import kit\nimport tensorflow as tf\nprint('sum', int(tf.reduce_sum([1, 2])))"
+    nb = _notebook(tmp_path / "q.ipynb", [cell])
+    nb_json = json.loads(nb.read_text())
+    nb_json["metadata"]["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    for i, cell in enumerate(nb_json["cells"]):
+        cell["id"] = f"c{i}"
+    nb.write_text(json.dumps(nb_json))
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"} | {"KERAS_BACKEND": "tensorflow"}
+    done = subprocess.run(
+        [sys.executable, "-m", "kit.cli", "run", str(nb), "--out", str(tmp_path / "o")],
+        env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    shown = done.stdout + done.stderr
+    assert "cuda" not in shown.lower() and "without encryption" not in shown, shown
+    assert "sum 3" in (tmp_path / "o" / "q.ipynb").read_text()
+    log = (tmp_path / "o" / "kernel.log").read_text()
+    assert "without encryption" in log  # kept, not lost (TensorFlow's lines too, where it probes for CUDA)

@@ -1,0 +1,113 @@
+"""``kit lab``: JupyterLab on the course's notebooks, with a kernel of the kit's environment.
+
+The server runs on the Python that runs ``kit`` (the ``.venv`` that ``./kit.sh`` made), so its ``python3`` kernel
+imports the kit, Keras and the backends installed there. The kernel inherits the server's environment: the backend
+(``KERAS_BACKEND``), the scale (``KIT_SCALE``), the precision, and your data (``KIT_DATA_FILE`` & co., the same
+variables ``kit run --data ...`` sets) reach every notebook opened in it. The line printed before the server starts
+says which backend and scale the kernels get; a notebook's first cell prints the same header.
+
+>>> env = lab_env(backend="jax", scale="smoke", base={})
+>>> env["KERAS_BACKEND"], env["KIT_SCALE"]
+('jax', 'smoke')
+>>> lab_command("notebooks", port=8899, token="t", open_browser=False)[-3:]
+['--ServerApp.port=8899', '--IdentityProvider.token=t', '--no-browser']
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+#: The backend Keras picks when ``KERAS_BACKEND`` is unset.
+DEFAULT_BACKEND = "tensorflow"
+#: What to install when JupyterLab is missing from the kit's environment.
+INSTALL_LAB = "pip install 'jupyterlab>=4' (it is in the kit's `notebooks` extra; ./kit.sh installs it)"
+
+
+def lab_env(backend: str | None = None, scale: str | None = None, data_env: dict | None = None, base=None) -> dict:
+    """The environment JupyterLab (and so every kernel it starts) runs with.
+
+    Args:
+        backend: ``jax``, ``tensorflow`` or ``torch``; None keeps ``KERAS_BACKEND`` as it is.
+        scale: ``smoke``, ``medium`` or ``full``; None keeps ``KIT_SCALE`` as it is.
+        data_env: the user's data variables (:func:`kit.runner.notebook_env`), or None.
+        base: the environment to start from (default: this process's).
+
+    Returns:
+        A new dict: ``base`` with the backend, the scale and the data variables set, and TensorFlow's C++ log
+        level at 2 unless set (its CUDA probing lines on a machine without a GPU; errors still show).
+
+    Example:
+        >>> lab_env(base={"KERAS_BACKEND": "torch"})["KERAS_BACKEND"]
+        'torch'
+    """
+    env = dict(os.environ if base is None else base)
+    if backend:
+        env["KERAS_BACKEND"] = backend
+    if scale:
+        env["KIT_SCALE"] = scale
+    env.update(data_env or {})
+    env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    return env
+
+
+def lab_command(
+    root, *, port: int | None = None, token: str | None = None, open_browser: bool = True, extra=()
+) -> list[str]:
+    """The command that starts JupyterLab on ``root`` with this Python.
+
+    Args:
+        root: the folder JupyterLab shows (the notebooks).
+        port: the port (default: JupyterLab's, 8888 or the next free one).
+        token: the login token (default: a new random one, printed in the URL).
+        open_browser: open a browser tab (``--no-browser`` when False).
+        extra: more JupyterLab arguments, passed as given.
+
+    Returns:
+        The argument list, starting with this Python and ``-m jupyterlab`` (and ``--allow-root`` for root, as in a
+        container, where JupyterLab refuses to start without it).
+    """
+    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")
+    if port is not None:
+        command.append(f"--ServerApp.port={port}")
+    if token is not None:
+        command.append(f"--IdentityProvider.token={token}")
+    if not open_browser:
+        command.append("--no-browser")
+    return command + list(extra)
+
+
+def lab_banner(env: dict, root) -> str:
+    """The line ``kit lab`` prints before the server starts: the folder, and the backend and scale kernels get.
+
+    Args:
+        env: the environment from :func:`lab_env`.
+        root: the folder JupyterLab shows.
+
+    Returns:
+        One line, plus one naming the user's data file when it is set.
+
+    Example:
+        >>> lab_banner({"KERAS_BACKEND": "jax"}, "notebooks")
+        'kit lab: JupyterLab on notebooks; kernels run with KERAS_BACKEND=jax, KIT_SCALE=smoke (the default)'
+    """
+    backend = env.get("KERAS_BACKEND") or f"{DEFAULT_BACKEND} (Keras' default)"
+    scale = env.get("KIT_SCALE") or "smoke (the default)"
+    line = f"kit lab: JupyterLab on {root}; kernels run with KERAS_BACKEND={backend}, KIT_SCALE={scale}"
+    if env.get("KIT_DATA_FILE"):
+        line += f"\nkit lab: your data in every notebook: {env['KIT_DATA_FILE']}"
+    return line
+
+
+def check_installed() -> None:
+    """Stop with what to install when JupyterLab is not in this environment.
+
+    Raises:
+        ModuleNotFoundError: ``jupyterlab`` cannot be imported here.
+    """
+    if importlib.util.find_spec("jupyterlab") is None:
+        raise ModuleNotFoundError(f"JupyterLab is not installed in {Path(sys.prefix)}: {INSTALL_LAB}.")

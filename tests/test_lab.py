@@ -1,0 +1,51 @@
+"""kit lab: the command, the environment its kernels get, and its errors before JupyterLab starts."""
+
+import pytest
+
+import kit.cli
+import kit.lab
+from kit.cli import main
+
+pytestmark = pytest.mark.one_backend
+
+
+@pytest.fixture
+def started(monkeypatch):
+    """`kit lab` without starting JupyterLab: the command and environment it would start it with."""
+    seen = {}
+
+    def call(command, env):
+        seen.update(command=command, env=env)
+        return 0
+
+    monkeypatch.setattr(kit.cli.subprocess, "call", call)
+    return seen
+
+
+def test_kit_lab_starts_jupyterlab_on_the_notebooks_with_the_backend_scale_and_data(started, tmp_path, capsys):
+    csv = tmp_path / "mine.csv"
+    csv.write_text("text,label\n" + "".join(f"text {i},{'ab'[i % 2]}\n" for i in range(30)))
+    args = ["lab", "--backend", "jax", "--scale", "medium", "--no-browser", "--port", "8899", "--token", "t"]
+    assert main([*args, "--data", str(csv), "--text", "text", "--label", "label"]) == 0
+    command, env = started["command"], started["env"]
+    assert command[1:3] == ["-m", "jupyterlab"] and "--no-browser" in command
+    assert f"--ServerApp.root_dir={kit.runner.notebooks_dir()}" in command and "--ServerApp.port=8899" in command
+    assert env["KERAS_BACKEND"] == "jax" and env["KIT_SCALE"] == "medium"
+    assert env["KIT_DATA_FILE"] == str(csv.resolve()) and env["KIT_TEXT"] == "text" and env["KIT_LABEL"] == "label"
+    printed = capsys.readouterr().out
+    assert "kernels run with KERAS_BACKEND=jax, KIT_SCALE=medium" in printed
+    assert "your data in every notebook" in printed
+
+
+def test_kit_lab_stops_before_the_server_on_bad_data_or_without_jupyterlab(started, tmp_path, capsys, monkeypatch):
+    assert main(["lab", "--data", str(tmp_path / "nope.csv"), "--text", "t", "--label", "l"]) == 1
+    assert "no such file" in capsys.readouterr().err and not started
+    monkeypatch.setattr(kit.lab.importlib.util, "find_spec", lambda name: None)
+    assert main(["lab"]) == 1
+    assert "JupyterLab is not installed" in capsys.readouterr().err and not started
+
+
+def test_the_kernels_environment_keeps_what_is_set():
+    env = kit.lab.lab_env(base={"KERAS_BACKEND": "torch", "KIT_SCALE": "full", "TF_CPP_MIN_LOG_LEVEL": "0"})
+    assert env == {"KERAS_BACKEND": "torch", "KIT_SCALE": "full", "TF_CPP_MIN_LOG_LEVEL": "0"}
+    assert kit.lab.lab_env(base={})["TF_CPP_MIN_LOG_LEVEL"] == "2"  # TensorFlow's CUDA probing lines off by default
