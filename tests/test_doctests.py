@@ -18,6 +18,8 @@ ONE_BACKEND = (
     "kit.analysis.bootstrap",
     "kit.analysis.spread",
     "kit.analysis.verdicts",
+    "kit.lab",
+    "kit.site",
     "kit.metrics.tagging_scores",
     "kit.metrics.classification",
     "kit.data.encoding",

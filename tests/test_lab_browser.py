@@ -95,7 +95,11 @@ def browser(tmp_path):
 
 
 def test_kit_lab_runs_notebook_00s_first_cell_in_a_real_browser(lab_server, browser):
-    from selenium.common.exceptions import ElementNotInteractableException, StaleElementReferenceException
+    from selenium.common.exceptions import (
+        ElementNotInteractableException,
+        StaleElementReferenceException,
+        TimeoutException,
+    )
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -130,9 +134,18 @@ def test_kit_lab_runs_notebook_00s_first_cell_in_a_real_browser(lab_server, brow
             return False
         return text if "outputs go to" in text else False
 
-    printed = wait.until(header)
     shots = ROOT / "runs" / "lab"
     shots.mkdir(parents=True, exist_ok=True)
-    browser.save_screenshot(str(shots / "00_start_here_first_cell.png"))
+    printed = False
+    try:
+        for _ in range(5):  # a keypress that reached the page before the notebook was ready is lost: press again
+            try:
+                printed = WebDriverWait(browser, 60, poll_frequency=0.5).until(header)
+                break
+            except TimeoutException:
+                wait.until(run_first_code_cell)
+        assert printed, "the first cell printed no header in 5 minutes (screenshot in runs/lab/)"
+    finally:
+        browser.save_screenshot(str(shots / "00_start_here_first_cell.png"))  # what the page showed, even on failure
     assert "backend torch | scale smoke" in printed, printed
     assert "devices: CPU" in printed and "outputs go to" in printed

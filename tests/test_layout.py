@@ -66,7 +66,7 @@ FLOORS = {
     "kit.models": 3,
     "kit.train": 4, "kit.analysis": 4,
     "kit.papers": 5,
-    "kit.runner": 6, "kit.session": 6, "kit.lab": 6, "kit.cli": 7, "kit.exercises": 7,
+    "kit.runner": 6, "kit.session": 6, "kit.lab": 6, "kit.cli": 7, "kit.site": 7, "kit.exercises": 7,
 }  # fmt: skip
 
 

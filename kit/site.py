@@ -1,0 +1,160 @@
+"""``kit site``: the course as a static web site, built from the executed notebooks as committed.
+
+Sphinx with MyST-NB (``site_src/conf.py`` says why): one page per notebook with its outputs and figures, the guides
+in ``docs/``, an API reference from the kit's docstrings, Sphinx's own full-text search, MathJax served from the site.
+The notebooks are never executed by the build. :func:`stage` copies what the site shows into one folder, with a "run
+this yourself" box on each notebook's page and links rewritten to the staged pages (a link to a file the site does not
+hold becomes its path in code, so no link on the site is broken); :func:`build_site` runs Sphinx on it.
+
+>>> rewrite_links("[the guide](../docs/own-data.md#csv), [code](../kit/cli.py)", "notebooks/01_x.ipynb")
+'[the guide](docs/own-data.md#csv), code (`kit/cli.py`)'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path, PurePosixPath
+
+from .runner import notebooks_dir
+
+#: The box at the top of each notebook's page.
+RUN_THIS = """:::{{admonition}} Run this yourself
+:class: tip
+
+```bash
+./kit.sh lab                          # JupyterLab on the notebooks; open {name}.ipynb
+./kit.sh run {number}                        # or headless: the executed notebook and its results in runs/
+KERAS_BACKEND=jax ./kit.sh run {number}      # another backend: jax, tensorflow or torch
+./kit.sh run {number} --scale medium         # a larger scale (a GPU); --data my.csv --text COL --label COL: your data
+```
+:::
+"""
+_LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+)\)")
+
+
+def staged_path(repo_path: str) -> str | None:
+    """Where a repository file sits in the staged site, or None when the site does not hold it.
+
+    Args:
+        repo_path: a path from the repository's root (``notebooks/02_tlm.ipynb``, ``docs/data.md``).
+
+    Returns:
+        ``02_tlm.ipynb``, ``docs/data.md``, or None.
+
+    Example:
+        >>> staged_path("notebooks/02_tlm.ipynb"), staged_path("docs/data.md"), staged_path("kit/cli.py")
+        ('02_tlm.ipynb', 'docs/data.md', None)
+    """
+    path = PurePosixPath(repo_path)
+    if path.parent == PurePosixPath("notebooks") and re.match(r"0\d_.*\.ipynb$", path.name):
+        return path.name
+    if path.parent == PurePosixPath("docs") and path.suffix == ".md":
+        return str(path)
+    return None
+
+
+def rewrite_links(text: str, source: str) -> str:
+    """Point ``text``'s relative links at the staged pages; a link to a file the site lacks becomes its path.
+
+    Args:
+        text: markdown.
+        source: the repository path of the file ``text`` comes from (its links are relative to it).
+
+    Returns:
+        The markdown with its relative links rewritten (web links and in-page anchors are left as they are).
+    """
+    here = PurePosixPath(staged_path(source) or source).parent
+
+    def fix(match: re.Match) -> str:
+        label, target = match.groups()
+        if re.match(r"[a-z]+:|#", target):
+            return match.group(0)
+        file, _, anchor = target.partition("#")
+        repo_file = os.path.normpath(str(PurePosixPath(source).parent / file)).replace(os.sep, "/")
+        staged = staged_path(repo_file)
+        if staged is None:
+            return f"{label} (`{repo_file}`)"
+        relative = os.path.relpath(staged, str(here)).replace(os.sep, "/")
+        return f"[{label}]({relative}{'#' + anchor if anchor else ''})"
+
+    return _LINK.sub(fix, text)
+
+
+def stage(dest) -> list[str]:
+    """Copy the site's sources into ``dest``: ``site_src/``, the notebooks 00-04 and the guides, links rewritten.
+
+    Args:
+        dest: the staging folder (emptied first).
+
+    Returns:
+        The staged notebooks' names.
+    """
+    root, dest = repo_root(), Path(dest)
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(root / "site_src", dest)
+    (dest / "docs").mkdir()
+    for guide in sorted((root / "docs").glob("*.md")):
+        text = rewrite_links(guide.read_text(encoding="utf-8"), f"docs/{guide.name}")
+        (dest / "docs" / guide.name).write_text(text, encoding="utf-8")
+    names = []
+    for path in sorted((root / "notebooks").glob("0[0-9]_*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "markdown":
+                cell["source"] = rewrite_links("".join(cell["source"]), f"notebooks/{path.name}")
+        box = RUN_THIS.format(name=path.stem, number=path.name[:2])
+        nb["cells"].insert(1, {"cell_type": "markdown", "metadata": {}, "source": box})
+        (dest / path.name).write_text(json.dumps(nb), encoding="utf-8")
+        names.append(path.stem)
+    return names
+
+
+def build_site(out=None, staging=None, quiet: bool = True) -> str:
+    """Build the site into ``out`` (default ``site/``) from a staged copy (default ``runs/site-src``).
+
+    Sphinx runs in a subprocess under ``KERAS_BACKEND=torch`` (autodoc imports the kit; torch keeps TensorFlow out).
+
+    Args:
+        out: the output folder (its ``index.html`` is the course's first page).
+        staging: the staging folder.
+        quiet: only Sphinx's warnings and errors (``-q``).
+
+    Returns:
+        The path of ``index.html``.
+
+    Raises:
+        ModuleNotFoundError: Sphinx or MyST-NB is not installed (the message says what to install).
+        RuntimeError: Sphinx failed; the message holds its last lines.
+    """
+    missing = [m for m in ("sphinx", "myst_nb", "furo", "sphinx-mathjax-offline", "sphinx_togglebutton") if _missing(m)]
+    if missing:
+        raise ModuleNotFoundError(f"{', '.join(missing)} not installed: pip install 'nlp-course-kit[site]'.")
+    root = repo_root()
+    out = root / "site" if out is None else Path(out)
+    staging = root / "runs" / "site-src" if staging is None else Path(staging)
+    stage(staging)
+    built = staging / "_build" / "html"  # MyST-NB writes its images beside the build folder: keep that in staging
+    command = [sys.executable, "-m", "sphinx", "-b", "html", "-j", "1", *(["-q"] if quiet else []), staging, built]
+    env = {**os.environ, "KERAS_BACKEND": "torch", "TF_CPP_MIN_LOG_LEVEL": "3"}
+    done = subprocess.run([str(c) for c in command], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"Sphinx failed (exit {done.returncode}):\n{(done.stdout + done.stderr)[-3000:]}")
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(built, out)
+    return str(out / "index.html")
+
+
+def repo_root() -> Path:
+    """The repository's root: the folder that holds ``notebooks/``, ``docs/`` and ``site_src/``."""
+    return notebooks_dir().parent
+
+
+def _missing(module: str) -> bool:
+    import importlib.util  # noqa: PLC0415 - the site's packages are an optional extra
+
+    return importlib.util.find_spec(module) is None

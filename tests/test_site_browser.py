@@ -1,0 +1,145 @@
+"""The course's web site (`kit site`), built from the committed notebooks and read in a real browser.
+
+Headless Debian Chromium driven by Selenium (as tests/test_lab_browser.py) visits every page: no console error, every
+image decodes, every link inside the site resolves, formulas are typeset by MathJax (served from the site), and the
+search page finds a word of notebook 03. A screenshot of each page goes to `runs/site/`.
+"""
+
+import functools
+import http.server
+import json
+import threading
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.test_lab_browser import CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS
+
+pytestmark = pytest.mark.one_backend
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The site built into a temporary folder and served on localhost."""
+    pytest.importorskip("myst_nb", reason="the site's packages are not installed (the kit's `site` extra)")
+    import kit.site
+
+    folder = tmp_path_factory.mktemp("site")
+    index = Path(kit.site.build_site(out=folder / "html", staging=folder / "src"))
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(index.parent))
+    handler.log_message = lambda *a, **k: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.handle_error = lambda *a: None  # the browser closing a connection early is not the site's fault
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", index.parent
+    finally:
+        server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if not (CHROMIUM and CHROMEDRIVER):
+        pytest.skip("no Chromium: apt-get install chromium chromium-driver (Debian's; .ci/run installs them)")
+    webdriver = pytest.importorskip("selenium.webdriver", reason="Selenium is not installed (the kit's `dev` extra)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _pages(html_root: Path) -> list[str]:
+    return sorted(
+        str(p.relative_to(html_root))
+        for p in html_root.rglob("*.html")
+        if not p.relative_to(html_root).parts[0][0] == "_"
+    )
+
+
+def _load(driver, url: str) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(url)
+    WebDriverWait(driver, 60).until(lambda d: d.execute_script("return document.readyState") == "complete")
+
+
+def test_the_site_has_every_notebook_guide_and_the_api(site):
+    _, html_root = site
+    pages = _pages(html_root)
+    for name in ("00_start_here", "01_pretrain_or_not", "02_tlm", "03_stack_and_finetune", "04_serbertus"):
+        assert f"{name}.html" in pages
+        text = (html_root / f"{name}.html").read_text()
+        nb = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text())
+        figures = sum("image/png" in o.get("data", {}) for c in nb["cells"] for o in c.get("outputs", []))
+        assert "Run this yourself" in text and text.count("<img") >= figures  # the box, and every figure
+    assert "docs/own-data.html" in pages and "api.html" in pages and "search.html" in pages
+    assert "kit.analysis.verdict_table" in (html_root / "api.html").read_text()  # from the docstrings
+    assert "<details" in (html_root / "00_start_here.html").read_text()  # exercise solutions collapsed
+
+
+def test_every_page_loads_clean_in_a_real_browser(site, browser):
+    from selenium.webdriver.common.by import By
+
+    base, html_root = site
+    shots = ROOT / "runs" / "site"
+    shots.mkdir(parents=True, exist_ok=True)
+    problems, links = [], set()
+    for page in _pages(html_root):
+        _load(browser, f"{base}/{page}")
+        errors = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+        problems += [f"{page}: console error {m}" for m in errors]
+        broken = browser.execute_script(
+            "return [...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)"
+        )
+        problems += [f"{page}: image does not decode {src}" for src in broken]
+        for a in browser.find_elements(By.CSS_SELECTOR, "a[href]"):
+            href = a.get_attribute("href") or ""
+            if href.startswith(base):
+                links.add(urllib.parse.urldefrag(href)[0])
+        browser.save_screenshot(str(shots / (page.replace("/", "__").removesuffix(".html") + ".png")))
+    for link in sorted(links):
+        try:
+            urllib.request.urlopen(link, timeout=10).close()
+        except OSError as exc:
+            problems.append(f"broken link {link}: {exc}")
+    assert not problems, "\n".join(problems[:40])
+    unlinked = (
+        {f"{base}/{page}" for page in _pages(html_root)} - links - {f"{base}/search.html", f"{base}/genindex.html"}
+    )
+    assert not unlinked, f"pages no other page links to: {sorted(unlinked)}"  # navigation reaches every page
+
+
+def test_formulas_are_typeset(site, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base, _ = site
+    _load(browser, f"{base}/docs/statistics.html")
+    WebDriverWait(browser, 60).until(lambda d: d.find_elements(By.CSS_SELECTOR, "mjx-container"))
+    body = browser.find_element(By.TAG_NAME, "body").text
+    assert "$$" not in body and "\\frac" not in body
+    assert browser.execute_script("return !!window.MathJax && !!MathJax.startup") is True
+
+
+def test_search_finds_a_word_of_notebook_03(site, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    base, _ = site
+    _load(browser, f"{base}/search.html?q=BiMPM")
+
+    def hits(d):
+        found = [a.get_attribute("href") for a in d.find_elements(By.CSS_SELECTOR, "#search-results a")]
+        return found if any("03_stack_and_finetune" in h for h in found) else False
+
+    assert WebDriverWait(browser, 60).until(hits)
