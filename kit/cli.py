@@ -554,10 +554,7 @@ def _lab(args) -> int:
     env = lab.lab_env(args.backend, args.scale, data)
     print(lab.lab_banner(env, root), flush=True)
     command = lab.lab_command(root, port=args.port, token=args.token, open_browser=args.open_browser)
-    try:
-        return subprocess.call(command, env=env)
-    except KeyboardInterrupt:
-        return 0
+    return lab.start(command, env)
 
 
 def _site(args) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -101,6 +102,25 @@ def lab_banner(env: dict, root) -> str:
     if env.get("KIT_DATA_FILE"):
         line += f"\nkit lab: your data in every notebook: {env['KIT_DATA_FILE']}"
     return line
+
+
+def start(command: list[str], env: dict) -> int:
+    """Run JupyterLab in place of this process (POSIX), so a Ctrl-C or a ``kill`` of ``kit lab`` reaches the server.
+
+    Args:
+        command: from :func:`lab_command`.
+        env: from :func:`lab_env`.
+
+    Returns:
+        The server's exit code where the process cannot be replaced (Windows); on POSIX it does not return.
+    """
+    sys.stdout.flush()
+    if os.name == "posix":
+        os.execve(command[0], command, env)
+    try:
+        return subprocess.call(command, env=env)
+    except KeyboardInterrupt:
+        return 0
 
 
 def check_installed() -> None:

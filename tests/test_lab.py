@@ -14,11 +14,11 @@ def started(monkeypatch):
     """`kit lab` without starting JupyterLab: the command and environment it would start it with."""
     seen = {}
 
-    def call(command, env):
+    def start(command, env):
         seen.update(command=command, env=env)
         return 0
 
-    monkeypatch.setattr(kit.cli.subprocess, "call", call)
+    monkeypatch.setattr(kit.lab, "start", start)
     return seen
 
 
