@@ -14,12 +14,13 @@ from collections import Counter
 
 import numpy as np
 
-from ...analysis import attention_maps, classify_heads, plot_heads
+from ...analysis import attention_maps, classify_heads, plot_heads, verdict_table
 from ...analysis.baselines import constant_guess
 from ...analysis.flops import format_flops
-from ...analysis.spread import difference, format_mean_se, summarize
+from ...analysis.spread import format_mean_se, summarize
 from ...retrieval import english_stopwords, word_tokenize
 from . import tlm_paper as paper
+from .tlm_runs import load_predictions, prediction_path
 
 #: The columns that name a TLM setting in the runs table.
 SETTING = ["task", "retrieval", "K", "rho1", "rho2"]
@@ -285,7 +286,18 @@ def ablation_tables(tlm, main, sizes: dict) -> dict:
     return {
         "table3_retrieval": (view(tlm[main_kr], ["task", "retrieval"]), paper.TABLE3),
         "table4_K": (view(abl[base & abl.rho1.isin([0, s["rho1"]]) & (abl.retrieval != "random")], "K"), paper.TABLE4),
-        "table5_rho1": (view(abl[base & (abl.retrieval != "random") & abl.K.isin([0, s["k"]])], "rho1"), paper.TABLE5),
+        "table5_rho1": (
+            view(
+                abl[
+                    base
+                    & (abl.retrieval == "bm25")
+                    & (abl.K == s["k"])
+                    & abl.rho1.isin([s["rho1"], *s.get("rho1_ablation", [])])
+                ],
+                "rho1",
+            ),
+            paper.TABLE5,
+        ),
         "table6_rho2": (
             view(
                 abl[(abl.retrieval == "bm25") & (abl.K == s["k"]) & (abl.rho1 == s["rho1"])],
@@ -434,50 +446,152 @@ def _by(df, metric, group):
     return summarize(df.rename(columns={metric: "value"}), group)
 
 
-def _task_lines(tlm, base, main, tasks: dict, s: dict) -> list[str]:
+def correct(out, rows, y, which: str = "final") -> dict:
+    """Each run's per-example test results, ``{seed: 1/0 per test example}``, from its saved predictions.
+
+    Args:
+        out: the run's folder (``predictions/``, :func:`.tlm_runs.save_predictions`).
+        rows: the runs (rows of the runs table), one per seed.
+        y: the test labels.
+        which: ``"final"`` (after stage 2) or ``"stage1"``.
+
+    Returns:
+        ``{seed: float array, 1 where the prediction is right}``.
+    """
+    y = np.asarray(y)
+    return {int(r.seed): (load_predictions(out, r)[which] == y).astype(float) for _, r in rows.iterrows()}
+
+
+def _comparisons(out, tlm, base, main, tasks: dict, s: dict) -> list[dict]:
+    """The verdict table's comparisons: retrieval, K, rho1, rho2, stage 2 and TLM vs the baseline, in that order."""
+    a, ys = s["ablation_task"], {n: ds.test.y for n, ds in tasks.items()}
+    same = (tlm.rho1 == s["rho1"]) & (tlm.rho2 == s["rho2"]) & (tlm.K == s["k"])
+    abl = tlm[(tlm.retrieval == "bm25") & (tlm.K == s["k"])]
+
+    def arm(rows, task, which="final"):
+        return correct(out, rows[rows.task == task], ys[task], which)
+
+    def row(name, rows, task, note, **options):
+        return dict(name=name, a=arm(tlm[main], task), b=rows, note=note, **options)
+
+    out_rows = [
+        row(f"{n}: BM25 vs random retrieval", arm(tlm[same & (tlm.retrieval == "random")], n), n, "same size and steps")
+        for n in tasks
+    ]
+    out_rows.append(
+        row(f"{a}: K={s['k']} vs K=0 (task data alone)", arm(tlm[tlm.retrieval == "none"], a), a, "Table 4")
+    )
+    for r in s["rho1_ablation"]:
+        b = arm(abl[(abl.rho1 == r) & (abl.rho2 == s["rho2"])], a)
+        out_rows.append(row(f"{a}: rho1={s['rho1']} vs rho1={r}", b, a, "Table 5"))
+    for r in s["rho2_ablation"]:
+        b = arm(abl[(abl.rho1 == s["rho1"]) & (abl.rho2 == r)], a)
+        out_rows.append(row(f"{a}: rho2={s['rho2']} vs rho2={r} (final score)", b, a, "Table 6"))
+    epochs = f"stage 2 adds up to {s['stage2_epochs']} epochs of task training (Table 7)"
+    out_rows += [
+        row(f"{n}: with vs without stage 2", arm(tlm[main], n, "stage1"), n, epochs, budget_matched=False)
+        for n in tasks
+    ]
+    other = "pretrained vs from scratch: different models and compute (Table 2)"
+    out_rows += [row(f"{n}: TLM vs {baseline_name(s)}", arm(base, n), n, other, budget_matched=False) for n in tasks]
+    return out_rows
+
+
+def verdicts(out, tlm, base, main, tasks: dict, sizes: dict):
+    """Notebook 02's verdict table: every comparison on final test accuracy, per test example and seed, Holm-corrected.
+
+    BM25 vs random per task, K vs task data alone, each other rho1 and rho2 on the ablation task (the final score, as
+    the paper's Tables 5 and 6), with vs without stage 2 per task, TLM vs the baseline per task; the last two have
+    different budgets (``budget_matched=False``). :func:`kit.analysis.verdict_table`, in points.
+
+    Args:
+        out: the run's folder (the saved predictions).
+        tlm: the TLM runs (:func:`split_runs`).
+        base: the baseline runs.
+        main: the main setting's mask over ``tlm``.
+        tasks: ``{name: TextDataset}``.
+        sizes: the scale's sizes.
+
+    Returns:
+        The table (print it with :func:`kit.analysis.show_verdicts`).
+    """
+    return verdict_table(_comparisons(out, tlm, base, main, tasks, sizes), scale=100)
+
+
+def _row(table, name: str):
+    """The verdict table's row ``name``."""
+    return table.set_index("comparison").loc[name]
+
+
+def _p(p: float) -> str:
+    """A p-value in three decimals, ``< 0.001`` below that."""
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _said(row) -> str:
+    """One row of the verdict table in words: the difference, its interval and its verdict."""
+    return (
+        f"{row.delta:+.1f} points (bootstrap SE {row.se:.1f}, interval {row.low:+.1f} to {row.high:+.1f}; Holm p "
+        f"{_p(row.p_welch_holm)} Welch, {_p(row.p_boot_holm)} bootstrap): {row.verdict}"
+    )
+
+
+def _task_lines(table, tlm, base, main, tasks: dict, s: dict) -> list[str]:
     """Per task: TLM vs the baseline, BM25 vs random retrieval, stage 1 alone and what stage 2 adds."""
-    s_tlm, s_base, s1 = (
-        _by(tlm[main], "test_accuracy", "task"),
-        _by(base, "test_accuracy", "task"),
-        _by(tlm[main], "stage1_test_accuracy", "task"),
-    )
-    ret = _by(
-        tlm[(tlm.rho1 == s["rho1"]) & (tlm.rho2 == s["rho2"]) & (tlm.K == s["k"])],
-        "test_accuracy",
-        ["task", "retrieval"],
-    )
+    s1 = _by(tlm[main], "stage1_test_accuracy", "task")
     lines = []
     for name in tasks:
         f_t, f_b = tlm[main & (tlm.task == name)].flops.mean(), base[base.task == name].flops.mean()
+        said = _said(_row(table, f"{name}: TLM vs {baseline_name(s)}"))
         lines.append(
-            f"{name}: TLM vs {baseline_name(s)}, test accuracy "
-            f"{difference(s_tlm.loc[name], s_base.loc[name]).text(100, ' points')}; TLM trained with "
-            f"{format_flops(f_t)} FLOPs, MiniLM's fine-tuning alone {format_flops(f_b)} on top of its pretraining."
+            f"{name}: TLM vs {baseline_name(s)}, test accuracy {said}; TLM trained with {format_flops(f_t)} FLOPs, "
+            f"MiniLM's fine-tuning alone {format_flops(f_b)} on top of its pretraining."
         )
     for name in tasks:
         lines.append(
             f"{name}: BM25 vs random retrieval of the same size: "
-            f"{difference(ret.loc[(name, 'bm25')], ret.loc[(name, 'random')]).text(100, ' points')} "
-            "(paper: +0.8 to +3.0)"
+            f"{_said(_row(table, f'{name}: BM25 vs random retrieval'))} (paper, Table 3: +0.8 to +3.0)"
         )
     for name, ds in tasks.items():
         lines.append(
-            f"{name}: stage 1 alone reaches {format_mean_se(s1.loc[name, 'mean'], s1.loc[name, 'se'])} test "
-            f"accuracy (majority class {constant_guess(ds.train.y, ds.test.y):.3f}); stage 2 adds "
-            f"{difference(s_tlm.loc[name], s1.loc[name]).text(100, ' points')} (paper: +0.5 on AGNews to +19.4 "
-            "on ACL-ARC)"
+            f"{name}: stage 1 alone reaches {format_mean_se(s1.loc[name, 'mean'], s1.loc[name, 'se'])} test accuracy "
+            f"(majority class {constant_guess(ds.train.y, ds.test.y):.3f}); stage 2 adds "
+            f"{_said(_row(table, f'{name}: with vs without stage 2'))} (paper, Table 7: +0.5 on AGNews to +19.4 on "
+            "ACL-ARC)"
         )
     return lines
 
 
-def sentences(tlm, base, main, tasks: dict, sizes: dict, unigram: dict, heads) -> list[str]:
-    """What this run shows, each difference with its standard error and verdict, the paper's number beside it.
-
-    Per task: TLM against the baseline (with the FLOPs each trained with), BM25 against random retrieval, stage 1
-    alone and what stage 2 adds; on the ablation task, rho2 against its other values; the MLM's best accuracy against
-    the constant guess; the attention heads.
+def mlm_lines(tlm, main, unigram: dict) -> list[str]:
+    """Per task: the main setting's MLM accuracy on dev texts (mean ± SE over seeds) against that task's constant guess.
 
     Args:
+        tlm: the TLM runs.
+        main: the main setting's mask over ``tlm``.
+        unigram: ``{task: the constant guess's MLM accuracy}`` (:func:`unigram_guess`).
+
+    Returns:
+        One sentence per task, saying whether the mean is above or below the guess.
+    """
+    m = _by(tlm[main], "mlm_accuracy", "task")
+    return [
+        f"{name}: MLM accuracy on dev texts (main setting) {format_mean_se(m.loc[name, 'mean'], m.loc[name, 'se'])}, "
+        f"{'above' if m.loc[name, 'mean'] > g else 'at or below'} always guessing that task's most common masked "
+        f"token ({g:.3f})"
+        for name, g in unigram.items()
+        if name in m.index
+    ]
+
+
+def sentences(table, tlm, base, main, tasks: dict, sizes: dict, unigram: dict, heads) -> list[str]:
+    """What this run shows, each comparison's verdict taken from the verdict table, the paper's number beside it.
+
+    Per task: TLM against the baseline (with the FLOPs each trained with), BM25 against random retrieval, stage 1
+    alone and what stage 2 adds; on the ablation task, K, rho1 and rho2 against their other values; per task the MLM
+    against its constant guess; the attention heads.
+
+    Args:
+        table: :func:`verdicts`' table.
         tlm: the TLM runs (:func:`split_runs`).
         base: the baseline runs.
         main: the main setting's mask over ``tlm``.
@@ -489,21 +603,13 @@ def sentences(tlm, base, main, tasks: dict, sizes: dict, unigram: dict, heads) -
     Returns:
         One sentence per line.
     """
-    s = sizes
-    lines = _task_lines(tlm, base, main, tasks, s)
-    abl = tlm[tlm.task == s["ablation_task"]]
-    for r in s["rho2_ablation"]:
-        r2 = _by(
-            abl[(abl.retrieval == "bm25") & (abl.K == s["k"]) & (abl.rho1 == s["rho1"])], "stage1_test_accuracy", "rho2"
-        )
-        lines.append(
-            f"{s['ablation_task']}: stage-1 accuracy with rho2={s['rho2']} vs rho2={r}: "
-            f"{difference(r2.loc[s['rho2']], r2.loc[r]).text(100, ' points')}"
-        )
-    lines.append(
-        f"best MLM accuracy on dev texts {tlm.mlm_accuracy.max():.3f} vs {max(unigram.values()):.3f} for always "
-        "guessing the most common token"
-    )
+    s, a = sizes, sizes["ablation_task"]
+    lines = _task_lines(table, tlm, base, main, tasks, s)
+    ablations = [f"{a}: K={s['k']} vs K=0 (task data alone)"]
+    ablations += [f"{a}: rho1={s['rho1']} vs rho1={r}" for r in s["rho1_ablation"]]
+    ablations += [f"{a}: rho2={s['rho2']} vs rho2={r} (final score)" for r in s["rho2_ablation"]]
+    lines += [f"{name}, test accuracy: {_said(_row(table, name))}" for name in ablations]
+    lines += mlm_lines(tlm, main, unigram)
     hp, hv = heads["positional %"], heads["vertical %"]
     lines.append(
         f"attention heads: TLM {hp.iloc[0]:.0f}% positional / {hv.iloc[0]:.0f}% vertical; MiniLM "
@@ -516,7 +622,8 @@ def sentences(tlm, base, main, tasks: dict, sizes: dict, unigram: dict, heads) -
 def checks(tlm, base, main, plan_rows, base_plan, tasks: dict, sizes: dict, out) -> dict:
     """What CI asserts on every run.
 
-    Every run is there, stage 1 learned the task, the baseline and TLM beat chance, the figures and tables exist.
+    Every run is there with its per-example predictions, stage 1 learned the task, the baseline and TLM beat chance,
+    the figures and tables exist, results.csv holds each task's constant guess.
 
     Args:
         tlm: the TLM runs (:func:`split_runs`).
@@ -531,6 +638,8 @@ def checks(tlm, base, main, plan_rows, base_plan, tasks: dict, sizes: dict, out)
     Returns:
         ``{claim: whether it holds}``.
     """
+    import pandas as pd
+
     a = sizes["ablation_task"]
     chance = {n: 1 / ds.num_classes for n, ds in tasks.items()}
     s_tlm, s_base = _by(tlm[main], "test_accuracy", "task"), _by(base, "test_accuracy", "task")
@@ -542,7 +651,10 @@ def checks(tlm, base, main, plan_rows, base_plan, tasks: dict, sizes: dict, out)
         "stage1_mlm_loss.png",
         "table7_stage2.csv",
         "table3_retrieval.csv",
+        "verdicts.csv",
     )
+    results = pd.read_csv(out / "results.csv")
+    guesses = set(results[results.metric == "constant_guess"].task)
     return {
         "every planned run measured": len(tlm) == len(plan_rows) and len(base) == len(base_plan),
         "at least 2 seeds per setting": bool(tlm.groupby(SETTING).size().min() >= 2),
@@ -552,4 +664,8 @@ def checks(tlm, base, main, plan_rows, base_plan, tasks: dict, sizes: dict, out)
         ),
         "TLM beats chance after stage 2 on the ablation task": bool(s_tlm.loc[a, "mean"] > chance[a] + 0.1),
         "figures and tables written": all((out / f).exists() for f in files),
+        "per-example test predictions saved for every run": all(
+            prediction_path(out, r).exists() for r in [*plan_rows, *base_plan]
+        ),
+        "constant-guess rows in results.csv for every task": guesses >= set(tasks),
     }

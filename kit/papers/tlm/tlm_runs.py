@@ -18,6 +18,7 @@ the scores; the pretrained baseline is fine-tuned on the same data.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import time
@@ -34,6 +35,7 @@ from ...models.truncate import truncate_backbone
 from ...retrieval import BM25Retriever, random_retrieval, select_external, task_text_mask
 from ...text import CompactVocabulary, MLMMasker
 from ...train import evaluate_mlm, fit_classifier, train_stage1
+from .tlm_sizes import MODELS
 
 #: The Sweep keys of notebook 02's ``results.csv`` (then ``metric, value``).
 KEYS = ("experiment", "task", "retrieval", "K", "rho1", "rho2", "seed")
@@ -74,15 +76,43 @@ def load_corpus() -> tuple[list, np.ndarray]:
     return general.splits["all"].texts, np.array(general.info["origin"])
 
 
+def cap_selection(sel, limit: int | None):
+    """A BM25 selection cut to its ``limit`` best-ranked passages (best rank first, then the higher BM25 score).
+
+    A smaller K for the queries that matter least: every query's top passage comes before any query's second one.
+
+    Args:
+        sel: a :class:`kit.retrieval.ExternalSelection`.
+        limit: the most passages kept (None: all).
+
+    Returns:
+        The selection itself when it holds at most ``limit`` passages, else a copy with the ``limit`` best (doc ids
+        ascending, as in ``sel``).
+    """
+    if limit is None or len(sel) <= limit:
+        return sel
+    keep = np.sort(np.lexsort((-sel.score, sel.best_rank))[:limit])
+    return dataclasses.replace(
+        sel,
+        doc_ids=sel.doc_ids[keep],
+        best_rank=sel.best_rank[keep],
+        query_id=sel.query_id[keep],
+        score=sel.score[keep],
+    )
+
+
 def retrieve(tasks: dict, corpus: list, sizes: dict) -> tuple[dict, dict]:
     """TLM's data step for every task: BM25 with each training text as a query, and random retrieval of the same size.
 
-    One BM25 index (Lucene's variant) serves every task; the task's own texts (train, dev, test) are kept out.
+    One BM25 index (Lucene's variant) serves every task; the task's own texts (train, dev, test) are kept out. With
+    ``max_corpus_share`` set, each BM25 selection keeps at most that share of the corpus (:func:`cap_selection`).
+    Each selection's size and share of the corpus is printed.
 
     Args:
         tasks: ``{name: TextDataset}``.
         corpus: the general corpus' passages.
-        sizes: the scale's sizes: ``k`` (top-K), ``k_ablation`` (the other K of ``ablation_task``).
+        sizes: the scale's sizes: ``k`` (top-K), ``k_ablation`` (the other K of ``ablation_task``),
+            ``max_corpus_share`` (None: no cap).
 
     Returns:
         ``(selections, found_by)``: ``selections[(task, "bm25", K)]`` (the doc ids of the union of each training
@@ -92,15 +122,20 @@ def retrieve(tasks: dict, corpus: list, sizes: dict) -> tuple[dict, dict]:
     t0 = time.perf_counter()
     retriever = BM25Retriever(corpus, method="lucene")
     print(f"BM25 index over {len(corpus):,} passages: {time.perf_counter() - t0:.1f} s")
+    share = sizes.get("max_corpus_share")
+    limit = None if share is None else int(share * len(corpus))
     selections, found_by = {}, {}
     for name, ds in tasks.items():
         keep_out = ds.dev.texts + ds.test.texts
         for k in [sizes["k"]] + (sizes["k_ablation"] if name == sizes["ablation_task"] else []):
             t0 = time.perf_counter()
-            sel = select_external(ds.train.texts, corpus, k=k, retriever=retriever, exclude_texts=keep_out)
+            found = select_external(ds.train.texts, corpus, k=k, retriever=retriever, exclude_texts=keep_out)
+            sel = cap_selection(found, limit)
             selections[(name, "bm25", k)], found_by[(name, k)] = sel.doc_ids, sel
+            cut = f" (cut from {len(found):,}: at most {share:.0%} of the corpus)" if len(sel) < len(found) else ""
             print(
-                f"{name} K={k}: {len(sel):,} passages from {sel.n_queries} queries in {time.perf_counter() - t0:.1f} s"
+                f"{name} K={k}: {len(sel):,} passages{cut}, {len(sel) / len(corpus):.1%} of the corpus, from "
+                f"{sel.n_queries} queries in {time.perf_counter() - t0:.1f} s"
             )
         exclude = np.flatnonzero(task_text_mask(corpus, ds.train.texts + keep_out))
         selections[(name, "random", sizes["k"])] = random_retrieval(
@@ -171,6 +206,48 @@ class Tokens:
             The preprocessor's dict on the compact vocabulary.
         """
         return self.vocabulary({k: v[self.row_of[doc_ids]] for k, v in self.corpus_ids.items()})
+
+
+def with_model(sizes: dict) -> dict:
+    """The sizes with the named TLM model's shape (``sizes["model"]``, a key of ``tlm_sizes.MODELS``) filled in.
+
+    Args:
+        sizes: the scale's sizes; ``model`` is ``"kit"`` (the scale's own ``num_layers`` ... ``intermediate_dim``) or
+            a name in ``tlm_sizes.MODELS`` such as ``"bert_base"``.
+
+    Returns:
+        A copy of ``sizes`` whose four shape sizes are the named model's.
+
+    Raises:
+        ValueError: an unknown model name.
+
+    Example:
+        >>> z = with_model({"model": "bert_base", "num_layers": 2, "num_heads": 4, "hidden_dim": 64})
+        >>> z["num_layers"], z["num_heads"], z["hidden_dim"], z["intermediate_dim"]
+        (12, 12, 768, 3072)
+    """
+    name = sizes.get("model", "kit")
+    if name != "kit" and name not in MODELS:
+        raise ValueError(f"Unknown TLM model {name!r}; set sizes 'model' to 'kit' or one of {sorted(MODELS)}.")
+    return {**sizes, **MODELS.get(name, {})}
+
+
+def stage1_flops(sizes: dict, params: int) -> float:
+    """Stage 1's training FLOPs, the paper's way: 6 x tokens x parameters, tokens = steps x batch x sequence length.
+
+    Args:
+        sizes: the scale's sizes (``stage1_steps``, ``batch_size``, ``sequence_length``).
+        params: the TLM model's parameters.
+
+    Returns:
+        The FLOPs, a float.
+
+    Example:
+        >>> f"{stage1_flops({'stage1_steps': 100000, 'batch_size': 256, 'sequence_length': 128}, 109_000_000):.2e}"
+        '2.14e+18'
+    """
+    tokens = sizes["stage1_steps"] * sizes["batch_size"] * sizes["sequence_length"]
+    return float(training_flops(tokens, params))
 
 
 def main_setting(sizes: dict) -> dict:
@@ -266,10 +343,105 @@ def scores(model, x, y) -> tuple[float, float]:
     Returns:
         ``(accuracy, macro-F1)``, floats.
     """
+    return scores_of(predict_labels(model, x), y)
+
+
+def predict_labels(model, x) -> np.ndarray:
+    """A classifier's predicted class of every example of ``x`` (the argmax of its outputs).
+
+    Args:
+        model: the classifier.
+        x: its inputs.
+
+    Returns:
+        The predicted classes, int32, one per example.
+    """
+    return model.predict(x, batch_size=128, verbose=0).argmax(-1).astype("int32")
+
+
+def scores_of(pred, y) -> tuple[float, float]:
+    """``(accuracy, macro-F1)`` of predicted classes against the labels.
+
+    Args:
+        pred: the predicted classes.
+        y: the labels.
+
+    Returns:
+        ``(accuracy, macro-F1)``, floats.
+
+    Example:
+        >>> scores_of([0, 1, 1, 0], [0, 1, 0, 0])
+        (0.75, 0.7333333333333334)
+    """
     from sklearn.metrics import f1_score
 
-    pred = model.predict(x, batch_size=128, verbose=0).argmax(-1)
+    pred, y = np.asarray(pred), np.asarray(y)
     return float((pred == y).mean()), float(f1_score(y, pred, average="macro"))
+
+
+def prediction_path(out, run: dict):
+    """Where a run's per-example test predictions are saved: ``out/predictions/<its keys>.npz``.
+
+    Args:
+        out: the run's folder (a ``pathlib.Path``).
+        run: a row of :func:`plan` or :func:`baseline_plan` (the :data:`KEYS`).
+
+    Returns:
+        The path.
+
+    Example:
+        >>> import pathlib
+        >>> prediction_path(pathlib.Path("out"), dict(experiment="tlm", task="news", retrieval="bm25", K=8, rho1=3,
+        ...                 rho2=20, seed=1)).as_posix()
+        'out/predictions/tlm_news_bm25_K8_rho13_rho220_seed1.npz'
+    """
+    r = {k: run[k] for k in KEYS}
+    name = f"{r['experiment']}_{r['task']}_{r['retrieval']}_K{r['K']}_rho1{r['rho1']}_rho2{r['rho2']}_seed{r['seed']}"
+    return out / "predictions" / f"{name}.npz"
+
+
+def save_predictions(out, run: dict, **predictions) -> None:
+    """Save a run's per-example test predictions (``final=...``, and for TLM ``stage1=...``) beside results.csv.
+
+    Args:
+        out: the run's folder.
+        run: the run's keys.
+        **predictions: name -> one predicted class per test example.
+    """
+    path = prediction_path(out, run)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **{k: np.asarray(v, dtype="int32") for k, v in predictions.items()})
+
+
+def load_predictions(out, run: dict) -> dict:
+    """A run's saved per-example test predictions, ``{name: predicted classes}`` (:func:`save_predictions`).
+
+    Args:
+        out: the run's folder.
+        run: the run's keys (a dict or a row of the runs table).
+
+    Returns:
+        ``{"final": ..., "stage1": ...}`` (the baseline: ``final`` alone).
+
+    Raises:
+        FileNotFoundError: the run is in results.csv but its predictions are not (a folder from before they were
+            saved): start from an empty output folder.
+    """
+    path = prediction_path(out, {k: _plain(run[k]) for k in KEYS})
+    if not path.exists():
+        raise FileNotFoundError(
+            f"No per-example predictions at {path}: results.csv holds this run but not its predictions (an output "
+            "folder from an older kit?). Delete the output folder and run the notebook again."
+        )
+    with np.load(path) as f:
+        return {k: f[k] for k in f.files}
+
+
+def _plain(value):
+    """A key's value as the plan wrote it (pandas reads ``K=8`` back as ``8.0`` or ``np.int64``)."""
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return int(value)
+    return value.item() if isinstance(value, np.generic) else value
 
 
 class Experiment:
@@ -381,7 +553,8 @@ class Experiment:
         s, task, seed = self.sizes, run["task"], run["seed"]
         ds, x = self.tasks[task], self.tokens.x[task]
         clf = model.classifier()
-        stage1_acc, stage1_f1 = scores(clf, x["test"], ds.test.y)
+        stage1_pred = predict_labels(clf, x["test"])
+        stage1_acc, stage1_f1 = scores_of(stage1_pred, ds.test.y)
         mlm = evaluate_mlm(model, x["dev"], self.tokens.masker)
         fit = fit_classifier(
             clf,
@@ -395,7 +568,9 @@ class Experiment:
             schedule="linear",
             seed=seed,
         )
-        acc, f1 = scores(clf, x["test"], ds.test.y)
+        pred = predict_labels(clf, x["test"])
+        acc, f1 = scores_of(pred, ds.test.y)
+        save_predictions(self.out, run, final=pred, stage1=stage1_pred)
         tokens = s1.tokens + fit.steps * s["batch_size"] * s["sequence_length"]
         self._save_main(run, model, clf, acc)
         curve = {f"stage1_mlm_loss_step{i}": v for i, v in zip(s1.curve["step"], s1.curve["mlm_loss"])}
@@ -458,7 +633,9 @@ class Experiment:
             schedule="linear",
             seed=run["seed"],
         )
-        acc, f1 = scores(clf, x["test"], ds.test.y)
+        pred = predict_labels(clf, x["test"])
+        acc, f1 = scores_of(pred, ds.test.y)
+        save_predictions(self.out, run, final=pred)
         tokens, params = fit.steps * s["baseline_batch"] * s["sequence_length"], backbone.count_params()
         if run["seed"] == s["seeds"][0] and run["task"] == s["ablation_task"]:
             backbone.save(self.out / f"minilm_finetuned_{run['task']}.keras")  # for the attention heads
