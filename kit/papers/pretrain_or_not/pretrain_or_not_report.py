@@ -1,8 +1,20 @@
-"""Notebook 01's report: the gap to the transformer as data grows (Figure 1), Table 2 and the sentences and checks.
+"""Notebook 01's report: the gap to the transformer as data grows (Figure 1), Table 2, the verdicts, the checks.
 
-Every number comes from ``results.csv``: accuracy per model and training size as mean ± standard error over seeds
-(:func:`kit.analysis.summarize`); a gap is the transformer's mean minus the model's, with the standard error of a
-difference (:func:`kit.analysis.difference`).
+Accuracy per model and training size comes from ``results.csv`` as mean ± standard error over seeds
+(:func:`kit.analysis.summarize`; Figure 1's bars). Every verdict comes from one table, :func:`verdicts`
+(:func:`kit.analysis.verdict_table`): each comparison from the runs' 1/0 per test example (all runs share one test
+set, so the arms are paired example by example), a two-level bootstrap over seeds and test examples beside Welch's t
+over seeds, Holm's correction across the whole table. :func:`table2` and :func:`sentences` quote that table.
+
+>>> specs = {"LSTM-2-64": ("lstm", 2, 64), "LSTM-2-64 + MiniLM emb": ("lstm+pretrained", 2, 64)}
+>>> table_pairs(specs | {"T": ("transformer", None, None)})
+[('LSTM-2-64 + MiniLM emb', 'LSTM-2-64', 'the pretrained table, same depth')]
+>>> specs = {"LSTM-2-256": ("lstm", 2, 256), "LSTM-4-256": ("lstm", 4, 256), **{"LSTM-4-256 + MiniLM emb":
+...     ("lstm+pretrained", 4, 256), "T": ("transformer", None, None)}}
+>>> [pair[:2] for pair in table_pairs(specs)]
+[('LSTM-4-256 + MiniLM emb', 'LSTM-4-256'), ('LSTM-4-256', 'LSTM-2-256')]
+>>> gap_name("T", "LSTM-2-64", 2250), shrink_name("T", "LSTM-2-64", 250, 2250)
+('T - LSTM-2-64, 2,250 examples', '(T - LSTM-2-64) at 250 minus at 2,250 examples (> 0: the gap shrank)')
 """
 
 from __future__ import annotations
@@ -10,7 +22,11 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis.spread import difference, format_mean_se, summarize
-from .pretrain_or_not_runs import transformer_of
+from ...analysis.verdicts import RESAMPLES, verdict_table
+from .pretrain_or_not_runs import predictions_path, transformer_of
+
+#: The verdict table's note on every comparison with the transformer: each model trains with its own recipe.
+RECIPES_NOTE = "each model its own recipe (the paper's); the same n training examples"
 
 
 def accuracy_stats(results):
@@ -43,6 +59,137 @@ def gaps(stats, model_specs: dict, train_sizes) -> dict:
     return {
         m: {n: difference(stats.loc[(top, n)], stats.loc[(m, n)]) for n in train_sizes} for m in model_specs if m != top
     }
+
+
+def load_correct(out, plan_rows) -> dict:
+    """Every planned run's 1/0 per test example, as saved by :meth:`.pretrain_or_not_runs.Experiment.score`.
+
+    Args:
+        out: the notebook's output folder.
+        plan_rows: the planned runs (:func:`.pretrain_or_not_runs.plan`).
+
+    Returns:
+        ``{model: {train_examples: {seed: 1/0 per test example}}}``.
+
+    Raises:
+        FileNotFoundError: a run's file is missing (a run recorded by an older kit, which kept no predictions):
+            delete its rows from ``results.csv``, or the output folder, and rerun the sweep.
+    """
+    correct, missing = {}, []
+    for r in plan_rows:
+        path = predictions_path(out, r)
+        if not path.exists():
+            missing.append(path.name)
+            continue
+        correct.setdefault(r["model"], {}).setdefault(r["train_examples"], {})[r["seed"]] = np.load(path)
+    if missing:
+        raise FileNotFoundError(
+            f"{len(missing)} run(s) have no saved test predictions (e.g. {missing[0]}) in {out}/predictions: they "
+            "were recorded by an older kit. Delete the output folder (or those runs' rows of results.csv) and rerun."
+        )
+    return correct
+
+
+def gap_name(top: str, model: str, n: int) -> str:
+    """The verdict table's name for the transformer's gap to ``model`` at ``n`` training examples."""
+    return f"{top} - {model}, {n:,} examples"
+
+
+def shrink_name(top: str, model: str, lo: int, hi: int) -> str:
+    """The verdict table's name for how much the gap to ``model`` shrank from ``lo`` to ``hi`` examples."""
+    return f"({top} - {model}) at {lo:,} minus at {hi:,} examples (> 0: the gap shrank)"
+
+
+def pair_name(a: str, b: str, n: int) -> str:
+    """The verdict table's name for ``a - b`` at ``n`` training examples."""
+    return f"{a} - {b}, {n:,} examples"
+
+
+def table_pairs(model_specs: dict) -> list[tuple]:
+    """The LSTM comparisons of the run: the pretrained table against no table, and depth where two depths ran.
+
+    The LSTM with the table is set against the plain LSTM of its own size where one ran (medium, full: LSTM-4-256),
+    else the last plain one (its note then says depth changed too); a deeper plain LSTM against a shallower one of
+    the same width.
+
+    Args:
+        model_specs: ``{name: (kind, n_layers, cells)}``.
+
+    Returns:
+        ``[(a, b, note), ...]``, each compared as ``a - b``.
+    """
+    plain = {(n, k): m for m, (kind, n, k) in model_specs.items() if kind == "lstm"}
+    pre, (_, n, k) = next((m, spec) for m, spec in model_specs.items() if spec[0] == "lstm+pretrained")
+    if (n, k) in plain:
+        out = [(pre, plain[(n, k)], "the pretrained table, same depth")]
+    else:
+        out = [(pre, list(plain.values())[-1], "the pretrained table and the depth change together")]
+    sizes = sorted(plain)
+    out += [
+        (plain[deep], plain[shallow], "depth, no pretrained table")
+        for shallow, deep in zip(sizes, sizes[1:])
+        if shallow[1] == deep[1]
+    ]
+    return out
+
+
+def _diffs(a: dict, b: dict) -> dict:
+    """``{seed: a - b per test example}`` over the seeds both arms ran."""
+    return {s: a[s].astype(float) - b[s].astype(float) for s in sorted(set(a) & set(b))}
+
+
+def verdicts(correct: dict, model_specs: dict, train_sizes, resamples: int = RESAMPLES):
+    """The notebook's one verdict table (:func:`kit.analysis.verdict_table`, in points, Holm across every row).
+
+    Its rows: the transformer minus each other model at every training size; how much each gap shrank from the
+    smallest to the largest size (a difference of differences: per seed and test example, ``transformer - model``
+    at the smallest size against the same at the largest); :func:`table_pairs` at every size.
+
+    Args:
+        correct: :func:`load_correct`'s 1/0 per test example.
+        model_specs: ``{name: (kind, n_layers, cells)}``.
+        train_sizes: the training sizes of the sweep, smallest first.
+        resamples: the bootstrap's draws.
+
+    Returns:
+        The verdict table (print it with :func:`kit.analysis.show_verdicts`).
+    """
+    top, (lo, hi) = transformer_of(model_specs), (train_sizes[0], train_sizes[-1])
+    others = [m for m in model_specs if m != top]
+    rows = [
+        dict(name=gap_name(top, m, n), a=correct[top][n], b=correct[m][n], note=RECIPES_NOTE)
+        for m in others
+        for n in train_sizes
+    ]
+    if lo != hi:
+        rows += [
+            dict(
+                name=shrink_name(top, m, lo, hi),
+                a=_diffs(correct[top][lo], correct[m][lo]),
+                b=_diffs(correct[top][hi], correct[m][hi]),
+                note=f"per seed and test example; {RECIPES_NOTE}",
+            )
+            for m in others
+        ]
+    rows += [
+        dict(name=pair_name(a, b, n), a=correct[a][n], b=correct[b][n], note=note)
+        for a, b, note in table_pairs(model_specs)
+        for n in train_sizes
+    ]
+    return verdict_table(rows, scale=100, resamples=resamples)
+
+
+def _said(table, name: str) -> str:
+    """One row of the verdict table in words: its delta ± se in points, its verdict and its corrected p-values."""
+    r = table.set_index("comparison").loc[name]
+    return (
+        f"{r.delta:+.1f} ± {r.se:.1f} points ({r.verdict}; Holm-corrected p: Welch {_p(r.p_welch_holm)}, "
+        f"bootstrap {_p(r.p_boot_holm)})"
+    )
+
+
+def _p(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def figure1(stats, gap: dict, model_specs: dict, train_sizes, data_name: str):
@@ -90,29 +237,33 @@ def figure1(stats, gap: dict, model_specs: dict, train_sizes, data_name: str):
     return fig
 
 
-def table2(stats, gap: dict, model_specs: dict, params: dict, largest: int):
+def table2(stats, table, model_specs: dict, params: dict, largest: int):
     """The paper's Table 2 for this run, at the largest size: accuracy, the gap, seeds, parameters (no embeddings).
 
     Args:
         stats: :func:`accuracy_stats`' table.
-        gap: :func:`gaps`' differences.
+        table: :func:`verdicts`' table (the gaps, their bootstrap standard errors and verdicts).
         model_specs: ``{name: (kind, n_layers, cells)}``, one row each.
         params: ``{name: parameters without the embedding table}``.
         largest: the largest training size, the one the table shows.
 
     Returns:
-        A data frame, one row per model: accuracy (mean ± SE), the gap to the transformer in points ("-" for the
-        transformer), seeds, parameters.
+        A data frame, one row per model: accuracy (mean ± SE over seeds), the gap to the transformer in points with
+        the verdict table's standard error and verdict ("-" for the transformer), seeds, parameters.
     """
     import pandas as pd
 
     top, names = stats.xs(largest, level="train_examples"), list(model_specs)
+    best, rows = transformer_of(model_specs), table.set_index("comparison")
+
+    def gap(m):
+        r = rows.loc[gap_name(best, m, largest)]
+        return f"{r.delta:+.1f} ± {r.se:.1f} ({r.verdict})"
+
     return pd.DataFrame(
         {
             "accuracy": [format_mean_se(top.loc[m, "mean"], top.loc[m, "se"]) for m in names],
-            "Δ to transformer (points)": [
-                "-" if m not in gap else gap[m][largest].text(100, digits=1).split(" (")[0] for m in names
-            ],
+            "Δ to transformer (points)": ["-" if m == best else gap(m) for m in names],
             "seeds": [int(top.loc[m, "seeds"]) for m in names],
             "params (no emb.)": [f"{params[m]:,}" for m in names],
         },
@@ -120,15 +271,14 @@ def table2(stats, gap: dict, model_specs: dict, params: dict, largest: int):
     )
 
 
-def sentences(stats, gap: dict, model_specs: dict, train_sizes, timing, sequence_length: int) -> list[str]:
-    """What this run shows, each difference with its standard error and verdict.
+def sentences(table, model_specs: dict, train_sizes, timing, sequence_length: int) -> list[str]:
+    """What this run shows, each difference as the verdict table says it (delta ± se, verdict, corrected p).
 
-    Each gap at the smallest and the largest size and how much it shrank; the pretrained table's effect at both
-    ends; the LSTM's speed against the transformer's (the paper: LSTM-2-256 21x as fast as RoBERTa-Base on a CPU).
+    Each gap at the smallest and the largest size and how much it shrank; :func:`table_pairs` at both ends; the
+    LSTM's speed against the transformer's (the paper: LSTM-2-256 21x as fast as RoBERTa-Base on a CPU).
 
     Args:
-        stats: :func:`accuracy_stats`' table.
-        gap: :func:`gaps`' differences.
+        table: :func:`verdicts`' table: every verdict below is its ``verdict`` column.
         model_specs: ``{name: (kind, n_layers, cells)}``.
         train_sizes: the training sizes of the sweep, smallest first.
         timing: :func:`.pretrain_or_not_runs.time_models`' table.
@@ -137,43 +287,41 @@ def sentences(stats, gap: dict, model_specs: dict, train_sizes, timing, sequence
     Returns:
         One sentence per line.
     """
-    lo, hi = train_sizes[0], train_sizes[-1]
+    top, (lo, hi) = transformer_of(model_specs), (train_sizes[0], train_sizes[-1])
     lines = []
-    for m, d in gap.items():
-        shrink = difference(
-            {"mean": d[lo].value, "se": d[lo].se, "seeds": min(d[lo].seeds)},
-            {"mean": d[hi].value, "se": d[hi].se, "seeds": min(d[hi].seeds)},
-        )
-        lines.append(
-            f"{m}: gap to {transformer_of(model_specs)} {d[lo].text(100, ' points')} at {lo:,} examples -> "
-            f"{d[hi].text(100, ' points')} at {hi:,}; the gap shrank by {shrink.text(100, ' points')}"
-        )
-    plain = [m for m, spec in model_specs.items() if spec[0] == "lstm"][-1]
-    pre = [m for m, spec in model_specs.items() if spec[0] == "lstm+pretrained"][0]
-    for n in (lo, hi):
-        lines.append(
-            f"pretrained embeddings ({pre} vs {plain}) at {n:,} examples: "
-            f"{difference(stats.loc[(pre, n)], stats.loc[(plain, n)]).text(100, ' points')}"
-        )
+    for m in model_specs:
+        if m == top:
+            continue
+        line = f"{m}: gap to {top} {_said(table, gap_name(top, m, lo))} at {lo:,} examples"
+        if lo != hi:
+            line += (
+                f" -> {_said(table, gap_name(top, m, hi))} at {hi:,}; the gap shrank by "
+                f"{_said(table, shrink_name(top, m, lo, hi))}"
+            )
+        lines.append(line)
+    for a, b, note in table_pairs(model_specs):
+        for n in dict.fromkeys((lo, hi)):
+            lines.append(f"{a} - {b} ({note}) at {n:,} examples: {_said(table, pair_name(a, b, n))}")
     r = timing[timing.model == "LSTM-2-256"].iloc[0]
     t = timing[~timing.model.str.startswith("LSTM") & (timing.batch_size == r.batch_size)].iloc[0]
     speedup = next(c for c in timing.columns if c.startswith("speed-up vs "))
     lines.append(
         f"inference, batch {r.batch_size} x {sequence_length} on {r.device} ({r.backend}): LSTM-2-256 "
         f"{r.median_ms:.1f} ms, {t.model} {t.median_ms:.1f} ms: the LSTM is {r[speedup]}x as fast "
-        "(the paper: LSTM-2-256 21x as fast as RoBERTa-Base on a CPU)"
+        "(the paper: LSTM-2-256 21x as fast as RoBERTa-Base on a CPU; one timing each, no test)"
     )
     return lines
 
 
 def checks(
-    results, stats, gap: dict, plan_rows, model_specs: dict, num_classes: int, largest: int, smallest: int
+    results, stats, gap: dict, plan_rows, model_specs: dict, num_classes: int, largest: int, smallest: int, correct
 ) -> dict:
     """What CI asserts on every run, about the kit rather than the paper.
 
-    The sweep is complete, the transformer has left chance behind at every size, the LSTMs learn and gain from more
-    data (a broken subset or vocabulary fails here). Whether the gap shrinks, the paper's finding, is a sentence with
-    its test (:func:`sentences`), not a check: at smoke scale it can go either way.
+    The sweep is complete and every run's saved 1/0 per test example agrees with its test accuracy, the transformer
+    has left chance behind at every size, the LSTMs learn and gain from more data (a broken subset or vocabulary
+    fails here). Whether the gap shrinks, the paper's finding, is a row of the verdict table (:func:`verdicts`), not
+    a check: at smoke scale it can go either way.
 
     Args:
         results: the sweep's results (``results.csv``).
@@ -184,13 +332,23 @@ def checks(
         num_classes: the task's number of classes (chance is ``1 / num_classes``).
         largest: the largest training size.
         smallest: the smallest training size.
+        correct: :func:`load_correct`'s 1/0 per test example.
 
     Returns:
         ``{claim: whether it holds}``.
     """
     chance, top = 1 / num_classes, transformer_of(model_specs)
+    acc = results[results.metric == "test_accuracy"].set_index(["model", "train_examples", "seed"]).value
     return {
         "every run measured": int((results.metric == "test_accuracy").sum()) == len(plan_rows),
+        "every run's saved test predictions give its test accuracy": all(
+            abs(
+                float(correct[r["model"]][r["train_examples"]][r["seed"]].mean())
+                - acc.loc[tuple(r[k] for k in acc.index.names)]
+            )
+            < 1e-6
+            for r in plan_rows
+        ),
         "the transformer is >10 points above chance at every size": bool(
             (stats.loc[top]["mean"] > chance + 0.10).all()
         ),

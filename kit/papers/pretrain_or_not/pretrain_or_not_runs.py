@@ -8,7 +8,8 @@ Each is trained on growing subsets of one training set; then the inference timin
 - :func:`models` names the models of the scale (``LSTM-n-k``, ``LSTM-n-k + MiniLM emb``, the transformer: MiniLM at
   smoke and medium, RoBERTa-Base at full, :func:`encoder_name`);
 - :class:`Experiment` builds a model, trains one planned run (:func:`kit.train.fit_classifier`: the paper's
-  recipes, early stopping on dev accuracy) and scores it;
+  recipes, early stopping on dev accuracy) and scores it, saving its 1/0 per test example
+  (:func:`predictions_path`: every run shares one test set, so the verdicts can pair them example by example);
 - :func:`time_models` times the paper's model sizes (:func:`kit.analysis.time_inference`).
 
 >>> specs = models({"lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64]})
@@ -26,6 +27,7 @@ Each is trained on growing subsets of one training set; then the inference timin
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +39,7 @@ from ...analysis import time_inference
 from ...models import build_classifier, build_lstm_classifier, load_backbone, save_bundle
 from ...models.truncate import truncate_backbone
 from ...text import BertPreprocessor, WordVocab
-from ...train import accuracy, fit_classifier, planned_steps
+from ...train import fit_classifier, planned_steps
 
 #: The depth of the encoders named below (``encoder_layers`` equal to it is the whole encoder).
 ENCODER_DEPTH = {"minilm-l6": 6, "roberta_base_en": 12, "roberta_large_en": 24, "bert_base_en_uncased": 12}
@@ -262,11 +264,46 @@ def plan(model_specs: dict, train_sizes: list, sizes: dict) -> list[dict]:
     return out
 
 
-class Experiment:
-    """Notebook 01's runs on one data set: :meth:`make_model` and :meth:`run_one`.
+def predictions_path(out, run: dict) -> Path:
+    """Where a run's 1/0 per test example is saved: ``out/predictions/<model>__n<examples>__seed<seed>.npy``.
 
-    :meth:`run_one` fits, scores, and keeps the model of the largest transformer run (first seed) in
-    ``out/best_model/``.
+    Args:
+        out: the notebook's output folder.
+        run: a row of :func:`plan` (``model``, ``train_examples``, ``seed``).
+
+    Returns:
+        The ``.npy`` path (the model's name with every run of other characters than letters, digits, ``.`` and
+        ``-`` made one ``_``).
+
+    Example:
+        >>> predictions_path("out", dict(model="LSTM-2-64 + MiniLM emb", train_examples=250, seed=1)).as_posix()
+        'out/predictions/LSTM-2-64_MiniLM_emb__n250__seed1.npy'
+    """
+    safe = re.sub(r"[^A-Za-z0-9.-]+", "_", run["model"]).strip("_")
+    return Path(out) / "predictions" / f"{safe}__n{int(run['train_examples'])}__seed{int(run['seed'])}.npy"
+
+
+def correct_per_example(model: keras.Model, x, y, batch_size: int = 128) -> np.ndarray:
+    """1 where ``model``'s argmax is the label, 0 where not: one entry per test example (their mean: the accuracy).
+
+    Args:
+        model: a classifier whose outputs are logits (or probabilities).
+        x: its inputs.
+        y: the class labels.
+        batch_size: examples per prediction batch.
+
+    Returns:
+        An int8 array, one entry per example.
+    """
+    logits = model.predict(x, batch_size=batch_size, verbose=0)
+    return (np.argmax(logits, axis=-1) == np.asarray(y)).astype(np.int8)
+
+
+class Experiment:
+    """Notebook 01's runs on one data set: :meth:`make_model`, :meth:`score` and :meth:`run_one`.
+
+    :meth:`run_one` fits, scores (:meth:`score` saves the 1/0 per test example), and keeps the model of the largest
+    transformer run (first seed) in ``out/best_model/``.
 
     Args:
         ds: the data set (a :class:`kit.data.TextDataset`).
@@ -323,6 +360,22 @@ class Experiment:
             pooling=self.sizes.get("transformer_pooling", "cls"),
         )
 
+    def score(self, model: keras.Model, run: dict) -> float:
+        """Score ``model`` of ``run`` on the test set and save its 1/0 per test example (:func:`predictions_path`).
+
+        Args:
+            model: the trained model.
+            run: its row of :func:`plan`.
+
+        Returns:
+            Its test accuracy (the mean of the saved array).
+        """
+        correct = correct_per_example(model, self.inputs.of(self.models[run["model"]][0], "test"), self.ds.test.y)
+        path = predictions_path(self.out, run)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(path, correct)
+        return float(correct.mean())
+
     def run_one(self, run: dict) -> dict:
         """Train ``run`` on the first ``train_examples`` of the fixed order, and score it.
 
@@ -330,7 +383,8 @@ class Experiment:
             run: a row of :func:`plan`.
 
         Returns:
-            Its metrics: ``test_accuracy``, ``dev_accuracy``, ``train_seconds``, ``steps``.
+            Its metrics: ``test_accuracy``, ``dev_accuracy``, ``train_seconds``, ``steps`` (its 1/0 per test example
+            is saved by :meth:`score`).
         """
         kind, idx = self.models[run["model"]][0], self.inputs.order[: run["train_examples"]]
         config.set_seed(run["seed"])
@@ -344,7 +398,7 @@ class Experiment:
             seed=run["seed"],
             **recipe_of(kind, self.sizes),
         )
-        acc = accuracy(model, self.inputs.of(kind, "test"), self.ds.test.y)
+        acc = self.score(model, run)
         if (
             kind == "transformer"
             and run["train_examples"] == self.largest

@@ -1,0 +1,86 @@
+"""Notebook 01's verdicts: every run's 1/0 per test example is saved and read back, every comparison goes through one
+verdict table (Holm across all its rows), and the printed sentences and Table 2 say what that table says."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import kit
+from kit.papers.pretrain_or_not import pretrain_or_not_report as report
+from kit.papers.pretrain_or_not import pretrain_or_not_runs as runs
+
+pytestmark = pytest.mark.one_backend  # a notebook's plumbing (kit/papers): no Keras model is trained here
+
+SPECS = {
+    "LSTM-2-64": ("lstm", 2, 64),
+    "LSTM-2-64 + MiniLM emb": ("lstm+pretrained", 2, 64),
+    "T": ("transformer", 3, None),
+}
+SIZES = [250, 2250]
+EXAMPLES = 400
+
+
+def _correct(rate: float, seed: int) -> np.ndarray:
+    """Right on the examples easier than ``rate`` (the same for every model: easy examples are easy), 3% flipped."""
+    easy = np.random.default_rng(0).random(EXAMPLES) < rate
+    flip = np.random.default_rng(seed).random(EXAMPLES) < 0.03
+    return (easy ^ flip).astype(np.int8)
+
+
+def _runs(tmp_path):
+    """Saved predictions: T 90% right everywhere; both LSTMs 70% at 250 and 80% at 2,250 (the gap shrinks)."""
+    rate = {
+        "T": {250: 0.9, 2250: 0.9},
+        "LSTM-2-64": {250: 0.7, 2250: 0.8},
+        "LSTM-2-64 + MiniLM emb": {250: 0.7, 2250: 0.8},
+    }
+    plan = [dict(model=m, train_examples=n, seed=s) for m in SPECS for n in SIZES for s in range(3)]
+    rows = []
+    for i, r in enumerate(plan):
+        path = runs.predictions_path(tmp_path, r)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(path, _correct(rate[r["model"]][r["train_examples"]], i))
+        rows.append({**r, "metric": "test_accuracy", "value": float(np.load(path).mean())})
+    return plan, pd.DataFrame(rows)
+
+
+def test_the_verdict_table_holds_every_comparison_and_the_sentences_quote_it(tmp_path):
+    plan, results = _runs(tmp_path)
+    correct = report.load_correct(tmp_path, plan)
+    table = report.verdicts(correct, SPECS, SIZES, resamples=1000)
+    verdict = table.set_index("comparison").verdict
+    assert len(table) == 4 + 2 + 2  # 2 gaps x 2 sizes, 2 shrinks, the pretrained table at 2 sizes
+    assert verdict[report.gap_name("T", "LSTM-2-64", 250)] == "found"
+    assert verdict[report.shrink_name("T", "LSTM-2-64", 250, 2250)] == "found"
+    assert verdict[report.pair_name("LSTM-2-64 + MiniLM emb", "LSTM-2-64", 250)] == "noise"
+    shrink = table.set_index("comparison").loc[report.shrink_name("T", "LSTM-2-64", 250, 2250)]
+    assert 5 < shrink.delta < 15  # points: 20 at 250 minus 10 at 2,250
+    assert (table.p_boot_holm >= table.p_boot).all()  # Holm across the table
+    timing = pd.DataFrame(
+        {"model": ["LSTM-2-256", "T"], "batch_size": [32, 32], "median_ms": [10.0, 40.0], "device": ["CPU"] * 2}
+    ).assign(backend="torch", **{"speed-up vs T": [4.0, 1.0]})
+    lines = report.sentences(table, SPECS, SIZES, timing, 128)
+    assert "(found;" in lines[0] and lines[0].count("found") == 3  # both gaps and the shrink
+    pre = next(line for line in lines if line.startswith("LSTM-2-64 + MiniLM emb - LSTM-2-64") and "250" in line)
+    assert "(noise;" in pre and "found" not in pre
+    stats = report.accuracy_stats(results)
+    t2 = report.table2(stats, table, SPECS, {m: 1 for m in SPECS}, 2250)
+    assert t2.loc["LSTM-2-64", "Δ to transformer (points)"].endswith("(found)")
+    checks = report.checks(results, stats, report.gaps(stats, SPECS, SIZES), plan, SPECS, 2, 2250, 250, correct)
+    assert checks["every run's saved test predictions give its test accuracy"]
+
+
+def test_a_run_without_saved_predictions_is_refused(tmp_path):
+    plan, _ = _runs(tmp_path)
+    runs.predictions_path(tmp_path, plan[4]).unlink()
+    with pytest.raises(FileNotFoundError, match="no saved test predictions"):
+        report.load_correct(tmp_path, plan)
+
+
+def test_medium_has_a_plain_lstm_of_the_pretrained_ones_size():
+    medium = kit.papers.sizes("pretrain_or_not", "medium")
+    specs = runs.models(medium)
+    assert list(specs) == ["LSTM-2-256", "LSTM-4-256", "LSTM-4-256 + MiniLM emb", "MiniLM-L6 fine-tuned"]
+    assert report.table_pairs(specs)[0] == ("LSTM-4-256 + MiniLM emb", "LSTM-4-256", "the pretrained table, same depth")
+    smoke = runs.models(kit.papers.sizes("pretrain_or_not", "smoke"))
+    assert report.table_pairs(smoke)[0][:2] == ("LSTM-2-64 + MiniLM emb", "LSTM-2-64")
