@@ -6,7 +6,8 @@ The sentences are what the notebook prints, the checks what CI reads (a run's sc
 - :func:`plot_phase_curve` draws train vs dev accuracy per epoch (the rows of
   :func:`stack_and_finetune_runs.curve_rows`) with the end of phase 1 marked.
 - :func:`strategy_table` puts mean ± standard error over seeds side by side,
-  one column per strategy, with stack-and-finetune's differences to the other two.
+  one column per strategy; the differences and their verdicts are the verdict table's
+  (``stack_and_finetune_verdicts``), which :func:`paper_comparison` and :func:`sentences` quote.
 
 >>> primary_metric(type("Task", (), {"is_entity_task": False, "kind": "pairs"})())
 'accuracy'
@@ -20,7 +21,7 @@ from functools import partial
 import keras
 
 from ...analysis.baselines import constant_guess
-from ...analysis.spread import difference, format_mean_se, summarize
+from ...analysis.spread import format_mean_se, summarize
 from .stack_and_finetune_sizes import matched_budget
 
 #: The metric each kind of task is compared on (tagging: entity F1 where the tags are entities).
@@ -86,14 +87,13 @@ def plot_phase_curve(ax, curve, title: str = "", metric: str = "accuracy"):
 
 
 def strategy_table(results, metric: str, light: str = "light", scale: float = 100.0, digits: int = 1):
-    """The paper's comparison: per task and rich head, mean ± SE over seeds of each strategy, and the differences.
+    """The paper's comparison: per task and rich head, the mean ± SE over seeds of each strategy's test score.
 
-    finetune-only is the ``light`` model's row of the same task (the paper's light head); stack-only and
-    stack-and-finetune are the rich head's (and the rich head's own finetune-only row, where it was run, gets a
-    column too). The last columns are stack-and-finetune minus finetune-only (light head) and minus stack-only,
-    each with its standard error and Welch's t-test (:func:`kit.analysis.difference`). Where the light head also
-    ran finetune-only for as many epochs as both phases (``finetune_only_matched``), it gets a column and a
-    difference of its own: the comparison at an equal number of epochs.
+    finetune-only is the ``light`` model's row of the same task (the paper's light head), beside it the light head's
+    finetune-only for as many epochs as both phases (``finetune_only_matched``) where it ran; stack-only and
+    stack-and-finetune are the rich head's (and the rich head's own finetune-only runs, where they ran, get columns
+    too). The differences and their verdicts are the verdict table's (``stack_and_finetune_verdicts``): this table
+    shows the scores only, so no verdict is printed twice.
 
     Args:
         results: long rows ``task, model, strategy, seed, metric, value``.
@@ -114,67 +114,100 @@ def strategy_table(results, metric: str, light: str = "light", scale: float = 10
     stats = summarize(rows, ["task", "model", "strategy"])
     get = lambda *k: stats.loc[k] if k in stats.index else None  # noqa: E731
     fmt = lambda st: "-" if st is None else format_mean_se(st["mean"], st["se"], scale, digits)  # noqa: E731
-    diff = lambda a, b: "-" if a is None or b is None else difference(a, b).text(scale, "", digits)  # noqa: E731
+    columns = {
+        (True, "finetune_only"): "finetune-only (light head)",
+        (True, "finetune_only_matched"): "finetune-only, same epochs as S&F",
+        (False, "finetune_only"): "finetune-only (this head)",
+        (False, "finetune_only_matched"): "finetune-only (this head), same epochs as S&F",
+        (False, "stack_only"): "stack-only",
+        (False, "stack_and_finetune"): "stack-and-finetune",
+    }
     out = []
     for task, model in rows[rows.model != light][["task", "model"]].drop_duplicates().itertuples(index=False):
-        ft, so, sf = (
-            get(task, light, "finetune_only"),
-            get(task, model, "stack_only"),
-            get(task, model, "stack_and_finetune"),
-        )
-        matched = get(task, light, "finetune_only_matched")
-        row = {"task": task, "head": model, "finetune-only (light head)": fmt(ft)}
-        if matched is not None:
-            row["finetune-only, same epochs as S&F"] = fmt(matched)
-        if get(task, model, "finetune_only") is not None:
-            row["finetune-only (this head)"] = fmt(get(task, model, "finetune_only"))
-        row.update({"stack-only": fmt(so), "stack-and-finetune": fmt(sf), "S&F - finetune-only": diff(sf, ft)})
-        if matched is not None:
-            row["S&F - finetune-only (same epochs)"] = diff(sf, matched)
-        row["S&F - stack-only"] = diff(sf, so)
+        row = {"task": task, "head": model}
+        for (is_light, strategy), column in columns.items():
+            st = get(task, light if is_light else model, strategy)
+            if st is not None or column in ("stack-only", "stack-and-finetune", "finetune-only (light head)"):
+                row[column] = fmt(st)
         out.append(row)
     if not out:
         raise ValueError(f"No rich-head rows with metric {metric!r} in the results.")
     return pd.DataFrame(out).set_index(["task", "head"]).fillna("-")
 
 
-def agreement(d, direction: int) -> str:
-    """How a :class:`kit.analysis.Difference` stands to the paper's direction.
+def comparison_name(task: str, metric: str, a: tuple, b: tuple) -> str:
+    """The verdict table's name of ``a - b`` on ``task``'s ``metric``.
 
     Args:
-        d: our difference ``a - b``.
+        task: the task.
+        metric: the metric.
+        a: ``(model, strategy)``.
+        b: ``(model, strategy)``.
+
+    Returns:
+        ``"{task} {metric}: {model} {strategy} - {model} {strategy}"``.
+
+    Example:
+        >>> comparison_name("bbc", "accuracy", ("highway", "stack_and_finetune"), ("light", "finetune_only"))
+        'bbc accuracy: highway stack_and_finetune - light finetune_only'
+    """
+    return f"{task} {metric}: {' '.join(a)} - {' '.join(b)}"
+
+
+def agreement(delta: float, verdict: str, direction: int) -> str:
+    """How a verdict-table row stands to the paper's direction.
+
+    Args:
+        delta: our ``a - b``.
+        verdict: the row's verdict (``kit.analysis.verdict_table``): ``found``, ``noise`` or ``needs a
+            budget-matched control``.
         direction: the paper's: +1 (``a`` better) or -1 (worse).
 
     Returns:
-        ``"same direction, found"`` or ``"opposite direction, found"`` where the t-test finds a difference, else
-        ``"within the noise (the paper's sign)"`` or ``"within the noise (the opposite sign)"``.
+        ``"same direction, found"`` or ``"opposite direction, found"`` only where the table says found;
+        ``"the paper's direction, needs a budget-matched control"`` (or the opposite one) where the difference
+        survives both tests between unequal budgets; else ``"within the noise (the paper's sign)"`` or ``"within the
+        noise (the opposite sign)"``.
 
     Example:
-        >>> from kit.analysis import welch
-        >>> agreement(welch(0.05, 0.005, 5, 0.0, 0.005, 5), +1), agreement(welch(-0.05, 0.005, 5, 0.0, 0.005, 5), +1)
+        >>> agreement(5.0, "found", +1), agreement(-5.0, "found", +1)
         ('same direction, found', 'opposite direction, found')
-        >>> agreement(welch(0.01, 0.02, 3, 0.0, 0.02, 3), -1)
-        'within the noise (the opposite sign)'
+        >>> agreement(1.0, "noise", -1), agreement(3.0, "needs a budget-matched control", +1)
+        ('within the noise (the opposite sign)', "the paper's direction, needs a budget-matched control")
     """
-    sign = 1 if d.value > 0 else -1 if d.value < 0 else 0
-    if d.verdict in ("larger", "smaller"):
-        return "same direction, found" if sign == direction else "opposite direction, found"
-    return "within the noise (" + ("the paper's sign" if sign == direction else "the opposite sign") + ")"
+    same = (1 if delta > 0 else -1 if delta < 0 else 0) == direction
+    if verdict == "found":
+        return "same direction, found" if same else "opposite direction, found"
+    if verdict != "noise":
+        return ("the paper's direction, " if same else "the opposite direction, ") + verdict
+    return "within the noise (" + ("the paper's sign" if same else "the opposite sign") + ")"
 
 
-def paper_comparison(results, paper, task_of: dict, scale: float = 100.0, digits: int = 1):
-    """The paper's reported differences beside ours.
+def _table_row(verdicts, task, metric: str, a: tuple, b: tuple):
+    """The verdict table's row of ``a - b`` (against the budget-matched finetune-only where it is there), or None."""
+    names = list(verdicts["comparison"])
+    options = ([(b[0], "finetune_only_matched")] if tuple(b) == ("light", "finetune_only") else []) + [tuple(b)]
+    for other in options:
+        name = comparison_name(task, metric, tuple(a), other)
+        if name in names:
+            return verdicts.iloc[names.index(name)]
+    return None
 
-    Ours is ``a - b`` over seeds with its standard error and Welch's t-test, or "not run" when a side is missing;
-    the last column says whether ours goes the paper's way (:func:`agreement`).
+
+def paper_comparison(verdicts, paper, task_of: dict, digits: int = 1):
+    """The paper's reported differences beside ours, with the verdict table's verdicts.
+
+    Ours is the verdict table's row for the same ``a - b`` (where the light head's finetune-only also ran for both
+    phases' epochs, against that run: the comparison at equal epochs), its difference in points and its bootstrap
+    standard error, or "not run"; the last column says how it stands to the paper (:func:`agreement`), so "found"
+    here is "found" there.
 
     Args:
-        results: long rows ``task, model, strategy, seed, metric, value``.
+        verdicts: the notebook's verdict table (``stack_and_finetune_verdicts.verdict_table``), in points.
         paper: rows with ``experiment, section, metric, a, b, paper, says`` and ``direction`` (+1 or -1), where
             ``a`` and ``b`` are ``(model, strategy)`` and ``paper`` the paper's ``a - b`` in points (None where it
             gives only a direction): ``stack_and_finetune_paper.COMPARISONS``.
         task_of: ``{section: our task}``.
-        scale: the factor our differences are shown at: 100 gives points.
         digits: the digits shown after the point.
 
     Returns:
@@ -182,23 +215,22 @@ def paper_comparison(results, paper, task_of: dict, scale: float = 100.0, digits
     """
     import pandas as pd
 
-    stats = summarize(results, ["task", "model", "strategy", "metric"])
     out = []
     for r in paper.to_dict("records") if hasattr(paper, "to_dict") else paper:
         task = task_of.get(r["section"])
-        ka, kb = (task, *r["a"], r["metric"]), (task, *r["b"], r["metric"])
-        d = difference(stats.loc[ka], stats.loc[kb]) if ka in stats.index and kb in stats.index else None
+        row = _table_row(verdicts, task, r["metric"], r["a"], r["b"])
         known = r["paper"] is not None and not pd.isna(r["paper"])
+        ours = "not run" if row is None else f"{row['delta']:+.{digits}f} ± {row['se']:.{digits}f}"
         out.append(
             {
                 "experiment": r["experiment"],
-                "comparison": f"{'/'.join(r['a'])} - {'/'.join(r['b'])}",
-                "metric": r["metric"],
                 "paper says": r["says"],
                 "paper (points)": f"{r['paper']:+.2f}" if known else "(direction only)",
-                "our task": task,
-                "ours (points)": "not run" if d is None else d.text(scale, "", digits),
-                "ours vs the paper": "not run" if d is None else agreement(d, r["direction"]),
+                "our comparison": "not run" if row is None else row["comparison"],
+                "ours (points, ± bootstrap SE)": ours,
+                "ours vs the paper": "not run"
+                if row is None
+                else agreement(row["delta"], row["verdict"], r["direction"]),
             }
         )
     return pd.DataFrame(out)
@@ -426,27 +458,6 @@ def constant_guesses(data: dict, tasks: dict) -> dict:
     return out
 
 
-def _said(stats, task: str, a: tuple, b: tuple, metric: str) -> str:
-    """The difference ``a - b`` on ``task`` and ``metric`` in points, with its Welch t-test, or ``not run``.
-
-    Args:
-        stats: :func:`kit.analysis.summarize`'s frame, indexed by ``task, model, strategy, metric``.
-        task: the task's name.
-        a: ``(model, strategy)`` of the first run.
-        b: ``(model, strategy)`` of the run it is compared with.
-        metric: the metric compared.
-
-    Returns:
-        :class:`kit.analysis.Difference`'s text, or ``"not run"`` when either run is missing.
-    """
-    ka, kb = (task, *a, metric), (task, *b, metric)
-    return (
-        difference(stats.loc[ka], stats.loc[kb]).text(100, " points")
-        if ka in stats.index and kb in stats.index
-        else "not run"
-    )
-
-
 def _budget_line(primary: dict, sizes: dict, both: list) -> str:
     """The sentence on the epochs each strategy trains, and on which tasks finetune-only also ran the same total.
 
@@ -494,41 +505,39 @@ def _finetune_only_line(stats, name: str, metric: str, sizes: dict, guesses: dic
     return line
 
 
-def _rich_head_lines(stats, name: str, metric: str, heads: list, section: str, matched: bool) -> list[str]:
-    """Each rich head's stack-and-finetune against finetune-only and stack-only, then the rich heads against each other.
-
-    With ``matched``, stack-and-finetune is also set against finetune-only at the same number of epochs.
+def verdict_lines(verdicts) -> list[str]:
+    r"""What the verdict table calls each comparison, in sentences: the found ones and the unmatched ones by name.
 
     Args:
-        stats: :func:`kit.analysis.summarize`'s frame, indexed by ``task, model, strategy, metric``.
-        name: the task.
-        metric: its primary metric.
-        heads: the task's models, the light head first.
-        section: the task's section (``classification`` adds the ensemble).
-        matched: whether the task ran finetune-only at the matched budget.
+        verdicts: the notebook's verdict table (``stack_and_finetune_verdicts.verdict_table``), in points.
 
     Returns:
-        The lines, each indented by two spaces.
+        One line per verdict that occurs: how many comparisons it holds, and (found, or needing a budget-matched
+        control) each with its difference and Holm-corrected p-values.
+
+    Example:
+        >>> import pandas as pd
+        >>> t = pd.DataFrame({"comparison": ["a - b", "c - d"], "delta": [4.0, 1.0], "p_welch_holm": [0.01, 0.9],
+        ...                   "p_boot_holm": [0.002, 1.0], "verdict": ["found", "noise"]})
+        >>> print("\n".join(verdict_lines(t)))
+        the verdict table's 2 comparisons, Holm-corrected across all 2:
+          found (1): a - b +4.0 points (Welch p 0.0100, bootstrap p 0.0020 after Holm)
+          noise (1): the others
     """
-    lines = []
-    for m in heads[1:] + (["ensemble"] if section == "classification" else []):
-        sf = (m, "stack_and_finetune")
-        lines.append(
-            f"  {m}: stack-and-finetune vs finetune-only {_said(stats, name, sf, ('light', 'finetune_only'), metric)}"
-        )
-        if matched:
-            lines.append(
-                f"  {m}: stack-and-finetune vs finetune-only at the same epochs "
-                f"{_said(stats, name, sf, ('light', 'finetune_only_matched'), metric)}"
-            )
-        lines.append(f"  {m}: stack-and-finetune vs stack-only {_said(stats, name, sf, (m, 'stack_only'), metric)}")
-    rich = heads[1:]
-    if len(rich) == 2:
-        a, b = rich[1], rich[0]
-        lines.append(
-            f"  {a} vs {b}, both stack-and-finetune: "
-            f"{_said(stats, name, (a, 'stack_and_finetune'), (b, 'stack_and_finetune'), metric)}"
-        )
+    lines = [f"the verdict table's {len(verdicts)} comparisons, Holm-corrected across all {len(verdicts)}:"]
+    for verdict in ("found", "needs a budget-matched control", "noise"):
+        rows = verdicts[verdicts.verdict == verdict]
+        if not len(rows):
+            continue
+        if verdict == "noise":
+            lines.append(f"  noise ({len(rows)}): {'the others' if len(rows) < len(verdicts) else 'all of them'}")
+            continue
+        said = [
+            f"{r.comparison} {r.delta:+.1f} points (Welch p {r.p_welch_holm:.4f}, bootstrap p {r.p_boot_holm:.4f} "
+            "after Holm)"
+            for r in rows.itertuples()
+        ]
+        lines.append(f"  {verdict} ({len(rows)}): " + "; ".join(said))
     return lines
 
 
@@ -552,22 +561,17 @@ def _run_lines(results, runs_wide, sizes: dict) -> list[str]:
     return [stops, f"mean seconds per run: { {k: round(v, 1) for k, v in secs.items()} }"]
 
 
-def sentences(
-    results, runs_wide, primary: dict, models: dict, specs: dict, sizes: dict, guesses: dict | None = None
-) -> list[str]:
-    """Every comparison the notebook states, from this run.
+def sentences(results, runs_wide, primary: dict, sizes: dict, verdicts, guesses: dict | None = None) -> list[str]:
+    """What the notebook states from this run: budgets, finetune-only and the constant guess, the verdicts.
 
-    The budgets; each rich head's stack-and-finetune against finetune-only (at its own and at an equal number of
-    epochs) and stack-only, with Welch's t-test; the two rich heads against each other; phase-1 stops; seconds per
-    run.
+    Every verdict is the verdict table's (:func:`verdict_lines`); then phase 1's stops and the seconds per run.
 
     Args:
         results: long rows ``task, model, strategy, seed, metric, value``.
         runs_wide: one row per run (:func:`wide`).
         primary: ``{task: its primary metric}``.
-        models: ``{task: [model names]}``, the light head first.
-        specs: ``{task name: spec}`` (its ``section``).
         sizes: the scale's sizes (the epochs, ``matched_budget``).
+        verdicts: the notebook's verdict table (``stack_and_finetune_verdicts.verdict_table``).
         guesses: ``{task: the constant guess}`` (:func:`constant_guesses`), or None.
 
     Returns:
@@ -576,10 +580,8 @@ def sentences(
     stats = summarize(results, ["task", "model", "strategy", "metric"])
     both = [name for name in primary if matched_budget(sizes, name)]
     lines = [_budget_line(primary, sizes, both)]
-    for name, metric in primary.items():
-        lines.append(_finetune_only_line(stats, name, metric, sizes, guesses))
-        lines += _rich_head_lines(stats, name, metric, models[name], specs[name]["section"], name in both)
-    return lines + _run_lines(results, runs_wide, sizes)
+    lines += [_finetune_only_line(stats, name, metric, sizes, guesses) for name, metric in primary.items()]
+    return lines + verdict_lines(verdicts) + _run_lines(results, runs_wide, sizes)
 
 
 #: The files :func:`checks` wants in the run's folder.
@@ -612,11 +614,19 @@ def _check_guesses(sections: dict, tasks: dict, data: dict) -> tuple[list, list,
     return pos, ent, guess
 
 
+def _has_guesses(path, tasks) -> bool:
+    """Whether the CSV at ``path`` has a ``constant_guess`` row for every task of ``tasks``."""
+    import pandas as pd
+
+    frame = pd.read_csv(path) if path.exists() else None
+    return frame is not None and set(tasks) <= set(frame.task[frame.metric == "constant_guess"].astype(str))
+
+
 def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out, min_seeds: int = 3) -> dict:
     """What CI asserts on every run, as ``{claim: bool}``.
 
     Every run is there; the freeze scheduler did what it promises in every run; the tasks are learned well above
-    their constant guess; the files exist.
+    their constant guess; the files exist, each run's test predictions too; ``results.csv`` has the constant guesses.
 
     Args:
         runs_wide: one row per run (:func:`wide`).
@@ -660,6 +670,10 @@ def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out, m
             bool(of("accuracy", task=n, strategy="finetune_only").mean() > guess[n] + 0.1) for n in sections["pairs"]
         ),
         "figures and tables written": all((out / f).exists() for f in _CHECKED_FILES),
+        "every run's test predictions saved (the verdicts' per-example results)": all(
+            (out / "predictions" / "{task}__{model}__{strategy}__{seed}.npy".format(**r)).exists() for r in plan_rows
+        ),
+        "results.csv carries every task's constant guess": _has_guesses(out / "results.csv", tasks),
     } | (
         {
             "POS: finetune-only beats the most frequent tag by > 20 points":  # where a POS task runs (medium, full)

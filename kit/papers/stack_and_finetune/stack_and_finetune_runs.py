@@ -425,6 +425,40 @@ def score(task, outputs, split: str = "test") -> dict:
     return out
 
 
+#: The label id :func:`word_array` puts after a sentence's last word (a word cut by the sequence length is -1).
+PAD = -100
+
+
+def word_array(task, outputs, split: str = "test") -> np.ndarray:
+    """Tagging: one predicted label id per word, ``(sentences, longest sentence)``, as ``predictions/`` keeps them.
+
+    A word the sequence length cut is ``-1`` (scored as wrong), a place after the sentence's last word :data:`PAD`.
+
+    Args:
+        task: the encoded tagging task (:class:`TaskData`).
+        outputs: the model's outputs on ``split``, ``(N, T, tags)``.
+        split: the split they were predicted on.
+
+    Returns:
+        An int32 array.
+
+    Example:
+        >>> from kit.text.alignment import align_labels
+        >>> from kit.text import BertPreprocessor, WordPieceTokenizer
+        >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "b"]
+        >>> pre = BertPreprocessor(WordPieceTokenizer(vocab), 4)
+        >>> a = align_labels([["a", "b", "a"], ["b"]], [[0, 1, 0], [1]], pre)
+        >>> task = TaskData("t", "tagging", ["x", "y"], {}, {}, {"test": [[0, 1, 0], [1]]}, {"test": a})
+        >>> word_array(task, np.eye(2)[[[0, 0, 1, 0], [0, 1, 0, 0]]]).tolist()     # "a b" fit, the last "a" cut
+        [[0, 1, -1], [1, -100, -100]]
+    """
+    rows = task.word_outputs(outputs, split, fill=-1)
+    out = np.full((len(rows), max((len(r) for r in rows), default=0)), PAD, "int32")
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = r
+    return out
+
+
 def curve_rows(run, **keys) -> list[dict]:
     """One row per epoch of every phase of a :class:`StrategyRun` (or ``StackResult``).
 
@@ -522,11 +556,14 @@ def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
 
     Per task the light head finetune-only (and, where :func:`matched_budget`, finetune-only for
     as many epochs as stack-and-finetune's two phases: :data:`MATCHED`), then each rich head stack-only and
-    stack-and-finetune (and finetune-only where ``sizes["rich_head_finetune"]``).
+    stack-and-finetune (and finetune-only where ``sizes["rich_head_finetune"]``; and :data:`MATCHED` for the rich
+    heads in ``sizes["rich_head_matched"]``, on the tasks with :func:`matched_budget`: the head and the schedule
+    apart).
 
     Args:
         models: ``{task name: [model names]}``, the light head first (:attr:`Experiment.models`).
-        sizes: the scale's sizes (``seeds``, ``batch_size``, the epochs, ``rich_head_finetune``, ``matched_budget``).
+        sizes: the scale's sizes (``seeds``, ``batch_size``, the epochs, ``rich_head_finetune``, ``matched_budget``,
+            ``rich_head_matched``: the rich heads also fine-tuned alone for both phases' epochs, optional).
         tasks: ``{task name: TaskData}``, for the steps per epoch.
 
     Returns:
@@ -535,8 +572,11 @@ def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
     out = []
     rich = (["finetune_only"] if sizes["rich_head_finetune"] else []) + ["stack_only", "stack_and_finetune"]
     for name, task_models in models.items():
-        light = [("light", "finetune_only")] + ([("light", MATCHED)] if matched_budget(sizes, name) else [])
-        for m, s in light + [(h, s) for h in task_models[1:] for s in rich]:
+        matched = matched_budget(sizes, name)
+        light = [("light", "finetune_only")] + ([("light", MATCHED)] if matched else [])
+        heads = [(h, s) for h in task_models[1:] for s in rich]
+        heads += [(h, MATCHED) for h in task_models[1:] if matched and h in (sizes.get("rich_head_matched") or ())]
+        for m, s in light + heads:
             for seed in sizes["seeds"]:
                 s_run, r = recipe_of(s, sizes)
                 epochs = planned_epochs(s_run, r["phase1_epochs"], r["phase2_epochs"])
@@ -569,8 +609,9 @@ class Experiment:
     """Notebook 03's runs on one reusable pretrained encoder: models, one run, and what a run writes.
 
     :meth:`record` appends the run's scores and scheduler summary to the sweep's ``results.csv``, its per-epoch
-    curve to ``curves.csv``, the test outputs of texts and pairs to ``predictions/`` (for the ensemble), and the
-    best stack-and-finetune classifier by dev accuracy to ``best_model/``.
+    curve to ``curves.csv``, its test predictions to ``predictions/`` (logits of texts and pairs, for the ensemble
+    and the verdicts; one label id per word for tagging, :func:`word_array`), and the best stack-and-finetune
+    classifier by dev accuracy to ``best_model/``.
 
     Args:
         sizes: the scale's sizes (the recipe, ``section_heads``, the heads' sizes, ``light_*``, ``seeds``).
@@ -655,8 +696,8 @@ class Experiment:
         task, keys = self.tasks[run["task"]], {k: run[k] for k in KEYS}
         curve = pd.DataFrame(curve_rows(result, **keys, config=self.sweep.fingerprint))
         curve.to_csv(self.curves_path, mode="a", header=not self.curves_path.exists(), index=False)
-        if task.kind != "tagging":
-            np.save(self.predictions / "{task}__{model}__{strategy}__{seed}.npy".format(**keys), result.test_outputs)
+        outputs = word_array(task, result.test_outputs) if task.kind == "tagging" else result.test_outputs
+        np.save(self.predictions / "{task}__{model}__{strategy}__{seed}.npy".format(**keys), outputs)
         if task.kind == "classification" and run["strategy"] == "stack_and_finetune":
             save_bundle_if_best(
                 self.out / "best_model",

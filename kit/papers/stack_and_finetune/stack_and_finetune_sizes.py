@@ -9,7 +9,8 @@ sets the phase-2 rate per scale.
 """
 
 # matched_budget (each scale): also run finetune-only for phase1 + phase2 epochs on these tasks (True: every task):
-# stack-and-finetune trains that many epochs in all, so its gain over finetune-only is compared at equal epochs too
+# stack-and-finetune trains that many epochs in all, so its gain over finetune-only is compared at equal epochs;
+# rich_head_matched (medium): the rich heads that are also fine-tuned alone for that many epochs on those tasks
 DEFAULTS = {
     "section_heads": {
         "tagging": ["bilstm"],
@@ -110,10 +111,13 @@ SCALES = {
         "phase2_epochs": 2,
         "divergence_threshold": 0.05,
         "matched_budget": ["brown_entities"],
+        "rich_head_matched": False,
     },
-    # 130 runs (4 tasks; finetune-only at both budgets, stack-only, stack-and-finetune with each rich head; 5 seeds);
-    # on one H200 beside notebooks 01, 02 and 04 ~45 minutes (23 runs in 8.7 min, then the sweep's ETA;
-    # benchmarks/medium_gpu): the big offline sets are subsampled, BBC whole
+    # 140 runs (4 tasks; finetune-only at both budgets, stack-only, stack-and-finetune with each rich head, each rich
+    # head fine-tuned alone; the BiLSTM also fine-tuned alone for both phases' epochs, so on the tagging tasks the head
+    # and the schedule are compared apart at equal epochs; 5 seeds); on one H200 beside notebooks 01, 02 and 04 ~50
+    # minutes (130 runs ~45: 23 runs in 8.7 min, then the sweep's ETA; benchmarks/medium_gpu): the big offline sets
+    # are subsampled, BBC whole
     "medium": {
         "tasks": {
             "brown_pos": _TAGGING,
@@ -134,6 +138,7 @@ SCALES = {
         "light_hidden_dim": None,
         "light_pooling": "cls",
         "rich_head_finetune": True,
+        "rich_head_matched": ["bilstm"],
         "seeds": [0, 1, 2, 3, 4],
         "batch_size": 32,
         "phase1_lr": 1e-3,
@@ -184,6 +189,7 @@ SCALES = {
         "phase2_epochs": 3,
         "divergence_threshold": 0.03,
         "matched_budget": True,
+        "rich_head_matched": False,
     },
 }
 

@@ -268,14 +268,12 @@ def _results():
     return pd.DataFrame(rows, columns=["task", "model", "strategy", "seed", "metric", "value"])
 
 
-def test_strategy_table_and_paper_comparison():
+def test_strategy_table_shows_scores_and_no_verdicts_and_the_paper_column_quotes_the_verdict_table():
     t = strategy_table(_results(), "accuracy")
     row = t.loc[("t", "rich")]
     assert row["finetune-only (light head)"] == "81.0 ± 1.0" and row["stack-and-finetune"] == "85.0 ± 1.0"
-    assert (
-        row["S&F - finetune-only"] == "+4.0 ± 1.4 (within the noise: Welch t = 2.83, df = 2.0, p = 0.106; 2 seeds each)"
-    )
-    assert row["S&F - stack-only"].startswith("+14.0")
+    assert row["stack-only"] == "71.0 ± 1.0"
+    assert not any("noise" in str(v) or "larger" in str(v) for v in row.values)  # verdicts: the verdict table's only
     with pytest.raises(ValueError, match="No rich-head rows"):
         strategy_table(_results(), "f1")
     paper = [
@@ -300,17 +298,24 @@ def test_strategy_table_and_paper_comparison():
             "direction": 1,
         },
     ]
-    side = paper_comparison(_results(), paper, {"classification": "t"})
-    assert side["ours (points)"].tolist() == [
-        "+4.0 ± 1.4 (within the noise: Welch t = 2.83, df = 2.0, p = 0.106; 2 seeds each)",
-        "not run",
-    ]
+    verdicts = pd.DataFrame(
+        {
+            "comparison": ["t accuracy: rich stack_and_finetune - light finetune_only"],
+            "delta": [4.0],
+            "se": [1.4],
+            "verdict": ["noise"],
+        }
+    )
+    side = paper_comparison(verdicts, paper, {"classification": "t"})
+    assert side["ours (points, ± bootstrap SE)"].tolist() == ["+4.0 ± 1.4", "not run"]
     assert side["paper (points)"].tolist() == ["+0.72", "(direction only)"]
     assert side["ours vs the paper"].tolist() == ["within the noise (the paper's sign)", "not run"]
+    verdicts.loc[0, "verdict"] = "found"  # "found" there only where the table says found
+    assert paper_comparison(verdicts, paper, {"classification": "t"})["ours vs the paper"][0] == "same direction, found"
     # the paper's own table: no "+nan" where it gives only a direction
     from kit.papers.stack_and_finetune.stack_and_finetune_paper import COMPARISONS
 
-    ours = paper_comparison(_results(), COMPARISONS, {"classification": "t"})
+    ours = paper_comparison(verdicts, COMPARISONS, {"classification": "t"})
     assert not ours["paper (points)"].str.contains("nan").any()
 
 
@@ -349,7 +354,6 @@ def test_matched_budget_runs_finetune_only_for_both_phases():
     )
     t = strategy_table(pd.concat([rows, extra]), "accuracy").loc[("t", "rich")]
     assert t["finetune-only, same epochs as S&F"] == "84.0 ± 1.0"
-    assert t["S&F - finetune-only (same epochs)"].startswith("+1.0 ± 1.4 (within the noise: Welch t")
 
 
 @pytest.mark.one_backend  # the notebook's curves and story; train_strategy is tested on every backend

@@ -1,0 +1,286 @@
+"""Notebook 03's verdict table: every comparison from each seed's test predictions, Holm across the table.
+
+Each run leaves its test predictions in ``predictions/`` (``Experiment.record``): logits for texts and pairs, one
+label id per word for tagging (``stack_and_finetune_runs.word_array``). :func:`arm` turns one (task, model, strategy)'s
+files into what :func:`kit.analysis.compare_arms` takes, per seed:
+
+- accuracy: 1/0 per test example;
+- macro-F1: the predicted classes, with the test labels and a ``score`` that recomputes macro-F1 on every draw;
+- token accuracy (right words / words) and entity F1 (2 x right entities / (predicted + gold entities)): ratios of
+  sums over sentences, so per sentence its counts (right words; right and predicted entities), with the words or
+  the gold entities as ``labels`` and a ``score`` that recomputes the ratio on every bootstrap draw of sentences.
+
+:func:`plan_comparisons` lists the notebook's comparisons, and whether each sets equal budgets side by side:
+stack-and-finetune trains up to ``phase1_epochs + phase2_epochs`` epochs, finetune-only ``phase2_epochs`` and
+stack-only ``phase1_epochs``, so only the finetune-only run for both phases' epochs (``finetune_only_matched``) is
+its budget-matched control. :func:`verdict_table` makes the table (``kit.analysis.verdict_table``).
+
+>>> import numpy as np
+>>> counts = np.array([[1, 2], [0, 1], [2, 2]])      # 3 sentences: right entities, predicted entities
+>>> round(entity_f1_of_counts(counts, np.array([2, 1, 2])), 3)     # 2 x 3 / (5 + 5)
+0.6
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+from ...analysis.verdicts import RESAMPLES, compare_arms
+from ...analysis.verdicts import verdict_table as _verdict_table
+from ...metrics.classification import macro_f1
+from ...metrics.tagging_scores import entity_scores
+from ...train.ensemble import average_predictions
+from .stack_and_finetune_report import comparison_name, primary_metric
+from .stack_and_finetune_runs import MATCHED
+
+LIGHT, FT, SO, SF = "light", "finetune_only", "stack_only", "stack_and_finetune"
+
+
+def ratio_of_sums(counts, totals) -> float:
+    """``sum(counts) / sum(totals)``: token accuracy from right words and words per sentence (0 for no words).
+
+    Args:
+        counts: per sentence, the right words.
+        totals: per sentence, its words.
+
+    Returns:
+        The ratio.
+
+    Example:
+        >>> ratio_of_sums(np.array([3, 1]), np.array([4, 4]))
+        0.5
+    """
+    total = float(np.sum(totals))
+    return float(np.sum(counts)) / total if total else 0.0
+
+
+def entity_f1_of_counts(counts, gold) -> float:
+    """Micro entity F1 ``2 right / (predicted + gold)`` from per-sentence counts (0 when there are no entities).
+
+    Args:
+        counts: ``(sentences, 2)``: right entities, predicted entities.
+        gold: per sentence, its gold entities.
+
+    Returns:
+        The F1 (conlleval's: the same as from the whole test set's spans).
+    """
+    counts = np.asarray(counts)
+    denominator = float(counts[:, 1].sum() + np.sum(gold))
+    return 2 * float(counts[:, 0].sum()) / denominator if denominator else 0.0
+
+
+def _macro_f1(predictions, labels, num_labels: int) -> float:
+    """Macro-F1 of predicted class ids against ``labels``."""
+    return float(macro_f1(labels, predictions, num_labels))
+
+
+def sentence_counts(task, words) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per test sentence: right words, words, and (entity tasks) right, predicted and gold entities.
+
+    Args:
+        task: the encoded tagging task (its test split's gold words and label names).
+        words: one predicted label id per word, as ``stack_and_finetune_runs.word_array`` saves them (-1: cut).
+
+    Returns:
+        ``(right words (N,), words (N,), entities (N, 3): right, predicted, gold; (N, 0) for other tags)``.
+    """
+    names = task.label_names
+    outside = names.index("O") if "O" in names else 0
+    right, n, entities = [], [], []
+    for gold, row in zip(task.words["test"], words):
+        pred = [int(t) for t in row[: len(gold)]]
+        right.append(sum(int(g == p) for g, p in zip(gold, pred)))
+        n.append(len(gold))
+        if task.is_entity_task:
+            e = entity_scores([[names[t] for t in gold]], [[names[t if t >= 0 else outside] for t in pred]])
+            entities.append((e["n_correct"], e["n_pred"], e["n_true"]))
+    return np.array(right), np.array(n), np.array(entities, dtype=int).reshape(len(n), -1)
+
+
+def _outputs(folder: Path, task: str, model: str, strategy: str, seed, members: list) -> np.ndarray | None:
+    """One run's saved test predictions, or the mean class probabilities of ``members`` for ``ensemble``."""
+    names = members if model == "ensemble" else [model]
+    files = [folder / f"{task}__{m}__{strategy}__{seed}.npy" for m in names]
+    if not files or not all(f.exists() for f in files):
+        return None
+    loaded = [np.load(f) for f in files]
+    return average_predictions(loaded) if model == "ensemble" else loaded[0]
+
+
+def arm(folder, task, model: str, strategy: str, seeds, metric: str, members: list = ()) -> tuple[dict, dict]:
+    """One (task, model, strategy)'s per-example test results per seed, and the options that score them.
+
+    Args:
+        folder: the ``predictions/`` folder.
+        task: the encoded task (:class:`~stack_and_finetune_runs.TaskData`: its test labels, kind, label names).
+        model: ``"light"``, a rich head, or ``"ensemble"`` (the mean probabilities of ``members``).
+        strategy: the strategy.
+        seeds: the seeds to look for; a seed without its file is left out.
+        metric: ``accuracy``, ``macro_f1``, ``token_accuracy`` or ``entity_f1``.
+        members: the ensemble's heads.
+
+    Returns:
+        ``({seed: per-example results}, {"labels": ..., "score": ...} or {})``, ready for ``compare_arms``.
+
+    Raises:
+        ValueError: a metric the task's kind does not have.
+    """
+    found = {s: _outputs(Path(folder), task.name, model, strategy, s, list(members)) for s in seeds}
+    found = {s: o for s, o in found.items() if o is not None}
+    if task.kind != "tagging" and metric in ("accuracy", "macro_f1"):
+        y = np.asarray(task.y["test"])
+        if metric == "accuracy":
+            return {s: (o.argmax(-1) == y).astype(float) for s, o in found.items()}, {}
+        score = partial(_macro_f1, num_labels=task.num_labels)
+        return {s: o.argmax(-1) for s, o in found.items()}, {"labels": y, "score": score}
+    if task.kind == "tagging" and metric in ("token_accuracy", "entity_f1"):
+        counts = {s: sentence_counts(task, o) for s, o in found.items()}
+        gold = sentence_counts(task, np.full((len(task.words["test"]), max(map(len, task.words["test"]))), -1))
+        if metric == "token_accuracy":
+            return {s: c[0] for s, c in counts.items()}, {"labels": gold[1], "score": ratio_of_sums}
+        return {s: c[2][:, :2] for s, c in counts.items()}, {"labels": gold[2][:, 2], "score": entity_f1_of_counts}
+    raise ValueError(f"{task.name} is a {task.kind} task: no per-example {metric!r} (use {primary_metric(task)!r}).")
+
+
+def epochs_of(strategy: str, sizes: dict) -> int:
+    """The most epochs ``strategy`` trains: its budget.
+
+    Args:
+        strategy: ``finetune_only``, ``finetune_only_matched``, ``stack_only`` or ``stack_and_finetune``.
+        sizes: the scale's sizes (``phase1_epochs``, ``phase2_epochs``).
+
+    Returns:
+        finetune-only ``phase2_epochs``, stack-only ``phase1_epochs``, the others both phases' epochs.
+
+    Example:
+        >>> sizes = {"phase1_epochs": 4, "phase2_epochs": 2}
+        >>> [epochs_of(s, sizes) for s in (FT, MATCHED, SO, SF)]
+        [2, 6, 4, 6]
+    """
+    p1, p2 = sizes["phase1_epochs"], sizes["phase2_epochs"]
+    return {FT: p2, MATCHED: p1 + p2, SO: p1, SF: p1 + p2}[strategy]
+
+
+def _task_pairs(section: str, heads: list, has) -> list[tuple]:
+    """``(a, b)`` of one task's comparisons on its primary metric, each ``(model, strategy)``."""
+    ft = (LIGHT, MATCHED) if has(LIGHT, MATCHED) else (LIGHT, FT)
+    rich, pairs = heads[1:], []
+    for h in rich + (["ensemble"] if section == "classification" else []):
+        pairs += [((h, SF), ft), ((h, SF), (h, SO)), ((h, FT), (LIGHT, FT))]
+        pairs += [((h, SF), (h, MATCHED)), ((h, MATCHED), (LIGHT, MATCHED))]  # the schedule, the head: equal epochs
+    if len(rich) == 2:
+        pairs += [((rich[1], s), (rich[0], s)) for s in (SO, SF)]
+    return [(a, b) for a, b in pairs if has(*a) and has(*b)]
+
+
+def _note(a: tuple, b: tuple, sizes: dict) -> str:
+    """What the comparison sets apart, and the two arms' epochs where they differ."""
+    ea, eb = epochs_of(a[1], sizes), epochs_of(b[1], sizes)
+    if ea != eb:
+        return f"budgets differ: {ea} vs {eb} epochs, no control at equal epochs"
+    if a[0] == b[0]:
+        return f"the schedule: one head, {ea} epochs each"
+    if a[1] == b[1]:
+        return f"the head: {a[1]} both, {ea} epochs each"
+    return f"equal budgets: {a[1]} and {b[1]}, {ea} epochs each"
+
+
+def plan_comparisons(tasks: dict, specs: dict, models: dict, ran: set, sizes: dict, paper, task_of: dict) -> list:
+    """Every comparison of the verdict table: per task on its primary metric, then the paper's other rows.
+
+    Per rich head (and the ensemble): stack-and-finetune against finetune-only (the light head's run for both
+    phases' epochs where it ran: :data:`~stack_and_finetune_runs.MATCHED`), against its own stack-only; where they ran,
+    the head's own finetune-only against the light head's, and the schedule and the head apart at equal epochs; the
+    two rich heads against each other. Then each row of the paper's comparisons not yet in (its finetune-only side
+    the budget-matched one where it ran).
+
+    Args:
+        tasks: ``{task name: TaskData}``.
+        specs: ``{task name: spec}`` (its ``section``).
+        models: ``{task name: [model names]}``, the light head first.
+        ran: the ``(task, model, strategy)`` that have results.
+        sizes: the scale's sizes (the epochs).
+        paper: ``stack_and_finetune_paper.COMPARISONS`` (rows with ``section``, ``metric``, ``a``, ``b``).
+        task_of: ``{section: our task}``.
+
+    Returns:
+        Dicts ``task, metric, a, b, budget_matched, note``; ``budget_matched`` when both arms train as many epochs.
+    """
+    out, seen = [], set()
+
+    def add(name, metric, a, b):
+        if (name, metric, a, b) not in seen:
+            seen.add((name, metric, a, b))
+            matched = epochs_of(a[1], sizes) == epochs_of(b[1], sizes)
+            out.append(dict(task=name, metric=metric, a=a, b=b, budget_matched=matched, note=_note(a, b, sizes)))
+
+    for name, task in tasks.items():
+        has = lambda m, s, n=name: (n, m, s) in ran  # noqa: E731
+        for a, b in _task_pairs(specs[name]["section"], models[name], has):
+            add(name, primary_metric(task), a, b)
+    for r in paper.to_dict("records") if hasattr(paper, "to_dict") else paper:
+        name = task_of.get(r["section"])
+        a, b = tuple(r["a"]), tuple(r["b"])
+        b = (LIGHT, MATCHED) if b == (LIGHT, FT) and (name, LIGHT, MATCHED) in ran else b
+        if name in tasks and r["metric"] in metrics_of(tasks[name]) and {(name, *a), (name, *b)} <= ran:
+            add(name, r["metric"], a, b)
+    return out
+
+
+def metrics_of(task) -> tuple:
+    """The metrics :func:`arm` scores per example for ``task``.
+
+    Args:
+        task: the encoded task (its kind; for tagging whether its tags are entities).
+
+    Returns:
+        Tagging: ``token_accuracy`` (and ``entity_f1`` for entity tags); else ``accuracy`` and ``macro_f1``.
+    """
+    if task.kind == "tagging":
+        return ("token_accuracy", "entity_f1") if task.is_entity_task else ("token_accuracy",)
+    return ("accuracy", "macro_f1")
+
+
+def verdict_table(folder, tasks: dict, comparisons: list, seeds, members: dict, resamples: int = RESAMPLES):
+    """The notebook's verdict table (``kit.analysis.verdict_table``, in points) over ``comparisons``.
+
+    Each comparison's arms are read from ``folder`` (:func:`arm`); one whose arms have fewer than 2 seeds with
+    predictions is left out, and named in ``table.attrs["left_out"]``.
+
+    Args:
+        folder: the ``predictions/`` folder.
+        tasks: ``{task name: TaskData}``.
+        comparisons: :func:`plan_comparisons`' rows.
+        seeds: the seeds to look for.
+        members: ``{task name: the ensemble's heads}``.
+        resamples: the bootstrap's draws per comparison.
+
+    Returns:
+        The table: one row per comparison, named by ``stack_and_finetune_report.comparison_name``; its ``verdict``
+        is the notebook's verdict on that comparison.
+
+    Raises:
+        ValueError: no comparison has 2 seeds in both arms.
+    """
+    rows, left_out = [], []
+    for c in comparisons:
+        task, name = tasks[c["task"]], comparison_name(c["task"], c["metric"], c["a"], c["b"])
+        (xa, options), (xb, _) = (
+            arm(folder, task, *side, seeds, c["metric"], members.get(c["task"], ())) for side in (c["a"], c["b"])
+        )
+        if min(len(xa), len(xb)) < 2:
+            left_out.append(name)
+            continue
+        rows.append(
+            compare_arms(
+                xa, xb, name, budget_matched=c["budget_matched"], note=c["note"], resamples=resamples, **options
+            )
+        )
+    if not rows:
+        raise ValueError(f"No comparison has predictions of 2 seeds in both arms in {folder}; left out: {left_out}.")
+    table = _verdict_table(rows, scale=100)
+    table.attrs["left_out"] = left_out
+    return table
