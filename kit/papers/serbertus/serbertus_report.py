@@ -27,12 +27,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis.baselines import constant_guess
-from ...analysis.bootstrap import paired_bootstrap
 from ...analysis.spread import difference, format_mean_se, summarize
+from ...analysis.verdicts import verdict_table
 from ...metrics.task_scores import task_score
 from ...models import parameter_counts
 from . import serbertus_paper as paper
-from .serbertus_runs import KEYS, load_predictions
+from .serbertus_runs import KEYS, ensembles, load_predictions
 
 MEAN = "mean"
 #: The baseline setting every ablation is compared with: one encoder per task, trained alone.
@@ -491,136 +491,159 @@ def gap_scores(long):
     return both.assign(value=both.value_train - both.value_test)[["experiment", "setting", "task", "seed", "value"]]
 
 
-def sentences(test, sizes: dict, tasks, guesses: dict, gap=None, labels: dict | None = None) -> list[str]:
-    """Every comparison the notebook states, from this run's scores, the paper's number in brackets.
+def comparison_plan(sizes: dict, tasks) -> list[tuple]:
+    """Every comparison of the verdict table, in order: ``(name, arm a, arm b, task, paper key, budget matched, note)``.
 
-    Each is the difference with its standard error and Welch's t-test at 95% (:func:`compare`); then SMART's effect
-    on the train - test gap, and each baseline beside its constant guess.
+    The ablations (SMART, layer decay, further MLM) on the ablation task against the baseline; per task, multi-BERT
+    against triple-BERT (the baseline), each CerBERTus ``k``, the jointly trained triple-BERT and the combined model
+    against multi-BERT where they run, and the dev-gated ensemble against the best single model by dev. An arm is
+    ``(experiment, setting)``; the paper key names :data:`serbertus_paper.SAYS`' entry (None: no claim of the paper).
 
     Args:
-        test: the test scores (:func:`results`).
-        sizes: the scale's sizes (``ablation_task`` and the grids).
+        sizes: the scale's sizes (``ablation_task``, the grids, ``joint_triple``, ``combined``).
         tasks: the tasks' names.
-        guesses: ``{task: constant guess}`` (:func:`constant_guesses`).
-        gap: :func:`gap_scores`, or None to leave the gap out.
-        labels: :func:`task_labels`' names, or None.
     """
-    shown = lambda t: (labels or {}).get(t, t)  # noqa: E731 - a task's name on screen (task_labels)
-    lines = _paper_comparisons(test, sizes, gap, shown(sizes["ablation_task"]))
-    for t in tasks:
-        s = summary(test, BASE, t)
-        lines.append(
-            f"{shown(t)}: the baseline scores {format_mean_se(s['mean'], s['se'], 100, 1)} on test; "
-            f"a constant guess {100 * guesses[t]:.1f}"
-        )
-    return lines
-
-
-def _paper_comparisons(test, sizes: dict, gap, name: str) -> list[str]:
-    """The comparisons of :func:`sentences` (all but the baselines' lines); ``name``: the ablation task's name."""
     a, multi = sizes["ablation_task"], ("architecture", "multi-BERT")
-    says = lambda label, x, y, task, key: (  # noqa: E731
-        f"{label}: {compare(test, x, y, task).text(100, ' points')} [paper: {paper.SAYS[key]}]"
-    )
-    lines = [
-        says(f"SMART lambda_s={x:g} vs none ({name})", ("smart", f"lambda_s={x:g}"), BASE, a, "smart")
+    out = [
+        (f"SMART lambda_s={x:g} vs none", ("smart", f"lambda_s={x:g}"), BASE, a, "smart", True, "")
         for x in sizes["smart_lambdas"]
     ]
-    if gap is not None:
-        lines += [
-            f"SMART lambda_s={x:g} vs none ({name}), train - test gap: "
-            f"{compare(gap, ('smart', f'lambda_s={x:g}'), BASE, a).text(100, ' points')} (a regulariser should "
-            "make it smaller)"
-            for x in sizes["smart_lambdas"]
-        ]
-    lines += [
-        says(f"layer decay {d:g} vs none ({name})", ("llrd", f"decay={d:g}"), BASE, a, "llrd")
+    out += [
+        (f"layer decay {d:g} vs none", ("llrd", f"decay={d:g}"), BASE, a, "llrd", True, "")
         for d in sizes["llrd_decays"]
     ]
-    lines += [
-        says(f"{n} MLM steps first vs none ({name})", ("mlm", f"mlm_steps={n}"), BASE, a, "mlm")
+    out += [
+        (
+            f"{n} MLM steps first vs none",
+            ("mlm", f"mlm_steps={n}"),
+            BASE,
+            a,
+            "mlm",
+            False,
+            f"{n} extra MLM steps; no control with {n} more fine-tuning steps",
+        )
         for n in sizes["mlm_steps"]
     ]
-    lines.append(says("multi-BERT vs triple-BERT (mean of tasks)", multi, BASE, MEAN, "multi"))
-    lines += [
-        says(
-            f"CerBERTus k={k} vs multi-BERT (mean of tasks)",
-            ("architecture", f"CerBERTus k={k}"),
-            multi,
-            MEAN,
-            "cerbertus",
+    others = [(("architecture", f"CerBERTus k={k}"), "cerbertus") for k in sizes["cerbertus_k"]]
+    others += [(("architecture", "triple-BERT (joint)"), None)] if sizes["joint_triple"] else []
+    if sizes["combined"]:
+        c = sizes["combined"]
+        others.append((("combined", f"CerBERTus k={c['k']} + SMART {c['lambda_s']:g} + decay {c['decay']:g}"), None))
+    ensemble = ("ensemble", "dev-gated"), ("ensemble", "best single model (by dev)")
+    for t in tasks:
+        out.append(("multi-BERT vs triple-BERT", multi, BASE, t, "multi", True, ""))
+        out += [(f"{x[1]} vs multi-BERT", x, multi, t, key, True, "") for x, key in others]
+        out.append(
+            (
+                "dev-gated ensemble vs best single model (by dev)",
+                *ensemble,
+                t,
+                "ensemble",
+                True,
+                "members chosen on dev",
+            )
         )
-        for k in sizes["cerbertus_k"]
-    ]
-    lines.append(
-        says(
-            "dev-gated ensemble vs the best single model by dev (mean of tasks)",
-            ("ensemble", "dev-gated"),
-            ("ensemble", "best single model (by dev)"),
-            MEAN,
-            "ensemble",
-        )
-    )
-    return lines
+    return out
 
 
-def bootstrap_lines(
-    plan_rows, folder, data: dict, kinds: dict, sizes: dict, resamples: int = 1000, labels: dict | None = None
-) -> list[str]:
-    """The comparisons again, by a paired bootstrap over the test examples and the seeds.
+def per_example(kind: str, y, predictions) -> np.ndarray:
+    """1/0 per test example: is the prediction right (accuracy's terms: argmax, or P >= 0.5 for a binary task)?
 
-    :func:`kit.analysis.paired_bootstrap`, on the saved test predictions, counts the noise of a few hundred test
-    examples that Welch's t over seeds does not.
+    Args:
+        kind: ``"classification"`` or ``"binary"`` (a regression score has no per-example terms).
+        y: the labels.
+        predictions: the unrounded predictions (class probabilities, or P(positive)).
+
+    Example:
+        >>> per_example("binary", [1, 0, 1], [0.9, 0.7, 0.2]).tolist()
+        [1.0, 0.0, 0.0]
+    """
+    y, p = np.asarray(y).reshape(-1), np.asarray(predictions, dtype="float64")
+    if kind == "classification":
+        return (p.argmax(-1) == y).astype(float)
+    return ((p.reshape(len(y), -1)[:, 0] >= 0.5).astype(int) == y.astype(int)).astype(float)
+
+
+def _arms(plan_rows, folder, data: dict, kinds: dict) -> dict:
+    """``{(experiment, setting): {task: {seed: test predictions}}}`` of every planned run and both ensembles."""
+    arms = {}
+    for r in plan_rows:
+        for t, p in load_predictions(folder, r)["test"].items():
+            arms.setdefault((r["experiment"], r["setting"]), {}).setdefault(t, {})[r["seed"]] = p
+    ens = ensembles(plan_rows, folder, data, kinds, keep_predictions=True)
+    columns = {"dev-gated": "test_predictions", "best single model (by dev)": "best_single_test_predictions"}
+    for setting, column in columns.items():
+        for r in ens.itertuples():
+            arms.setdefault(("ensemble", setting), {}).setdefault(r.task, {})[r.seed] = getattr(r, column)
+    return arms
+
+
+def verdicts(plan_rows, folder, data: dict, kinds: dict, sizes: dict, labels: dict | None = None, **options):
+    """The notebook's one verdict table (:func:`kit.analysis.verdict_table`) over :func:`comparison_plan`, in points.
+
+    Each comparison's arms are the runs' saved test predictions per seed: accuracy as 1/0 per test example
+    (:func:`per_example`), Pearson's r recomputed on every bootstrap draw (``score``, ``labels``). Holm's correction
+    runs over the whole table; a difference is ``found`` only when the two-level bootstrap (seeds and test examples)
+    and Welch's t over seeds both survive it.
 
     Args:
         plan_rows: the planned runs (``serbertus_runs.plan``).
         folder: where their predictions were saved.
         data: ``{task: {split: (inputs, labels)}}`` (the test labels).
         kinds: ``{task: kind}``.
-        sizes: the scale's sizes (``ablation_task`` and the grids).
-        resamples: the bootstrap's resamples.
+        sizes: the scale's sizes (:func:`comparison_plan`).
         labels: :func:`task_labels`' names, or None.
+        **options: :func:`kit.analysis.verdict_table`'s (e.g. ``resamples``).
 
     Returns:
-        One line per comparison ("predictions not saved" where a run's file is gone).
+        The table: one row per comparison, named ``"<comparison> (<task>)"``.
+
+    Raises:
+        FileNotFoundError: a planned run's predictions are gone (``serbertus_runs.load_predictions``).
     """
+    arms, items = _arms(plan_rows, folder, data, kinds), []
+    for name, x, y, t, _, matched, note in comparison_plan(sizes, list(data)):
+        item = {"name": f"{name} ({(labels or {}).get(t, t)})", "budget_matched": matched, "note": note}
+        a, b, yt = arms[x][t], arms[y][t], data[t]["test"][1]
+        if kinds[t] == "regression":
+            kind = kinds[t]
+            item.update(a=a, b=b, labels=yt, score=lambda p, y_true, kind=kind: task_score(kind, y_true, p))
+        else:
+            item.update(
+                a={s: per_example(kinds[t], yt, p) for s, p in a.items()},
+                b={s: per_example(kinds[t], yt, p) for s, p in b.items()},
+            )
+        items.append(item)
+    return verdict_table(items, scale=100.0, **options)
 
-    def stacked(experiment, setting, task):
-        runs = [
-            r
-            for r in plan_rows
-            if (r["experiment"], r["setting"]) == (experiment, setting) and task in r["task"].split("+")
-        ]
-        return np.stack([load_predictions(folder, r)["test"][task] for r in sorted(runs, key=lambda r: r["seed"])])
 
-    def line(label, x, y, task):
-        said = f"{label} ({(labels or {}).get(task, task)})"  # the task as task_labels names it
-        try:
-            a, b = stacked(*x, task), stacked(*y, task)
-        except FileNotFoundError:
-            return f"{said}: predictions not saved"
-        r = paired_bootstrap(
-            a,
-            b,
-            labels=data[task]["test"][1],
-            resamples=resamples,
-            score=lambda p, y_true: task_score(kinds[task], y_true, p),
+def sentences(table, test, sizes: dict, tasks, guesses: dict, labels: dict | None = None) -> list[str]:
+    """A sentence per row of the verdict table (its verdict, the paper's claim in brackets), then the baselines.
+
+    Each baseline's line sets its test score beside its constant guess.
+
+    Args:
+        table: :func:`verdicts`' table (its rows in :func:`comparison_plan`'s order).
+        test: the test scores (:func:`results`).
+        sizes: the scale's sizes.
+        tasks: the tasks' names.
+        guesses: ``{task: constant guess}`` (:func:`constant_guesses`).
+        labels: :func:`task_labels`' names, or None.
+    """
+    shown = lambda t: (labels or {}).get(t, t)  # noqa: E731 - a task's name on screen (task_labels)
+    lines = []
+    for r, c in zip(table.itertuples(), comparison_plan(sizes, tasks)):
+        said = f" [paper: {paper.SAYS[c[4]]}]" if c[4] else ""
+        lines.append(
+            f"{r.comparison}: {r.delta:+.1f} points, 95% interval [{r.low:+.1f}, {r.high:+.1f}]: {r.verdict} "
+            f"(Holm-corrected p: bootstrap {r.p_boot_holm:.3f}, Welch {r.p_welch_holm:.3f}){said}"
         )
-        return f"{said}: {r.text(100, ' points')}"
-
-    a, multi = sizes["ablation_task"], ("architecture", "multi-BERT")
-    lines = [
-        line(f"SMART lambda_s={x:g} vs none", ("smart", f"lambda_s={x:g}"), BASE, a) for x in sizes["smart_lambdas"]
-    ]
-    lines += [line(f"layer decay {d:g} vs none", ("llrd", f"decay={d:g}"), BASE, a) for d in sizes["llrd_decays"]]
-    lines += [line(f"{n} MLM steps first vs none", ("mlm", f"mlm_steps={n}"), BASE, a) for n in sizes["mlm_steps"]]
-    tasks = list(data)
-    lines += [line("multi-BERT vs triple-BERT", multi, BASE, t) for t in tasks]
-    lines += [
-        line(f"CerBERTus k={k} vs multi-BERT", ("architecture", f"CerBERTus k={k}"), multi, t)
-        for k in sizes["cerbertus_k"]
-        for t in tasks
-    ]
+    for t in tasks:
+        s = summary(test, BASE, t)
+        lines.append(
+            f"{shown(t)}: the baseline scores {format_mean_se(s['mean'], s['se'], 100, 1)} on test; "
+            f"a constant guess {100 * guesses[t]:.1f}"
+        )
     return lines
 
 
@@ -634,6 +657,7 @@ _FILES = (
     "table6_architectures.csv",
     "table7_ensemble.csv",
     "ensembles.csv",
+    "verdicts.csv",
     "serbertus_results.png",
 )
 

@@ -845,7 +845,7 @@ def load_predictions(folder, run: dict) -> dict:
 # --- the dev-gated ensemble, per seed --------------------------------------------------------------------------------
 
 
-def seed_ensembles(predictions: dict, labels: dict, kinds: dict) -> list[dict]:
+def seed_ensembles(predictions: dict, labels: dict, kinds: dict, keep_predictions: bool = False) -> list[dict]:
     """One dev-gated ensemble per seed and task from every model's saved predictions.
 
     The candidates of a seed are its models that predict the task; the ensemble is
@@ -855,6 +855,8 @@ def seed_ensembles(predictions: dict, labels: dict, kinds: dict) -> list[dict]:
         predictions: ``{(model name, seed): {"dev": {task: predictions}, "test": {task: predictions}}}``.
         labels: ``{"dev": {task: y}, "test": {task: y}}``.
         kinds: ``{task: kind}``.
+        keep_predictions: also keep the ensemble's and the best single model's test predictions
+            (``test_predictions``, ``best_single_test_predictions``: the verdict table's arms).
 
     Returns:
         One row per (seed, task): ``seed, task, candidates, members, member_names, dev_score, test_score`` of the
@@ -870,8 +872,10 @@ def seed_ensembles(predictions: dict, labels: dict, kinds: dict) -> list[dict]:
             e = ens[t]
             test = e.average({name: p["test"][t] for name, p in mine.items() if t in p["test"]})
             first = e.trace[0]["model"]
+            kept = {"test_predictions": test, "best_single_test_predictions": mine[first]["test"][t]}
             rows.append(
                 {
+                    **(kept if keep_predictions else {}),
                     "seed": seed,
                     "task": t,
                     "candidates": len(e.trace),
@@ -898,7 +902,7 @@ def model_name(run: dict) -> str:
     return "triple-BERT (= baseline)" if run["experiment"] == "baseline" else f"{run['experiment']}: {run['setting']}"
 
 
-def ensembles(plan_rows: list, folder, data: dict, kinds: dict):
+def ensembles(plan_rows: list, folder, data: dict, kinds: dict, keep_predictions: bool = False):
     """The dev-gated ensemble of every seed and task (:func:`seed_ensembles`) from the predictions of every planned run.
 
     Args:
@@ -906,6 +910,7 @@ def ensembles(plan_rows: list, folder, data: dict, kinds: dict):
         folder: where their predictions were saved (:func:`save_predictions`).
         data: ``{task: {split: (inputs, labels)}}`` (the dev and test labels).
         kinds: ``{task: kind}``.
+        keep_predictions: also keep the test predictions (:func:`seed_ensembles`).
 
     Returns:
         A data frame, one row per (seed, task).
@@ -923,7 +928,7 @@ def ensembles(plan_rows: list, folder, data: dict, kinds: dict):
         slot["test"].update(p["test"])
     tasks = list(data)
     labels = {split: {t: data[t][split][1] for t in tasks} for split in ("dev", "test")}
-    return pd.DataFrame(seed_ensembles(predictions, labels, kinds))
+    return pd.DataFrame(seed_ensembles(predictions, labels, kinds, keep_predictions))
 
 
 def record_ensembles(sweep, ens) -> None:
