@@ -23,6 +23,8 @@ from pathlib import Path
 
 #: The backend Keras picks when ``KERAS_BACKEND`` is unset.
 DEFAULT_BACKEND = "tensorflow"
+#: No news feed and no update check: the course works offline, where JupyterLab's calls for both only fail.
+OFFLINE = ("--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate")
 #: What to install when JupyterLab is missing from the kit's environment.
 INSTALL_LAB = "pip install 'jupyterlab>=4' (it is in the kit's `notebooks` extra; ./kit.sh installs it)"
 
@@ -67,10 +69,11 @@ def lab_command(
         extra: more JupyterLab arguments, passed as given.
 
     Returns:
-        The argument list, starting with this Python and ``-m jupyterlab`` (and ``--allow-root`` for root, as in a
-        container, where JupyterLab refuses to start without it).
+        The argument list, starting with this Python and ``-m jupyterlab``, without JupyterLab's news feed and update
+        check (:data:`OFFLINE`), and with ``--allow-root`` for root (a container), where JupyterLab refuses to start
+        without it.
     """
-    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}"]
+    command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}", *OFFLINE]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
     if port is not None:
