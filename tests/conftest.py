@@ -86,3 +86,16 @@ def roberta_preset(tmp_path_factory):
     """A keras-hub preset folder of a tiny random RoBERTa, and the keras-hub model it came from."""
     folder = tmp_path_factory.mktemp("tiny_roberta")
     return folder, write_roberta_preset(folder)
+
+
+@pytest.fixture(scope="session")
+def web_conllu():
+    """Google's Turkish Web Treebank (CoNLL-U, from its PyPI wheel; skipped offline when it is not cached)."""
+    from kit.data.conllu import turkish_web_treebank
+
+    try:
+        return turkish_web_treebank()
+    except FileNotFoundError:
+        if os.environ.get("KIT_OFFLINE"):
+            pytest.skip("the Turkish Web Treebank is not cached and KIT_OFFLINE is set")
+        raise

@@ -8,7 +8,6 @@ Jenny a CD" (empty nodes 8.1 and 8.2).
 """
 
 import codecs
-import os
 
 import pytest
 
@@ -375,16 +374,6 @@ def test_conllu_is_tagging_for_kit_run_and_known_by_name(tmp_path):
 
 
 # --- a real treebank: Google's Turkish Web Treebank, from its PyPI wheel ---------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def web_conllu():
-    try:
-        return turkish_web_treebank()
-    except FileNotFoundError:
-        if os.environ.get("KIT_OFFLINE"):
-            pytest.skip("the Turkish Web Treebank is not cached and KIT_OFFLINE is set")
-        raise
 
 
 def test_the_turkish_web_treebank(web_conllu):

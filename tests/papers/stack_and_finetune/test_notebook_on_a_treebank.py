@@ -13,22 +13,10 @@ import sys
 
 import pytest
 
-from kit.data.conllu import turkish_web_treebank
-
 # the notebook runs in its own process (its backend: torch, the fastest for notebook 03 on a CPU)
 pytestmark = pytest.mark.one_backend
 
 SIZES = {"stack_and_finetune": {"seeds": [0, 1], "matched_budget": False, "phase1_epochs": 2, "phase2_epochs": 1}}
-
-
-@pytest.fixture(scope="module")
-def web_conllu():
-    try:
-        return turkish_web_treebank()
-    except FileNotFoundError:
-        if os.environ.get("KIT_OFFLINE"):
-            pytest.skip("the Turkish Web Treebank is not cached and KIT_OFFLINE is set")
-        raise
 
 
 def test_notebook_03_trains_on_the_treebanks_upos(web_conllu, tmp_path):
