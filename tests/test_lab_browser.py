@@ -80,18 +80,30 @@ def lab_server(tmp_path):
 
 @pytest.fixture
 def browser(tmp_path):
+    driver = headless_chromium(tmp_path / "chromium")
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def headless_chromium(profile, console_log: bool = False):
+    """Debian's Chromium, headless, driven by Selenium with the system chromedriver (skips when either is missing).
+
+    Args:
+        profile: an empty folder for the browser's profile.
+        console_log: keep the pages' console messages (``driver.get_log("browser")``).
+    """
     if not (CHROMIUM and CHROMEDRIVER):
         pytest.skip("no Chromium: apt-get install chromium chromium-driver (Debian's; .ci/run installs them)")
     webdriver = pytest.importorskip("selenium.webdriver", reason="Selenium is not installed (the kit's `dev` extra)")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'chromium'}"):
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
         options.add_argument(flag)
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
-    try:
-        yield driver
-    finally:
-        driver.quit()
+    if console_log:
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
 
 
 def test_kit_lab_runs_notebook_00s_first_cell_in_a_real_browser(lab_server, browser):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_lab_browser import CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS
+from tests.test_lab_browser import headless_chromium
 
 pytestmark = pytest.mark.one_backend
 
@@ -43,15 +43,7 @@ def site(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    if not (CHROMIUM and CHROMEDRIVER):
-        pytest.skip("no Chromium: apt-get install chromium chromium-driver (Debian's; .ci/run installs them)")
-    webdriver = pytest.importorskip("selenium.webdriver", reason="Selenium is not installed (the kit's `dev` extra)")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path_factory.mktemp('chromium')}"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=CHROMEDRIVER))
+    driver = headless_chromium(tmp_path_factory.mktemp("chromium"), console_log=True)
     try:
         yield driver
     finally:
