@@ -11,6 +11,11 @@ import warnings as _warnings
 
 # keras-hub's loaders import tqdm.auto, which warns (with this machine's paths) in a Jupyter kernel without ipywidgets
 _warnings.filterwarnings("ignore", message="IProgress not found")
+# a BERT backbone's [CLS] pooler ("pooled_dense") gets no gradient when a head reads the token states instead (the
+# kit's mean-pooling, tagging and matching heads); Keras warns about it on every fit. Only that layer's warning goes.
+_warnings.filterwarnings(
+    "ignore", message=r"Gradients do not exist for variables \['pooled_dense/kernel', 'pooled_dense/bias'\]"
+)
 
 _BACKENDS = ("jax", "tensorflow", "torch")
 _backend = _os.environ.get("KERAS_BACKEND")

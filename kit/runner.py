@@ -27,6 +27,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -375,8 +376,40 @@ def _run_with_kernel(path: Path, out: Path, timeout: int, start: float) -> Path:
             raise
         finally:
             dest = out / path.name
-            nbformat.write(nb, dest)
+            nbformat.write(merge_streams(nb), dest)
     return dest
+
+
+_OVERWRITTEN = re.compile(r"[^\n]*\r(?=[^\n])")  # a line's text before a carriage return that rewrites it
+
+
+def merge_streams(nb):
+    r"""One output per run of consecutive stream writes of a cell, with what a carriage return overwrote removed.
+
+    A progress bar rewrites its line with ``\r`` hundreds of times; a terminal or JupyterLab shows the last state, a
+    saved notebook would keep them all. This keeps what a person saw (as nbconvert's ``CoalesceStreamsPreprocessor``).
+
+    >>> import nbformat
+    >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
+    >>> writes = ("a\n", "1/2\r", "2/2\n")                # a line, then a progress bar's two states
+    >>> nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text=t) for t in writes]
+    >>> merge_streams(nb).cells[0].outputs[0].text
+    'a\n2/2\n'
+    """
+    for cell in nb.cells:
+        merged = []
+        for output in cell.get("outputs", []):
+            last = merged[-1] if merged else None
+            if output.output_type == "stream" and last and last.output_type == "stream" and last.name == output.name:
+                last.text += output.text
+            else:
+                merged.append(output)
+        for output in merged:
+            if output.output_type == "stream":
+                output.text = _OVERWRITTEN.sub("", output.text)
+        if cell.cell_type == "code":
+            cell.outputs = merged
+    return nb
 
 
 def _show_kernel_log(log: Path, lines: int = 15) -> None:

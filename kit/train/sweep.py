@@ -5,9 +5,10 @@ optimizer ``steps`` it plans), one function that trains and scores one run,
 and this runner. It prints the plan (runs, optimizer steps, how many are
 already done) before the first run; after each run it appends that run's
 metrics to the CSV (long format: the run's keys, then ``metric, value``) and
-prints a progress line with an ETA: the finished runs' seconds fitted as a fixed
+updates one progress line in place (a tqdm bar) with an ETA: the finished runs' seconds fitted as a fixed
 cost per run (building, compiling, evaluating) plus a cost per optimizer step, applied
-to the runs still to come. Rerun the cell after an interruption and the runs already in
+to the runs still to come. The line of every finished run (its keys, its first metrics) goes to ``sweep.log``
+beside the CSV (or to ``log``, when one is given). Rerun the cell after an interruption and the runs already in
 the CSV are skipped. Rows carry a fingerprint of the settings that are not
 keys (the scale's sizes), so results of another configuration in the same
 folder are never mixed in.
@@ -29,10 +30,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 
 def fingerprint(config) -> str:
@@ -85,7 +88,9 @@ class Sweep:
         keys: the settings that name a run (e.g. ``("model", "seed")``).
         config: the settings that are not keys (the scale's sizes); their fingerprint marks every row, so
             another configuration's rows in the same file are never mixed in.
-        log: where the plan and progress lines go (``print``; ``lambda *a: None`` for silence).
+        log: where the plan and progress lines go: ``print`` (the default) prints the plan, keeps one progress bar
+            updating in place and writes each finished run's line to ``sweep.log`` beside the CSV; any other
+            callable gets the plan line and every run's line; ``lambda *a: None`` for silence.
         group: a key whose runs differ in cost per step (e.g. ``"model"``): the ETA fits each group alone.
 
     Raises:
@@ -160,16 +165,33 @@ class Sweep:
             f"plan: {len(plan)} runs, {len(plan) - len(todo)} already in {self.path.name}, {len(todo)} to run "
             f"({steps:,} optimizer steps){ahead}; results are appended to {_shown(self.path)} as runs finish"
         )
-        start = time.perf_counter()
-        for i, run in enumerate(todo, 1):
-            t = time.perf_counter()
-            yield run
-            self.timed(run, time.perf_counter() - t)
-            eta = self._eta_of(todo[i:])
-            self.log(
-                f"[{i}/{len(todo)} | {format_seconds(time.perf_counter() - start)} | "
-                f"ETA {format_seconds(eta)}] " + ", ".join(f"{k}={run[k]}" for k in self.keys) + self._last
-            )
+        start, bar = time.perf_counter(), self._bar(len(todo))
+        try:
+            for i, run in enumerate(todo, 1):
+                t = time.perf_counter()
+                yield run
+                self.timed(run, time.perf_counter() - t)
+                eta = format_seconds(self._eta_of(todo[i:]))
+                line = ", ".join(f"{k}={run[k]}" for k in self.keys) + self._last
+                if bar is None:
+                    self.log(f"[{i}/{len(todo)} | {format_seconds(time.perf_counter() - start)} | ETA {eta}] {line}")
+                else:
+                    with open(self.path.parent / "sweep.log", "a", encoding="utf-8") as f:
+                        f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} [{i}/{len(todo)}] {line}\n")
+                    bar.set_postfix_str(f"ETA {eta} | last: {line}", refresh=False)
+                    bar.update(1)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def _bar(self, total: int):
+        """The progress bar that updates in place when the sweep prints (``log=print``), else None."""
+        if self.log is not print or not total:
+            return None
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        return tqdm(
+            total=total, unit="run", file=sys.stdout, bar_format="{n_fmt}/{total_fmt} runs, {elapsed} | {postfix}"
+        )
 
     def timed(self, run, seconds: float) -> None:
         """Count ``run`` as having taken ``seconds`` for the ETA (a run made by hand, outside :meth:`pending`).

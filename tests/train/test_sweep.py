@@ -61,6 +61,19 @@ def test_progress_lines_carry_an_eta(tmp_path):
     assert "ETA" not in log[0]  # nothing timed yet: no estimate before the first run
 
 
+def test_printing_keeps_one_line_updating_and_logs_every_run(tmp_path, capsys):
+    sweep = Sweep(tmp_path / "r.csv", keys=("model", "size", "seed"))  # log=print: what a notebook cell shows
+    for run in sweep.pending(PLAN[:3]):
+        sweep.record(run, {"accuracy": 0.25})
+    out = capsys.readouterr().out
+    lines = out.strip("\n").split("\n")
+    assert len(lines) == 2 and lines[0].startswith("plan: 3 runs"), out  # the plan, then one line
+    final = lines[1].split("\r")[-1]  # the bar rewrites itself with carriage returns
+    assert final.startswith("3/3 runs") and "ETA 0s" in final and "seed=0: accuracy 0.250" in final, final
+    logged = (tmp_path / "sweep.log").read_text().splitlines()
+    assert len(logged) == 3 and "[3/3] model=lstm, size=300, seed=0: accuracy 0.250" in logged[-1]
+
+
 def test_a_run_by_hand_gives_the_plan_an_eta_up_front(tmp_path):
     """One run made before the sweep (a notebook's 'one run by hand') times the rest before the long cell starts."""
     log = []
