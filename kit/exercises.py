@@ -1,9 +1,16 @@
-"""The notebooks' exercises and their worked solutions: find them, run them.
+"""The notebooks' exercises, their starter cells and their worked solutions: find them, run them.
 
-Every notebook ends with its exercises, one markdown cell each: ``**Exercise N.** ...`` and, collapsed under it, a
-``<details>`` block with the solution's code (one ```` ```python ```` block) and what it shows. A solution is written
-against the kit, not the notebook's variables: it runs on its own, in a fresh namespace, so CI can execute it at smoke
-scale (``kit test`` runs ``python -m kit.exercises`` as its own job) and it breaks loudly when the kit changes.
+Every notebook ends with its exercises, each asked before it is answered (docs/teaching.md):
+
+1. a markdown cell ``**Exercise N.** ...``: the question (what to change, what to look at, what to predict);
+2. a code cell tagged ``exercise-starter`` (first line ``# Exercise N · your turn``): a scaffold that runs as is and
+   marks where the learner writes (``# YOUR CODE``);
+3. a markdown cell holding, collapsed, a ``<details>`` block with the solution's code (one ```` ```python ```` block)
+   and what it shows.
+
+A solution is written against the kit, not the notebook's variables: it runs on its own, in a fresh namespace, so CI can
+execute it at smoke scale (``kit test`` runs ``python -m kit.exercises`` as its own job) and it breaks loudly when the
+kit changes. (An older layout, the ``<details>`` block in the question's own cell and no starter, still parses.)
 
 >>> import pathlib
 >>> root = pathlib.Path(__file__).resolve().parent.parent
@@ -30,6 +37,8 @@ from .runner import find_notebook, notebooks_dir  # a notebook by its number, as
 _EXERCISE = re.compile(r"\*\*Exercise (\d+)\.\*\*")
 _DETAILS = re.compile(r"<details>(.*?)</details>", re.S)
 _CODE = re.compile(r"```python\n(.*?)```", re.S)
+#: The tag of an exercise's starter cell.
+STARTER = "exercise-starter"
 
 
 @dataclass
@@ -41,12 +50,14 @@ class Solution:
         number: the exercise's number (``**Exercise N.**``).
         question: the exercise's text, up to its ``<details>`` block.
         code: the solution's python block, run on its own.
+        starter: the source of its starter cell (tagged ``exercise-starter``), or None where it has none.
     """
 
     notebook: str
     number: int
     question: str
     code: str
+    starter: str | None = None
 
     @property
     def label(self) -> str:
@@ -69,25 +80,38 @@ def solutions(notebook) -> list[Solution]:
     """
     path = Path(notebook)
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    found = []
+    return [_solution(path, number, part) for number, part in _exercise_parts(cells)]
+
+
+def _exercise_parts(cells) -> list[tuple[int, list]]:
+    """Each exercise's number and its cells: from its ``**Exercise N.**`` to the next one (a cell may hold several)."""
+    parts: list[tuple[int, list]] = []
     for cell in cells:
-        if cell["cell_type"] != "markdown":
-            continue
         text = "".join(cell["source"])
-        heads = list(_EXERCISE.finditer(text))
+        heads = list(_EXERCISE.finditer(text)) if cell["cell_type"] == "markdown" else []
         for i, head in enumerate(heads):
-            part = text[head.start() : heads[i + 1].start() if i + 1 < len(heads) else len(text)]
-            details = _DETAILS.search(part)
-            code = _CODE.findall(details.group(1)) if details else []
-            number = int(head.group(1))
-            if len(code) != 1:
-                raise ValueError(
-                    f"{path.name}, exercise {number}: expected one <details> block with one ```python "
-                    f"block (its solution), found {len(code)}."
-                )
-            question = part[head.end() : details.start()].strip()
-            found.append(Solution(path.stem, number, question, code[0]))
-    return found
+            piece = text[head.start() : heads[i + 1].start() if i + 1 < len(heads) else len(text)]
+            parts.append((int(head.group(1)), [{**cell, "source": piece}]))
+        if not heads and parts and not text.lstrip().startswith("#" * 2):  # a "## ..." heading ends the exercises
+            parts[-1][1].append(cell)
+    return parts
+
+
+def _solution(path: Path, number: int, part: list) -> Solution:
+    """The :class:`Solution` of one exercise from its cells (question, starter, solution)."""
+    markdown = "\n\n".join("".join(c["source"]) for c in part if c["cell_type"] == "markdown")
+    blocks = _DETAILS.findall(markdown)
+    code = _CODE.findall(blocks[0]) if len(blocks) == 1 else []
+    if len(code) != 1:
+        raise ValueError(
+            f"{path.name}, exercise {number}: expected one <details> block with one ```python "
+            f"block (its solution), found {len(blocks)} block(s) and {len(code)} python block(s)."
+        )
+    head = "".join(part[0]["source"])
+    question = _EXERCISE.sub("", head.split("<details>")[0], count=1).strip()
+    starters = [c for c in part if c["cell_type"] == "code" and STARTER in c.get("metadata", {}).get("tags", [])]
+    starter = "".join(starters[0]["source"]) if starters else None
+    return Solution(path.stem, number, question, code[0], starter)
 
 
 def run(solution: Solution) -> float:

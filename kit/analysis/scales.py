@@ -1,0 +1,138 @@
+"""This run beside the committed medium-scale run: one figure per notebook, and what medium has not reached yet.
+
+The medium runs live in ``benchmarks/medium_gpu/<NN>_results.csv`` (long format, as a sweep writes them; how and on
+which GPU they were made: that folder's README). :func:`plot_scales` puts a notebook's settings on rows and each
+scale's mean ± standard error over seeds on them, the seeds in brackets, and writes "not run at medium" where the
+medium file has no run of a setting (and "not run at smoke" for medium's own), so a learner sees which findings were
+checked at which scale.
+
+>>> import pandas as pd
+>>> smoke = pd.DataFrame({"model": ["a", "a", "b", "b"], "seed": [0, 1, 0, 1], "metric": "acc",
+...                       "value": [0.5, 0.7, 0.75, 0.95]})
+>>> table = scale_table(smoke, smoke[smoke.model == "a"], keys=["model"], metric="acc")
+>>> table[["setting", "smoke_mean", "smoke_seeds", "medium_seeds"]].values.tolist()
+[['a', 0.6, 2, 2], ['b', 0.85, 2, 0]]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .spread import summarize
+
+#: Where the committed medium-scale results are, from the repository's root.
+MEDIUM_DIR = Path("benchmarks") / "medium_gpu"
+#: The marker and colour of each scale in :func:`plot_scales`.
+STYLE = {"smoke": ("o", "tab:blue"), "medium": ("s", "tab:orange")}
+
+
+def medium_results(notebook: str, root: Path | None = None):
+    """The committed medium-scale results of a notebook (``"01"`` or ``"01_pretrain_or_not"``), or None.
+
+    Args:
+        notebook: the notebook's number or name (its first two characters pick the file).
+        root: the repository's root (default: the clone this kit runs from).
+
+    Returns:
+        ``benchmarks/medium_gpu/<NN>_results.csv`` as a DataFrame, or None where there is none (an installed kit
+        without the repository, or a notebook never run at medium).
+    """
+    import pandas as pd
+
+    path = (root or Path(__file__).resolve().parents[2]) / MEDIUM_DIR / f"{str(notebook)[:2]}_results.csv"
+    return pd.read_csv(path) if path.exists() else None
+
+
+def _summary(long, keys: list[str], metric: str):
+    """Per setting (``keys``): mean, standard error and seeds of ``metric`` in a long results frame."""
+    rows = long[long["metric"] == metric] if long is not None else None
+    if rows is None or rows.empty:
+        return None
+    rows = rows.assign(value=rows["value"].astype(float))
+    return summarize(rows, [k for k in keys])
+
+
+def _by_setting(summary) -> dict:
+    """``{setting text: summary row}``; the setting's keys joined by " | "."""
+    if summary is None:
+        return {}
+    return {" | ".join(map(str, k if isinstance(k, tuple) else (k,))): row for k, row in summary.iterrows()}
+
+
+def scale_table(smoke, medium, keys, metric: str):
+    """One row per setting of either scale: its mean, standard error and seeds at both (0 seeds: not run there).
+
+    Settings match by their keys' values as text: where a scale names a setting differently (``LSTM-2-64`` at smoke,
+    ``LSTM-2-256`` at medium), rename it in one frame first.
+
+    Args:
+        smoke: this run's long results (``results.csv``: the keys, ``seed``, ``metric``, ``value``).
+        medium: the medium run's, or None.
+        keys: the columns that name a setting (not the seed).
+        metric: the metric to show.
+
+    Returns:
+        A DataFrame with ``setting`` (the keys joined by " | "), ``smoke_mean``, ``smoke_se``, ``smoke_seeds``,
+        ``medium_mean``, ``medium_se``, ``medium_seeds``: this run's settings in its order, then medium's others.
+
+    Raises:
+        ValueError: this run's results have no ``metric``.
+    """
+    import pandas as pd
+
+    small = _by_setting(_summary(smoke, list(keys), metric))
+    if not small:
+        raise ValueError(f"this run's results have no metric {metric!r}")
+    large = _by_setting(_summary(medium, list(keys), metric))
+    rows = []
+    for setting in [*small, *(k for k in large if k not in small)]:
+        row = {"setting": setting}
+        for name, found in (("smoke", small.get(setting)), ("medium", large.get(setting))):
+            row[f"{name}_mean"] = found["mean"] if found is not None else np.nan
+            row[f"{name}_se"] = found["se"] if found is not None else np.nan
+            row[f"{name}_seeds"] = int(found["seeds"]) if found is not None else 0
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def plot_scales(table, *, metric_label: str, scale: float = 100.0, guess=None, title: str = "", ax=None):
+    """Draw :func:`scale_table`'s rows: each scale's mean ± SE over seeds, "not run at <scale>" where it has none.
+
+    Args:
+        table: :func:`scale_table`'s frame.
+        metric_label: the x axis' label (with its unit).
+        scale: multiplies the values (100: accuracy in points).
+        guess: the constant guess, a number or ``{"smoke": x, "medium": y}`` (a dashed line per scale), or None.
+        title: the figure's title (say where the medium run comes from: its device, seeds, runs reached).
+        ax: the axes to draw on (default: a new figure sized to the rows).
+
+    Returns:
+        The axes.
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(8, 0.45 * len(table) + 1.6))
+    y = np.arange(len(table))[::-1]
+    for name, offset in (("smoke", 0.12), ("medium", -0.12)):
+        marker, color = STYLE[name]
+        mean, se = table[f"{name}_mean"] * scale, table[f"{name}_se"].fillna(0) * scale
+        ax.errorbar(mean, y + offset, xerr=se, fmt=marker, color=color, capsize=3, label=f"{name} (mean ± SE)")
+        for yi, m, e, n in zip(y + offset, mean, se, table[f"{name}_seeds"]):
+            if n:
+                ax.annotate(f"{n} seed{'s' if n > 1 else ''}", (m + e, yi), xytext=(5, 0), textcoords="offset points",
+                            va="center", fontsize=7, color=color)  # fmt: skip
+            else:  # at the left edge, off the data
+                ax.text(0.005, yi, f"not run at {name}", transform=ax.get_yaxis_transform(), fontsize=7, color=color,
+                        va="center")  # fmt: skip
+    guesses = guess if isinstance(guess, dict) else ({"smoke": guess} if guess is not None else {})
+    for name, value in guesses.items():
+        if value is not None:
+            ax.axvline(value * scale, ls="--", lw=1, color=STYLE[name][1], label=f"constant guess ({name})")
+    ax.set_yticks(y, table["setting"])
+    ax.set_xlabel(metric_label)
+    ax.set_title(title, fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)  # beside the axes, off the data
+    return ax
