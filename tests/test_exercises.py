@@ -55,6 +55,45 @@ def test_every_exercise_has_a_solution_that_stands_on_its_own(notebook):
             assert not used or name in assigned, f"{s.label} reads the notebook's {name!r}"
 
 
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_exercise_asks_first_with_a_starter_cell_that_runs(notebook):
+    for s in exercises.solutions(notebook):
+        assert "?" in s.question, f"{s.label}: the question asks nothing"
+        assert s.starter, f"{s.label}: no starter cell (a code cell tagged {exercises.STARTER!r} after the question)"
+        assert s.starter.startswith(f"# Exercise {s.number} · your turn"), f"{s.label}: starter's first line"
+        assert "YOUR CODE" in s.starter, f"{s.label}: the starter does not mark where the learner writes"
+        tree = ast.parse(s.starter)
+        imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        assert imports and isinstance(imports[0], ast.Import) and imports[0].names[0].name == "kit", s.label
+        exec(compile(s.starter, f"<{s.label} starter>", "exec"), {"__name__": "__main__"})  # runs as is
+
+
+def test_the_ask_first_layout_question_starter_solution(tmp_path):
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": "## Exercises"},
+        {"cell_type": "markdown", "metadata": {}, "source": "**Exercise 1.** What moves?"},
+        {
+            "cell_type": "code",
+            "metadata": {"tags": [exercises.STARTER]},
+            "outputs": [],
+            "source": "# Exercise 1 · your turn\nimport kit\n# YOUR CODE",
+        },
+        {"cell_type": "markdown", "metadata": {}, "source": _exercise(0, "import kit\nx = 1").split("?", 1)[1]},
+        {"cell_type": "markdown", "metadata": {}, "source": "**Exercise 2.** And now?"},
+        {"cell_type": "markdown", "metadata": {}, "source": "<details>\n\n```python\nimport kit\n```\n</details>"},
+    ]
+    path = tmp_path / "99_x.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    one, two = exercises.solutions(path)
+    assert (one.number, one.question, one.code.strip(), one.starter) == (
+        1,
+        "What moves?",
+        "import kit\nx = 1",
+        "# Exercise 1 · your turn\nimport kit\n# YOUR CODE",
+    )
+    assert (two.number, two.question, two.starter) == (2, "And now?", None)
+
+
 def test_a_missing_solution_is_an_error(tmp_path):
     nb = _notebook(tmp_path / "99_x.ipynb", _exercise(1, "import kit"), _exercise(2, None))
     with pytest.raises(ValueError, match="exercise 2: expected one <details> block"):

@@ -1,10 +1,11 @@
-"""Analysis tools: the constant guess, inference timing, training FLOPs, attention heads, seeds, spread, verdicts."""
+"""Analysis tools: constant guess, timing, FLOPs, attention heads, spread, verdicts, this run beside medium."""
 
 from ..metrics.tagging_scores import entity_f1, entity_scores, get_entities, token_accuracy
 from .attention import attention_maps, classify_heads, head_statistics, plot_heads, special_token_ids
 from .baselines import constant_guess, majority_label, record_constant_guesses
 from .bootstrap import Bootstrap, paired_bootstrap
 from .flops import format_flops, training_flops, training_tokens
+from .scales import medium_results, plot_scales, scale_table
 from .spread import Difference, difference, format_mean_se, paired_difference, summarize, welch
 from .timing import time_inference
 from .verdicts import Comparison, compare_arms, holm, show_verdicts, verdict, verdict_table, verdict_text
@@ -32,6 +33,9 @@ __all__ = [
     "verdict_text",
     "format_mean_se",
     "summarize",
+    "medium_results",
+    "plot_scales",
+    "scale_table",
     "attention_maps",
     "classify_heads",
     "format_flops",

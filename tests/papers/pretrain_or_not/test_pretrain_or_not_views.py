@@ -1,0 +1,140 @@
+"""Notebook 01's "how it works" cells (issue 29): each runs on its own and its check catches a change of the kit.
+
+The views compute the BiLSTM classifier and the projected pretrained token table by hand and assert them equal to
+``kit.models.build_lstm_classifier`` and ``kit.models.PretrainedTokenEmbedding``; each test below perturbs the kit
+where it looks the name up and shows that the view's check fails.
+"""
+
+import json
+from pathlib import Path
+
+import keras
+import numpy as np
+import pytest
+
+import kit
+from kit.models import bilstm, lstm_classifier
+from kit.models.heads import classifier
+from tests import views
+
+NOTEBOOK = Path(__file__).resolve().parents[3] / "notebooks" / "01_pretrain_or_not.ipynb"
+TITLES = [views.title(c) for c in views.tagged_cells(NOTEBOOK)]
+MISMATCH = "Not equal to tolerance|Arrays are not equal"  # what numpy.testing says when a check fails
+
+
+def test_the_notebook_has_two_views_and_two_pictures():
+    assert sum(t.startswith("View:") for t in TITLES) == 2
+    assert sum(t.startswith("Picture:") for t in TITLES) == 2
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_every_tagged_cell_runs_and_its_check_passes(title):
+    source = views.view(NOTEBOOK, title)
+    assert source.lstrip().splitlines()[1].strip() == "import kit", "a tagged cell imports kit first"
+    views.run(source, title)
+
+
+def test_each_view_follows_its_formula():
+    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    starts = [i for i, c in enumerate(cells) if "".join(c["source"]).startswith("# View:")]
+    assert len(starts) == 2
+    for i in starts:
+        before = cells[max(0, i - 3) : i]
+        assert any(c["cell_type"] == "markdown" and "$$" in "".join(c["source"]) for c in before), i
+
+
+# -- the LSTM cell and the BiLSTM classifier -------------------------------------------------------------------------
+def _lstm_view():
+    return views.view(NOTEBOOK, "LSTM cell")
+
+
+def _wrap_encoder(monkeypatch, change):
+    """Let ``BiLSTMEncoder.call`` return ``change(self, pooled)`` instead of its pooled states."""
+    call = bilstm.BiLSTMEncoder.call
+
+    def perturbed(self, x, mask=None, training=None):
+        return change(self, call(self, x, mask=mask, training=training))
+
+    monkeypatch.setattr(bilstm.BiLSTMEncoder, "call", perturbed)
+
+
+def test_lstm_view_catches_mean_pooling_instead_of_max(monkeypatch):
+    monkeypatch.setattr(bilstm, "masked_max", bilstm.masked_mean)  # where BiLSTMEncoder.call looks it up
+    with pytest.raises(AssertionError, match=MISMATCH):
+        views.run(_lstm_view())
+
+
+def test_lstm_view_catches_a_dropped_backward_direction(monkeypatch):
+    def forward_only(self, pooled):
+        keep = np.concatenate([np.ones(self.cells), np.zeros(self.cells)]).astype("float32")
+        return pooled * keras.ops.convert_to_tensor(keep)
+
+    _wrap_encoder(monkeypatch, forward_only)
+    with pytest.raises(AssertionError, match=MISMATCH):
+        views.run(_lstm_view())
+
+
+def test_lstm_view_catches_swapped_directions(monkeypatch):
+    def swapped(self, pooled):
+        return keras.ops.concatenate([pooled[:, self.cells :], pooled[:, : self.cells]], axis=-1)
+
+    _wrap_encoder(monkeypatch, swapped)
+    with pytest.raises(AssertionError, match=MISMATCH):
+        views.run(_lstm_view())
+
+
+def test_lstm_view_catches_a_shifted_head(monkeypatch):
+    call = classifier.ClassifierHead.call
+    monkeypatch.setattr(classifier.ClassifierHead, "call", lambda self, x, training=None: call(self, x) + 0.01)
+    with pytest.raises(AssertionError, match=MISMATCH):
+        views.run(_lstm_view())
+
+
+def test_the_lstm_view_checks_the_kit_and_not_itself():
+    """The unperturbed view passes, and it reads the kit's weights (the check is against ``model(ids)``)."""
+    source = _lstm_view()
+    assert "kit.models.build_lstm_classifier" in source and "model(ids)" in source
+    names = views.run(source)
+    assert names["logits"].shape == (2,)
+
+
+# -- the projected pretrained token table ----------------------------------------------------------------------------
+def _table_view():
+    return views.view(NOTEBOOK, "projected pretrained token table")
+
+
+def test_table_view_catches_a_dropped_projection_bias(monkeypatch):
+    call = lstm_classifier.PretrainedTokenEmbedding.call
+    monkeypatch.setattr(
+        lstm_classifier.PretrainedTokenEmbedding,
+        "call",
+        lambda self, token_ids: call(self, token_ids) - self.projection.bias,
+    )
+    with pytest.raises(AssertionError, match=MISMATCH):
+        views.run(_table_view())
+
+
+def test_table_view_catches_an_off_by_one_lookup(monkeypatch):
+    def shifted(self, token_ids):
+        ids = keras.ops.minimum(keras.ops.convert_to_tensor(token_ids) + 1, self.vocabulary_size - 1)
+        return self.projection(self.table(ids))
+
+    monkeypatch.setattr(lstm_classifier.PretrainedTokenEmbedding, "call", shifted)
+    with pytest.raises(AssertionError, match=MISMATCH):
+        views.run(_table_view())
+
+
+def test_table_view_catches_padding_left_unmasked(monkeypatch):
+    monkeypatch.setattr(
+        lstm_classifier.PretrainedTokenEmbedding,
+        "compute_mask",
+        lambda self, token_ids, mask=None: keras.ops.ones(keras.ops.shape(token_ids), dtype="bool"),
+    )
+    with pytest.raises(AssertionError, match=MISMATCH):
+        views.run(_table_view())
+
+
+def test_the_table_view_uses_the_kit_layer():
+    assert kit.models.PretrainedTokenEmbedding is lstm_classifier.PretrainedTokenEmbedding
+    names = views.run(_table_view())
+    assert names["view"].shape == (3, 3)

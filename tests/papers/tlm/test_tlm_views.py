@@ -1,0 +1,147 @@
+"""Notebook 02's "how it works" cells (issue 29): each runs, and each view's check fails when the kit changes.
+
+Every view computes a method by hand and asserts that the kit computes the same; these tests perturb the kit's
+implementation (a constant, a swapped term, a changed default) where the kit looks it up and show that the notebook's
+check catches it.
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kit.retrieval import bm25, external, keywords
+from kit.text.masking import MLMMasker
+from kit.train.tlm_training import TLMBatches
+from tests import views
+
+NOTEBOOK = Path(__file__).resolve().parents[3] / "notebooks" / "02_tlm.ipynb"
+VIEWS = ("query by hand", "BM25 by hand", "MLM masking by hand", "joint loss")
+
+
+@pytest.mark.parametrize("cell", views.tagged_cells(NOTEBOOK), ids=views.title)
+def test_every_tagged_cell_runs(cell):
+    views.run("".join(cell["source"]), views.title(cell))
+
+
+def test_the_four_views_and_their_pictures_are_there():
+    titles = [views.title(c) for c in views.tagged_cells(NOTEBOOK)]
+    assert sum(t.startswith("View:") for t in titles) == 4
+    assert sum(t.startswith("Picture:") for t in titles) == 4
+    for word in VIEWS:
+        assert views.view(NOTEBOOK, word).startswith("# View:")
+
+
+@pytest.mark.parametrize("word", VIEWS)
+def test_each_view_follows_its_formula(word):
+    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    source = views.view(NOTEBOOK, word)
+    at = next(i for i, c in enumerate(cells) if "".join(c["source"]) == source)
+    before = cells[max(0, at - 3) : at]
+    assert any(c["cell_type"] == "markdown" and "$$" in "".join(c["source"]) for c in before)
+
+
+def _fails(word):
+    with pytest.raises(AssertionError):
+        views.run(views.view(NOTEBOOK, word))
+
+
+# -- queries (RAKE) ------------------------------------------------------------------------------------------------
+
+
+def test_query_view_catches_a_changed_word_limit(monkeypatch):
+    monkeypatch.setattr(external.make_queries, "__defaults__", (100, 10))  # the text is no longer "long"
+    _fails("query by hand")
+
+
+def test_query_view_catches_a_changed_stopword_list(monkeypatch):
+    stop = keywords.english_stopwords()
+    monkeypatch.setattr(keywords, "english_stopwords", lambda: frozenset(stop - {"the", "and"}))
+    _fails("query by hand")
+
+
+def test_query_view_catches_a_changed_ranking(monkeypatch):
+    rake = keywords.rake_keywords
+    monkeypatch.setattr(external, "rake_keywords", lambda text, n=10, max_words=4: rake(text, n, max_words)[::-1])
+    _fails("query by hand")
+
+
+# -- BM25 ---------------------------------------------------------------------------------------------------------
+
+
+def test_bm25_view_catches_okapis_term_weight(monkeypatch):
+    weights = bm25._weights
+    monkeypatch.setattr(bm25, "_weights", lambda method, *a: weights("okapi" if method == "lucene" else method, *a))
+    _fails("BM25 by hand")
+
+
+def test_bm25_view_catches_an_idf_without_the_one(monkeypatch):
+    monkeypatch.setattr(bm25, "_idf", lambda method, df, n, eps: np.log((n - df + 0.5) / (df + 0.5)))
+    _fails("BM25 by hand")
+
+
+def test_bm25_view_catches_a_length_norm_with_b_swapped(monkeypatch):
+    weights = bm25._weights
+    monkeypatch.setattr(
+        bm25, "_weights", lambda m, tf, dl, avgdl, idf, k1, b, d: weights(m, tf, dl, avgdl, idf, k1, 1 - b, d)
+    )
+    _fails("BM25 by hand")
+
+
+# -- MLM masking --------------------------------------------------------------------------------------------------
+
+
+def _patched_init(monkeypatch, **changes):
+    init = MLMMasker.__init__
+
+    def wrong(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        for name, value in changes.items():
+            setattr(self, name, value)
+
+    monkeypatch.setattr(MLMMasker, "__init__", wrong)
+
+
+def test_mlm_view_catches_a_changed_default_mask_rate(monkeypatch):
+    init = MLMMasker.__init__
+    monkeypatch.setattr(MLMMasker, "__init__", lambda self, *a, **k: init(self, *a, **{"mask_rate": 0.25, **k}))
+    _fails("MLM masking by hand")
+
+
+def test_mlm_view_catches_masking_every_target(monkeypatch):
+    _patched_init(monkeypatch, mask_token_rate=1.0, random_token_rate=0.0)  # no random tokens, none kept
+    _fails("MLM masking by hand")
+
+
+def test_mlm_view_catches_another_mask_token(monkeypatch):
+    _patched_init(monkeypatch, mask_token_id=5)
+    _fails("MLM masking by hand")
+
+
+# -- the joint loss -----------------------------------------------------------------------------------------------
+
+
+def test_joint_view_catches_the_unnormalised_internal_loss(monkeypatch):
+    init = TLMBatches.__init__
+    monkeypatch.setattr(
+        TLMBatches, "__init__", lambda self, *a, **k: init(self, *a, **{**k, "normalize_internal": False})
+    )
+    _fails("joint loss")
+
+
+def test_joint_view_catches_a_shifted_stream(monkeypatch):
+    kind = TLMBatches.kind
+    monkeypatch.setattr(TLMBatches, "kind", lambda self, i: kind(self, i + 1))
+    _fails("joint loss")
+
+
+def test_joint_view_catches_swapped_internal_weights(monkeypatch):
+    init = TLMBatches.__init__
+
+    def wrong(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.internal_weights = self.internal_weights[::-1]  # the task gets rho2 / (rho2 + 1)
+
+    monkeypatch.setattr(TLMBatches, "__init__", wrong)
+    _fails("joint loss")
