@@ -1,0 +1,68 @@
+"""Every notebook teaches its methods in "how it works" sections of the same shape (tests/views.py, docs/teaching.md).
+
+Each paper's own test file (``tests/papers/<paper>/test_<paper>_views.py``, ``tests/test_start_here_views.py``) runs
+its notebook's views under every backend and perturbs the kit to show each check can fail; this file checks the shape
+they share, without Keras.
+"""
+
+import json
+
+import pytest
+
+from tests import views
+from tests.helpers import ROOT
+
+pytestmark = pytest.mark.one_backend
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("0[0-4]_*.ipynb"))
+#: Most lines of code a runnable view may have, blank and comment lines aside (~20 for the method, its prints and check).
+MAX_VIEW_LINES = 30
+
+
+def _sections(notebook):
+    """``(index, cell)`` of every cell, and the indices of the tagged ones."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    tagged = [i for i, c in enumerate(cells) if views.TAG in c.get("metadata", {}).get("tags", [])]
+    return cells, tagged
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_notebook_teaches_with_formulas_pictures_and_checked_views(notebook):
+    cells, tagged = _sections(notebook)
+    titles = [views.title(cells[i]) for i in tagged]
+    assert sum(t.startswith("View:") for t in titles) >= 2, f"{notebook.name}: views {titles}"
+    assert any(t.startswith("Picture:") for t in titles), f"{notebook.name}: no picture among {titles}"
+    for i in tagged:
+        source, name = "".join(cells[i]["source"]), views.title(cells[i])
+        assert cells[i]["cell_type"] == "code" and name.startswith(("View:", "Picture:")), name
+        code = [ln for ln in source.splitlines() if not ln.startswith("# NBVAL")]
+        first = next(ln for ln in code if ln.startswith(("import", "from")))
+        assert first.startswith("import kit"), f"{name}: `import kit` first (it keeps TensorFlow out under jax/torch)"
+        if name.startswith("View:"):
+            statements = [ln for ln in code if ln.strip() and not ln.lstrip().startswith("#")]
+            assert len(statements) <= MAX_VIEW_LINES, f"{name}: {len(statements)} lines of code"
+            assert "assert" in source or "np.testing" in source, f"{name}: no check against the kit"
+            before = [c for c in cells[max(0, i - 3) : i] if c["cell_type"] == "markdown"]
+            assert any("$$" in "".join(c["source"]) for c in before), f"{name}: no formula in the 3 cells before it"
+            after = cells[i + 1] if i + 1 < len(cells) else {"cell_type": "code", "source": ""}
+            assert after["cell_type"] == "markdown" and "?" in "".join(after["source"]), f"{name}: no question after"
+        assert cells[i].get("outputs"), f"{name}: not executed (python -m tests.views {notebook.name})"
+
+
+def test_a_view_is_found_by_a_word_of_its_title(tmp_path):
+    cell = {"cell_type": "code", "metadata": {"tags": [views.TAG]}, "outputs": []}
+    nb = {
+        "cells": [
+            {**cell, "source": "# View: BM25 by hand\nimport kit\nx = 1\nassert x == 1"},
+            {**cell, "source": "# NBVAL_IGNORE_OUTPUT\n# Picture: the BM25 curve\nimport kit"},
+            {"cell_type": "code", "metadata": {}, "outputs": [], "source": "# View: not tagged"},
+        ]
+    }
+    path = tmp_path / "99_x.ipynb"
+    path.write_text(json.dumps(nb))
+    assert [views.title(c) for c in views.tagged_cells(path)] == ["View: BM25 by hand", "Picture: the BM25 curve"]
+    assert views.run(views.view(path, "by hand"))["x"] == 1
+    with pytest.raises(LookupError, match="2 tagged cells name 'bm25'"):
+        views.view(path, "bm25")
+    with pytest.raises(AssertionError):
+        views.run("import kit\nassert 1 == 2")
