@@ -111,6 +111,10 @@ def test_every_page_loads_clean_in_a_real_browser(site, browser):
     assert not unlinked, f"pages no other page links to: {sorted(unlinked)}"  # navigation reaches every page
 
 
+#: How many of a page's formulas (``.math``: MyST's ``$$ ... $$`` and ``$...$``) MathJax has not typeset yet.
+UNTYPESET = "return [...document.querySelectorAll('.math')].filter(e => !e.querySelector('mjx-container')).length"
+
+
 def test_formulas_are_typeset(site, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -121,6 +125,11 @@ def test_formulas_are_typeset(site, browser):
     body = browser.find_element(By.TAG_NAME, "body").text
     assert "$$" not in body and "\\frac" not in body
     assert browser.execute_script("return !!window.MathJax && !!MathJax.startup") is True
+    for page in ("00_start_here", "01_pretrain_or_not", "02_tlm", "03_stack_and_finetune", "04_serbertus"):
+        _load(browser, f"{base}/{page}.html")  # each notebook's "how it works" formulas, every one typeset
+        formulas = browser.execute_script("return document.querySelectorAll('div.math').length")
+        assert formulas >= 2, f"{page}: {formulas} display formulas"
+        WebDriverWait(browser, 60).until(lambda d: d.execute_script(UNTYPESET) == 0, f"{page}: formulas left as TeX")
 
 
 def test_search_finds_a_word_of_notebook_03(site, browser):

@@ -5,6 +5,7 @@ its notebook's views under every backend and perturbs the kit to show each check
 they share, without Keras.
 """
 
+import ast
 import json
 
 import pytest
@@ -15,7 +16,7 @@ from tests.helpers import ROOT
 pytestmark = pytest.mark.one_backend
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("0[0-4]_*.ipynb"))
-#: Most lines of code a runnable view may have, blank and comment lines aside (~20 for the method, its prints and check).
+#: Most lines of code a runnable view may have, blank and comment lines aside (~20: the method, its prints, its check).
 MAX_VIEW_LINES = 30
 
 
@@ -66,3 +67,60 @@ def test_a_view_is_found_by_a_word_of_its_title(tmp_path):
         views.view(path, "bm25")
     with pytest.raises(AssertionError):
         views.run("import kit\nassert 1 == 2")
+
+
+def _first_uses(source: str) -> tuple[set, set]:
+    """A cell's names read before it assigns them, and the names it assigns (imports aside: same modules)."""
+    tree = ast.parse("\n".join(ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!"))))
+    events = sorted(
+        (
+            (n.lineno, n.col_offset, isinstance(n.ctx, ast.Store), n.id)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Name)
+        ),
+    )
+    local = {t.id for c in ast.walk(tree) if isinstance(c, ast.comprehension) for t in ast.walk(c.target)
+             if isinstance(t, ast.Name)}  # fmt: skip
+    local |= {a.arg for f in ast.walk(tree) if isinstance(f, (ast.Lambda, ast.FunctionDef)) for a in ast.walk(f.args)
+              if isinstance(a, ast.arg)}  # fmt: skip
+    read, stored = set(), set()
+    for _, _, store, name in events:
+        if name in local:
+            continue
+        if store:
+            stored.add(name)
+        elif name not in stored:
+            read.add(name)
+    return read, stored
+
+
+def clobbered_names(cells) -> list[str]:
+    """``"name (cell i)"`` for each name a notebook cell reads whose latest assignment was a how-it-works cell's.
+
+    A view runs in the notebook's kernel: a name it assigns (``vocab``, ``model``) must not be what a later cell of the
+    notebook reads in place of its own.
+    """
+    last, found = {}, []
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] != "code":
+            continue
+        is_view = views.TAG in cell.get("metadata", {}).get("tags", [])
+        read, stored = _first_uses("".join(cell["source"]))
+        if not is_view:
+            found += [f"{name} (cell {i})" for name in sorted(read) if last.get(name) == "view"]
+        last.update(dict.fromkeys(stored, "view" if is_view else "notebook"))
+    return found
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_view_overwrites_a_name_the_notebook_reads_later(notebook):
+    cells, _ = _sections(notebook)
+    assert not clobbered_names(cells), f"{notebook.name}: names from a how-it-works cell read later"
+
+
+def test_a_clobbered_name_is_found():
+    code = [{"cell_type": "code", "metadata": {}, "source": "vocab = 1"}]
+    view = [{"cell_type": "code", "metadata": {"tags": [views.TAG]}, "source": "import numpy as np\nvocab = 2"}]
+    later = [{"cell_type": "code", "metadata": {}, "source": "print(vocab, np)\nvocab = 3\nprint(vocab)"}]
+    assert clobbered_names(code + view + later) == ["vocab (cell 2)"]
+    assert clobbered_names(code + view + [{**later[0], "source": "vocab = 3\nprint(vocab)"}]) == []
