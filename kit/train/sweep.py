@@ -297,9 +297,8 @@ class Sweep:
         frame = self._frame().drop(columns="config")
         if plan is not None:
             wanted = {self._key(r) for r in plan}
-            frame = frame[
-                [tuple(str(v) for v in row) in wanted for row in frame[list(self.keys)].itertuples(index=False)]
-            ]
+            keep = [tuple(str(v) for v in row) in wanted for row in frame[list(self.keys)].itertuples(index=False)]
+            frame = frame.loc[np.array(keep, dtype=bool)]  # a boolean row mask (an empty list would pick no columns)
         for k in self.keys:
             if frame[k].dtype == object:
                 try:

@@ -109,3 +109,9 @@ def test_recording_a_run_again_replaces_it(tmp_path):
     sweep.record({"model": "timing", "seed": -1}, {"ms": 2.0})
     res = sweep.results()
     assert len(res) == 2 and res.set_index("model").loc["timing", "value"] == 2.0
+
+
+def test_the_results_of_a_plan_before_any_run_are_empty(tmp_path):
+    sweep = Sweep(tmp_path / "r.csv", keys=("model", "size", "seed"), log=lambda *a: None)
+    res = sweep.results(PLAN[:1])  # nothing written yet: no rows, the same columns
+    assert res.empty and list(res.columns) == ["model", "size", "seed", "metric", "value"]

@@ -192,11 +192,37 @@ def _p(p: float) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def figure1(stats, gap: dict, model_specs: dict, train_sizes, data_name: str):
+#: Each model family's colour in the figures (one colour per family at every scale).
+FAMILY_COLORS = {"lstm": "tab:blue", "lstm+pretrained": "tab:green", "transformer": "tab:red"}
+#: What the figures call each family.
+FAMILY_NAMES = {"lstm": "LSTM from scratch", "lstm+pretrained": "LSTM + pretrained table", "transformer": "transformer"}
+
+
+def _size_axis(ax, sizes) -> None:
+    """A log axis of training examples with the sizes used as its only, plain tick labels ("2,250", not 2x10^3)."""
+    sizes = sorted(sizes)
+    ax.set_xscale("log")
+    ax.set_xticks(sizes, [f"{n:,}" for n in sizes])
+    ax.minorticks_off()
+    ax.set_xlim(sizes[0] / 1.5, sizes[-1] * 1.5)
+    ax.set_xlabel("training examples (log scale)")
+
+
+def _model_colors(model_specs: dict) -> dict:
+    """``{model: colour}``: the family's colour; a second model of a family gets the next shade of the palette."""
+    out, seen = {}, {}
+    for name, (kind, *_) in model_specs.items():
+        k = seen[kind] = seen.get(kind, -1) + 1
+        out[name] = FAMILY_COLORS[kind] if k == 0 else f"C{4 + k}"
+    return out
+
+
+def figure1(stats, gap: dict, model_specs: dict, train_sizes, data_name: str, guess: float | None = None):
     """The paper's Figure 1 for this run: accuracy against training examples, and the gap to the transformer.
 
-    Left: test accuracy against training examples per model; right: the gap to the transformer in points. Both on a
-    log scale of examples, with standard-error bars.
+    Left: test accuracy (%) against training examples per model, with the constant guess; right: the transformer's
+    lead over each other model in points, in that model's colour. Both on a log scale of examples whose ticks are
+    the sizes run, with standard-error bars; one legend under both panels, off the data.
 
     Args:
         stats: :func:`accuracy_stats`' table.
@@ -204,35 +230,73 @@ def figure1(stats, gap: dict, model_specs: dict, train_sizes, data_name: str):
         model_specs: ``{name: (kind, n_layers, cells)}``, the models to draw.
         train_sizes: the training sizes of the sweep.
         data_name: the data set's name, in the left panel's title.
+        guess: the constant guess's test accuracy (a dashed line), or None.
 
     Returns:
         The matplotlib figure.
     """
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(1, 2, figsize=(12, 4))
+    fig, ax = plt.subplots(1, 2, figsize=(11, 4.2))
+    colors = _model_colors(model_specs)
     for name in model_specs:
         g = stats.loc[name]
-        ax[0].errorbar(g.index, g["mean"], yerr=g["se"].fillna(0), marker="o", capsize=3, label=name)
+        ax[0].errorbar(g.index, 100 * g["mean"], yerr=100 * g["se"].fillna(0), marker="o", capsize=3, label=name,
+                       color=colors[name])  # fmt: skip
+    if guess is not None:
+        ax[0].axhline(100 * guess, ls="--", lw=1, color="grey", label=f"constant guess ({100 * guess:.1f}%)")
     for name, d in gap.items():
-        ax[1].errorbar(
-            train_sizes,
-            [d[n].value * 100 for n in train_sizes],
-            yerr=[np.nan_to_num(d[n].se) * 100 for n in train_sizes],
-            marker="o",
-            capsize=3,
-            label=name,
-        )
-    ax[0].set(xscale="log", xlabel="training examples", ylabel="test accuracy", title=f"{data_name}: accuracy vs data")
+        ax[1].errorbar(train_sizes, [d[n].value * 100 for n in train_sizes], color=colors[name], marker="o",
+                       yerr=[np.nan_to_num(d[n].se) * 100 for n in train_sizes], capsize=3)  # fmt: skip
     ax[1].axhline(0, color="grey", lw=0.8)
-    ax[1].set(
-        xscale="log",
-        xlabel="training examples",
-        ylabel=f"gap to {transformer_of(model_specs)} (points)",
-        title="the gap (paper's Fig. 1)",
-    )
-    ax[0].legend(fontsize=8)
-    ax[1].legend(fontsize=8)
+    for a in ax:
+        _size_axis(a, train_sizes)
+    ax[0].set(ylabel="test accuracy (%)", title=f"{data_name}: accuracy vs data (mean ± SE over seeds)")
+    ax[1].set(ylabel="transformer minus the LSTM (points)", title="the gap, in the LSTM's colour (the paper's Fig. 1)")
+    fig.legend(*ax[0].get_legend_handles_labels(), loc="lower center", ncol=4, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
+    return fig
+
+
+def _scale_panel(ax, results, model_specs: dict, seeds: int) -> None:
+    """One scale's test accuracy (%) against training examples, a line per model; "k seeds" where fewer ran."""
+    acc = accuracy_stats(results)
+    colors = _model_colors(model_specs)
+    for name in (m for m in model_specs if m in acc.index.get_level_values("model")):
+        g = acc.loc[name]
+        ax.errorbar(g.index, 100 * g["mean"], yerr=100 * g["se"].fillna(0), marker="o", capsize=3, label=name,
+                    color=colors[name])  # fmt: skip
+        for n, row in g[g.seeds < seeds].iterrows():
+            k = int(row.seeds)
+            ax.annotate(f"{k} run" if k == 1 else f"{k} seeds", (n, 100 * row["mean"]), xytext=(6, -3),
+                        textcoords="offset points", fontsize=7, color=colors[name])  # fmt: skip
+    _size_axis(ax, acc.index.get_level_values("train_examples").unique())
+
+
+def scales_figure(panels: list[dict]):
+    """This run beside the committed medium run: accuracy against training examples, one panel per run.
+
+    The scales train different sizes (smoke: 250 and 2,250 sentences; medium: 300 to 8,454) and different LSTM
+    widths, so each panel has its own size axis and names its own models; a family keeps its colour in both.
+
+    Args:
+        panels: one dict per panel: ``results`` (a ``results.csv`` frame; :func:`kit.analysis.medium_results` for
+            the medium run), ``specs`` (its models, :func:`.pretrain_or_not_runs.models`), ``guess`` (its constant
+            guess, a dashed line), ``seeds`` (the seeds it plans: fewer are written beside the point) and
+            ``title`` (where the run comes from).
+
+    Returns:
+        The matplotlib figure.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.4), sharey=True, squeeze=False)
+    for ax, p in zip(axes[0], panels):
+        _scale_panel(ax, p["results"], p["specs"], p["seeds"])
+        ax.axhline(100 * p["guess"], ls="--", lw=1, color="grey", label=f"constant guess ({100 * p['guess']:.1f}%)")
+        ax.set_title(p["title"], fontsize=9)
+        ax.legend(loc="upper left", bbox_to_anchor=(0, -0.2), fontsize=8, frameon=False)  # under the panel
+    axes[0][0].set_ylabel("test accuracy (%)")
     fig.tight_layout()
     return fig
 
