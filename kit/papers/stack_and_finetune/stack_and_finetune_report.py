@@ -16,6 +16,7 @@ The sentences are what the notebook prints, the checks what CI reads (a run's sc
 from __future__ import annotations
 
 import gc
+import re
 from functools import partial
 
 import keras
@@ -61,14 +62,45 @@ def phase1_story(curve) -> str:
     return f"{head}; it reached its epoch cap without diverging"
 
 
-def plot_phase_curve(ax, curve, title: str = "", metric: str = "accuracy"):
-    """Train vs dev ``metric`` per epoch over both phases; phase 1 shaded, its end marked.
+def kept_epochs(curve) -> dict:
+    """Which epochs' weights a run kept (1-based, counted over both phases, as the phase-curve figure's x axis).
+
+    Args:
+        curve: one run's rows of :func:`stack_and_finetune_runs.curve_rows` (a list or a DataFrame).
+
+    Returns:
+        ``{"phase1": the epoch whose head phase 2 started from (the rule's kept epoch, else phase 1's last),
+        "final": the last phase's best dev epoch, whose weights the model holds at the end}``; a key is left out
+        where the run has no such phase.
+
+    Example:
+        >>> rows = [{"phase": "phase1", "dev": d, "stopped": "gap; kept epoch 1's weights (x)"} for d in (.5, .7)]
+        >>> kept_epochs(rows + [{"phase": "phase2", "dev": d, "stopped": ""} for d in (.9, .8)])
+        {'phase1': 1, 'final': 3}
+    """
+    rows = curve.to_dict("records") if hasattr(curve, "to_dict") else list(curve)
+    out, last = {}, []
+    for phase in dict.fromkeys(r["phase"] for r in rows):
+        idx = [i for i, r in enumerate(rows) if r["phase"] == phase]
+        if phase == "phase1" and len(set(r["phase"] for r in rows)) > 1:
+            found = re.search(r"kept epoch (\d+)'s", str(rows[idx[-1]]["stopped"] or ""))
+            out["phase1"] = idx[0] + int(found.group(1)) if found else idx[-1] + 1
+        last = idx  # the last phase's rows, once the loop is done
+    if last:
+        devs = [rows[i]["dev"] for i in last]
+        out["final"] = last[devs.index(max(devs))] + 1
+    return out
+
+
+def plot_phase_curve(ax, curve, title: str = "", metric: str = "accuracy", legend: bool = True):
+    """Train vs dev ``metric`` per epoch over both phases; phase 1 shaded, its end and the kept epochs marked.
 
     Args:
         ax: the matplotlib axes to draw on.
         curve: one run's rows of :func:`stack_and_finetune_runs.curve_rows` (a list or a DataFrame).
         title: the panel's title.
         metric: the metric's name, for the labels (train: the running mean with dropout on).
+        legend: draw the legend beside the axes (off the data); False where the figure draws one for all panels.
 
     Returns:
         ``ax``.
@@ -81,8 +113,16 @@ def plot_phase_curve(ax, curve, title: str = "", metric: str = "accuracy"):
     if n1:
         ax.axvspan(0.5, n1 + 0.5, color="grey", alpha=0.15, label="phase 1: encoder frozen")
         ax.axvline(n1 + 0.5, color="grey", ls="--", lw=1)
+    kept = kept_epochs(rows)
+    for key, style in (("phase1", dict(marker="*", s=220, color="tab:red", label="head kept for phase 2")),
+                       ("final", dict(marker="o", s=160, facecolors="none", edgecolors="black", lw=1.5,
+                                      label="weights kept at the end (best dev)"))):  # fmt: skip
+        if key in kept:
+            ax.scatter([kept[key]], [rows[kept[key] - 1]["dev"]], zorder=5, **style)
     ax.set(xlabel="epoch (both phases)", ylabel=metric, title=title)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.set_xticks(x)
+    if legend:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return ax
 
 
@@ -335,6 +375,8 @@ def cls_spread(backbone, task, n: int = 64) -> tuple[float, float]:
 def phase1_figure(curves, first_seed: int) -> tuple:
     """Train vs dev accuracy per epoch of every stack-and-finetune run of ``first_seed``, phase 1 shaded.
 
+    Each panel marks the head phase 2 started from and the weights kept at the end; one legend under the panels.
+
     Args:
         curves: the per-epoch curves (``Experiment.curves()``).
         first_seed: the seed whose runs are drawn.
@@ -346,12 +388,14 @@ def phase1_figure(curves, first_seed: int) -> tuple:
 
     sf = curves[(curves.strategy == "stack_and_finetune") & (curves.seed == first_seed)]
     panels = list(sf.groupby(["task", "model"], sort=False))
-    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.6), squeeze=False)
     stories = []
     for ax, ((task_name, model_name), g) in zip(axes[0], panels):
-        plot_phase_curve(ax, g, title=f"{task_name}\n{model_name}")
+        plot_phase_curve(ax, g, title=f"{task_name}\n{model_name}", legend=False)
         stories.append(f"{task_name} / {model_name}: {phase1_story(g)}")
-    fig.tight_layout()
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))  # the legend below the panels, off the data
     return fig, stories
 
 
@@ -403,32 +447,50 @@ def section_metrics(section: str, task) -> list:
     return ["accuracy", "macro_f1"] if section == "classification" else ["accuracy"]
 
 
-def strategies_figure(results, primary: dict):
-    """One bar chart per task: each (head, strategy)'s test score on the task's primary metric, ± one SE.
+#: The strategies of :func:`strategies_figure`, in the legend's order, with their colours and markers.
+STRATEGY_STYLE = {
+    "finetune_only": ("finetune-only", "C0", "o"),
+    "finetune_only_matched": ("finetune-only, same epochs as S&F", "C4", "D"),
+    "stack_only": ("stack-only", "C1", "s"),
+    "stack_and_finetune": ("stack-and-finetune", "C2", "^"),
+}
+
+
+def strategies_figure(results, primary: dict, guesses: dict | None = None):
+    """One panel per task: each head's test score per strategy (mean ± one SE over seeds), the constant guess dashed.
+
+    Dots with error bars, not bars: the strategies differ by a few points on scores far from zero, which bars
+    drawn from zero would hide; the constant guess gives the scale.
 
     Args:
         results: long rows ``task, model, strategy, seed, metric, value``.
         primary: ``{task: its primary metric}``.
+        guesses: ``{task: the constant guess on its primary metric}`` (:func:`constant_guesses`), or None.
 
     Returns:
         The matplotlib figure.
     """
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(primary), figsize=(3.4 * len(primary), 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(primary), figsize=(3.6 * len(primary), 3.6), squeeze=False)
     for ax, (name, metric) in zip(axes[0], primary.items()):
         st = summarize(results[(results.task == name) & (results.metric == metric)], ["model", "strategy"])
-        labels = [f"{m}\n{s.replace('_and_', '&').replace('_only', '')}" for m, s in st.index]
-        ax.bar(
-            range(len(st)),
-            100 * st["mean"],
-            yerr=100 * st["se"].fillna(0),
-            capsize=3,
-            color=["C0" if s == "finetune_only" else "C1" if s == "stack_only" else "C2" for _, s in st.index],
+        heads = list(dict.fromkeys(m for m, _ in st.index))
+        for k, (strategy, (label, color, marker)) in enumerate(STRATEGY_STYLE.items()):
+            here = [(heads.index(m), row) for (m, s), row in st.iterrows() if s == strategy]
+            if here:
+                ax.errorbar([i + 0.15 * (k - 1.5) for i, _ in here], [100 * r["mean"] for _, r in here],
+                            yerr=[100 * (0 if r["se"] != r["se"] else r["se"]) for _, r in here], fmt=marker,
+                            color=color, capsize=3, label=label)  # fmt: skip
+        if guesses and guesses.get(name) is not None:
+            ax.axhline(100 * guesses[name], color="grey", ls="--", lw=1, label="constant guess")
+        ax.set_xticks(range(len(heads)), heads, fontsize=8)
+        ax.set(
+            title=name, xlabel="head", ylabel=f"test {metric} (%, mean ± SE over seeds)", xlim=(-0.5, len(heads) - 0.5)
         )
-        ax.set_xticks(range(len(st)), labels, fontsize=7, rotation=60)
-        ax.set(title=name, ylabel=f"test {metric} (%)", ylim=(max(0, 100 * st["mean"].min() - 15), None))
-    fig.tight_layout()
+    handles = {lab: h for ax in axes[0] for h, lab in zip(*ax.get_legend_handles_labels())}
+    fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=len(handles), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))  # the legend below the panels, off the data
     return fig
 
 
