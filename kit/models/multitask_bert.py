@@ -488,24 +488,33 @@ def _layer_sizes(backbone) -> tuple[int, list[int], int]:
     return emb, per_layer, pooler
 
 
-def parameter_counts(backbone, heads: dict, ks=(0, 1, 2), static: bool = False) -> list[dict]:
+def parameter_counts(backbone, heads: dict, ks=(0, 1, 2), static: bool = False, pooling: str = "cls") -> list[dict]:
     """Parameters of multi-BERT, CerBERTus for each ``k`` in ``ks`` and triple-BERT, by arithmetic (nothing built).
+
+    With ``pooling="mean"`` the models count what they build: CerBERTus builds no per-task copy of the pooler, and
+    every pooler that is built (the backbone's, each triple-BERT encoder's) is unused and frozen, so it is in
+    ``total`` but not in ``trainable``.
 
     Args:
         backbone: the pretrained BERT backbone.
         heads: ``{task: outputs}``.
         ks: CerBERTus' ``k`` values to count (0 is multi-BERT).
         static: count the frozen static copy and the heads' doubled input too.
+        pooling: ``"cls"`` (heads on the [CLS] pooler) or ``"mean"`` (on the tokens' mean), as the models are built.
 
     Returns:
         One row per ``k``, then triple-BERT's: ``architecture``, ``k``, ``total``, ``trainable``, ``vs_multi``
         (total / multi-BERT's total).
 
     Raises:
-        ValueError: a ``k`` outside ``[0, num_layers]``.
+        ValueError: a ``k`` outside ``[0, num_layers]``, or an unknown pooling.
     """
+    if pooling not in POOLINGS:
+        raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}.")
     emb, per_layer, pooler = _layer_sizes(backbone)
-    encoder = emb + sum(per_layer) + pooler
+    encoder = emb + sum(per_layer) + pooler  # a whole encoder, its pooler built in any case
+    unused = pooler if pooling == "mean" else 0  # a built pooler that mean pooling leaves frozen
+    copied = pooler if pooling == "cls" else 0  # CerBERTus copies the pooler per task only for [CLS] pooling
     n_layers, n_tasks = len(per_layer), len(heads)
     width = backbone.hidden_dim * (2 if static else 1)
     head = sum(width * n + n for n in heads.values())
@@ -514,18 +523,21 @@ def parameter_counts(backbone, heads: dict, ks=(0, 1, 2), static: bool = False) 
     for k in ks:
         if not 0 <= k <= n_layers:
             raise ValueError(f"k must be in [0, {n_layers}], got {k}.")
-        extra = (n_tasks - 1) * (sum(per_layer[n_layers - k :]) + pooler) if k else 0
+        extra = (n_tasks - 1) * (sum(per_layer[n_layers - k :]) + copied) if k else 0
         name = "multi-BERT" if k == 0 else f"CerBERTus k={k}"
-        rows.append({"architecture": name, "k": k, "trainable": encoder + extra + head})
+        rows.append({"architecture": name, "k": k, "built": encoder + extra + head, "unused": unused})
     rows.append(
         {
             "architecture": "triple-BERT" if n_tasks == 3 else f"{n_tasks} independent BERTs",
             "k": n_layers,
-            "trainable": n_tasks * encoder + head,
+            "built": n_tasks * encoder + head,
+            "unused": n_tasks * unused,
         }
     )
     multi = encoder + head + frozen
     for row in rows:
-        row["total"] = row["trainable"] + frozen
+        built, unused_here = row.pop("built"), row.pop("unused")
+        row["trainable"] = built - unused_here
+        row["total"] = built + frozen
         row["vs_multi"] = round(row["total"] / multi, 3)
     return rows

@@ -24,13 +24,14 @@ settings on one task with its standard error and a verdict
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from ...analysis.baselines import constant_guess
 from ...analysis.spread import difference, format_mean_se, summarize
 from ...analysis.verdicts import verdict_table
 from ...metrics.task_scores import task_score
-from ...models import parameter_counts
 from . import serbertus_paper as paper
 from .serbertus_runs import KEYS, ensembles, load_predictions
 
@@ -206,25 +207,6 @@ def cut_lengths(raw: dict, sequence_length: int) -> str:
             f"texts cut at {sequence_length}"
         )
     return "\n".join(lines)
-
-
-def architecture_sizes(backbone, heads: dict, ks):
-    """Parameters of multi-BERT (k = 0), each CerBERTus k and triple-BERT on ``backbone`` (``parameter_counts``).
-
-    Args:
-        backbone: the encoder.
-        heads: ``{task: number of outputs}``.
-        ks: CerBERTus' ``k`` values.
-
-    Returns:
-        A data frame by architecture: ``k``, ``total`` (with thousands separators) and ``vs_multi``.
-    """
-    import pandas as pd
-
-    counts = pd.DataFrame(parameter_counts(backbone, heads, ks=(0, *ks)))
-    counts = counts.set_index("architecture")[["k", "total", "vs_multi"]]
-    counts["total"] = counts["total"].map("{:,}".format)
-    return counts
 
 
 # --- the results ------------------------------------------------------------------------------------------------------
@@ -419,8 +401,49 @@ def ensemble_table(test, ens, tasks):
     return out
 
 
-def figure(test, dev, arch, size: dict, long, task: str, label: str | None = None):
-    """Three panels: SMART's lambda_s sweep, score against size per architecture, the MLM loss of further pretraining.
+def _smart_panel(ax, test, dev, task: str, shown: str, guess) -> None:
+    """SMART's lambda_s sweep on ``task``: test and dev mean ± SE over seeds, the constant guess dashed."""
+    import pandas as pd
+
+    for frame, split in ((test, "test"), (dev, "dev")):  # not `label`: that names the task
+        sm = pd.concat([pick(frame, BASE).assign(setting="lambda_s=0"), frame[frame.experiment == "smart"]])
+        s = summarize(sm[sm.task == task], "setting")
+        lam = [float(x.split("=")[1]) for x in s.index]
+        ax.errorbar(lam, 100 * s["mean"], yerr=100 * s["se"].fillna(0), marker="o", capsize=3, label=f"{split} (± SE)")
+    if guess is not None:
+        ax.axhline(100 * guess, ls="--", lw=1, color="gray", label="constant guess")
+    ax.set(xscale="symlog", xlabel="SMART weight lambda_s (0 = the baseline)", ylabel="score (points)")
+    ax.set_xticks(lam, [f"{x:g}" for x in lam])
+    ax.set_title(textwrap.fill(f"SMART on {shown} (the paper's Figure 4)", 60), fontsize=10)  # long names: 2 lines
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3)  # under the axes, off the data
+
+
+def _architecture_panel(ax, arch, size: dict, tasks, guess) -> None:
+    """Grouped bars from zero: each architecture's test score per task and their mean (± SE, seeds as dots)."""
+    groups = [*tasks, MEAN]
+    settings = list(dict.fromkeys(arch.setting))
+    width = 0.8 / len(settings)
+    for j, setting in enumerate(settings):
+        x = np.arange(len(groups)) + (j - (len(settings) - 1) / 2) * width
+        mine = arch[arch.setting == setting]
+        s = summarize(mine, "task").reindex(groups)
+        ax.bar(x, 100 * s["mean"], width, yerr=100 * s["se"].fillna(0), capsize=2, alpha=0.8,
+               label=f"{setting}, {size[setting] / 1e6:.1f}M parameters")  # fmt: skip
+        for xi, t in zip(x, groups):
+            ax.plot([xi] * int((mine.task == t).sum()), 100 * mine[mine.task == t].value, ".", color="k", ms=3)
+    if guess is not None:
+        chance = [guess[t] for t in tasks] + [float(np.mean([guess[t] for t in tasks]))]
+        for i, g in enumerate(chance):
+            ax.hlines(100 * g, i - 0.45, i + 0.45, colors="k", linestyles="--", lw=1,
+                      label="constant guess" if i == 0 else None)  # fmt: skip
+    ax.set_xticks(np.arange(len(groups)), groups)
+    ax.set(ylim=(0, 100), xlabel="task (mean: of the three)", ylabel="test score (points: accuracy or Pearson x 100)")
+    ax.set_title("architectures: size against score\n(the paper's Table 6)", fontsize=10)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1)
+
+
+def figure(test, dev, arch, size: dict, long, task: str, label: str | None = None, guess=None, tasks=None):
+    """Three panels: SMART's lambda_s sweep, each architecture's scores and size, the MLM loss of further pretraining.
 
     The paper's Figure 4, Table 6, and Figure 5's mechanism.
 
@@ -432,47 +455,27 @@ def figure(test, dev, arch, size: dict, long, task: str, label: str | None = Non
         long: the long results (``results.csv``), for the MLM loss.
         task: the ablation task.
         label: how to name ``task`` (your data), or None.
+        guess: ``{task: the constant guess's test score}`` (dashed lines), or None.
+        tasks: the tasks of the architecture panel (default: those ``arch`` scores, its mean last).
 
     Returns:
         The matplotlib figure.
     """
     shown = label or task
     import matplotlib.pyplot as plt
-    import pandas as pd
 
-    fig, ax = plt.subplots(1, 3, figsize=(16, 4.2))
-    for frame, split in ((test, "test"), (dev, "dev")):  # not `label`: that names the task
-        sm = pd.concat([pick(frame, BASE).assign(setting="lambda_s=0"), frame[frame.experiment == "smart"]])
-        s = summarize(sm[sm.task == task], "setting")
-        lam = [float(x.split("=")[1]) for x in s.index]
-        ax[0].errorbar(lam, 100 * s["mean"], yerr=100 * s["se"].fillna(0), marker="o", capsize=3, label=split)
-    ax[0].set(
-        xscale="symlog",
-        xlabel="SMART weight lambda_s (0 = baseline)",
-        ylabel=f"{shown} score (points)",
-        title=f"SMART on {shown} (the paper's Figure 4)",
-    )
-    ax[0].legend()
-    for name, r in summarize(arch[arch.task == MEAN], "setting").iterrows():
-        ax[1].errorbar(
-            size[name] / 1e6, 100 * r["mean"], yerr=100 * (0 if np.isnan(r["se"]) else r["se"]), marker="o", capsize=3
-        )
-        ax[1].annotate(name, (size[name] / 1e6, 100 * r["mean"]), fontsize=8, xytext=(4, 4), textcoords="offset points")
-    ax[1].set(
-        xlabel="parameters (millions, as trained)",
-        ylabel="mean of the 3 tasks (test, points)",
-        title="architectures (the paper's Table 6)",
-    )
+    tasks = list(tasks or [t for t in dict.fromkeys(arch.task) if t != MEAN])
+    fig, ax = plt.subplots(1, 3, figsize=(16, 5.6), gridspec_kw={"width_ratios": [1, 1.4, 1]})
+    _smart_panel(ax[0], test, dev, task, shown, None if guess is None else guess.get(task))
+    _architecture_panel(ax[1], arch, size, tasks, guess)
     curve = long[(long.experiment == "mlm") & long.metric.str.startswith("mlm_loss_step")]
     for (setting, seed), g in curve.groupby(["setting", "seed"]):
         g = g.assign(step=g.metric.str.replace("mlm_loss_step", "").astype(int)).sort_values("step")
         ax[2].plot(g.step, g.value, marker=".", label=f"{setting}, seed {seed}")
-    ax[2].set(
-        xlabel="further-pretraining step",
-        ylabel="MLM loss (nats)",
-        title=f"further MLM pretraining on {shown} (fresh head)",
-    )
-    ax[2].legend(fontsize=8)
+    ax[2].set(xlabel="further-pretraining step", ylabel="MLM loss (nats per masked token)")
+    title = f"further MLM pretraining on {shown} (a fresh head; the paper's Figure 5)"
+    ax[2].set_title(textwrap.fill(title, 60), fontsize=10)
+    ax[2].legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     fig.tight_layout()
     return fig
 

@@ -1,0 +1,55 @@
+"""What a learner reads in the published notebooks: no code cell prints a wall of lines (docs/teaching.md).
+
+Long work prints one progress line that updates in place (kit.train.Sweep), then one table; logs of every run go to the
+run's folder. A table shown as HTML counts by its rows; a figure counts nothing.
+"""
+
+import json
+
+import pytest
+
+from tests.helpers import ROOT
+
+pytestmark = pytest.mark.one_backend
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("0[0-4]_*.ipynb"))
+#: The most lines one code cell's outputs may print (the issue's "~25").
+MAX_LINES = 30
+
+
+def printed_lines(cell: dict) -> int:
+    """Lines a code cell shows as text: its streams, and each result's plain text unless an HTML table stands for it."""
+    lines = 0
+    for out in cell.get("outputs", []):
+        if out["output_type"] == "stream":
+            lines += len("".join(out["text"]).splitlines())
+        elif out["output_type"] in ("execute_result", "display_data"):
+            data = out.get("data", {})
+            if "text/html" in data:
+                lines += "".join(data["text/html"]).count("<tr")
+            elif not any(k.startswith("image/") for k in data):
+                lines += len("".join(data.get("text/plain", "")).splitlines())
+    return lines
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_code_cell_prints_a_wall_of_lines(notebook):
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    long = [
+        f"cell {i} ({printed_lines(c)} lines): {''.join(c['source']).splitlines()[1][:60]!r}"
+        for i, c in enumerate(cells)
+        if c["cell_type"] == "code" and printed_lines(c) > MAX_LINES
+    ]
+    assert not long, f"{notebook.name}: " + "; ".join(long)
+
+
+def test_lines_are_counted_as_a_reader_sees_them():
+    cell = {
+        "outputs": [
+            {"output_type": "stream", "name": "stdout", "text": "plan\n3/3 runs\n"},
+            {"output_type": "display_data", "data": {"text/html": "<table><tr><tr><tr></table>", "text/plain": "x"}},
+            {"output_type": "display_data", "data": {"image/png": "...", "text/plain": "<Figure>"}},
+            {"output_type": "execute_result", "data": {"text/plain": "a\nb"}},
+        ]
+    }
+    assert printed_lines(cell) == 2 + 3 + 0 + 2
