@@ -189,8 +189,8 @@ class Sweep:
         if self.log is not print or not total:
             return None
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        return tqdm(
-            total=total, unit="run", file=sys.stdout, bar_format="{n_fmt}/{total_fmt} runs, {elapsed} | {postfix}"
+        return tqdm(  # tqdm writes the postfix after ", "
+            total=total, unit="run", file=sys.stdout, bar_format="{n_fmt}/{total_fmt} runs, {elapsed}{postfix}"
         )
 
     def timed(self, run, seconds: float) -> None:

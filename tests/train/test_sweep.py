@@ -69,7 +69,7 @@ def test_printing_keeps_one_line_updating_and_logs_every_run(tmp_path, capsys):
     lines = out.strip("\n").split("\n")
     assert len(lines) == 2 and lines[0].startswith("plan: 3 runs"), out  # the plan, then one line
     final = lines[1].split("\r")[-1]  # the bar rewrites itself with carriage returns
-    assert final.startswith("3/3 runs") and "ETA 0s" in final and "seed=0: accuracy 0.250" in final, final
+    assert final.startswith("3/3 runs, ") and ", ETA 0s | last: " in final and "seed=0: accuracy 0.250" in final, final
     logged = (tmp_path / "sweep.log").read_text().splitlines()
     assert len(logged) == 3 and "[3/3] model=lstm, size=300, seed=0: accuracy 0.250" in logged[-1]
 
