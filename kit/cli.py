@@ -140,18 +140,18 @@ def _run(args) -> int:
 NOTEBOOK_BACKENDS = {"00": "tensorflow", "01": "torch", "02": "torch", "03": "torch", "04": "jax"}
 
 #: Minutes each run of ``kit test`` took in a clean-clone ``.ci/run`` on 2026-11-26 (2 cores, 2 runs side by side, 1
-#: thread each; the whole run 2,442 s): only the order of the queue reads them
+#: thread each; the whole run 2,055 s): only the order of the queue reads them
 #: (the longest first, so no long run starts last while the other worker idles).
-EXPECTED_MINUTES = {  # measured in CI (benchmarks/README.md, 2026-11-26, commit 2608f87)
-    "pytest jax": 11.1,
-    "pytest tensorflow": 11.1,
-    "pytest torch": 7.1,  # with notebook 03 on a treebank, the lab and site browser tests
-    "00": 3.6,
-    "01": 6.8,
-    "02": 6.6,
-    "03": 7.7,
-    "04": 10.2,
-    "solutions": 2.8,
+EXPECTED_MINUTES = {  # measured in CI (benchmarks/README.md, 2026-11-26, commit a0c7189)
+    "pytest jax": 10.2,
+    "pytest tensorflow": 10.1,
+    "pytest torch": 6.6,  # with notebook 03 on a treebank, the lab and site browser tests
+    "00": 3.2,
+    "01": 6.4,
+    "02": 6.4,
+    "03": 7.3,
+    "04": 10.0,
+    "solutions": 2.7,
 }
 
 
