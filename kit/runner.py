@@ -326,7 +326,10 @@ def run_notebook(path: Path, out: Path, timeout: int = 3600, env: dict | None = 
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     start = time.time()
-    with _environ({**(env or {}), "KIT_OUT": str(out)}):
+    # TensorFlow's C++ start-up lines (oneDNN, CUDA probing: INFO and WARNING) would land in the first cell's output:
+    # the kernel writes them to its own stderr, which ipykernel forwards. Errors still show; a value you set wins.
+    quiet = {} if "TF_CPP_MIN_LOG_LEVEL" in os.environ else {"TF_CPP_MIN_LOG_LEVEL": "2"}
+    with _environ({**quiet, **(env or {}), "KIT_OUT": str(out)}):
         if in_process:
             dest = _run_in_process(Path(path), out, start)
         else:

@@ -351,3 +351,13 @@ def test_kit_run_keeps_the_kernels_own_lines_in_its_log(tmp_path):
     assert "sum 3" in (tmp_path / "o" / "q.ipynb").read_text()
     log = (tmp_path / "o" / "kernel.log").read_text()
     assert "without encryption" in log  # kept, not lost (TensorFlow's lines too, where it probes for CUDA)
+
+
+def test_tensorflows_start_up_lines_stay_out_of_the_cells_unless_you_ask(tmp_path, monkeypatch):
+    nb = _notebook(tmp_path / "t.ipynb", ["import os\nprint(os.environ.get('TF_CPP_MIN_LOG_LEVEL'))"])
+    monkeypatch.delenv("TF_CPP_MIN_LOG_LEVEL", raising=False)
+    cells = json.loads(run_notebook(nb, tmp_path / "a", in_process=True).read_text())["cells"]
+    assert cells[0]["outputs"][0]["text"] == "2\n"  # INFO and WARNING lines of TensorFlow's C++ start-up: off
+    monkeypatch.setenv("TF_CPP_MIN_LOG_LEVEL", "0")  # yours wins
+    cells = json.loads(run_notebook(nb, tmp_path / "b", in_process=True).read_text())["cells"]
+    assert cells[0]["outputs"][0]["text"] == "0\n"
