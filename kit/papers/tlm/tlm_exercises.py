@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ... import analysis, config, data, models, retrieval, text, train
+from ... import analysis, data, models, retrieval, text, train
 from . import tlm_runs as runs
 
 #: What :func:`small_setup` shrinks at smoke scale (a few seconds a stage 1 on one CPU thread).
@@ -69,24 +69,7 @@ def new_tlm(setup: SimpleNamespace, seed: int, pooling: str | None = None):
     Returns:
         A :class:`kit.models.TLMModel`.
     """
-    Z = setup.Z
-    config.set_seed(seed)
-    backbone = models.tlm_backbone(
-        setup.tokens.vocabulary.size,
-        Z["num_layers"],
-        Z["num_heads"],
-        Z["hidden_dim"],
-        Z["intermediate_dim"],
-        max_sequence_length=Z["sequence_length"],
-        dropout=Z["dropout"],
-    )
-    return models.TLMModel(
-        backbone,
-        setup.ds.num_classes,
-        setup.tokens.masker.max_predictions,
-        dropout=Z["dropout"],
-        pooling=pooling or Z["pooling"],
-    )
+    return runs.new_tlm_model(setup.Z, setup.tokens, setup.ds.num_classes, seed, pooling)
 
 
 def stage1(setup: SimpleNamespace, model, rho1: float, rho2: float, seed: int, steps: int | None = None, **options):

@@ -444,6 +444,38 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def new_tlm_model(sizes: dict, tokens, num_classes: int, seed: int, pooling: str | None = None):
+    """A TLM model from scratch (BERT + task head + tied MLM head) on ``tokens``' vocabulary, seeded first.
+
+    Args:
+        sizes: the scale's sizes (layers, widths, sequence length, dropout, pooling).
+        tokens: the encoded tasks (their compact ``vocabulary`` and ``masker``).
+        num_classes: the task's classes.
+        seed: the seed set before the weights are made.
+        pooling: where the task head reads (``"mean"`` or ``"cls"``); None: ``sizes["pooling"]``.
+
+    Returns:
+        A :class:`kit.models.TLMModel`.
+    """
+    config.set_seed(seed)
+    backbone = tlm_backbone(
+        tokens.vocabulary.size,
+        sizes["num_layers"],
+        sizes["num_heads"],
+        sizes["hidden_dim"],
+        sizes["intermediate_dim"],
+        max_sequence_length=sizes["sequence_length"],
+        dropout=sizes["dropout"],
+    )
+    return TLMModel(
+        backbone,
+        num_classes,
+        tokens.masker.max_predictions,
+        dropout=sizes["dropout"],
+        pooling=pooling or sizes["pooling"],
+    )
+
+
 class Experiment:
     """Notebook 02's runs on its tasks and tokens (one TLM run: :meth:`run_one`; the baseline: :meth:`run_baseline`).
 
@@ -483,20 +515,7 @@ class Experiment:
         Returns:
             The model, on the compact vocabulary, shaped by the scale's sizes.
         """
-        s = self.sizes
-        config.set_seed(seed)
-        backbone = tlm_backbone(
-            self.tokens.vocabulary.size,
-            s["num_layers"],
-            s["num_heads"],
-            s["hidden_dim"],
-            s["intermediate_dim"],
-            max_sequence_length=s["sequence_length"],
-            dropout=s["dropout"],
-        )
-        return TLMModel(
-            backbone, num_classes, self.tokens.masker.max_predictions, dropout=s["dropout"], pooling=s["pooling"]
-        )
+        return new_tlm_model(self.sizes, self.tokens, num_classes, seed)
 
     def external(self, run: dict):
         """The retrieved passages' inputs of ``run`` (None for rho1 = 0: task data only).
