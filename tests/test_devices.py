@@ -23,3 +23,19 @@ def test_native_start_up_lines_go_to_the_log_and_real_errors_still_show(tmp_path
 
 def test_describe_devices_names_a_device():
     assert describe_devices().split()[0] in ("CPU", "GPU", "GPU:", "CPU:cpu") or ":" in describe_devices()
+
+
+def test_importing_kit_under_tensorflow_keeps_its_start_up_lines_out_of_stderr(tmp_path):
+    """A notebook's first cell (`import kit`, then keras) under tensorflow shows none of TensorFlow's absl lines."""
+    import subprocess
+    import sys
+
+    from kit.devices import NATIVE_NOISE
+
+    pytest.importorskip("tensorflow")
+    env = {**os.environ, "KERAS_BACKEND": "tensorflow", "TMPDIR": str(tmp_path)}
+    probe = "import kit, keras; from kit.devices import describe_devices; print(describe_devices())"
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert not [ln for ln in out.stderr.splitlines() if NATIVE_NOISE.search(ln)], out.stderr
+    assert out.stdout.strip()  # the devices were asked for (TensorFlow's device start-up ran, its lines held too)

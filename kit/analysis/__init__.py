@@ -1,7 +1,7 @@
 """Analysis tools: constant guess, timing, FLOPs, attention heads, spread, verdicts, this run beside medium."""
 
 from ..metrics.tagging_scores import entity_f1, entity_scores, get_entities, token_accuracy
-from .attention import attention_maps, classify_heads, head_statistics, plot_heads, special_token_ids
+from .attention import attention_maps, classify_heads, head_statistics, special_token_ids
 from .baselines import constant_guess, majority_label, record_constant_guesses
 from .bootstrap import Bootstrap, paired_bootstrap
 from .flops import format_flops, training_flops, training_tokens
@@ -40,7 +40,6 @@ __all__ = [
     "classify_heads",
     "format_flops",
     "head_statistics",
-    "plot_heads",
     "special_token_ids",
     "time_inference",
     "training_flops",

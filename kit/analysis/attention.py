@@ -1,4 +1,4 @@
-"""Attention probabilities out of a BERT backbone, TLM's head taxonomy, and heat maps.
+"""Attention probabilities out of a BERT backbone and TLM's head taxonomy (notebook 02 draws them: draw_heads).
 
 keras-hub's ``BertBackbone`` does not return attention, but each of its
 ``TransformerEncoder`` layers can (``return_attention_scores=True``).
@@ -119,47 +119,3 @@ def special_token_ids(tokenizer) -> list[int]:
         ``[cls, sep, period]``, the ids a vertical head attends to.
     """
     return [int(tokenizer.token_to_id(t)) for t in ("[CLS]", "[SEP]", ".")]
-
-
-def plot_heads(
-    probs: np.ndarray,
-    tokens: list[str],
-    labels: np.ndarray | None = None,
-    example: int = 0,
-    title: str = "",
-    max_heads: int = 12,
-):
-    """Grid of heat maps, one per (layer, head), for one example; returns the matplotlib figure.
-
-    Args:
-        probs: attention probabilities ``(layers, batch, heads, seq, seq)`` (:func:`attention_maps`).
-        tokens: the example's tokens; each map is cut to their number.
-        labels: :func:`classify_heads`' ``(layers, heads)`` labels, written over the positional (blue) and vertical
-            (red) heads; None: no labels.
-        example: which example of the batch.
-        title: the figure's title (default: what the rows and labels mean).
-        max_heads: the most heads drawn per layer.
-
-    Returns:
-        The matplotlib figure (rows: layers; columns: heads).
-    """
-    import matplotlib.pyplot as plt
-
-    n_layers, _, n_heads, _, _ = probs.shape
-    n_heads = min(n_heads, max_heads)
-    n = len(tokens)
-    fig, axes = plt.subplots(n_layers, n_heads, figsize=(1.2 * n_heads, 1.2 * n_layers), squeeze=False)
-    for layer in range(n_layers):
-        for head in range(n_heads):
-            ax = axes[layer][head]
-            ax.imshow(probs[layer, example, head, :n, :n], cmap="viridis", vmin=0, vmax=1)
-            ax.set_xticks([]), ax.set_yticks([])
-            if labels is not None and labels[layer, head] != "other":
-                ax.set_title(
-                    labels[layer, head][:3], fontsize=7, color="red" if labels[layer, head] == "vertical" else "blue"
-                )
-            if head == 0:
-                ax.set_ylabel(f"L{layer}", fontsize=7)
-    fig.suptitle(title or "attention heads (rows: layers; pos = positional, ver = vertical)", fontsize=9)
-    fig.tight_layout()
-    return fig

@@ -119,7 +119,7 @@ def _noise_grad_tensorflow(fn, noises):
 def _noise_grad_torch(fn, noises):
     import torch
 
-    noises = [n.detach().requires_grad_(True) for n in noises]
+    noises = [keras.ops.convert_to_tensor(n).detach().requires_grad_(True) for n in noises]  # NumPy noise too
     with torch.enable_grad():
         value = fn(noises)
         grads = torch.autograd.grad(value, noises, allow_unused=True)
@@ -134,7 +134,7 @@ def noise_grad(fn, noises):
 
     Args:
         fn: a function of the list of noises, returning a scalar tensor.
-        noises: the tensors to differentiate with respect to.
+        noises: the tensors (or NumPy arrays) to differentiate with respect to.
 
     Returns:
         One gradient per noise, in order, each stopped.

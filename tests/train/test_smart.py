@@ -49,6 +49,8 @@ def test_noise_grad_helper_is_the_gradient():
     g = noise_grad(fn, [keras.ops.convert_to_tensor(n), keras.ops.convert_to_tensor(m)])
     np.testing.assert_allclose(np_(g[0]), 2 * c * n, rtol=1e-5)
     np.testing.assert_allclose(np_(g[1]), 3 * m**2, rtol=1e-5)
+    g = noise_grad(fn, [n, m])  # NumPy noises (a custom noise may be one): the same gradients on every backend
+    np.testing.assert_allclose(np_(g[0]), 2 * c * n, rtol=1e-5)
 
 
 def test_noise_goes_on_the_embedding_output_once():
