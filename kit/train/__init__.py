@@ -10,6 +10,7 @@ from .freeze_helpers import EncoderWatch, ReusableBackbone, optimizer_factory, p
 from .further_pretraining import MLMBatches, MLMResult, further_pretrain
 from .layerwise_decay import format_rate_table, llrd_optimizer, rate_groups, rate_table
 from .masked_lm import evaluate_mlm, fit_in_chunks
+from .mlm_prior import set_mlm_prior, unigram_log_prior
 from .multitask import (
     MultitaskBatches,
     MultitaskResult,
@@ -69,6 +70,8 @@ __all__ = [
     "regression_scores",
     "train_stage1",
     "fit_in_chunks",
+    "set_mlm_prior",
+    "unigram_log_prior",
     "schedules",
     "adamw",
     "EncoderWatch",

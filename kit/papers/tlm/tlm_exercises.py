@@ -102,5 +102,5 @@ def stage1(setup: SimpleNamespace, model, rho1: float, rho2: float, seed: int, s
         warmup=Z["warmup"],
         chunks=1 if setup.smoke else 4,
         seed=seed,
-        **options,
+        **{"mlm_prior": Z.get("mlm_prior", "unigram"), **options},
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import math
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 
@@ -383,6 +384,74 @@ def mlm_figure(tlm, task_names, unigram: dict):
         ax.invert_yaxis()
         ax.set(xlabel="masked-token accuracy on dev texts (%)", title=f"{name}: MLM after stage 1")
     axes[0][0].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def collapse_probe(root=None):
+    """``benchmarks/tlm_collapse/results.csv`` (the CPU probe of :func:`draw_collapse`) as a DataFrame, or None.
+
+    Args:
+        root: the repository's root (default: the one this kit is in).
+
+    Returns:
+        One row per chunk of each probe run, or None where the file is not there (an installed kit).
+    """
+    import pandas as pd
+
+    path = (root or Path(__file__).resolve().parents[3]) / "benchmarks" / "tlm_collapse" / "results.csv"
+    return pd.read_csv(path) if path.exists() else None
+
+
+def draw_collapse(probe, medium=None):
+    """Stage 1's first steps with the MLM bias at 0 and at the unigram prior: MLM loss and token-state cosine.
+
+    Args:
+        probe: ``benchmarks/tlm_collapse/results.csv`` (:mod:`benchmarks.tlm_collapse`): one row per chunk of a
+            probe run (``model``, ``prior``, ``seed``, ``step``, ``mlm_loss``, ``token_state_cosine``).
+        medium: ``benchmarks/medium_gpu/02_results.csv`` or None: its runs' stage-1 loss curve (bias at 0) as
+            points, a run that ended at the most frequent token (MLM accuracy < 0.06) marked apart.
+
+    Returns:
+        The matplotlib figure.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, (loss_ax, cos_ax) = plt.subplots(1, 2, figsize=(11, 3.6))
+    colors, styles = {"zero": "tab:red", "unigram": "tab:blue"}, {"medium": "-", "proxy": "--"}
+    for (model, prior, seed), g in probe.groupby(["model", "prior", "seed"], sort=False):
+        label = f"{prior}, {model}, seed {seed}"
+        style = dict(color=colors[prior], ls=styles[model.split()[0]], marker=".", label=label)
+        loss_ax.plot(g.step[g.mlm_loss.notna()], g.mlm_loss.dropna(), **style)
+        cos_ax.plot(g.step, g.token_state_cosine, **style)
+    if medium is not None:
+        m = medium[medium.experiment == "tlm"].pivot_table(
+            index=["retrieval", "seed"], columns="metric", values="value"
+        )
+        steps = sorted(int(c.rsplit("step", 1)[1]) for c in m.columns if c.startswith("stage1_mlm_loss_step"))
+        labelled = set()
+        for _, run in m.iterrows():
+            stuck = bool(run["mlm_accuracy"] < 0.06)  # the most frequent token's share of the masked tokens: 0.048
+            label = "a medium GPU run (bias 0) " + ("that stayed stuck" if stuck else "that learned")
+            loss_ax.plot(steps, [run[f"stage1_mlm_loss_step{s}"] for s in steps], "x" if stuck else "o", ms=5,
+                         color="black" if stuck else "gray", alpha=0.7, ls=":", lw=0.8,
+                         label=None if stuck in labelled else label)  # fmt: skip
+            labelled.add(stuck)
+    loss_ax.set(
+        xlabel="stage-1 step",
+        ylabel="MLM loss (mean over the chunk)",
+        ylim=(5.8, 10.6),
+        title="MLM loss: bias 0 (red) vs unigram prior (blue)",
+    )
+    cos_ax.set(
+        xlabel="stage-1 step",
+        ylabel="mean cosine of two token states",
+        ylim=(0, 1.05),
+        title="how alike the final token states are (1: all one state)",
+    )
+    handles, labels = loss_ax.get_legend_handles_labels()
+    by_label = dict(zip(labels, handles))
+    fig.legend(by_label.values(), by_label.keys(), loc="lower center", ncol=3, fontsize=8, bbox_to_anchor=(0.5, -0.12))
     fig.tight_layout()
     return fig
 

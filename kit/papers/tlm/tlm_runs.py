@@ -503,6 +503,7 @@ class Experiment:
             learning_rate=sizes["stage1_lr"],
             warmup=sizes["warmup"],
             chunks=4,
+            mlm_prior=sizes.get("mlm_prior", "unigram"),
         )
 
     def make_tlm(self, num_classes: int, seed: int):

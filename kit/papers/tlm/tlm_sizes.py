@@ -7,7 +7,8 @@ Table 4). The pretrained baseline keeps MiniLM-L6's bottom ``baseline_layers`` (
 paper's Table 5 sweeps 1, 3, 99, 999 and "Ext only"; here rho1 = 1 beside the main 3). ``model`` names the TLM
 model's shape: ``"kit"`` (``num_layers``, ``num_heads``, ``hidden_dim``, ``intermediate_dim`` as the scale says)
 or a key of :data:`MODELS`, e.g. ``KIT_SIZES='{"tlm": {"model": "bert_base"}}'`` for the paper's BERT-base (its
-section 3.1 and Table 2: 109M parameters at its small and medium scales).
+section 3.1 and Table 2: 109M parameters at its small and medium scales). ``mlm_prior`` is where stage 1 starts
+the MLM head's output bias (:func:`kit.train.train_stage1`), ``warmup`` its warm-up share of the steps.
 """
 
 #: Named TLM model shapes (``sizes["model"]``); each replaces the scale's four shape sizes.
@@ -23,6 +24,10 @@ DEFAULTS = {
     "rho2": 20,
     "rho2_ablation": [0],
     "warmup": 0.06,
+    # where stage 1 starts the MLM head's output bias: "unigram" (log token frequencies; kit.train.mlm_prior) or
+    # "zero" (BERT's): with "zero", 3 of 9 medium runs on a GPU stayed at the most frequent token
+    # (benchmarks/medium_gpu; the CPU probe of benchmarks/tlm_collapse.py shows why)
+    "mlm_prior": "unigram",
     "baseline_batch": 32,
     "model": "kit",
 }

@@ -10,13 +10,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kit import train
+from kit.papers.tlm import tlm_report
 from kit.retrieval import bm25, external, keywords
 from kit.text.masking import MLMMasker
+from kit.train import mlm_prior
 from kit.train.tlm_training import TLMBatches
 from tests import views
 
 NOTEBOOK = Path(__file__).resolve().parents[3] / "notebooks" / "02_tlm.ipynb"
-VIEWS = ("query by hand", "BM25 by hand", "MLM masking by hand", "joint loss")
+VIEWS = ("query by hand", "BM25 by hand", "MLM masking by hand", "joint loss", "unigram prior by hand")
 
 
 @pytest.mark.parametrize("cell", views.tagged_cells(NOTEBOOK), ids=views.title)
@@ -24,10 +27,10 @@ def test_every_tagged_cell_runs(cell):
     views.run("".join(cell["source"]), views.title(cell))
 
 
-def test_the_four_views_and_their_pictures_are_there():
+def test_the_five_views_and_their_pictures_are_there():
     titles = [views.title(c) for c in views.tagged_cells(NOTEBOOK)]
-    assert sum(t.startswith("View:") for t in titles) == 4
-    assert sum(t.startswith("Picture:") for t in titles) == 4
+    assert sum(t.startswith("View:") for t in titles) == 5
+    assert sum(t.startswith("Picture:") for t in titles) == 5
     for word in VIEWS:
         assert views.view(NOTEBOOK, word).startswith("# View:")
 
@@ -135,3 +138,30 @@ def test_joint_view_catches_swapped_internal_weights(monkeypatch):
 
     monkeypatch.setattr(TLMBatches, "__init__", wrong)
     _fails("joint loss")
+
+
+# -- the MLM head's unigram prior -----------------------------------------------------------------------------------
+
+
+def test_prior_view_catches_another_smoothing(monkeypatch):
+    monkeypatch.setattr(mlm_prior.unigram_log_prior, "__defaults__", ((), 1.0))
+    _fails("unigram prior by hand")
+
+
+def test_prior_view_catches_counted_special_tokens(monkeypatch):
+    prior = mlm_prior.unigram_log_prior
+    monkeypatch.setattr(
+        train, "unigram_log_prior", lambda inputs, v, special=(), smoothing=0.5: prior(inputs, v, (), smoothing)
+    )
+    _fails("unigram prior by hand")
+
+
+def test_prior_view_catches_a_prior_that_is_not_written(monkeypatch):
+    monkeypatch.setattr(train, "set_mlm_prior", lambda model, log_prior: None)
+    _fails("unigram prior by hand")
+
+
+def test_collapse_picture_reads_the_committed_probe():
+    probe = tlm_report.collapse_probe()
+    assert probe is not None and {"zero", "unigram"} <= set(probe.prior)
+    assert {"step", "mlm_loss", "token_state_cosine", "model", "seed"} <= set(probe.columns)
