@@ -7,7 +7,6 @@
 
 import importlib as _importlib
 import os as _os
-import sys as _sys
 import warnings as _warnings
 
 # keras-hub's loaders import tqdm.auto, which warns (with this machine's paths) in a Jupyter kernel without ipywidgets
@@ -28,18 +27,8 @@ if _backend is not None and _backend not in _BACKENDS:
 
 from . import tf_guard as _tf_guard  # noqa: E402
 
-TENSORFLOW = _tf_guard.install(_backend)  # under jax/torch: "blocked" (see kit/tf_guard.py)
+TENSORFLOW = _tf_guard.install(_backend)  # under jax/torch: "blocked"; under tensorflow: "quiet" (kit/tf_guard.py)
 
-if _backend == "tensorflow" and "tensorflow" not in _sys.modules:
-    # TensorFlow writes its start-up lines (absl, oneDNN, CUDA probing) to the process's stderr, where a notebook
-    # shows them under its first cell; imported here they go to kit.devices.NATIVE_LOG, real errors still show
-    from .devices import quiet_native_stderr as _quiet_native_stderr  # noqa: E402
-
-    with _quiet_native_stderr():
-        try:
-            import tensorflow as _tensorflow  # noqa: E402, F401
-        except ImportError:  # Keras will say what is missing when it is imported
-            pass
 
 from . import config  # noqa: E402
 from .config import set_seed  # noqa: E402

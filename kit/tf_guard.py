@@ -14,6 +14,12 @@ run without it.
 ``KIT_ALLOW_TENSORFLOW=1`` turns the block off. Where TensorFlow is imported
 anyway (allowed, or imported before the kit), the kit hides the GPUs from it.
 
+Under ``KERAS_BACKEND=tensorflow`` TensorFlow is the backend: ``import kit``
+leaves it unimported (``kit info`` and ``kit data`` start without it), and
+when Keras imports it later its native start-up lines (absl, oneDNN, CUDA
+probing), which a notebook would show under its first cell, go to
+:data:`kit.devices.NATIVE_LOG` instead; real errors still reach stderr.
+
 >>> blocked_names()
 ('tensorflow', 'tensorflow_text')
 """
@@ -70,8 +76,30 @@ class _HideGPUOnImport(importlib.abc.MetaPathFinder):
         return spec
 
 
+class _QuietOnImport(importlib.abc.MetaPathFinder):
+    """Lets TensorFlow import with its native start-up lines held (:func:`kit.devices.quiet_native_stderr`)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "tensorflow":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            from .devices import quiet_native_stderr  # noqa: PLC0415 - light, and only when TensorFlow loads
+
+            with quiet_native_stderr():
+                run(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
 def install(backend: str | None) -> str:
-    """Apply the rule for ``backend``; returns what was done: "blocked", "hidden", "already imported", "off".
+    """Apply the rule for ``backend``; returns what was done: "blocked", "hidden", "already imported", "quiet", "off".
 
     Args:
         backend: ``KERAS_BACKEND`` (None: unset).
@@ -79,8 +107,14 @@ def install(backend: str | None) -> str:
     Returns:
         ``"blocked"``: under jax or torch, ``import tensorflow`` now fails; ``"hidden"``: ``KIT_ALLOW_TENSORFLOW`` is
         set, so TensorFlow imports with its GPUs hidden; ``"already imported"``: its GPUs were hidden (if it could
-        still be done); ``"off"``: another backend, nothing done.
+        still be done); ``"quiet"``: under tensorflow, its import will hold its native start-up lines; ``"off"``:
+        nothing done (no backend named, or TensorFlow already imported under tensorflow).
     """
+    if backend == "tensorflow":
+        if "tensorflow" in sys.modules or any(isinstance(f, _QuietOnImport) for f in sys.meta_path):
+            return "off" if "tensorflow" in sys.modules else "quiet"
+        sys.meta_path.insert(0, _QuietOnImport())
+        return "quiet"
     if backend not in ("jax", "torch"):
         return "off"
     if "tensorflow" in sys.modules:
