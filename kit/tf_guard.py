@@ -56,46 +56,40 @@ def hide_gpus(tf) -> bool:
         return False
 
 
-class _HideGPUOnImport(importlib.abc.MetaPathFinder):
+class _OnTensorFlowImport(importlib.abc.MetaPathFinder):
+    """Lets TensorFlow import through :meth:`load` (once: the finder removes itself when TensorFlow is found)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "tensorflow":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+        spec.loader.exec_module = lambda module: self.load(run, module)
+        return spec
+
+    def load(self, run, module):
+        run(module)
+
+
+class _HideGPUOnImport(_OnTensorFlowImport):
     """Lets TensorFlow import, then hides the GPUs from it before anything else runs."""
 
-    def find_spec(self, name, path=None, target=None):
-        if name != "tensorflow":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        if spec is None or spec.loader is None:
-            return spec
-        run = spec.loader.exec_module
-
-        def exec_module(module):
-            run(module)
-            hide_gpus(module)
-
-        spec.loader.exec_module = exec_module
-        return spec
+    def load(self, run, module):
+        run(module)
+        hide_gpus(module)
 
 
-class _QuietOnImport(importlib.abc.MetaPathFinder):
+class _QuietOnImport(_OnTensorFlowImport):
     """Lets TensorFlow import with its native start-up lines held (:func:`kit.devices.quiet_native_stderr`)."""
 
-    def find_spec(self, name, path=None, target=None):
-        if name != "tensorflow":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        if spec is None or spec.loader is None:
-            return spec
-        run = spec.loader.exec_module
+    def load(self, run, module):
+        from .devices import quiet_native_stderr  # noqa: PLC0415 - light, and only when TensorFlow loads
 
-        def exec_module(module):
-            from .devices import quiet_native_stderr  # noqa: PLC0415 - light, and only when TensorFlow loads
-
-            with quiet_native_stderr():
-                run(module)
-
-        spec.loader.exec_module = exec_module
-        return spec
+        with quiet_native_stderr():
+            run(module)
 
 
 def install(backend: str | None) -> str:
