@@ -55,6 +55,7 @@ class FitResult:
         monitor: the dev score early stopping watched: ``"val_accuracy"`` or ``"val_loss"``.
         steps: the optimizer steps planned (:func:`planned_steps`).
         seconds: the wall-clock time of ``fit``.
+        epochs: the epochs planned (early stopping may end the fit sooner: :attr:`trained`).
     """
 
     history: dict
@@ -63,6 +64,14 @@ class FitResult:
     monitor: str
     steps: int
     seconds: float
+    epochs: int = 0
+
+    @property
+    def trained(self) -> dict:
+        """What the fit actually trained: ``{"epochs": epochs run, "steps": optimizer steps run}``."""
+        run = len(self.history.get(self.monitor, [])) if self.history else self.epochs
+        per_epoch = self.steps // self.epochs if self.epochs else 0
+        return {"epochs": run, "steps": run * per_epoch}
 
     @property
     def best_dev_accuracy(self) -> float:
@@ -316,7 +325,7 @@ def fit_classifier(
         seconds = time.perf_counter() - t
     scores = hist.history[monitor]
     best = int(np.argmax(scores) if mode == "max" else np.argmin(scores))
-    return FitResult(hist.history, best, float(scores[best]), monitor, steps, seconds)
+    return FitResult(hist.history, best, float(scores[best]), monitor, steps, seconds, epochs)
 
 
 def accuracy(model: keras.Model, x, y, batch_size: int = 128) -> float:

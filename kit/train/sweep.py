@@ -11,7 +11,9 @@ to the runs still to come. The line of every finished run (its keys, its first m
 beside the CSV (or to ``log``, when one is given). Rerun the cell after an interruption and the runs already in
 the CSV are skipped. Rows carry a fingerprint of the settings that are not
 keys (the scale's sizes), so results of another configuration in the same
-folder are never mixed in.
+folder are never mixed in. A finished run is never lost: its rows land whole or
+not at all, a run cut short by a killed writer is dropped and run again, and a
+second process writing the same CSV is refused (:mod:`kit.results`).
 
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "results.csv"
@@ -36,6 +38,9 @@ from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
+
+from ..files import hold_writer_lock
+from ..results import ResultsFile, RunResult, run_id
 
 
 def fingerprint(config) -> str:
@@ -103,6 +108,7 @@ class Sweep:
         if not self.keys:
             raise ValueError("A sweep needs at least one key column (e.g. keys=('model', 'seed')).")
         self.fingerprint = fingerprint(config or {})
+        self.store = ResultsFile(self.path, self.keys, self.fingerprint)
         self.log = log
         self._timings: list[tuple[int, float]] = []  # (planned steps, seconds) of each finished run
         self.group = group  # a key whose runs differ in cost per step (e.g. "model")
@@ -111,29 +117,22 @@ class Sweep:
 
     # -- what is already there ----------------------------------------------------------------------------
     def _frame(self):
-        import pandas as pd
-
-        if not self.path.exists() or self.path.stat().st_size == 0:
-            return pd.DataFrame(columns=[*self.keys, "metric", "value", "config"])
-        frame = pd.read_csv(self.path, dtype={"config": str})
-        missing = [k for k in (*self.keys, "metric", "value", "config") if k not in frame.columns]
-        if missing:
-            raise ValueError(
-                f"{self.path} has no column(s) {missing}: it was written by something else. "
-                "Move it away or give the sweep another path."
-            )
+        """This configuration's whole runs in the CSV (runs cut short by a killed writer dropped, with a warning)."""
+        frame = self.store.frame()
         return frame[frame.config == self.fingerprint]
 
     def _key(self, run) -> tuple:
+        """``run``'s key values as strings, in the order of ``keys``."""
         missing = [k for k in self.keys if k not in run]
         if missing:
             raise KeyError(f"run {run} has no {missing}; every run needs the keys {self.keys}.")
         return tuple(str(run[k]) for k in self.keys)
 
     def done(self) -> set:
-        """The keys (tuples of strings) of the runs this configuration already has in the CSV."""
+        """The keys (tuples of strings) of the runs this configuration already has whole in the CSV."""
         frame = self._frame()
-        return {tuple(str(v) for v in row) for row in frame[list(self.keys)].itertuples(index=False)}
+        keys = [tuple(row) for row in frame[list(self.keys)].itertuples(index=False)]
+        return {k for k, rid in zip(keys, frame["run"]) if run_id(k) == rid}
 
     # -- running -------------------------------------------------------------------------------------------
     def pending(self, plan):
@@ -148,6 +147,7 @@ class Sweep:
         Raises:
             KeyError: a run lacks a key.
             ValueError: two runs have the same keys.
+            kit.files.WriterBusy: another process writes this CSV (two sweeps in one folder would lose runs).
         """
         plan = list(plan)
         keys = [self._key(r) for r in plan]
@@ -155,6 +155,9 @@ class Sweep:
             raise ValueError("Two runs of the plan have the same keys: add the setting that differs to keys.")
         done = self.done()
         todo = [r for r, k in zip(plan, keys) if k not in done]
+        if todo:  # refused now, before hours of training, if another process writes this CSV
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            hold_writer_lock(self.path)
         steps = sum(int(r.get("steps", 0)) for r in todo)
         ahead = (
             f"; ETA {format_seconds(self._eta_of(todo))} from the {len(self._timings)} run(s) timed so far"
@@ -243,41 +246,34 @@ class Sweep:
             a, b = (0.0, secs.sum() / steps.sum()) if a < 0 else (secs.mean(), 0.0)
         return float(a * len(remaining_steps) + b * sum(remaining_steps))
 
-    def record(self, run, metrics: dict, seconds: float | None = None) -> None:
-        """Append ``metrics`` of ``run`` to the CSV now (replacing that run's old rows, if any).
+    def record(self, run, result, seconds: float | None = None) -> None:
+        """Write ``result`` of ``run`` to the CSV now, whole (replacing that run's old rows, if any).
+
+        The run's rows land in one write, or the file is replaced whole (:class:`kit.results.ResultsFile`); this
+        process becomes the folder's one writer (a second process recording to the same CSV gets
+        :class:`kit.files.WriterBusy`).
 
         Args:
             run: the run's settings (its keys name the rows).
-            metrics: ``{name: number}``; the first three floats (under 1e4) show on the next progress line.
+            result: a :class:`kit.results.RunResult`, or ``{name: number}`` (its metrics); the first three floats
+                (under 1e4) show on the next progress line.
             seconds: how long a run made outside :meth:`pending` took (one run by hand); the ETA that
                 :meth:`pending` prints before its first run is fitted to it.
 
         Raises:
             ValueError: no metrics.
             KeyError: the run lacks a key.
+            kit.files.WriterBusy: another process writes this CSV.
         """
-        import pandas as pd
-
-        if not metrics:
+        result = result if isinstance(result, RunResult) else RunResult(dict(result))
+        if not result.metrics:
             raise ValueError("record() got no metrics to write.")
+        self._key(run)
         if seconds is not None:
             self.timed(run, seconds)
-        key = self._key(run)
-        rows = [
-            {**dict(zip(self.keys, key)), "metric": m, "value": float(v), "config": self.fingerprint}
-            for m, v in metrics.items()
-        ]
-        frame = pd.DataFrame(rows)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if key in self.done():  # recorded before (e.g. a table made after the sweep, rerun): replace it
-            old = pd.read_csv(self.path, dtype={"config": str})
-            same = (old.config == self.fingerprint) & pd.Series(
-                [tuple(str(v) for v in r) == key for r in old[list(self.keys)].itertuples(index=False)], index=old.index
-            )
-            old[~same].to_csv(self.path, index=False)
-        header = not self.path.exists() or self.path.stat().st_size == 0
-        frame.to_csv(self.path, mode="a", header=header, index=False)
-        shown = [f"{m} {v:.3f}" for m, v in metrics.items() if isinstance(v, float) and abs(v) < 1e4][:3]
+        self.store.write(run, result)
+        shown = [f"{m} {v:.3f}" for m, v in result.metrics.items() if isinstance(v, float) and abs(v) < 1e4][:3]
         self._last = (": " + ", ".join(shown)) if shown else ""
 
     def results(self, plan=None):
@@ -294,11 +290,11 @@ class Sweep:
         """
         import pandas as pd
 
-        frame = self._frame().drop(columns="config")
-        if plan is not None:
-            wanted = {self._key(r) for r in plan}
-            keep = [tuple(str(v) for v in row) in wanted for row in frame[list(self.keys)].itertuples(index=False)]
-            frame = frame.loc[np.array(keep, dtype=bool)]  # a boolean row mask (an empty list would pick no columns)
+        frame = self._frame()
+        if plan is not None:  # the plan's runs, and the rows they wrote under other keys (a multitask run's tasks)
+            wanted = {run_id(self._key(r)) for r in plan}
+            frame = frame.loc[frame["run"].isin(wanted).to_numpy(dtype=bool)]
+        frame = frame.drop(columns=["config", "run", "rows"])
         for k in self.keys:
             if frame[k].dtype == object:
                 try:

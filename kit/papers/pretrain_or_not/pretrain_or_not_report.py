@@ -23,7 +23,8 @@ import numpy as np
 
 from ...analysis.spread import difference, format_mean_se, summarize
 from ...analysis.verdicts import RESAMPLES, verdict_table
-from .pretrain_or_not_runs import predictions_path, transformer_of
+from ..experiment import load_predictions, predictions_path
+from .pretrain_or_not_runs import KEYS, transformer_of
 
 #: The verdict table's note on every comparison with the transformer: each model trains with its own recipe.
 RECIPES_NOTE = "each model its own recipe (the paper's); the same n training examples"
@@ -62,7 +63,7 @@ def gaps(stats, model_specs: dict, train_sizes) -> dict:
 
 
 def load_correct(out, plan_rows) -> dict:
-    """Every planned run's 1/0 per test example, as saved by :meth:`.pretrain_or_not_runs.Experiment.score`.
+    """Every planned run's 1/0 per test example, as :meth:`.pretrain_or_not_runs.Experiment.record` saved it.
 
     Args:
         out: the notebook's output folder.
@@ -77,11 +78,13 @@ def load_correct(out, plan_rows) -> dict:
     """
     correct, missing = {}, []
     for r in plan_rows:
-        path = predictions_path(out, r)
+        path = predictions_path(out, r, KEYS)
         if not path.exists():
             missing.append(path.name)
             continue
-        correct.setdefault(r["model"], {}).setdefault(r["train_examples"], {})[r["seed"]] = np.load(path)
+        correct.setdefault(r["model"], {}).setdefault(r["train_examples"], {})[r["seed"]] = load_predictions(
+            out, r, KEYS
+        )["correct"]
     if missing:
         raise FileNotFoundError(
             f"{len(missing)} run(s) have no saved test predictions (e.g. {missing[0]}) in {out}/predictions: they "

@@ -8,8 +8,8 @@ Each is trained on growing subsets of one training set; then the inference timin
 - :func:`models` names the models of the scale (``LSTM-n-k``, ``LSTM-n-k + MiniLM emb``, the transformer: MiniLM at
   smoke and medium, RoBERTa-Base at full, :func:`encoder_name`);
 - :class:`Experiment` builds a model, trains one planned run (:func:`kit.train.fit_classifier`: the paper's
-  recipes, early stopping on dev accuracy) and scores it, saving its 1/0 per test example
-  (:func:`predictions_path`: every run shares one test set, so the verdicts can pair them example by example);
+  recipes, early stopping on dev accuracy) and scores it; its 1/0 per test example is saved with it (every run
+  shares one test set, so the verdicts can pair them example by example);
 - :func:`time_models` times the paper's model sizes (:func:`kit.analysis.time_inference`).
 
 >>> specs = models({"lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64]})
@@ -27,7 +27,7 @@ Each is trained on growing subsets of one training set; then the inference timin
 
 from __future__ import annotations
 
-import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,8 +38,10 @@ from ... import config
 from ...analysis import time_inference
 from ...models import build_classifier, build_lstm_classifier, load_backbone, save_bundle
 from ...models.truncate import truncate_backbone
+from ...results import RunResult
 from ...text import BertPreprocessor, WordVocab
 from ...train import fit_classifier, planned_steps
+from .. import experiment as base
 
 #: The depth of the encoders named below (``encoder_layers`` equal to it is the whole encoder).
 ENCODER_DEPTH = {"minilm-l6": 6, "roberta_base_en": 12, "roberta_large_en": 24, "bert_base_en_uncased": 12}
@@ -264,25 +266,6 @@ def plan(model_specs: dict, train_sizes: list, sizes: dict) -> list[dict]:
     return out
 
 
-def predictions_path(out, run: dict) -> Path:
-    """Where a run's 1/0 per test example is saved: ``out/predictions/<model>__n<examples>__seed<seed>.npy``.
-
-    Args:
-        out: the notebook's output folder.
-        run: a row of :func:`plan` (``model``, ``train_examples``, ``seed``).
-
-    Returns:
-        The ``.npy`` path (the model's name with every run of other characters than letters, digits, ``.`` and
-        ``-`` made one ``_``).
-
-    Example:
-        >>> predictions_path("out", dict(model="LSTM-2-64 + MiniLM emb", train_examples=250, seed=1)).as_posix()
-        'out/predictions/LSTM-2-64_MiniLM_emb__n250__seed1.npy'
-    """
-    safe = re.sub(r"[^A-Za-z0-9.-]+", "_", run["model"]).strip("_")
-    return Path(out) / "predictions" / f"{safe}__n{int(run['train_examples'])}__seed{int(run['seed'])}.npy"
-
-
 def correct_per_example(model: keras.Model, x, y, batch_size: int = 128) -> np.ndarray:
     """1 where ``model``'s argmax is the label, 0 where not: one entry per test example (their mean: the accuracy).
 
@@ -299,11 +282,12 @@ def correct_per_example(model: keras.Model, x, y, batch_size: int = 128) -> np.n
     return (np.argmax(logits, axis=-1) == np.asarray(y)).astype(np.int8)
 
 
-class Experiment:
-    """Notebook 01's runs on one data set: :meth:`make_model`, :meth:`score` and :meth:`run_one`.
+class Experiment(base.Experiment):
+    """Notebook 01's runs on one data set: :meth:`make_model`, :meth:`correct`, :meth:`run_one`.
 
-    :meth:`run_one` fits, scores (:meth:`score` saves the 1/0 per test example), and keeps the model of the largest
-    transformer run (first seed) in ``out/best_model/``.
+    Each run's 1/0 per test example is saved with it (``predictions/<run>.npz``, key ``correct``: every run shares
+    one test set, so the verdicts pair them example by example); the model of the largest transformer run (first
+    seed) is kept in ``out/best_model/``.
 
     Args:
         ds: the data set (a :class:`kit.data.TextDataset`).
@@ -312,13 +296,23 @@ class Experiment:
         token_table: the encoder's token embeddings (the "+ pretrained" LSTM's table).
         encoder: the loaded encoder (:func:`kit.models.load_backbone`): its name, tokenizer and preprocessor.
         out: the run's folder.
-        largest: the largest training size.
+        train_sizes: the training sizes of the sweep (numbers of examples).
     """
 
-    def __init__(self, ds, sizes: dict, inputs: Inputs, token_table, encoder, out, largest: int):
+    KEYS = KEYS
+    GROUP = "model"  # the models differ in cost per step: the ETA fits each alone
+
+    def __init__(self, ds, sizes: dict, inputs: Inputs, token_table, encoder, out, train_sizes):
         self.ds, self.sizes, self.inputs, self.token_table, self.encoder = ds, sizes, inputs, token_table, encoder
-        self.out, self.largest = out, largest
+        self.train_sizes = list(train_sizes)
+        self.largest = self.train_sizes[-1]
         self.models = models(sizes)
+        fingerprinted = {**sizes, "scale": config.scale(), "data": ds.name, "data_sizes": ds.sizes()}
+        super().__init__(out, {**fingerprinted, "precision": config.precision()})
+
+    def plan(self) -> list[dict]:
+        """Every model at every training size for every seed of its kind (:func:`plan`)."""
+        return plan(self.models, self.train_sizes, self.sizes)
 
     def make_model(self, spec: tuple) -> keras.Model:
         """A fresh model of ``spec``.
@@ -360,32 +354,27 @@ class Experiment:
             pooling=self.sizes.get("transformer_pooling", "cls"),
         )
 
-    def score(self, model: keras.Model, run: dict) -> float:
-        """Score ``model`` of ``run`` on the test set and save its 1/0 per test example (:func:`predictions_path`).
+    def correct(self, model: keras.Model, run: dict) -> np.ndarray:
+        """``model``'s 1/0 per test example (:func:`correct_per_example`; their mean is the test accuracy).
 
         Args:
             model: the trained model.
-            run: its row of :func:`plan`.
-
-        Returns:
-            Its test accuracy (the mean of the saved array).
+            run: its row of :func:`plan` (its model's kind picks the inputs).
         """
-        correct = correct_per_example(model, self.inputs.of(self.models[run["model"]][0], "test"), self.ds.test.y)
-        path = predictions_path(self.out, run)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.save(path, correct)
-        return float(correct.mean())
+        return correct_per_example(model, self.inputs.of(self.models[run["model"]][0], "test"), self.ds.test.y)
 
-    def run_one(self, run: dict) -> dict:
+    def run_one(self, run: dict) -> RunResult:
         """Train ``run`` on the first ``train_examples`` of the fixed order, and score it.
 
         Args:
             run: a row of :func:`plan`.
 
         Returns:
-            Its metrics: ``test_accuracy``, ``dev_accuracy``, ``train_seconds``, ``steps`` (its 1/0 per test example
-            is saved by :meth:`score`).
+            Its :class:`kit.results.RunResult`: ``test_accuracy``, ``dev_accuracy``, ``train_seconds``; the epochs
+            and steps it trained; its 1/0 per test example (``correct``); the model.
         """
+        start = time.perf_counter()
+        keras.backend.clear_session()  # the previous run's models go; then the seed, before any weight is made
         kind, idx = self.models[run["model"]][0], self.inputs.order[: run["train_examples"]]
         config.set_seed(run["seed"])
         model = self.make_model(self.models[run["model"]])
@@ -398,31 +387,34 @@ class Experiment:
             seed=run["seed"],
             **recipe_of(kind, self.sizes),
         )
-        acc = self.score(model, run)
-        if (
-            kind == "transformer"
-            and run["train_examples"] == self.largest
-            and run["seed"] == self.sizes["transformer_seeds"][0]
-        ):
+        correct = self.correct(model, run)
+        metrics = {"test_accuracy": float(correct.mean()), "dev_accuracy": fit.best_dev_accuracy}
+        metrics["train_seconds"] = fit.seconds
+        return RunResult(
+            metrics,
+            seconds=time.perf_counter() - start,
+            trained=fit.trained,
+            predictions={"correct": correct},
+            model=model,
+        )
+
+    def keep(self, run: dict, result: RunResult) -> None:
+        """Save the largest transformer run's model (first seed) as ``out/best_model/`` (a bundle)."""
+        kind = self.models[run["model"]][0]
+        first = self.sizes["transformer_seeds"][0]
+        if kind == "transformer" and run["train_examples"] == self.largest and run["seed"] == first:
             save_bundle(
                 self.out / "best_model",
-                model,
+                result.model,
                 preprocessor=self.encoder.preprocessor,
                 label_names=self.ds.label_names,
                 info={
                     "notebook": "01",
                     "data": self.ds.name,
                     "train_examples": run["train_examples"],
-                    "test_accuracy": acc,
+                    "test_accuracy": result.metrics["test_accuracy"],
                 },
             )
-        keras.backend.clear_session()
-        return {
-            "test_accuracy": acc,
-            "dev_accuracy": fit.best_dev_accuracy,
-            "train_seconds": fit.seconds,
-            "steps": fit.steps,
-        }
 
 
 def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequence_length: int):

@@ -42,11 +42,13 @@ def test_the_runs_on_a_roberta(roberta_preset, tmp_path, monkeypatch):  # noqa: 
         "lstm_sizes": [[1, 8]],
         "lstm_plus_pretrained": [1, 8],
         "embedding_dim": 8,
+        "lstm_epochs": 2,
+        "lstm_min_steps": 0,
     }
     enc = kit.models.load_backbone(sizes["backbone"], sequence_length=16)
     inputs = runs.Inputs.prepare(ds, 40, 16, enc.preprocessor)
     table = kit.models.backbone_token_table(enc)
-    experiment = runs.Experiment(ds, sizes, inputs, table, enc, tmp_path / "out", largest=40)
+    experiment = runs.Experiment(ds, sizes, inputs, table, enc, tmp_path / "out", train_sizes=[40])
     model = experiment.make_model(experiment.models["RoBERTa-Base fine-tuned"])
     backbone = next(layer for layer in model.layers if isinstance(layer, kit.models.BertBackbone))
     assert backbone.num_layers == 2 and backbone.layer_norm_epsilon == 1e-5  # the whole (tiny) RoBERTa
@@ -56,3 +58,10 @@ def test_the_runs_on_a_roberta(roberta_preset, tmp_path, monkeypatch):  # noqa: 
     timing = runs.time_models(experiment, repeats=1, batch_sizes=[2], sequence_length=16)
     assert list(timing.model) == ["LSTM-2-256", "LSTM-4-256", "LSTM-4-256 + RoBERTa emb", "RoBERTa-Base"]
     assert "speed-up vs RoBERTa" in runs.timing_view(timing).columns
+    run = dict(model="LSTM-1-8", train_examples=40, seed=0, steps=2)  # one run through the sweep's contract
+    result = experiment.run_one(run)
+    assert result.trained["epochs"] == 2 and result.trained["steps"] == 2 * -(-40 // sizes["lstm_batch"])
+    experiment.record(run, result)
+    recorded = experiment.sweep.results([run]).set_index("metric").value
+    assert recorded["test_accuracy"] == experiment.predictions(run)["correct"].mean() == result.metrics["test_accuracy"]
+    assert recorded["trained_epochs"] == 2 and not list(experiment.sweep.pending([run]))

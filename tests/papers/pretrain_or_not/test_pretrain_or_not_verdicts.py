@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 import kit
+from kit.papers.experiment import predictions_path, save_predictions
 from kit.papers.pretrain_or_not import pretrain_or_not_report as report
 from kit.papers.pretrain_or_not import pretrain_or_not_runs as runs
 
@@ -37,10 +38,9 @@ def _runs(tmp_path):
     plan = [dict(model=m, train_examples=n, seed=s) for m in SPECS for n in SIZES for s in range(3)]
     rows = []
     for i, r in enumerate(plan):
-        path = runs.predictions_path(tmp_path, r)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.save(path, _correct(rate[r["model"]][r["train_examples"]], i))
-        rows.append({**r, "metric": "test_accuracy", "value": float(np.load(path).mean())})
+        correct = _correct(rate[r["model"]][r["train_examples"]], i)
+        save_predictions(tmp_path, r, runs.KEYS, {"correct": correct})
+        rows.append({**r, "metric": "test_accuracy", "value": float(correct.mean())})
     return plan, pd.DataFrame(rows)
 
 
@@ -72,7 +72,7 @@ def test_the_verdict_table_holds_every_comparison_and_the_sentences_quote_it(tmp
 
 def test_a_run_without_saved_predictions_is_refused(tmp_path):
     plan, _ = _runs(tmp_path)
-    runs.predictions_path(tmp_path, plan[4]).unlink()
+    predictions_path(tmp_path, plan[4], runs.KEYS).unlink()
     with pytest.raises(FileNotFoundError, match="no saved test predictions"):
         report.load_correct(tmp_path, plan)
 

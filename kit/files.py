@@ -1,0 +1,173 @@
+r"""Files the kit writes land whole or not at all, and one process at a time writes a results folder.
+
+A learner's GPU hours end up in a few files: a sweep's ``results.csv``, each run's predictions, a saved model. A
+kernel interrupt, an out-of-memory kill or a full disk can stop the writer at any byte, so:
+
+- :func:`atomic_write` and :func:`replacing` write to a temporary file beside the target, flush it to the disk and
+  move it over the target with ``os.replace``: a reader sees the old file or the new one, never a mixture.
+- :func:`append_whole` appends a block of lines with one ``write`` that ends in its newline, then syncs; a block cut
+  short by a kill is found by whoever reads the file (``kit.results`` counts each run's rows).
+- :func:`hold_writer_lock` refuses a second process that would write the same file (two sweeps appending to one
+  results file would lose runs). The lock is the operating system's (``fcntl``): it goes when the process ends,
+  however it ends, so there is never a stale lock to delete.
+
+>>> import pathlib, tempfile
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "notes.txt"
+>>> atomic_write(path, "one\n")
+>>> append_whole(path, "two\nthree\n")
+>>> path.read_text()
+'one\ntwo\nthree\n'
+>>> hold_writer_lock(path)       # this process may write it; another would get WriterBusy
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks here; a second writer is not refused
+    fcntl = None
+
+#: The writer locks this process holds: the lock file's resolved path -> its open descriptor (kept for the process's
+#: life: POSIX drops a process's lock on a file when any descriptor of that file is closed).
+_HELD: dict[str, int] = {}
+
+
+class WriterBusy(RuntimeError):
+    """Another process holds the writer lock of a file this process wants to write."""
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush ``folder``'s entry list to the disk (so a rename survives a power cut); a no-op where unsupported."""
+    with contextlib.suppress(OSError, AttributeError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def replacing(path):
+    """A temporary path beside ``path`` to write to; moved over ``path`` when the block ends without an error.
+
+    For writers that take a path (``np.savez``, ``model.save``). On an error the temporary file is removed and
+    ``path`` is left as it was.
+
+    Args:
+        path: the file to write.
+
+    Yields:
+        The temporary path (same folder and suffix, so writers that check the suffix accept it).
+
+    Example:
+        >>> import numpy as np, pathlib, tempfile
+        >>> target = pathlib.Path(tempfile.mkdtemp()) / "p.npz"
+        >>> with replacing(target) as tmp:
+        ...     np.savez(tmp, x=np.arange(3))
+        >>> np.load(target)["x"].tolist()
+        [0, 1, 2]
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}.{time.monotonic_ns()}.tmp{path.suffix}")
+    try:
+        yield tmp
+        if tmp.is_file():
+            with open(tmp, "rb+") as f:
+                os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    _sync_folder(path.parent)
+
+
+def atomic_write(path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all (a temporary file, synced, then ``os.replace``).
+
+    Args:
+        path: the file (its folder is made if missing).
+        data: text (written as UTF-8) or bytes.
+    """
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    with replacing(path) as tmp, open(tmp, "wb") as f:
+        f.write(raw)
+        f.flush()
+
+
+def append_whole(path, text: str) -> None:
+    """Append ``text`` (whole lines, ending in a newline) to ``path`` in one write, then sync it to the disk.
+
+    A process killed during the write may leave the block cut short; the block's reader finds that (the file
+    ``kit.results`` writes counts each run's rows).
+
+    Args:
+        path: the file (made if missing).
+        text: the lines to append.
+
+    Raises:
+        ValueError: ``text`` does not end in a newline (the next block would join its last line).
+        OSError: the disk refused the write (e.g. it is full); what was written is found short on reading.
+    """
+    if not text.endswith("\n"):
+        raise ValueError("append_whole() appends whole lines: end the text with a newline.")
+    raw = text.encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        view = memoryview(raw)
+        while view:  # a regular file takes it in one write unless the disk is full or a signal cuts it
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def lock_path(path) -> Path:
+    """The lock file of ``path``: ``.<name>.lock`` beside it (hidden, so a run's folder lists its results only)."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.lock")
+
+
+def hold_writer_lock(path) -> None:
+    """Make this process the one writer of ``path`` for the rest of its life, or refuse.
+
+    Calling it again from the same process is free. The lock is released when the process ends (a kernel restart,
+    a kill), never left behind.
+
+    Args:
+        path: the file about to be written.
+
+    Raises:
+        WriterBusy: another process is writing it (its process id and start time in the message, and the fix).
+    """
+    lock = lock_path(path)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    key = str(lock.resolve())
+    if key in _HELD or fcntl is None:
+        return
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "unknown"
+        os.close(fd)
+        raise WriterBusy(
+            f"{Path(path).name} in {Path(path).parent} is being written by another process ({holder}): two writers "
+            "of one results file would lose runs. Wait for that run to end or stop it (e.g. restart the other "
+            "notebook's kernel), or give this one another folder (kit run --out, or KIT_OUT)."
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"process {os.getpid()}, since {time.strftime('%Y-%m-%d %H:%M:%S')}".encode(), 0)
+    _HELD[key] = fd
+
+
+def release_writer_lock(path) -> None:
+    """Give up this process's writer lock of ``path`` (if held): another process may write it now."""
+    fd = _HELD.pop(str(lock_path(path).resolve()), None)
+    if fd is not None:
+        os.close(fd)
