@@ -81,6 +81,25 @@ def _number(v) -> str:
     return repr(float(v))
 
 
+def read_results(path):
+    """Every whole run of the results file at ``path`` (any keys, every fingerprint); runs cut short dropped.
+
+    Args:
+        path: a sweep's ``results.csv`` (the keys are its columns before ``metric``).
+
+    Returns:
+        A ``pandas.DataFrame`` (:meth:`ResultsFile.frame`), or None when there is no such file.
+    """
+    path = Path(path)
+    if not path.exists():
+        return None
+    with open(path, encoding="utf-8", errors="replace", newline="") as f:
+        header = next(csv.reader([f.readline()]), [])
+    if "metric" not in header:
+        raise ValueError(f"{path} has no 'metric' column: it is not a results file a sweep wrote.")
+    return ResultsFile(path, header[: header.index("metric")], config="").frame()
+
+
 class ResultsFile:
     """A long-format results CSV whose runs land whole: one writer process, each run's rows in one write.
 

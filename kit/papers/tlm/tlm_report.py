@@ -20,9 +20,11 @@ from ...analysis import attention_maps, classify_heads, verdict_table
 from ...analysis.baselines import constant_guess
 from ...analysis.flops import format_flops
 from ...analysis.spread import format_mean_se, summarize
+from ...results import read_results
 from ...retrieval import english_stopwords, word_tokenize
+from ..experiment import load_predictions, predictions_path
 from . import tlm_paper as paper
-from .tlm_runs import load_predictions, prediction_path
+from .tlm_runs import KEYS, plain_run
 
 #: The columns that name a TLM setting in the runs table.
 SETTING = ["task", "retrieval", "K", "rho1", "rho2"]
@@ -566,7 +568,7 @@ def correct(out, rows, y, which: str = "final") -> dict:
     """Each run's per-example test results, ``{seed: 1/0 per test example}``, from its saved predictions.
 
     Args:
-        out: the run's folder (``predictions/``, :func:`.tlm_runs.save_predictions`).
+        out: the run's folder (``predictions/``, saved by :meth:`.tlm_runs.Experiment.record`).
         rows: the runs (rows of the runs table), one per seed.
         y: the test labels.
         which: ``"final"`` (after stage 2) or ``"stage1"``.
@@ -575,7 +577,8 @@ def correct(out, rows, y, which: str = "final") -> dict:
         ``{seed: float array, 1 where the prediction is right}``.
     """
     y = np.asarray(y)
-    return {int(r.seed): (load_predictions(out, r)[which] == y).astype(float) for _, r in rows.iterrows()}
+    saved = {int(r.seed): load_predictions(out, plain_run(r), KEYS)[which] for _, r in rows.iterrows()}
+    return {seed: (pred == y).astype(float) for seed, pred in saved.items()}
 
 
 def _comparisons(out, tlm, base, main, tasks: dict, s: dict) -> list[dict]:
@@ -767,8 +770,6 @@ def checks(tlm, base, main, plan_rows, base_plan, tasks: dict, sizes: dict, out)
     Returns:
         ``{claim: whether it holds}``.
     """
-    import pandas as pd
-
     a = sizes["ablation_task"]
     chance = {n: 1 / ds.num_classes for n, ds in tasks.items()}
     s_tlm, s_base = _by(tlm[main], "test_accuracy", "task"), _by(base, "test_accuracy", "task")
@@ -782,7 +783,7 @@ def checks(tlm, base, main, plan_rows, base_plan, tasks: dict, sizes: dict, out)
         "table3_retrieval.csv",
         "verdicts.csv",
     )
-    results = pd.read_csv(out / "results.csv")
+    results = read_results(out / "results.csv")
     guesses = set(results[results.metric == "constant_guess"].task)
     return {
         "every planned run measured": len(tlm) == len(plan_rows) and len(base) == len(base_plan),
@@ -794,7 +795,7 @@ def checks(tlm, base, main, plan_rows, base_plan, tasks: dict, sizes: dict, out)
         "TLM beats chance after stage 2 on the ablation task": bool(s_tlm.loc[a, "mean"] > chance[a] + 0.1),
         "figures and tables written": all((out / f).exists() for f in files),
         "per-example test predictions saved for every run": all(
-            prediction_path(out, r).exists() for r in [*plan_rows, *base_plan]
+            predictions_path(out, plain_run(r), KEYS).exists() for r in [*plan_rows, *base_plan]
         ),
         "constant-guess rows in results.csv for every task": guesses >= set(tasks),
     }

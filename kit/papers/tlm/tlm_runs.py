@@ -8,8 +8,8 @@ the scores; the pretrained baseline is fine-tuned on the same data.
 - :func:`retrieve`: every task's external data for each K (BM25) and the random control of the same size;
 - :class:`Tokens`: the tasks' and the retrieved passages' WordPiece ids on a compact vocabulary, and the masker;
 - :func:`settings` / :func:`plan`: the main setting per task and the ablations (retrieval, K, rho1, rho2);
-- :class:`Experiment`: :meth:`~Experiment.make_tlm`, :meth:`~Experiment.run_one` (= stage 1, then
-  :meth:`~Experiment.finish`), :meth:`~Experiment.run_baseline`.
+- :class:`Experiment`: :meth:`~Experiment.plan`, :meth:`~Experiment.baseline_plan`, :meth:`~Experiment.make_tlm`,
+  :meth:`~Experiment.run_one` (a TLM run: stage 1, then :meth:`~Experiment.finish`; or the baseline).
 
 >>> settings({"tasks": {"news": "news"}, "ablation_task": "news", "k": 8, "rho1": 3, "rho2": 20, "k_ablation": [2],
 ...           "rho1_ablation": [], "rho2_ablation": [0]})[-1]
@@ -32,9 +32,11 @@ from ...analysis import training_flops
 from ...data import general_corpus, load
 from ...models import TLMModel, build_classifier, load_backbone, save_bundle, tlm_backbone
 from ...models.truncate import truncate_backbone
+from ...results import RunResult
 from ...retrieval import BM25Retriever, random_retrieval, select_external, task_text_mask
 from ...text import CompactVocabulary, MLMMasker
 from ...train import evaluate_mlm, fit_classifier, train_stage1
+from .. import experiment as base
 from .tlm_sizes import MODELS
 
 #: The Sweep keys of notebook 02's ``results.csv`` (then ``metric, value``).
@@ -379,62 +381,14 @@ def scores_of(pred, y) -> tuple[float, float]:
     return float((pred == y).mean()), float(f1_score(y, pred, average="macro"))
 
 
-def prediction_path(out, run: dict):
-    """Where a run's per-example test predictions are saved: ``out/predictions/<its keys>.npz``.
-
-    Args:
-        out: the run's folder (a ``pathlib.Path``).
-        run: a row of :func:`plan` or :func:`baseline_plan` (the :data:`KEYS`).
-
-    Returns:
-        The path.
+def plain_run(row) -> dict:
+    """A run's keys as the plan wrote them, from a dict or a row of the runs table (pandas reads ``K=8`` back as 8.0).
 
     Example:
-        >>> import pathlib
-        >>> prediction_path(pathlib.Path("out"), dict(experiment="tlm", task="news", retrieval="bm25", K=8, rho1=3,
-        ...                 rho2=20, seed=1)).as_posix()
-        'out/predictions/tlm_news_bm25_K8_rho13_rho220_seed1.npz'
+        >>> plain_run(dict(experiment="tlm", task="news", retrieval="bm25", K=8.0, rho1=3, rho2=20.0, seed=1))["K"]
+        8
     """
-    r = {k: run[k] for k in KEYS}
-    name = f"{r['experiment']}_{r['task']}_{r['retrieval']}_K{r['K']}_rho1{r['rho1']}_rho2{r['rho2']}_seed{r['seed']}"
-    return out / "predictions" / f"{name}.npz"
-
-
-def save_predictions(out, run: dict, **predictions) -> None:
-    """Save a run's per-example test predictions (``final=...``, and for TLM ``stage1=...``) beside results.csv.
-
-    Args:
-        out: the run's folder.
-        run: the run's keys.
-        **predictions: name -> one predicted class per test example.
-    """
-    path = prediction_path(out, run)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(path, **{k: np.asarray(v, dtype="int32") for k, v in predictions.items()})
-
-
-def load_predictions(out, run: dict) -> dict:
-    """A run's saved per-example test predictions, ``{name: predicted classes}`` (:func:`save_predictions`).
-
-    Args:
-        out: the run's folder.
-        run: the run's keys (a dict or a row of the runs table).
-
-    Returns:
-        ``{"final": ..., "stage1": ...}`` (the baseline: ``final`` alone).
-
-    Raises:
-        FileNotFoundError: the run is in results.csv but its predictions are not (a folder from before they were
-            saved): start from an empty output folder.
-    """
-    path = prediction_path(out, {k: _plain(run[k]) for k in KEYS})
-    if not path.exists():
-        raise FileNotFoundError(
-            f"No per-example predictions at {path}: results.csv holds this run but not its predictions (an output "
-            "folder from an older kit?). Delete the output folder and run the notebook again."
-        )
-    with np.load(path) as f:
-        return {k: f[k] for k in f.files}
+    return {k: _plain(row[k]) for k in KEYS}
 
 
 def _plain(value):
@@ -476,12 +430,15 @@ def new_tlm_model(sizes: dict, tokens, num_classes: int, seed: int, pooling: str
     )
 
 
-class Experiment:
-    """Notebook 02's runs on its tasks and tokens (one TLM run: :meth:`run_one`; the baseline: :meth:`run_baseline`).
+class Experiment(base.Experiment):
+    """Notebook 02's runs on its tasks and tokens: a TLM run or the fine-tuned baseline (:meth:`run_one`).
 
-    The main TLM model of each task (first seed) is saved as ``out/tlm_<task>.keras`` (section 7 reads it), the
-    ablation task's classifier as ``out/best_model/`` (a bundle), the fine-tuned baseline's backbone of the ablation
-    task as ``out/minilm_finetuned_<task>.keras``. Stage 1 runs in 4 chunks, its MLM loss curve a point after each.
+    :meth:`plan` is every TLM setting for every seed, :meth:`baseline_plan` the baseline's runs; :meth:`run_one` runs
+    either (its ``experiment`` key says which). Each run's predicted classes on the test set (``final``; for TLM
+    also ``stage1``) are saved with it. The main TLM model of each task (first seed) is kept as
+    ``out/tlm_<task>.keras`` (section 7 reads it), the ablation task's classifier as ``out/best_model/`` (a bundle),
+    the fine-tuned baseline's backbone of the ablation task as ``out/minilm_finetuned_<task>.keras``. Stage 1 runs in
+    4 chunks, its MLM loss curve a point after each.
 
     Args:
         sizes: the scale's sizes.
@@ -493,9 +450,11 @@ class Experiment:
         out: the run's folder.
     """
 
+    KEYS = KEYS
+
     def __init__(self, sizes: dict, tasks: dict, tokens: Tokens, selections: dict, encoder, out):
         self.sizes, self.tasks, self.tokens, self.selections = sizes, tasks, tokens, selections
-        self.encoder, self.out = encoder, out
+        self.encoder = encoder
         self.main = main_setting(sizes)
         self.stage1 = dict(
             steps=sizes["stage1_steps"],
@@ -505,6 +464,16 @@ class Experiment:
             chunks=4,
             mlm_prior=sizes.get("mlm_prior", "unigram"),
         )
+        data = {n: d.sizes() for n, d in tasks.items()}
+        super().__init__(out, {**sizes, "scale": config.scale(), "precision": config.precision(), "data": data})
+
+    def plan(self) -> list[dict]:
+        """Every TLM setting (:func:`settings`) for every seed, with its optimizer steps (:func:`plan`)."""
+        return plan(settings(self.sizes), self.sizes, self.tasks)
+
+    def baseline_plan(self) -> list[dict]:
+        """The fine-tuned baseline's runs: every task for every seed (:func:`baseline_plan`)."""
+        return baseline_plan(self.sizes, self.tasks)
 
     def make_tlm(self, num_classes: int, seed: int):
         """A TLM model from scratch (:class:`kit.models.TLMModel`), seeded first.
@@ -531,15 +500,19 @@ class Experiment:
             return None
         return self.tokens.external(self.selections[(run["task"], run["retrieval"], run["K"])])
 
-    def run_one(self, run: dict) -> dict:
-        """One TLM run: a model from scratch, stage 1 on the interleaved stream, then :meth:`finish`.
+    def run_one(self, run: dict) -> RunResult:
+        """One run: a TLM run (stage 1, then :meth:`finish`), or the baseline (:meth:`run_baseline`).
 
         Args:
-            run: a row of :func:`plan`.
+            run: a row of :meth:`plan` or of :meth:`baseline_plan`.
 
         Returns:
-            The run's metrics (:meth:`finish`).
+            The run's :class:`kit.results.RunResult`.
         """
+        if run["experiment"] != "tlm":
+            return self.run_baseline(run)
+        start = time.perf_counter()
+        keras.backend.clear_session()  # the previous run's models go before this one's weights are drawn
         ds, x = self.tasks[run["task"]], self.tokens.x[run["task"]]
         model = self.make_tlm(ds.num_classes, run["seed"])
         s1 = train_stage1(
@@ -553,10 +526,12 @@ class Experiment:
             seed=run["seed"],
             **self.stage1,
         )
-        return self.finish(run, model, s1)
+        result = self.finish(run, model, s1)
+        result.seconds = time.perf_counter() - start
+        return result
 
-    def finish(self, run: dict, model, s1) -> dict:
-        """After stage 1: its scores, stage 2, the final scores and the training compute; the main models saved.
+    def finish(self, run: dict, model, s1) -> RunResult:
+        """After stage 1: its scores, stage 2, the final scores and the training compute.
 
         Stage 1's test scores and the MLM's on dev texts, then stage 2 (the task loss alone, early stopping on dev
         accuracy).
@@ -567,8 +542,9 @@ class Experiment:
             s1: :func:`kit.train.train_stage1`'s result.
 
         Returns:
-            The run's metrics: scores after each stage, MLM accuracy and loss, passages, parameters, tokens, FLOPs,
-            seconds and stage 1's MLM loss curve.
+            The run's :class:`kit.results.RunResult`: scores after each stage, MLM accuracy and loss, passages,
+            parameters, tokens, FLOPs and stage 1's MLM loss curve; the steps it trained (both stages) and stage 2's
+            epochs; its predicted classes on test after each stage; the model (and its classifier in ``details``).
         """
         s, task, seed = self.sizes, run["task"], run["seed"]
         ds, x = self.tasks[task], self.tokens.x[task]
@@ -590,13 +566,10 @@ class Experiment:
         )
         pred = predict_labels(clf, x["test"])
         acc, f1 = scores_of(pred, ds.test.y)
-        save_predictions(self.out, run, final=pred, stage1=stage1_pred)
         tokens = s1.tokens + fit.steps * s["batch_size"] * s["sequence_length"]
-        self._save_main(run, model, clf, acc)
         curve = {f"stage1_mlm_loss_step{i}": v for i, v in zip(s1.curve["step"], s1.curve["mlm_loss"])}
         passages = 0 if run["rho1"] == 0 else len(self.selections[(task, run["retrieval"], run["K"])])
-        keras.backend.clear_session()
-        return dict(
+        metrics = dict(
             test_accuracy=acc,
             test_macro_f1=f1,
             stage1_test_accuracy=stage1_acc,
@@ -608,34 +581,30 @@ class Experiment:
             params=model.count_params(),
             train_tokens=tokens,
             flops=training_flops(tokens, model.count_params()),
-            seconds=s1.seconds + fit.seconds,
             **curve,
         )
+        stage2 = fit.trained
+        return RunResult(
+            metrics,
+            seconds=s1.seconds + fit.seconds,
+            trained={"steps": s1.steps + stage2["steps"], "stage1_steps": s1.steps, "stage2_epochs": stage2["epochs"]},
+            predictions={"final": pred, "stage1": stage1_pred},
+            model=model,
+            details={"classifier": clf},
+        )
 
-    def _save_main(self, run: dict, model, clf, acc: float) -> None:
-        """Save the main TLM model of each task (first seed) and the ablation task's classifier as a bundle."""
-        s, task, seed = self.sizes, run["task"], run["seed"]
-        if all(run[k] == v for k, v in self.main.items()) and seed == s["seeds"][0]:
-            model.save(self.out / f"tlm_{task}.keras")  # the main model of each task, for section 7
-            if task == s["ablation_task"]:
-                save_bundle(
-                    self.out / "best_model",
-                    clf,
-                    preprocessor=self.encoder.preprocessor,
-                    vocabulary=self.tokens.vocabulary,
-                    label_names=self.tasks[task].label_names,
-                    info={"notebook": "02", "task": task, "test_accuracy": acc},
-                )
-
-    def run_baseline(self, run: dict) -> dict:
+    def run_baseline(self, run: dict) -> RunResult:
         """The pretrained encoder fine-tuned on the task (the paper's recipe: AdamW, rate decayed linearly to 0).
 
         Args:
             run: a row of :func:`baseline_plan`.
 
         Returns:
-            Its metrics: test accuracy and macro-F1, parameters, tokens, FLOPs, seconds.
+            Its :class:`kit.results.RunResult`: test accuracy and macro-F1, parameters, tokens, FLOPs; the steps and
+            epochs it trained; its predicted classes on test (``final``); its fine-tuned backbone (``model``).
         """
+        start = time.perf_counter()
+        keras.backend.clear_session()
         s, ds, x = self.sizes, self.tasks[run["task"]], self.tokens.task_ids[run["task"]]
         config.set_seed(run["seed"])
         pretrained = load_backbone(self.encoder.name, sequence_length=s["sequence_length"])
@@ -655,16 +624,43 @@ class Experiment:
         )
         pred = predict_labels(clf, x["test"])
         acc, f1 = scores_of(pred, ds.test.y)
-        save_predictions(self.out, run, final=pred)
         tokens, params = fit.steps * s["baseline_batch"] * s["sequence_length"], backbone.count_params()
-        if run["seed"] == s["seeds"][0] and run["task"] == s["ablation_task"]:
-            backbone.save(self.out / f"minilm_finetuned_{run['task']}.keras")  # for the attention heads
-        keras.backend.clear_session()
-        return dict(
+        metrics = dict(
             test_accuracy=acc,
             test_macro_f1=f1,
             params=params,
             train_tokens=tokens,
             flops=training_flops(tokens, params),
-            seconds=fit.seconds,
         )
+        return RunResult(
+            metrics,
+            seconds=time.perf_counter() - start,
+            trained=fit.trained,
+            predictions={"final": pred},
+            model=backbone,
+        )
+
+    def keep(self, run: dict, result: RunResult) -> None:
+        """Keep the main TLM model of each task (first seed), the ablation task's classifier and baseline backbone."""
+        s, task = self.sizes, run["task"]
+        if run["seed"] != s["seeds"][0]:
+            return
+        if run["experiment"] != "tlm":
+            if task == s["ablation_task"]:
+                result.model.save(self.out / f"minilm_finetuned_{task}.keras")  # for the attention heads
+            return
+        if all(run[k] == v for k, v in self.main.items()):
+            result.model.save(self.out / f"tlm_{task}.keras")  # the main model of each task, for section 7
+            if task == s["ablation_task"]:
+                save_bundle(
+                    self.out / "best_model",
+                    result.details["classifier"],
+                    preprocessor=self.encoder.preprocessor,
+                    vocabulary=self.tokens.vocabulary,
+                    label_names=self.tasks[task].label_names,
+                    info={"notebook": "02", "task": task, "test_accuracy": result.metrics["test_accuracy"]},
+                )
+
+    def predictions_of(self, row) -> dict:
+        """The predictions saved for a run, given as a dict or a row of the runs table (:func:`plain_run`)."""
+        return self.predictions(plain_run(row))

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from kit.papers import sizes as paper_sizes
+from kit.papers.experiment import load_predictions, save_predictions
 from kit.papers.tlm import tlm_report as report
 from kit.papers.tlm import tlm_runs as runs
 from kit.retrieval.external import ExternalSelection
@@ -42,7 +43,7 @@ def _runs(out: pathlib.Path, z: dict, y: np.ndarray, right: dict) -> pd.DataFram
         preds = (
             {"final": pred(p_final)} if r["experiment"] != "tlm" else {"final": pred(p_final), "stage1": pred(p_stage1)}
         )
-        runs.save_predictions(out, r, **preds)
+        save_predictions(out, r, runs.KEYS, preds)
         acc, acc1 = float((preds["final"] == y).mean()), float((preds.get("stage1", y) == y).mean())
         table.append({**r, "test_accuracy": acc, "stage1_test_accuracy": acc1, "test_macro_f1": acc,
                       "stage1_test_macro_f1": acc1, "flops": 1e9, "mlm_accuracy": 0.05})  # fmt: skip
@@ -51,12 +52,12 @@ def _runs(out: pathlib.Path, z: dict, y: np.ndarray, right: dict) -> pd.DataFram
 
 def test_predictions_round_trip_through_a_results_table_row(tmp_path):
     run = dict(experiment="tlm", task="news", retrieval="bm25", K=8, rho1=3, rho2=20, seed=2)
-    runs.save_predictions(tmp_path, run, final=[0, 1, 1], stage1=[1, 1, 0])
+    save_predictions(tmp_path, run, runs.KEYS, {"final": [0, 1, 1], "stage1": [1, 1, 0]})
     row = pd.DataFrame([{**run, "K": 8.0, "rho1": 3.0, "rho2": 20.0}]).iloc[0]  # pandas' floats, as read back
-    got = runs.load_predictions(tmp_path, row)
+    got = load_predictions(tmp_path, runs.plain_run(row), runs.KEYS)
     assert got["final"].tolist() == [0, 1, 1] and got["stage1"].tolist() == [1, 1, 0]
-    with pytest.raises(FileNotFoundError, match="Delete the output folder"):
-        runs.load_predictions(tmp_path, {**run, "seed": 9})
+    with pytest.raises(FileNotFoundError, match="its predictions file is gone"):
+        load_predictions(tmp_path, {**run, "seed": 9}, runs.KEYS)
 
 
 def test_verdict_table_has_every_comparison_and_the_sentences_quote_its_verdicts(tmp_path):
