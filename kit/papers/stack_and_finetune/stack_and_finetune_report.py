@@ -23,6 +23,8 @@ import keras
 
 from ...analysis.baselines import constant_guess
 from ...analysis.spread import format_mean_se, summarize
+from ..experiment import predictions_path
+from .stack_and_finetune_runs import KEYS
 from .stack_and_finetune_sizes import matched_budget
 
 #: The metric each kind of task is compared on (tagging: entity F1 where the tags are entities).
@@ -733,7 +735,7 @@ def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out, m
         ),
         "figures and tables written": all((out / f).exists() for f in _CHECKED_FILES),
         "every run's test predictions saved (the verdicts' per-example results)": all(
-            (out / "predictions" / "{task}__{model}__{strategy}__{seed}.npy".format(**r)).exists() for r in plan_rows
+            predictions_path(out, r, KEYS).exists() for r in plan_rows
         ),
         "results.csv carries every task's constant guess": _has_guesses(out / "results.csv", tasks),
     } | (

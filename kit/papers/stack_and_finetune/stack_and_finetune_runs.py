@@ -50,17 +50,20 @@ import keras
 import numpy as np
 
 from ... import config
+from ...files import atomic_write
 from ...metrics.classification import macro_f1
 from ...metrics.masked_tokens import MaskedAccuracy, MaskedSparseCategoricalCrossentropy
 from ...metrics.tagging_scores import entity_scores, token_accuracy
 from ...models import heads
 from ...models.bundle import save_bundle_if_best
 from ...models.heads import TokenTaggerHead, build_classifier, build_stacked_model
+from ...results import RunResult
 from ...text.alignment import align_labels, word_predictions
 from ...text.wordpiece import BertPreprocessor
 from ...train.ensemble import average_predictions
 from ...train.freeze import STRATEGIES, StackResult, stack_and_finetune
 from ...train.freeze_helpers import EncoderWatch, optimizer_factory, planned_epochs
+from .. import experiment as base
 from .stack_and_finetune_sizes import matched_budget
 
 #: The task kinds the three strategies run on, and the dataset task each one reads.
@@ -459,6 +462,27 @@ def word_array(task, outputs, split: str = "test") -> np.ndarray:
     return out
 
 
+#: The columns of a run's per-epoch curve (:func:`curve_rows`), as saved with its predictions.
+CURVE_COLUMNS = ("phase", "epoch", "global_epoch", "train", "dev", "loss", "val_loss", "encoder_frozen", "stopped")
+
+
+def curve_columns(rows: list[dict]) -> dict:
+    """:func:`curve_rows`' rows as one array per column (text columns as strings), the way a run saves them.
+
+    Example:
+        >>> cols = curve_columns([{"phase": "phase1", "epoch": 0, "dev": 0.5, "stopped": ""}])
+        >>> cols["phase"].tolist(), cols["dev"].tolist()
+        (['phase1'], [0.5])
+    """
+    names = [c for c in CURVE_COLUMNS if any(c in r for r in rows)] or list(CURVE_COLUMNS)
+    out = {}
+    for c in names:
+        values = [r.get(c) for r in rows]
+        text = c in ("phase", "stopped")
+        out[c] = np.array([str(v) for v in values]) if text else np.array(values, dtype="float64")
+    return out
+
+
 def curve_rows(run, **keys) -> list[dict]:
     """One row per epoch of every phase of a :class:`StrategyRun` (or ``StackResult``).
 
@@ -605,13 +629,13 @@ def by_section(tasks: dict, specs: dict) -> dict:
     return {sec: [n for n in tasks if specs[n]["section"] == sec] for sec in ("tagging", "classification", "pairs")}
 
 
-class Experiment:
-    """Notebook 03's runs on one reusable pretrained encoder: models, one run, and what a run writes.
+class Experiment(base.Experiment):
+    """Notebook 03's runs on one reusable pretrained encoder: models, one run, and what a run keeps.
 
-    :meth:`record` appends the run's scores and scheduler summary to the sweep's ``results.csv``, its per-epoch
-    curve to ``curves.csv``, its test predictions to ``predictions/`` (logits of texts and pairs, for the ensemble
-    and the verdicts; one label id per word for tagging, :func:`word_array`), and the best stack-and-finetune
-    classifier by dev accuracy to ``best_model/``.
+    :meth:`run_one` trains a run; :meth:`record` saves its test predictions (logits of texts and pairs, for the
+    ensemble and the verdicts; one label id per word for tagging, :func:`word_array`) and its per-epoch curve in
+    ``predictions/<run>.npz``, keeps the best stack-and-finetune classifier by dev accuracy in ``best_model/``, and
+    writes its scores and scheduler summary to ``results.csv``.
 
     Args:
         sizes: the scale's sizes (the recipe, ``section_heads``, the heads' sizes, ``light_*``, ``seeds``).
@@ -619,33 +643,27 @@ class Experiment:
         specs: ``{task name: spec}`` (``section``, ``sequence_length``).
         encoder: the pretrained encoder, a :class:`ReusableBackbone` (``fresh()`` for each run).
         tokenizer: the encoder's tokenizer, saved with the best model's preprocessor.
-        out: the run's folder (a ``Path``); ``predictions/`` is made in it.
-        sweep: the :class:`kit.train.Sweep` that records the scores.
+        out: the run's folder (a ``Path``).
+        backbone: the encoder's name (in the sweep's fingerprint).
     """
 
-    def __init__(self, sizes: dict, tasks: dict, specs: dict, encoder, tokenizer, out, sweep):
-        self.sizes, self.tasks, self.specs, self.encoder = sizes, tasks, specs, encoder
-        self.tokenizer, self.sweep = tokenizer, sweep
-        self.out, self.curves_path, self.predictions = out, out / "curves.csv", out / "predictions"
-        self.predictions.mkdir(parents=True, exist_ok=True)
+    KEYS = KEYS
+
+    def __init__(self, sizes: dict, tasks: dict, specs: dict, encoder, tokenizer, out, backbone: str):
+        self.sizes, self.tasks, self.specs, self.encoder, self.tokenizer = sizes, tasks, specs, encoder, tokenizer
         self.models = {name: ["light"] + sizes["section_heads"][specs[name]["section"]] for name in tasks}
-        self.recipe = {
-            k: sizes[k]
-            for k in (
-                "phase1_lr",
-                "phase2_lr",
-                "phase1_epochs",
-                "phase2_epochs",
-                "batch_size",
-                "weight_decay",
-                "schedule",
-                "warmup",
-            )
-        }
+        recipe = ("phase1_lr", "phase2_lr", "phase1_epochs", "phase2_epochs", "batch_size", "weight_decay")
+        self.recipe = {k: sizes[k] for k in (*recipe, "schedule", "warmup")}
         self.recipe["divergence"] = {
             "threshold": sizes["divergence_threshold"],
             "patience": sizes["divergence_patience"],
         }
+        fingerprinted = {**sizes, "tasks": specs, "scale": config.scale(), "precision": config.precision()}
+        super().__init__(out, {**fingerprinted, "backbone": backbone})
+
+    def plan(self) -> list[dict]:
+        """Per task: the light head's finetune-only, each rich head's strategies, every seed (:func:`plan`)."""
+        return plan(self.models, self.sizes, self.tasks)
 
     def make_model(self, task_name: str, model_name: str) -> keras.Model:
         """The encoder (pretrained weights put back) with the light head or the rich head ``model_name``.
@@ -669,60 +687,71 @@ class Experiment:
             name=f"{task_name}_{model_name}",
         )
 
-    def run_one(self, run: dict) -> tuple:
-        """Train ``run``, seeded by its ``seed``.
+    def run_one(self, run: dict) -> RunResult:
+        """Train ``run``, seeded by its ``seed``, and score it on the test split.
 
         Args:
             run: a row of :func:`plan`.
 
         Returns:
-            ``(model, StrategyRun)``.
+            Its :class:`kit.results.RunResult`: the scores and the scheduler's summary, the epochs and steps it
+            trained, its test predictions (``test``) and curve (``curve__<column>``), the model and the
+            :class:`StrategyRun` (``details["strategy_run"]``).
         """
+        gc.collect()  # the previous run's model goes first
         config.set_seed(run["seed"])
         model = self.make_model(run["task"], run["model"])
         strategy, recipe = recipe_of(run["strategy"], self.recipe)
-        return model, train_strategy(model, self.encoder.backbone, self.tasks[run["task"]], strategy, **recipe)
+        task = self.tasks[run["task"]]
+        done = train_strategy(model, self.encoder.backbone, task, strategy, **recipe)
+        summary = done.summary()
+        summary.pop("steps"), summary.pop("seconds")
+        outputs = word_array(task, done.test_outputs) if task.kind == "tagging" else done.test_outputs
+        curve = curve_columns(curve_rows(done))
+        return RunResult(
+            {**score(task, done.test_outputs), **summary},
+            seconds=done.seconds,
+            trained={"epochs": sum(p.epochs for p in done.result.phases), "steps": done.steps},
+            predictions={"test": outputs, **{f"curve__{c}": v for c, v in curve.items()}},
+            model=model,
+            details={"strategy_run": done},
+        )
 
-    def record(self, run: dict, model: keras.Model, result: StrategyRun) -> None:
-        """Write what ``run`` produced (curve, predictions, best model, scores); the model is then let go.
-
-        Args:
-            run: the row of :func:`plan` that was trained.
-            model: its trained model.
-            result: its :class:`StrategyRun`.
-        """
-        import pandas as pd
-
-        task, keys = self.tasks[run["task"]], {k: run[k] for k in KEYS}
-        curve = pd.DataFrame(curve_rows(result, **keys, config=self.sweep.fingerprint))
-        curve.to_csv(self.curves_path, mode="a", header=not self.curves_path.exists(), index=False)
-        outputs = word_array(task, result.test_outputs) if task.kind == "tagging" else result.test_outputs
-        np.save(self.predictions / "{task}__{model}__{strategy}__{seed}.npy".format(**keys), outputs)
+    def keep(self, run: dict, result: RunResult) -> None:
+        """Keep the best stack-and-finetune classifier so far (by dev accuracy) in ``best_model/``."""
+        task = self.tasks[run["task"]]
         if task.kind == "classification" and run["strategy"] == "stack_and_finetune":
             save_bundle_if_best(
                 self.out / "best_model",
-                model,
-                result.result.best_dev,
+                result.model,
+                result.details["strategy_run"].result.best_dev,
                 config=self.sweep.fingerprint,
                 score_name="dev_accuracy",
-                info={"notebook": "03", **keys},
+                info={"notebook": "03", **{k: run[k] for k in KEYS}},
                 preprocessor=BertPreprocessor(self.tokenizer, self.specs[run["task"]]["sequence_length"]),
                 label_names=task.label_names,
             )
-        self.sweep.record(run, {**score(task, result.test_outputs), **result.summary()})
-        del model
-        gc.collect()
 
     def curves(self):
-        """This configuration's per-epoch curves (``curves.csv``).
+        """The per-epoch curves of every run this configuration has (saved with each run; written to ``curves.csv``).
 
         Returns:
-            A DataFrame, the rows of this sweep's fingerprint.
+            A DataFrame: the run's keys, then :func:`curve_rows`' columns, one row per epoch.
         """
         import pandas as pd
 
-        frame = pd.read_csv(self.curves_path)
-        return frame[frame.config == self.sweep.fingerprint]
+        done = self.sweep.results().drop_duplicates(list(KEYS))
+        rows = []
+        for run in done[list(KEYS)].to_dict("records"):
+            if run["model"] in ("constant guess", "ensemble"):
+                continue
+            saved = self.predictions(run)
+            columns = {c.removeprefix("curve__"): v for c, v in saved.items() if c.startswith("curve__")}
+            rows.append(pd.DataFrame(columns).assign(**run))
+        frame = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=[*KEYS, *CURVE_COLUMNS])
+        frame = frame[[*KEYS, *[c for c in frame.columns if c not in KEYS]]]
+        atomic_write(self.out / "curves.csv", frame.to_csv(index=False))
+        return frame
 
     def record_ensembles(self, names: list) -> None:
         """The ensemble of Experiment B, scored and written as model ``ensemble``.
@@ -733,13 +762,14 @@ class Experiment:
         Args:
             names: the tasks to ensemble (the classification ones).
         """
+        done = {tuple(r) for r in self.sweep.results()[list(KEYS)].astype(str).itertuples(index=False)}
         for name in names:
             members = [h for h in self.models[name] if h != "light"]
             for strategy in ("stack_only", "stack_and_finetune"):
                 for seed in self.sizes["seeds"]:
-                    files = [self.predictions / f"{name}__{m}__{strategy}__{seed}.npy" for m in members]
-                    if all(f.exists() for f in files):
-                        probs = average_predictions([np.load(f) for f in files])
+                    runs = [dict(task=name, model=m, strategy=strategy, seed=seed) for m in members]
+                    if all(tuple(str(r[k]) for k in KEYS) in done for r in runs):
+                        probs = average_predictions([self.predictions(r)["test"] for r in runs])
                         self.sweep.record(
                             dict(task=name, model="ensemble", strategy=strategy, seed=seed),
                             score(self.tasks[name], probs),

@@ -1,8 +1,8 @@
 """Notebook 03's verdict table: every comparison from each seed's test predictions, Holm across the table.
 
-Each run leaves its test predictions in ``predictions/`` (``Experiment.record``): logits for texts and pairs, one
-label id per word for tagging (``stack_and_finetune_runs.word_array``). :func:`arm` turns one (task, model, strategy)'s
-files into what :func:`kit.analysis.compare_arms` takes, per seed:
+Each run leaves its test predictions in ``predictions/<run>.npz`` (``Experiment.record``): logits for texts and
+pairs, one label id per word for tagging (``stack_and_finetune_runs.word_array``). :func:`arm` turns one (task, model,
+strategy)'s files into what :func:`kit.analysis.compare_arms` takes, per seed:
 
 - accuracy: 1/0 per test example;
 - macro-F1: the predicted classes, with the test labels and a ``score`` that recomputes macro-F1 on every draw;
@@ -33,8 +33,9 @@ from ...analysis.verdicts import verdict_table as _verdict_table
 from ...metrics.classification import macro_f1
 from ...metrics.tagging_scores import entity_scores
 from ...train.ensemble import average_predictions
+from ..experiment import load_predictions, predictions_path
 from .stack_and_finetune_report import comparison_name, primary_metric
-from .stack_and_finetune_runs import MATCHED
+from .stack_and_finetune_runs import KEYS, MATCHED
 
 LIGHT, FT, SO, SF = "light", "finetune_only", "stack_only", "stack_and_finetune"
 
@@ -100,13 +101,13 @@ def sentence_counts(task, words) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(right), np.array(n), np.array(entities, dtype=int).reshape(len(n), -1)
 
 
-def _outputs(folder: Path, task: str, model: str, strategy: str, seed, members: list) -> np.ndarray | None:
+def _outputs(out: Path, task: str, model: str, strategy: str, seed, members: list) -> np.ndarray | None:
     """One run's saved test predictions, or the mean class probabilities of ``members`` for ``ensemble``."""
     names = members if model == "ensemble" else [model]
-    files = [folder / f"{task}__{m}__{strategy}__{seed}.npy" for m in names]
-    if not files or not all(f.exists() for f in files):
+    runs = [dict(task=task, model=m, strategy=strategy, seed=seed) for m in names]
+    if not runs or not all(predictions_path(out, r, KEYS).exists() for r in runs):
         return None
-    loaded = [np.load(f) for f in files]
+    loaded = [load_predictions(out, r, KEYS)["test"] for r in runs]
     return average_predictions(loaded) if model == "ensemble" else loaded[0]
 
 
@@ -114,7 +115,7 @@ def arm(folder, task, model: str, strategy: str, seeds, metric: str, members: li
     """One (task, model, strategy)'s per-example test results per seed, and the options that score them.
 
     Args:
-        folder: the ``predictions/`` folder.
+        folder: the notebook's output folder (its ``predictions/``).
         task: the encoded task (:class:`~stack_and_finetune_runs.TaskData`: its test labels, kind, label names).
         model: ``"light"``, a rich head, or ``"ensemble"`` (the mean probabilities of ``members``).
         strategy: the strategy.
@@ -251,7 +252,7 @@ def verdict_table(folder, tasks: dict, comparisons: list, seeds, members: dict, 
     predictions is left out, and named in ``table.attrs["left_out"]``.
 
     Args:
-        folder: the ``predictions/`` folder.
+        folder: the notebook's output folder (its ``predictions/``).
         tasks: ``{task name: TaskData}``.
         comparisons: :func:`plan_comparisons`' rows.
         seeds: the seeds to look for.

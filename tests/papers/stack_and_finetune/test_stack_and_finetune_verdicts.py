@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 from kit.metrics.tagging_scores import entity_scores, token_accuracy
+from kit.papers.experiment import save_predictions
 from kit.papers.stack_and_finetune.stack_and_finetune_report import paper_comparison, verdict_lines
-from kit.papers.stack_and_finetune.stack_and_finetune_runs import MATCHED, PAD, TaskData, plan
+from kit.papers.stack_and_finetune.stack_and_finetune_runs import KEYS, MATCHED, PAD, TaskData, plan
 from kit.papers.stack_and_finetune.stack_and_finetune_verdicts import (
     entity_f1_of_counts,
     plan_comparisons,
@@ -63,10 +64,9 @@ def test_sentence_counts_give_token_accuracy_and_entity_f1_exactly():
     assert entity_f1_of_counts(np.zeros((2, 2)), np.zeros(2)) == 0.0
 
 
-def _save(folder, task, model, strategy, outputs_by_seed):
-    folder.mkdir(parents=True, exist_ok=True)
+def _save(out, task, model, strategy, outputs_by_seed):
     for seed, outputs in outputs_by_seed.items():
-        np.save(folder / f"{task}__{model}__{strategy}__{seed}.npy", outputs)
+        save_predictions(out, dict(task=task, model=model, strategy=strategy, seed=seed), KEYS, {"test": outputs})
 
 
 def _logits(y, right, seed):
