@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shutil
 import time
 from pathlib import Path
 
@@ -74,7 +76,10 @@ def replacing(path):
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.{os.getpid()}.{time.monotonic_ns()}.tmp{path.suffix}")
+    for stale in path.parent.glob(f".{path.stem}.tmp-*{path.suffix}"):  # left by a writer that was killed
+        if not _writer_alive(stale):
+            stale.unlink(missing_ok=True)
+    tmp = path.with_name(f".{path.stem}.tmp-{os.getpid()}-{time.monotonic_ns()}{path.suffix}")
     try:
         yield tmp
         if tmp.is_file():
@@ -85,6 +90,71 @@ def replacing(path):
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
     _sync_folder(path.parent)
+
+
+@contextlib.contextmanager
+def replacing_folder(folder):
+    """A temporary folder beside ``folder`` to fill; it takes ``folder``'s place when the block ends without an error.
+
+    The old folder is moved aside, the new one moved in, the old one deleted: a process killed between the two moves
+    leaves both beside the place, and :func:`recover_folder` (called here and by readers) puts one back.
+
+    Args:
+        folder: the folder to write (e.g. a saved model's bundle).
+
+    Yields:
+        The temporary folder (made, empty).
+    """
+    folder = Path(folder)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    recover_folder(folder)
+    tmp = folder.with_name(f".{folder.name}.new-{os.getpid()}-{time.monotonic_ns()}")
+    tmp.mkdir()
+    try:
+        yield tmp
+        old = folder.with_name(f".{folder.name}.old-{os.getpid()}-{time.monotonic_ns()}")
+        if folder.exists():
+            os.replace(folder, old)
+        os.replace(tmp, folder)
+        _sync_folder(folder.parent)
+        shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def recover_folder(folder) -> None:
+    """Put back ``folder`` if a writer was killed between :func:`replacing_folder`'s two moves; drop its leftovers.
+
+    With the old folder moved aside and the new one complete but not yet moved in, the new one takes the place; a new
+    folder that was still being filled (no old one aside: the writer died before its moves) is dropped.
+    """
+    folder = Path(folder)
+    if not folder.parent.exists():
+        return
+    mine = [p for p in folder.parent.glob(f".{folder.name}.*-*-*") if p.is_dir() and not _writer_alive(p)]
+    new = sorted(p for p in mine if p.name.startswith(f".{folder.name}.new-"))
+    old = sorted(p for p in mine if p.name.startswith(f".{folder.name}.old-"))
+    if not folder.exists() and old:
+        os.replace((new or old)[-1], folder)
+    for leftover in mine:
+        shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _writer_alive(leftover: Path) -> bool:
+    """Whether another process that is still running made ``leftover`` (its name holds ``-<process id>-<time>``)."""
+    found = re.search(r"-(\d+)-\d+", leftover.name)
+    if not found:
+        return False
+    pid = int(found.group(1))
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def atomic_write(path, data: str | bytes) -> None:

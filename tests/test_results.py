@@ -41,6 +41,16 @@ WRITER = textwrap.dedent(
 )
 
 
+def _started(path: Path, proc, timeout: float = 30.0) -> None:
+    """Wait until ``path`` grows (the writer has recorded a run), or the process ends."""
+    before = path.stat().st_size if path.exists() else -1
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and proc.poll() is None:
+        if path.exists() and path.stat().st_size > before:
+            return
+        time.sleep(0.02)
+
+
 def _check_whole(path: Path, finished: dict) -> int:
     """Every logged run is in the file with all its rows; no run is there in part. Returns the runs read."""
     with warnings.catch_warnings():
@@ -64,7 +74,8 @@ def test_a_writer_killed_at_random_moments_never_loses_a_finished_run(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     while kills < 25:
         proc = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(log), str(start)], env=env)
-        time.sleep(0.15 + rng.random() * 0.35)
+        _started(log, proc)  # it has recorded a run (however loaded the machine), then a random moment
+        time.sleep(rng.random() * 0.35)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         kills += 1

@@ -33,6 +33,7 @@ import keras
 import numpy as np
 
 from .. import __version__, optimizers
+from ..files import recover_folder, replacing_folder
 from ..metrics import masked_tokens, task_scores
 from ..text import BertPreprocessor, ByteLevelBPETokenizer, CompactVocabulary, WordPieceTokenizer, WordVocab
 
@@ -140,28 +141,28 @@ def save_bundle(
             tokenization), or ``word_vocab`` without ``sequence_length``.
     """
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     if preprocessor is None and word_vocab is None:
         raise ValueError(
             "Give the preprocessor (WordPiece models) or word_vocab (LSTMs from scratch): "
             "a saved model is of little use without the way its texts were tokenized."
         )
-    model.save(folder / "model.keras")
+    if word_vocab is not None and sequence_length is None:
+        raise ValueError("Give sequence_length: the length the word ids were padded to in training.")
     meta = {"kit": __version__, "backend": keras.backend.backend(), "label_names": label_names, "info": info or {}}
-    if preprocessor is not None:
-        preprocessor.tokenizer.save(folder / "tokenizer")
-        meta["sequence_length"] = preprocessor.sequence_length
-        meta["max_sequence_length"] = preprocessor.max_sequence_length
-    if vocabulary is not None:
-        np.save(folder / "compact_vocab.npy", vocabulary.old_ids)
-        meta["compact_vocabulary"] = {"unk_id": vocabulary.unk_id, "original_size": vocabulary.original_size}
-    if word_vocab is not None:
-        (folder / "words.txt").write_text("\n".join(word_vocab.words[2:]) + "\n", encoding="utf-8")
-        if sequence_length is None:
-            raise ValueError("Give sequence_length: the length the word ids were padded to in training.")
-    if sequence_length is not None:
-        meta["sequence_length"] = int(sequence_length)
-    (folder / "bundle.json").write_text(json.dumps(meta, indent=1))
+    with replacing_folder(folder) as tmp:  # the whole bundle or the old one, never a mixture of the two
+        model.save(tmp / "model.keras")
+        if preprocessor is not None:
+            preprocessor.tokenizer.save(tmp / "tokenizer")
+            meta["sequence_length"] = preprocessor.sequence_length
+            meta["max_sequence_length"] = preprocessor.max_sequence_length
+        if vocabulary is not None:
+            np.save(tmp / "compact_vocab.npy", vocabulary.old_ids)
+            meta["compact_vocabulary"] = {"unk_id": vocabulary.unk_id, "original_size": vocabulary.original_size}
+        if word_vocab is not None:
+            (tmp / "words.txt").write_text("\n".join(word_vocab.words[2:]) + "\n", encoding="utf-8")
+        if sequence_length is not None:
+            meta["sequence_length"] = int(sequence_length)
+        (tmp / "bundle.json").write_text(json.dumps(meta, indent=1))
     return folder
 
 
@@ -203,6 +204,7 @@ def save_bundle_if_best(
         >>> save_bundle_if_best(folder, m, 0.1, word_vocab=vocab, sequence_length=4, config="other sizes")
         True
     """
+    recover_folder(folder)
     path = Path(folder) / "bundle.json"
     saved = json.loads(path.read_text()).get("info", {}) if path.exists() else {}
     if saved.get("config") == config and score <= saved.get(score_name, -np.inf):
@@ -243,6 +245,7 @@ def load_bundle(folder) -> Bundle:
             wrapper such as ``kit.train.SMART``: ``import kit.train`` first, or save the inner model).
     """
     folder = Path(folder)
+    recover_folder(folder)  # a save killed between its two moves: put the bundle back
     if not (folder / "bundle.json").exists() or not (folder / "model.keras").exists():
         raise FileNotFoundError(
             f"{folder} is not a saved bundle (it needs bundle.json and model.keras; save_bundle writes both)."

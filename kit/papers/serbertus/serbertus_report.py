@@ -567,13 +567,13 @@ def per_example(kind: str, y, predictions) -> np.ndarray:
     return ((p.reshape(len(y), -1)[:, 0] >= 0.5).astype(int) == y.astype(int)).astype(float)
 
 
-def _arms(plan_rows, folder, data: dict, kinds: dict) -> dict:
+def _arms(plan_rows, out, data: dict, kinds: dict) -> dict:
     """``{(experiment, setting): {task: {seed: test predictions}}}`` of every planned run and both ensembles."""
     arms = {}
     for r in plan_rows:
-        for t, p in load_predictions(folder, r)["test"].items():
+        for t, p in load_predictions(out, r)["test"].items():
             arms.setdefault((r["experiment"], r["setting"]), {}).setdefault(t, {})[r["seed"]] = p
-    ens = ensembles(plan_rows, folder, data, kinds, keep_predictions=True)
+    ens = ensembles(plan_rows, out, data, kinds, keep_predictions=True)
     columns = {"dev-gated": "test_predictions", "best single model (by dev)": "best_single_test_predictions"}
     for setting, column in columns.items():
         for r in ens.itertuples():
@@ -581,7 +581,7 @@ def _arms(plan_rows, folder, data: dict, kinds: dict) -> dict:
     return arms
 
 
-def verdicts(plan_rows, folder, data: dict, kinds: dict, sizes: dict, labels: dict | None = None, **options):
+def verdicts(plan_rows, out, data: dict, kinds: dict, sizes: dict, labels: dict | None = None, **options):
     """The notebook's one verdict table (:func:`kit.analysis.verdict_table`) over :func:`comparison_plan`, in points.
 
     Each comparison's arms are the runs' saved test predictions per seed: accuracy as 1/0 per test example
@@ -591,7 +591,7 @@ def verdicts(plan_rows, folder, data: dict, kinds: dict, sizes: dict, labels: di
 
     Args:
         plan_rows: the planned runs (``serbertus_runs.plan``).
-        folder: where their predictions were saved.
+        out: the output folder their predictions were saved in.
         data: ``{task: {split: (inputs, labels)}}`` (the test labels).
         kinds: ``{task: kind}``.
         sizes: the scale's sizes (:func:`comparison_plan`).
@@ -604,7 +604,7 @@ def verdicts(plan_rows, folder, data: dict, kinds: dict, sizes: dict, labels: di
     Raises:
         FileNotFoundError: a planned run's predictions are gone (``serbertus_runs.load_predictions``).
     """
-    arms, items = _arms(plan_rows, folder, data, kinds), []
+    arms, items = _arms(plan_rows, out, data, kinds), []
     for name, x, y, t, _, matched, note in comparison_plan(sizes, list(data)):
         item = {"name": f"{name} ({(labels or {}).get(t, t)})", "budget_matched": matched, "note": note}
         a, b, yt = arms[x][t], arms[y][t], data[t]["test"][1]

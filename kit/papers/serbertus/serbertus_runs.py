@@ -3,11 +3,11 @@
 A run is the model, further MLM pretraining, SMART, layer-wise LR decay, the mixed multitask stream, and the
 unrounded dev and test predictions that the dev-gated ensemble averages.
 
-Notebook 04 describes each run by a few settings and calls :func:`run_setting`
-once per (setting, seed) inside a :class:`kit.train.Sweep`; :func:`record`
-writes the run's rows (one per task, and a summary row for a multitask run) and
-:func:`save_predictions` / :func:`load_predictions` keep its predictions on
-disk, so a resumed sweep can still build the ensembles.
+Notebook 04 describes each run by a few settings; :class:`Experiment` calls
+:func:`run_setting` once per (setting, seed) of its sweep and records the run's
+rows (one per task, and a summary row for a multitask run: :func:`to_run_result`)
+and its predictions (:func:`load_predictions` reads them back), so a resumed
+sweep can still build the ensembles.
 
 The recipe is the same for every run; a setting changes one thing:
 
@@ -50,14 +50,14 @@ The recipe is the same for every run; a setting changes one thing:
 >>> result.architecture, result.steps, sorted(result.test), result.smart_loss > 0
 ('CerBERTus k=1', 4, ['sst', 'sts'], True)
 >>> sweep = Sweep(pathlib.Path(tempfile.mkdtemp()) / "results.csv", keys=KEYS, log=lambda *a: None)
->>> record(sweep, {"experiment": "architecture", "setting": "CerBERTus k=1", "task": "sst+sts", "seed": 0}, result)
+>>> run = {"experiment": "architecture", "setting": "CerBERTus k=1", "task": "sst+sts", "seed": 0}
+>>> sweep.record(run, to_run_result(result))
 >>> sorted(set(sweep.results().task)), "dev_mean" in set(sweep.results().metric)
 (['sst', 'sst+sts', 'sts'], True)
 """
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,12 +74,14 @@ from ...models.compact_backbone import compact_backbone
 from ...models.multitask_bert import MultitaskBert, cerbertus, multi_bert, triple_bert
 from ...models.truncate import truncate_backbone
 from ...optimizers import schedules
+from ...results import RunResult
 from ...text import CompactVocabulary
 from ...train.ensemble import dev_gated_ensemble
 from ...train.further_pretraining import further_pretrain
 from ...train.layerwise_decay import llrd_optimizer
 from ...train.multitask import INPUT_KEYS, MultitaskBatches, fit_multitask, predict_tasks
 from ...train.smart import SMART
+from .. import experiment as base
 
 ARCHITECTURES = ("single", "multi", "cerbertus", "triple")
 #: The Sweep keys of notebook 04's ``results.csv``: ``experiment, setting, task, seed`` (then ``metric, value``).
@@ -663,36 +665,83 @@ def plan(setting_rows: list, sizes: dict, data: dict) -> list[dict]:
     ]
 
 
-class Experiment:
-    """Notebook 04's runs: :meth:`run_one` trains a planned run, :meth:`record` writes what it produced.
+def to_run_result(setting: SettingResult, epochs: int | None = None) -> RunResult:
+    """A :class:`SettingResult` as the shared :class:`kit.results.RunResult`: the rows ``results.csv`` gets.
 
-    :meth:`record` appends the run's scores to the sweep's ``results.csv`` (:func:`record`), its unrounded
-    predictions to ``out/predictions/`` (for the ensembles) and, for a multitask run of the first seed with the
-    best mean dev score so far, the model to ``out/best_model/`` (a bundle, ``kit.models.load_bundle``).
+    Per task ``dev_score`` and ``test_score`` (and ``train_score`` when scored); a multitask run's own rows hold
+    ``dev_mean``, ``test_mean`` and :meth:`SettingResult.summary`, its tasks' rows are its ``parts`` (one write); a
+    single-task run carries the summary on its task's rows. Every task's unrounded dev and test predictions are saved
+    as ``dev__<task>`` and ``test__<task>``.
 
     Args:
-        sizes: the scale's sizes (the :data:`RECIPE` of every run, and ``seeds``).
+        setting: the run's result.
+        epochs: the epochs it ran (None: read from its history).
+    """
+    summary = setting.summary()
+    steps, seconds = summary.pop("steps"), summary.pop("seconds")
+    per_task = {}
+    for t in setting.dev:
+        per_task[t] = {"dev_score": setting.dev[t], "test_score": setting.test[t]}
+        if t in setting.train:
+            per_task[t]["train_score"] = setting.train[t]
+    if len(per_task) == 1:
+        metrics, parts = {**next(iter(per_task.values())), **summary}, {}
+    else:
+        means = {"dev_mean": float(np.mean(list(setting.dev.values())))}
+        means["test_mean"] = float(np.mean(list(setting.test.values())))
+        metrics, parts = {**means, **summary}, per_task
+    ran = epochs if epochs is not None else len(setting.history.get("loss", []))
+    arrays = {f"{split}__{t}": np.asarray(p) for split, preds in (("dev", setting.dev_predictions),
+              ("test", setting.test_predictions)) for t, p in preds.items()}  # fmt: skip
+    return RunResult(
+        metrics,
+        seconds=seconds,
+        trained={"steps": steps, "epochs": ran},
+        predictions=arrays,
+        parts=parts,
+        model=setting.model,
+        details={"setting": setting},
+    )
+
+
+class Experiment(base.Experiment):
+    """Notebook 04's runs: :meth:`run_one` trains a planned run, :meth:`record` writes what it produced.
+
+    :meth:`record` saves the run's unrounded dev and test predictions (``predictions/<run>.npz``, for the
+    ensembles and the verdicts), keeps a multitask run of the first seed with the best mean dev score so far in
+    ``out/best_model/`` (a bundle, ``kit.models.load_bundle``), and writes its scores to ``results.csv``
+    (:func:`to_run_result`: a row per task and, for a multitask run, its summary row, in one write).
+
+    Args:
+        sizes: the scale's sizes (the :data:`RECIPE` of every run, ``seeds``, the settings' grids).
+        datasets: ``{task: TextDataset}``: each task's kind and outputs (:func:`kinds_and_heads`), and its name and
+            sizes in the sweep's fingerprint.
         data: ``{task: {split: (inputs, labels)}}``.
-        kinds: ``{task: kind}``.
-        heads: ``{task: number of outputs}``.
         make_backbone: returns a fresh pretrained encoder (:func:`backbone_factory`).
         masker: the :class:`kit.text.MLMMasker` of further pretraining.
         out: the run's output folder.
-        sweep: the :class:`kit.train.Sweep` that writes ``results.csv``.
         **bundle_args: what else the bundle saves (``kit.models.save_bundle_if_best``: e.g. ``preprocessor``,
             ``vocabulary``, ``label_names``).
     """
 
-    def __init__(
-        self, sizes: dict, data: dict, kinds: dict, heads: dict, make_backbone, masker, out, sweep, **bundle_args
-    ):
-        self.sizes, self.data, self.kinds, self.heads = sizes, data, kinds, heads
-        self.make_backbone, self.masker, self.sweep = make_backbone, masker, sweep
-        self.predictions, self.best = Path(out) / "predictions", Path(out) / "best_model"
-        self.bundle_args = bundle_args
-        self.recipe = {k: sizes[k] for k in RECIPE} | {"masker": masker}
+    KEYS = KEYS
+    GROUP = "experiment"  # the experiments differ in cost per step: the ETA fits each alone
 
-    def run_one(self, run: dict) -> SettingResult:
+    def __init__(self, sizes: dict, datasets: dict, data: dict, make_backbone, masker, out, **bundle_args):
+        self.sizes, self.data, self.make_backbone, self.masker = sizes, data, make_backbone, masker
+        self.kinds, self.heads = kinds_and_heads(datasets)
+        self.best, self.bundle_args = Path(out) / "best_model", bundle_args
+        self.recipe = {k: sizes[k] for k in RECIPE} | {"masker": masker}
+        fingerprinted = {t: [ds.name, ds.sizes()] for t, ds in datasets.items()}
+        super().__init__(
+            out, {**sizes, "scale": config.scale(), "precision": config.precision(), "data": fingerprinted}
+        )
+
+    def plan(self) -> list[dict]:
+        """Every setting (:func:`settings`) for every seed, with its optimizer steps (:func:`plan`)."""
+        return plan(settings(self.sizes, list(self.data)), self.sizes, self.data)
+
+    def run_one(self, run: dict) -> RunResult:
         """Train ``run`` from a fresh pretrained encoder and score it.
 
         Clears the Keras session and seeds everything with the run's seed before the backbone is built (its dropout
@@ -702,30 +751,25 @@ class Experiment:
             run: a row of :func:`plan`.
 
         Returns:
-            The :class:`SettingResult`.
+            The :class:`kit.results.RunResult` (:func:`to_run_result`).
         """
         keras.backend.clear_session()
         config.set_seed(run["seed"])  # before the backbone is built: its dropout layers draw their seeds now
         options = {k: run[k] for k in OPTIONS if k in run}
         tasks = {t: self.data[t] for t in run["task"].split("+")}
-        return run_setting(
+        setting = run_setting(
             self.make_backbone(), tasks, self.kinds, self.heads, seed=run["seed"], **self.recipe, **options
         )
+        return to_run_result(setting, epochs=self.sizes["epochs"])
 
-    def record(self, run: dict, result: SettingResult) -> None:
-        """Write ``result``'s scores, predictions and (when it is the best multitask model so far) the model.
-
-        Args:
-            run: the run's row of :func:`plan`.
-            result: what :meth:`run_one` returned.
-        """
-        save_predictions(self.predictions, run, result)
-        tasks = list(self.data)
-        if len(result.dev) == len(tasks) and run["seed"] == self.sizes["seeds"][0]:
+    def keep(self, run: dict, result: RunResult) -> None:
+        """Keep a multitask run of the first seed whose mean dev score is the best so far, as a bundle."""
+        setting, tasks = result.details["setting"], list(self.data)
+        if len(setting.dev) == len(tasks) and run["seed"] == self.sizes["seeds"][0]:
             save_bundle_if_best(
                 self.best,
-                uncompiled_copy(result.model),
-                float(np.mean(list(result.dev.values()))),
+                uncompiled_copy(setting.model),
+                float(np.mean(list(setting.dev.values()))),
                 config=self.sweep.fingerprint,
                 score_name="dev_mean",
                 info={
@@ -733,116 +777,38 @@ class Experiment:
                     "run": {k: run[k] for k in KEYS},
                     "output": tasks[0],
                     "kinds": self.kinds,
-                    "dev": result.dev,
-                    "test": result.test,
+                    "dev": setting.dev,
+                    "test": setting.test,
                 },
                 **self.bundle_args,
             )
-        record(self.sweep, run, result)
 
 
 # --- results on disk -------------------------------------------------------------------------------------------------
 
 
-def record(sweep, run: dict, result: SettingResult) -> None:
-    """Write ``result`` to ``sweep``'s CSV: a row per task, and for a multitask run a summary row.
-
-    Per task ``dev_score`` and ``test_score`` (accuracy or Pearson, and ``train_score`` when scored) under
-    ``task=<task>``; a multitask run also gets a row under its own ``task`` (e.g. ``sst+qqp+sts``) with ``dev_mean``,
-    ``test_mean`` and :meth:`SettingResult.summary`; a single-task run carries the summary on its task's rows.
-
-    Args:
-        sweep: the :class:`kit.train.Sweep`.
-        run: the run's keys (:data:`KEYS`).
-        result: the run's :class:`SettingResult`.
-    """
-    tasks = list(result.dev)
-    for t in tasks:
-        metrics = {"dev_score": result.dev[t], "test_score": result.test[t]}
-        if t in result.train:
-            metrics["train_score"] = result.train[t]
-        if len(tasks) == 1:
-            metrics.update(result.summary())
-        sweep.record({**run, "task": t}, metrics)
-    if len(tasks) > 1:
-        sweep.record(
-            run,
-            {
-                "dev_mean": float(np.mean(list(result.dev.values()))),
-                "test_mean": float(np.mean(list(result.test.values()))),
-                **result.summary(),
-            },
-        )
-
-
-def run_name(run: dict, keys=KEYS) -> str:
-    """A file name for a run: its keys joined by '__'.
-
-    In each key, characters other than letters, digits, '.', '-', '=' are made '_'.
-
-    Args:
-        run: the run's keys.
-        keys: which keys name it, in order.
+def by_split(saved: dict) -> dict:
+    """A run's saved arrays (``dev__<task>``, ``test__<task>``) as ``{"dev": {task: ...}, "test": {task: ...}}``.
 
     Example:
-        >>> run_name({"experiment": "architecture", "setting": "multi k/1", "task": "sst+qqp", "seed": 0})
-        'architecture__multi_k_1__sst_qqp__0'
+        >>> by_split({"dev__sst": [0.1], "test__sst": [0.2]})
+        {'dev': {'sst': [0.1]}, 'test': {'sst': [0.2]}}
     """
-    return "__".join(re.sub(r"[^A-Za-z0-9.=-]+", "_", str(run[k])).strip("_") for k in keys)
+    out = {"dev": {}, "test": {}}
+    for key, value in saved.items():
+        split, task = key.split("__", 1)
+        out[split][task] = value
+    return out
 
 
-def save_predictions(folder, run: dict, result: SettingResult) -> Path:
-    """Save every task's unrounded dev and test predictions to ``folder/<run_name>.npz``.
-
-    Args:
-        folder: the predictions' folder (made when missing).
-        run: the run's keys (:func:`run_name`).
-        result: the run's :class:`SettingResult`.
-
-    Returns:
-        The file's path.
-    """
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{run_name(run)}.npz"
-    arrays = {
-        f"{split}__{t}": np.asarray(p)
-        for split, preds in (("dev", result.dev_predictions), ("test", result.test_predictions))
-        for t, p in preds.items()
-    }
-    np.savez(path, **arrays)
-    return path
-
-
-def load_predictions(folder, run: dict) -> dict:
-    """The predictions :func:`save_predictions` wrote for ``run``.
-
-    Args:
-        folder: the predictions' folder.
-        run: the run's keys (:func:`run_name`).
-
-    Returns:
-        ``{"dev": {task: predictions}, "test": {task: predictions}}``.
+def load_predictions(out, run: dict) -> dict:
+    """The unrounded predictions :meth:`Experiment.record` saved for ``run``, by split and task (:func:`by_split`).
 
     Raises:
         FileNotFoundError: the run's rows are in the CSV but its predictions file is gone (delete those rows, or the
             CSV, and rerun).
     """
-    path = Path(folder) / f"{run_name(run)}.npz"
-    if not path.exists():
-        raise FileNotFoundError(
-            f"No predictions for run {run_name(run)} in {folder}: the run's rows are in the "
-            "CSV but its predictions file is gone. Delete the CSV rows (or the CSV) and rerun."
-        )
-    out = {"dev": {}, "test": {}}
-    with np.load(path) as z:
-        for key in z.files:
-            split, task = key.split("__", 1)
-            out[split][task] = z[key]
-    return out
-
-
-# --- the dev-gated ensemble, per seed --------------------------------------------------------------------------------
+    return by_split(base.load_predictions(out, run, KEYS))
 
 
 def seed_ensembles(predictions: dict, labels: dict, kinds: dict, keep_predictions: bool = False) -> list[dict]:
@@ -902,12 +868,12 @@ def model_name(run: dict) -> str:
     return "triple-BERT (= baseline)" if run["experiment"] == "baseline" else f"{run['experiment']}: {run['setting']}"
 
 
-def ensembles(plan_rows: list, folder, data: dict, kinds: dict, keep_predictions: bool = False):
+def ensembles(plan_rows: list, out, data: dict, kinds: dict, keep_predictions: bool = False):
     """The dev-gated ensemble of every seed and task (:func:`seed_ensembles`) from the predictions of every planned run.
 
     Args:
         plan_rows: the planned runs (:func:`plan`).
-        folder: where their predictions were saved (:func:`save_predictions`).
+        out: the output folder their predictions were saved in (:meth:`Experiment.record`).
         data: ``{task: {split: (inputs, labels)}}`` (the dev and test labels).
         kinds: ``{task: kind}``.
         keep_predictions: also keep the test predictions (:func:`seed_ensembles`).
@@ -922,7 +888,7 @@ def ensembles(plan_rows: list, folder, data: dict, kinds: dict, keep_predictions
 
     predictions = {}
     for run in plan_rows:
-        p = load_predictions(folder, run)
+        p = load_predictions(out, run)
         slot = predictions.setdefault((model_name(run), run["seed"]), {"dev": {}, "test": {}})
         slot["dev"].update(p["dev"])
         slot["test"].update(p["test"])

@@ -9,11 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import kit
 from kit.data import Split, TextDataset
 from kit.metrics.task_scores import task_score
 from kit.models import BertBackbone
 from kit.models.bundle import uncompiled_copy
 from kit.models.compact_backbone import compact_backbone
+from kit.papers.experiment import save_predictions
 from kit.papers.serbertus import serbertus_report as report
 from kit.papers.serbertus import serbertus_runs as serbertus
 from kit.text import CompactVocabulary
@@ -175,17 +177,19 @@ def test_rows_predictions_and_ensembles_on_disk(tmp_path):
             r = serbertus.run_setting(
                 tiny(seed), data, KINDS, HEADS, architecture=arch, k=1, learning_rate=1e-3, batch_size=4, seed=seed
             )
-            serbertus.record(sweep, run, r)
-            path = serbertus.save_predictions(tmp_path / "predictions", run, r)
+            result = serbertus.to_run_result(r)
+            path = save_predictions(tmp_path, run, serbertus.KEYS, result.predictions)
+            sweep.record(run, result)
             assert path.name == f"architecture__{arch}_k_1__sst_qqp_sts__{seed}.npz"
-            back = serbertus.load_predictions(tmp_path / "predictions", run)
+            back = serbertus.load_predictions(tmp_path, run)
             for t in KINDS:
                 np.testing.assert_array_equal(back["test"][t], r.test_predictions[t])
             runs[(arch, seed)] = back
     long = sweep.results()
     assert set(long.task) == {"sst", "qqp", "sts", "sst+qqp+sts"}
     assert set(long[long.task == "sst"].metric) == {"dev_score", "test_score", "train_score"}
-    assert {"dev_mean", "test_mean", "params", "steps", "seconds"} <= set(long[long.task == "sst+qqp+sts"].metric)
+    own = set(long[long.task == "sst+qqp+sts"].metric)
+    assert {"dev_mean", "test_mean", "params", "trained_steps", "trained_epochs", "seconds"} <= own
     labels = {s: {t: data[t][s][1] for t in KINDS} for s in ("dev", "test")}
     rows = serbertus.seed_ensembles(runs, labels, KINDS)
     assert len(rows) == 6 and {r["candidates"] for r in rows} == {2}
@@ -202,7 +206,7 @@ def test_rows_predictions_and_ensembles_on_disk(tmp_path):
         )
         assert r["dev_score"] >= r["best_single_dev"] and 1 <= r["members"] <= 2
     with pytest.raises(FileNotFoundError, match="predictions file is gone"):
-        serbertus.load_predictions(tmp_path / "predictions", {**run, "seed": 7})
+        serbertus.load_predictions(tmp_path, {**run, "seed": 7})
 
 
 def test_task_kinds_slots_and_inputs():
@@ -345,9 +349,10 @@ def _fake_sweep(tmp_path, llrd_moves=True, learns=True):
             mlm_curve={"step": [1, 5], "loss": [5.0, 4.0]} if run["experiment"] == "mlm" else None,
             train={t: 0.95 for t in tasks},
         )
-        serbertus.save_predictions(tmp_path / "predictions", run, r)
-        serbertus.record(sweep, run, r)
-    serbertus.record_ensembles(sweep, serbertus.ensembles(plan, tmp_path / "predictions", data, kinds))
+        result = serbertus.to_run_result(r, epochs=1)
+        save_predictions(tmp_path, run, serbertus.KEYS, result.predictions)
+        sweep.record(run, result)
+    serbertus.record_ensembles(sweep, serbertus.ensembles(plan, tmp_path, data, kinds))
     return sizes, plan, data, kinds, sweep
 
 
@@ -356,7 +361,7 @@ def test_report_sentences_name_their_tests_and_the_checks_can_fail(tmp_path):
     long = sweep.results()
     test, _ = report.results(long, list(data))
     guesses = {"sst": 0.5, "qqp": 0.5, "sts": 0.0}
-    table = report.verdicts(plan, tmp_path / "predictions", data, kinds, sizes, resamples=200)
+    table = report.verdicts(plan, tmp_path, data, kinds, sizes, resamples=200)
     # 3 ablations, then per task multi vs triple, CerBERTus k=1 vs multi, the ensemble vs its best single model
     assert len(table) == 3 + 3 * 3 and set(table.examples_a) == {60} and set(table.seeds_a) == {3}
     assert (
@@ -416,9 +421,45 @@ def test_tables_and_the_figure_name_your_data_not_its_slot(tmp_path):
     fig = report.figure(test, dev, arch, size, long, "sst", label=labels["sst"])
     titles = [ax.get_title() for ax in fig.axes]
     assert titles[0] == "SMART on my_reviews (in sst's place) (the paper's Figure 4)" and "my_reviews" in titles[2]
-    table = report.verdicts(plan, tmp_path / "predictions", data, kinds, sizes, labels=labels, resamples=50)
+    table = report.verdicts(plan, tmp_path, data, kinds, sizes, labels=labels, resamples=50)
     assert table.comparison[0] == "SMART lambda_s=10 vs none (my_reviews (in sst's place))"
     lines = report.sentences(table, test, sizes, list(data), {"sst": 0.5, "qqp": 0.5, "sts": 0.0}, labels=labels)
     assert lines[0].startswith("SMART lambda_s=10 vs none (my_reviews (in sst's place)): ")
     assert any(x.startswith("my_reviews (in sst's place): the baseline scores") for x in lines)
     assert not any("(sst)" in x or x.startswith("sst:") for x in lines)
+
+
+def test_the_experiment_records_runs_whole_with_their_parts_and_predictions(tmp_path):
+    """Notebook 04's experiment through the shared contract: single-task and multitask runs, one write each."""
+    from kit.text import BertPreprocessor, WordPieceTokenizer
+
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad", "film", "play", "a", "dull", "fun"]
+    pre = BertPreprocessor(WordPieceTokenizer(words), sequence_length=SEQ)
+    texts = ["a good film", "a bad play", "a dull film", "a fun play"] * 3
+    one = Split(texts, [4, 0, 1, 3] * 3)
+    pairs = Split(texts, [1, 0, 0, 1] * 3, texts_b=texts[::-1])
+    scores = Split(texts, [4.5, 0.5, 1.0, 3.5] * 3, texts_b=texts[1:] + texts[:1])
+    datasets = {
+        "sst": TextDataset("toy_sst", "classification", {s: one for s in ("train", "dev", "test")}, [*"abcde"]),
+        "qqp": TextDataset("toy_qqp", "pairs", {s: pairs for s in ("train", "dev", "test")}, ["no", "yes"]),
+        "sts": TextDataset("toy_sts", "pair_regression", {s: scores for s in ("train", "dev", "test")}),
+    }
+    data = {t: serbertus.task_inputs(ds, pre) for t, ds in datasets.items()}
+    sizes = kit.papers.sizes("serbertus", "smoke") | dict(
+        ablation_task="sst", smart_lambdas=[1.0], llrd_decays=[], mlm_steps=[], cerbertus_k=[], joint_triple=False,
+        combined=None, seeds=[0], batch_size=4, epochs=1,
+    )  # fmt: skip
+    make = lambda: tiny(vocab=len(words))  # noqa: E731
+    experiment = serbertus.Experiment(sizes, datasets, data, make, None, tmp_path, preprocessor=pre)
+    plan = experiment.plan()
+    assert [r["experiment"] for r in plan] == ["baseline"] * 3 + ["smart", "architecture"]
+    for run in experiment.sweep.pending(plan):
+        experiment.record(run, experiment.run_one(run))
+    long = experiment.sweep.results(plan)
+    multi = long[long.experiment == "architecture"]
+    assert set(multi.task) == {"sst", "qqp", "sts", "sst+qqp+sts"}  # the run's parts came with it
+    assert multi[multi.metric == "trained_steps"].value.tolist() == [3 * 3]  # 12 examples / 4 a batch, 3 tasks
+    saved = serbertus.load_predictions(tmp_path, plan[-1])
+    assert set(saved["test"]) == {"sst", "qqp", "sts"} and (tmp_path / "best_model" / "bundle.json").exists()
+    ens = serbertus.ensembles(plan, tmp_path, data, experiment.kinds)
+    assert set(ens.task) == {"sst", "qqp", "sts"}
