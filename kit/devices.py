@@ -103,7 +103,3 @@ def _describe_devices() -> str:
         return f"unknown ({exc})"
     return "unknown"
 
-
-def has_gpu() -> bool:
-    """Whether the active backend computes on a GPU (:func:`describe_devices` names one)."""
-    return "GPU" in describe_devices().upper()

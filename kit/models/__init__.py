@@ -18,7 +18,6 @@ from .heads import (
     TokenTaggerHead,
     build_classifier,
     build_stacked_model,
-    build_tagger,
     pair_masks,
     unpack_states,
 )
@@ -62,7 +61,6 @@ __all__ = [
     "MaskedSparseCategoricalCrossentropy",
     "TokenTaggerHead",
     "align_labels",
-    "build_tagger",
     "word_pieces",
     "word_predictions",
     "DenseCNNHead",

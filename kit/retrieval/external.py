@@ -120,8 +120,7 @@ def select_external(
         corpus: the corpus's passages.
         k: the documents retrieved per query.
         retriever: a prebuilt :class:`BM25Retriever` over ``corpus``, or any object with the same
-            ``retrieve(queries, k, exclude=...)``, such as :class:`kit.retrieval.engines.SearchEngineRetriever`
-            (default: a new BM25 index of ``corpus``).
+            ``retrieve(queries, k, exclude=...)`` (default: a new BM25 index of ``corpus``).
         method: the new index's BM25 method (without ``retriever``).
         long_text_words: texts with more words than this are queried by keywords.
         n_keywords: how many RAKE phrases make a long text's query.

@@ -4,7 +4,7 @@ from ..metrics.task_scores import TASK_KINDS, Pearson, task_predictions, task_sc
 from ..optimizers import adamw, schedules
 from ..optimizers.layerwise_adamw import LayerwiseAdamW
 from .classify import FitResult, accuracy, fit_classifier, planned_steps, regression_scores
-from .ensemble import TaskEnsemble, average_predictions, dev_gated_ensemble, ensemble_table, predict_average
+from .ensemble import TaskEnsemble, average_predictions, dev_gated_ensemble, ensemble_table
 from .freeze import STRATEGIES, DivergenceStopping, FreezeState, PhaseResult, StackResult, stack_and_finetune
 from .freeze_helpers import EncoderWatch, ReusableBackbone, optimizer_factory, planned_epochs
 from .further_pretraining import MLMBatches, MLMResult, further_pretrain
@@ -58,7 +58,6 @@ __all__ = [
     "StackResult",
     "stack_and_finetune",
     "average_predictions",
-    "predict_average",
     "FitResult",
     "Stage1Result",
     "Sweep",

@@ -85,22 +85,6 @@ def average_predictions(outputs, weights=None, space: str = "probs") -> np.ndarr
     return np.tensordot(w / w.sum(), np.stack(arrays), axes=1)
 
 
-def predict_average(models, x, weights=None, space: str = "probs", batch_size: int = 128) -> np.ndarray:
-    """Run each Keras model on ``x`` and average (see :func:`average_predictions`).
-
-    Args:
-        models: the Keras models.
-        x: the inputs all of them take.
-        weights: one non-negative weight per model, or None for equal weights.
-        space: ``"probs"`` or ``"logits"`` (see :func:`average_predictions`).
-        batch_size: examples per prediction batch.
-
-    Returns:
-        The weighted mean of their predictions.
-    """
-    return average_predictions([m.predict(x, batch_size=batch_size, verbose=0) for m in models], weights, space)
-
-
 @dataclass
 class TaskEnsemble:
     """One task's ensemble: ``members`` (model names), ``dev_score``, and the ``trace`` of every decision.

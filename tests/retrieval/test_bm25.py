@@ -1,4 +1,4 @@
-"""BM25: rank-bm25 parity (edge cases included), retrieval, persistence, sharding, TLM's data step, errors."""
+"""BM25: rank-bm25 parity (edge cases included), retrieval, persistence, TLM's data step, errors."""
 
 import numpy as np
 import pytest
@@ -6,8 +6,6 @@ from rank_bm25 import BM25L, BM25Okapi, BM25Plus
 
 from kit.retrieval import (
     BM25Retriever,
-    SearchEngineRetriever,
-    ShardedBM25,
     make_queries,
     rake_keywords,
     random_retrieval,
@@ -141,47 +139,6 @@ def test_errors(tmp_path):
         BM25Retriever(["a"], method="bm26")
     with pytest.raises(FileNotFoundError, match="No BM25 index"):
         BM25Retriever.load(tmp_path / "missing")
-
-
-def test_sharded_equals_single(real_corpus):
-    single = BM25Retriever(real_corpus, method="lucene")
-    sharded = ShardedBM25(real_corpus, n_shards=3, method="lucene")
-    q = [["economy", "growth"], ["film", "award"], ["nothingmatches"]]
-    a, b = single.retrieve(q, k=7), sharded.retrieve(q, k=7)
-    np.testing.assert_array_equal(a[0], b[0])
-    np.testing.assert_allclose(a[1], b[1], rtol=1e-6)
-
-
-class FakeSearchEngine:
-    """Answers msearch like Elasticsearch would, scoring with the kit's lucene BM25."""
-
-    def __init__(self, corpus):
-        self.bm25 = BM25Retriever(corpus, method="lucene")
-        self.requests = []
-
-    def msearch(self, searches):
-        self.requests.append(searches)
-        out = []
-        for header, body in zip(searches[::2], searches[1::2]):
-            assert header["search_type"] == "dfs_query_then_fetch"
-            q = body["query"]
-            must_not = []
-            if "bool" in q:
-                must_not = q["bool"]["must_not"]["terms"]["doc_id"]
-                q = q["bool"]["must"]
-            ids, scores = self.bm25.retrieve([q["match"]["text"]], k=body["size"], exclude=must_not or None)
-            hits = [{"_source": {"doc_id": int(i)}, "_score": float(s)} for i, s in zip(ids[0], scores[0]) if i >= 0]
-            out.append({"hits": {"hits": hits}})
-        return {"responses": out}
-
-
-def test_select_external_through_a_search_engine_client():
-    corpus = ["the cat purrs", "a dog barks", "stocks fell", "cats and dogs", "my cat purrs"]
-    engine = SearchEngineRetriever(FakeSearchEngine(corpus), index="corpus", batch_size=1)
-    a = select_external(["my cat purrs", "dog barks"], corpus, k=2, retriever=engine)
-    b = select_external(["my cat purrs", "dog barks"], corpus, k=2)
-    assert a.doc_ids.tolist() == b.doc_ids.tolist() and 4 not in a.doc_ids
-    assert len(engine.client.requests) == 2
 
 
 def test_select_external_union_and_bookkeeping():

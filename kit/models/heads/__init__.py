@@ -21,7 +21,7 @@ from .dense_cnn import DenseCNNHead
 from .highway import HighwayBiLSTMHead
 from .matching import BiMPMHead, MultiPerspectiveMatching, SimTransformerHead, pair_masks
 from .rich_head import RichHead, build_stacked_model, full_mask, unpack_states
-from .token_tagger import TokenTaggerHead, build_tagger
+from .token_tagger import TokenTaggerHead
 
 __all__ = [
     "BiMPMHead",
@@ -35,7 +35,6 @@ __all__ = [
     "TokenTaggerHead",
     "build_classifier",
     "build_stacked_model",
-    "build_tagger",
     "full_mask",
     "pair_masks",
     "unpack_states",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import keras
 
 from ..bilstm import BiLSTMEncoder
-from .rich_head import RichHead, build_stacked_model, full_mask, unpack_states
+from .rich_head import RichHead, full_mask, unpack_states
 
 
 @keras.saving.register_keras_serializable(package="kit")
@@ -108,32 +108,3 @@ class TokenTaggerHead(RichHead):
     def compute_output_shape(self, input_shape):
         shape = input_shape["sequence_output"] if isinstance(input_shape, dict) else input_shape
         return tuple(shape[:-1]) + (self.num_tags,)
-
-
-def build_tagger(
-    backbone,
-    num_tags: int,
-    n_layers: int = 1,
-    cells: int = 128,
-    hidden_dim: int | None = None,
-    dropout: float = 0.1,
-    name: str = "tagger",
-) -> keras.Model:
-    """Preprocessor dict → ``backbone`` → :class:`TokenTaggerHead` → ``(B, T, num_tags)`` logits.
-
-    Args:
-        backbone: a BERT backbone.
-        num_tags: the tag logits per token.
-        n_layers: the head's BiLSTM layers (0: the finetune-only head).
-        cells: LSTM units per direction.
-        hidden_dim: the head's Dense + ReLU width, or None.
-        dropout: the head's dropout.
-        name: the model's name.
-
-    Returns:
-        The uncompiled ``keras.Model`` (:func:`~kit.models.heads.build_stacked_model`).
-    """
-    head = TokenTaggerHead(
-        num_tags, n_layers=n_layers, cells=cells, hidden_dim=hidden_dim, dropout=dropout, name="head"
-    )
-    return build_stacked_model(backbone, head, name=name)

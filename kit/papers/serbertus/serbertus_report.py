@@ -483,17 +483,6 @@ def figure(test, dev, arch, size: dict, long, task: str, label: str | None = Non
 # --- what this run shows ---------------------------------------------------------------------------------------------
 
 
-def gap_scores(long):
-    """Rows ``experiment, setting, task, seed, value`` of train score - test score (runs that logged a train score).
-
-    Args:
-        long: the long results (``results.csv``).
-    """
-    train, test = scores(long, "train_score"), scores(long, "test_score")
-    both = train.merge(test, on=["experiment", "setting", "task", "seed"], suffixes=("_train", "_test"))
-    return both.assign(value=both.value_train - both.value_test)[["experiment", "setting", "task", "seed", "value"]]
-
-
 def comparison_plan(sizes: dict, tasks) -> list[tuple]:
     """Every comparison of the verdict table, in order: ``(name, arm a, arm b, task, paper key, budget matched, note)``.
 

@@ -7,7 +7,7 @@ import pytest
 from kit.models.heads.dense_cnn import DenseCNNHead
 from kit.models.heads.highway import HighwayBiLSTMHead
 from kit.testing import run_layer_test, run_precision_test
-from kit.train.ensemble import average_predictions, predict_average
+from kit.train.ensemble import average_predictions
 from tests.helpers import token_states
 
 
@@ -89,5 +89,3 @@ def test_average_predictions():
         average_predictions([a, b[:1]])
     with pytest.raises(ValueError, match="non-negative"):
         average_predictions([a, b], weights=[1, -1])
-    m = keras.Sequential([keras.Input((2,)), keras.layers.Dense(2)])
-    assert predict_average([m, m], a.astype("float32")).shape == (2, 2)

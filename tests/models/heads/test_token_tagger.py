@@ -9,7 +9,8 @@ from kit.metrics.masked_tokens import (
     MaskedAccuracy,
     MaskedSparseCategoricalCrossentropy,
 )
-from kit.models.heads.token_tagger import TokenTaggerHead, build_tagger
+from kit.models.heads import build_stacked_model
+from kit.models.heads.token_tagger import TokenTaggerHead
 from kit.testing import run_layer_test, run_precision_test
 from kit.text.alignment import IGNORE
 from kit.text.wordpiece import BertPreprocessor
@@ -70,7 +71,7 @@ def test_tagger_trains_with_masked_loss_and_saves(tiny_bert, tmp_path):
     from kit.train.freeze import stack_and_finetune
 
     keras.utils.set_random_seed(0)
-    model = build_tagger(tiny_bert, num_tags=3, n_layers=1, cells=4)
+    model = build_stacked_model(tiny_bert, TokenTaggerHead(num_tags=3, n_layers=1, cells=4, name="head"))
     assert model.get_layer(tiny_bert.name) is tiny_bert and model.get_layer("head").num_tags == 3
     rng = np.random.default_rng(0)
     ids = rng.integers(5, 64, (16, 8)).astype("int32")
