@@ -430,7 +430,7 @@ class _KernelRun:
         def work():
             try:
                 client.execute(**kwargs)
-            except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            except BaseException as exc:  # raised again in the caller's thread
                 failure.append(exc)
 
         worker = threading.Thread(target=work, name="kit-run-kernel-client", daemon=True)
