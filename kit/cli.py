@@ -8,16 +8,14 @@ from __future__ import annotations
 import argparse
 import importlib.metadata as md
 import os
-import signal
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
-from . import config, lab, runner, site
+from . import config, course_site, lab, runner, testplan
 from .data import registry
 from .devices import describe_devices
+from .inprocess import CellError, Stopped
 from .session import tensorflow_status
 
 
@@ -100,18 +98,16 @@ def _run(args) -> int:
     if args.precision:
         env["KIT_PRECISION"] = args.precision
     out = Path(args.out) if args.out else Path("runs") / f"{nb.stem}-{time.strftime('%Y%m%d-%H%M%S')}"
-
-    def stop(signum, frame):
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)  # `kill` stops like Ctrl-C: the notebook so far is kept
-    try:
+    try:  # Ctrl-C or SIGTERM: the kernel stops, the notebook so far is saved, one line says where
         result = runner.run_notebook(nb, out, timeout=args.timeout, env=env, in_process=args.in_process)
+    except Stopped as stop:
+        print(stop, file=sys.stderr)
+        return stop.exit_code
     except KeyboardInterrupt:
-        print(f"\nstopped; the notebook so far is in {out}", file=sys.stderr)
+        print(f"stopped; the notebook so far is in {out}", file=sys.stderr)
         return 130
     except Exception as exc:  # a cell failed: the partial notebook is saved for reading
-        failed = isinstance(exc, runner.CellError)
+        failed = isinstance(exc, CellError)
         if not failed:
             from nbclient.exceptions import CellExecutionError
 
@@ -130,316 +126,17 @@ def _run(args) -> int:
     return 0
 
 
-#: The backend each notebook runs on in `kit test` (CI): every notebook on one, all three backends covered, each
-#: on the one that runs it fastest on a 2-core CPU (measured in CI's setting, 1 thread): 01 on torch (the BiLSTM's
-#: fused fast path), 02 on torch (13.5 minutes against 21.7-27.7 on jax, 2026-11-26), 03 on torch (it builds 8 kinds of
-#: model and jax compiles each: 18 minutes against 27.6 on jax), 04 on jax (5.4 minutes from a cold compile cache
-#: against 10.9 on torch, 2026-11-26), 00 on tensorflow (so the TensorFlow path of a whole lesson runs). Same checks
-#: and verdicts on either backend (notebook 02 at 240 stage-1 steps: all but TLM vs MiniLM on RT, p = .005 on torch,
-#: .055 on jax; its 160-step smoke sizes of 2026-11-26 have run on torch only).
-NOTEBOOK_BACKENDS = {"00": "tensorflow", "01": "torch", "02": "torch", "03": "torch", "04": "jax"}
-
-#: Minutes each run of ``kit test`` took in a clean-clone ``.ci/run`` on 2026-11-26 (2 cores, 2 runs side by side, 1
-#: thread each; the whole run 2,055 s): only the order of the queue reads them
-#: (the longest first, so no long run starts last while the other worker idles).
-EXPECTED_MINUTES = {  # measured in CI (benchmarks/README.md, 2026-11-26, commit a0c7189)
-    "pytest jax": 10.2,
-    "pytest tensorflow": 10.1,
-    "pytest torch": 6.6,  # with notebook 03 on a treebank, the lab and site browser tests
-    "00": 3.2,
-    "01": 6.4,
-    "02": 6.4,
-    "03": 7.3,
-    "04": 10.0,
-    "solutions": 2.7,
-}
-
-
-def notebook_plan(root: Path, mapping: dict, every: list[str] | None = None) -> dict[str, list[str]]:
-    """Backend -> notebooks to run on it: each notebook on its backend in ``mapping`` (or on all of ``every``).
-
-    Args:
-        root: the repository's root (its ``notebooks/NN_*.ipynb`` are planned).
-        mapping: notebook number (``"00"``) -> its backend; a notebook not in it runs on torch.
-        every: run every notebook on each of these backends instead; None: ``mapping``.
-
-    Returns:
-        Backend -> the notebooks' paths relative to ``root``, in name order.
-
-    Example:
-        >>> plan = notebook_plan(Path(__file__).resolve().parent.parent, {"00": "jax", "01": "torch"})
-        >>> plan["jax"][:1], plan["torch"][:1]
-        (['notebooks/00_start_here.ipynb'], ['notebooks/01_pretrain_or_not.ipynb'])
-    """
-    plan: dict[str, list[str]] = {}
-    for nb in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb")):
-        rel = str(nb.relative_to(root))
-        for backend in every or [mapping.get(nb.name[:2], "torch")]:
-            plan.setdefault(backend, []).append(rel)
-    return plan
-
-
-def test_jobs(root: Path, backends, pytest_args, notebooks: dict[str, list[str]]) -> list[tuple[str, list, dict]]:
-    """``(label, command, env)`` for every run of ``kit test``, pytest first, then the notebooks, then the solutions.
-
-    Pytest runs once per backend (the tests marked ``one_backend`` under the first backend only), each notebook under
-    nbval on its backend, and the notebooks' exercise solutions under the first backend.
-
-    Args:
-        root: the repository's root (the runs' temp and output folders go under ``root/runs``).
-        backends: the backends pytest runs on, the first one running the ``one_backend`` tests too.
-        pytest_args: extra pytest arguments, added to each pytest run.
-        notebooks: backend -> notebooks to run on it (:func:`notebook_plan`); empty: no notebooks, no solutions.
-
-    Returns:
-        One ``(label, command, env)`` per run: its name, its argument list, the environment variables it sets.
-    """
-    jobs = [_pytest_job(root, b, pytest_args, one_backend=i == 0) for i, b in enumerate(backends)]
-    for b, targets in notebooks.items():
-        for nb in targets:
-            jobs.append(_notebook_job(root, b, nb))
-    if notebooks:  # every exercise's solution (kit/exercises.py), at smoke, under the first backend
-        jobs.append(
-            (
-                f"solutions on {backends[0]}",
-                [sys.executable, "-m", "kit.exercises", "--all"],
-                {"KERAS_BACKEND": backends[0], "KIT_SCALE": "smoke", "KIT_OUT_ROOT": str(root / "runs" / "solutions")},
-            )
-        )
-    return jobs
-
-
-def _pytest_job(root: Path, backend: str, pytest_args, one_backend: bool) -> tuple[str, list, dict]:
-    """``kit test``'s pytest run on ``backend``, in a temp folder of its own (side by side runs never share one).
-
-    Args:
-        root: the repository's root.
-        backend: the run's ``KERAS_BACKEND``.
-        pytest_args: extra pytest arguments, last on the command line.
-        one_backend: whether this run also takes the tests marked ``one_backend`` (the first backend's run does).
-
-    Returns:
-        ``("pytest <backend>", command, env)``.
-    """
-    return (
-        f"pytest {backend}",
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",  # own temp folder: runs
-            f"--basetemp={root / 'runs' / 'pytest-tmp' / backend}",
-            "tests",  # side by side never share
-            *([] if one_backend else ["-m", "not one_backend"]),
-            *pytest_args,
-        ],  # see pyproject's one_backend
-        {"KERAS_BACKEND": backend},
-    )
-
-
-def _notebook_job(root: Path, backend: str, notebook: str) -> tuple[str, list, dict]:
-    """``kit test``'s nbval run of ``notebook`` on ``backend``, at smoke, its outputs under ``runs/nbval-<backend>``.
-
-    Args:
-        root: the repository's root.
-        backend: the run's ``KERAS_BACKEND``.
-        notebook: the notebook's path, relative to ``root``.
-
-    Returns:
-        ``("<notebook's name> on <backend>", command, env)``.
-    """
-    return (
-        f"{Path(notebook).stem} on {backend}",
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--nbval-lax",
-            "--nbval-current-env",
-            "--nbval-cell-timeout",
-            "1800",
-            "--nbval-sanitize-with",
-            "notebooks/nbval_sanitize.cfg",
-            notebook,
-        ],
-        {"KERAS_BACKEND": backend, "KIT_SCALE": "smoke", "KIT_OUT_ROOT": str(root / "runs" / f"nbval-{backend}")},
-    )
-
-
-def longest_first(jobs: list) -> list:
-    """``jobs`` in the order ``kit test`` starts them: by :data:`EXPECTED_MINUTES`, longest first (unknown: 5).
-
-    The longest first, so no long run starts last while the other worker idles.
-
-    Args:
-        jobs: ``(label, command, env)`` runs (:func:`test_jobs`); only the label is read (:func:`expected_minutes`).
-
-    Returns:
-        A new list, sorted.
-
-    Example:
-        >>> [j[0] for j in longest_first([("solutions on torch",), ("00_start_here on tensorflow",), ("pytest jax",)])]
-        ['pytest jax', '00_start_here on tensorflow', 'solutions on torch']
-    """
-    return sorted(jobs, key=lambda job: expected_minutes(job[0]), reverse=True)
-
-
-def expected_minutes(label: str) -> float:
-    """A run's :data:`EXPECTED_MINUTES`, found by its label, its name or its notebook number; 5 when unknown.
-
-    Args:
-        label: the run's label: looked up whole ("pytest jax"), by its name before " on " ("solutions on torch"),
-            then by its notebook number ("02_tlm on jax").
-
-    Returns:
-        The minutes the run took in CI, or 5 for a run not in the table.
-
-    Example:
-        >>> expected_minutes("02_tlm on jax") == EXPECTED_MINUTES["02"], expected_minutes("new job")
-        (True, 5)
-    """
-    for key in (label, label.split(" on ")[0], label[:2]):
-        if key in EXPECTED_MINUTES:
-            return EXPECTED_MINUTES[key]
-    return 5
-
-
 def _test(args) -> int:
-    """Pytest once per backend (fresh processes) and every notebook with nbval on its backend, ``--jobs`` at a time.
-
-    With more than one job at a time, each job's output goes to ``runs/test-logs/<job>.log`` and is shown when the job
-    ends (in full when it failed); each job gets ``cpu_count // jobs`` threads (``OMP_NUM_THREADS``, XLA's flags).
-    """
+    """Pytest once per backend (fresh processes) and every notebook with nbval on its backend (:mod:`kit.testplan`)."""
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
-    root = Path(__file__).resolve().parent.parent
-    plan = _test_notebook_plan(root, args) if args.notebooks else {}
-    jobs = test_jobs(root, backends, args.pytest_args, plan)
-    width = max(1, min(args.jobs, len(jobs)))
-    threads = max(1, (os.cpu_count() or 1) // width)
-    extra = _thread_env(threads) if width > 1 else {}
-    logs = root / "runs" / "test-logs"
-    logs.mkdir(parents=True, exist_ok=True)
-    (root / "runs" / "pytest-tmp").mkdir(parents=True, exist_ok=True)  # pytest makes --basetemp, not its parents
-    pool = _JobPool(root, logs, width, extra)
-    queue = longest_first(jobs)
-    print(
-        f"kit test: {len(jobs)} runs, {width} at a time" + (f" ({threads} thread(s) each)" if width > 1 else ""),
-        flush=True,
-    )
-    failed = pool.run(queue)
-    print(
-        f"\nkit test: {len(failed)} of {len(jobs)} runs failed "
-        f"in {time.time() - pool.total:.0f}s" + ("".join(f"\n  FAILED: {f}" for f in failed))
-    )
-    return 1 if failed else 0
-
-
-def _test_notebook_plan(root: Path, args) -> dict[str, list[str]]:
-    """The notebooks ``kit test`` runs: :data:`NOTEBOOK_BACKENDS`, changed by the flags that override it.
-
-    Args:
-        root: the repository's root (its ``notebooks/`` folder is planned).
-        args: the parsed ``kit test`` flags (``--notebook-backends``, ``--all-notebooks-on``).
-
-    Returns:
-        Backend -> notebooks to run on it, as :func:`notebook_plan` gives it.
-    """
-    mapping = dict(NOTEBOOK_BACKENDS)
-    for item in filter(None, (x.strip() for x in args.notebook_backends.split(","))):
-        nb, _, b = item.partition("=")
-        mapping[nb] = b
-    every = [b.strip() for b in args.all_notebooks_on.split(",") if b.strip()] if args.all_notebooks_on else None
-    return notebook_plan(root, mapping, every)
-
-
-def _thread_env(threads: int) -> dict[str, str]:
-    """The thread limits each of several side-by-side runs gets (what the environment already sets wins).
-
-    Args:
-        threads: threads per run (``cpu_count // jobs``); at 1, XLA's multi-threaded Eigen is turned off too.
-
-    Returns:
-        ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS`` and ``XLA_FLAGS``, less those empty or set in ``os.environ``.
-    """
-    extra = {
-        "OMP_NUM_THREADS": str(threads),
-        "MKL_NUM_THREADS": str(threads),
-        "XLA_FLAGS": (
-            os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
-            if threads == 1
-            else os.environ.get("XLA_FLAGS", "")
-        ).strip(),
-    }
-    return {k: v for k, v in extra.items() if v and k not in os.environ}
-
-
-class _JobPool:
-    """``kit test``'s runs, ``width`` at a time on as many threads, each run a fresh process.
-
-    One at a time, a run prints straight to the terminal; side by side, each writes to ``logs/<label>.log``, shown
-    when it ends (its last 3 lines, or all of it when it failed).
-
-    Args:
-        root: the folder every run starts in (the repository's root).
-        logs: where the side-by-side runs' logs go.
-        width: runs at a time.
-        extra: environment variables every run gets (thread limits, from :func:`_thread_env`).
-    """
-
-    def __init__(self, root: Path, logs: Path, width: int, extra: dict):
-        self.root, self.logs, self.width, self.extra = root, logs, width, extra
-        self.failed, self.lock, self.total = [], threading.Lock(), time.time()
-
-    def run(self, queue: list) -> list[str]:
-        """Run every ``(label, command, env)`` of ``queue`` (emptied, in order); returns the failed runs' commands."""
-        pool = [threading.Thread(target=self._worker, args=(queue,)) for _ in range(self.width)]
-        for th in pool:
-            th.start()
-        for th in pool:
-            th.join()
-        return self.failed
-
-    def _worker(self, queue: list) -> None:
-        """Take the next run from ``queue`` and run it, until none is left."""
-        while True:
-            with self.lock:
-                if not queue:
-                    return
-                job = queue.pop(0)
-            self._run_one(*job)
-
-    def _run_one(self, label: str, cmd: list, env_extra: dict) -> None:
-        """Run ``cmd`` with ``env_extra`` set, show how it ended, and note the run when it failed."""
-        env = dict(os.environ, **self.extra, **env_extra)
-        shown = " ".join(f"{k}={v}" for k, v in env_extra.items()) + " " + " ".join(cmd)
-        t = time.time()
-        if self.width == 1:
-            print(f"\n$ {shown}", flush=True)
-            code = subprocess.call(cmd, env=env, cwd=self.root)
-            text = ""
-        else:
-            code, text = self._run_logged(label, cmd, env)
-        with self.lock:
-            if self.width > 1:
-                lines = text.rstrip().splitlines()
-                print(f"\n$ {shown}\n" + "\n".join(lines if code else lines[-3:]), flush=True)
-            print(f"-> {label}: exit {code} in {time.time() - t:.0f}s", flush=True)
-            if code != 0:
-                self.failed.append(shown)
-
-    def _run_logged(self, label: str, cmd: list, env: dict) -> tuple[int, str]:
-        """Run ``cmd`` with its output in its log file; returns its exit code and the log's text."""
-        with self.lock:
-            print(f"[{time.time() - self.total:5.0f}s] start: {label}", flush=True)
-        log = self.logs / (label.replace(" ", "_") + ".log")
-        with open(log, "w") as f:
-            code = subprocess.call(cmd, env=env, cwd=self.root, stdout=f, stderr=subprocess.STDOUT)
-        return code, log.read_text(errors="replace")
+    root = testplan.REPO
+    overrides = (args.notebook_backends, args.all_notebooks_on)
+    try:
+        plan = testplan.plan_with_overrides(root, *overrides) if args.notebooks else {}
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return testplan.run(root, testplan.test_jobs(root, backends, args.pytest_args, plan), args.jobs)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -560,8 +257,8 @@ def _lab(args) -> int:
 def _site(args) -> int:
     start = time.time()
     try:
-        index = site.build_site(out=args.out)
-    except (ModuleNotFoundError, RuntimeError) as exc:
+        index = course_site.build_site(out=args.out)
+    except (ModuleNotFoundError, RuntimeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(f"the site: {index} (built in {time.time() - start:.0f} s; open it in a browser, no server needed)")
@@ -581,7 +278,7 @@ def _add_test_parser(sub) -> None:
         "--notebook-backends",
         default="",
         help="override which backend runs a notebook, e.g. 02=torch,03=tensorflow (defaults: "
-        + ", ".join(f"{k}={v}" for k, v in NOTEBOOK_BACKENDS.items())
+        + ", ".join(f"{k}={v}" for k, v in testplan.notebook_backends().items())
         + ")",
     )
     t.add_argument(

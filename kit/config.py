@@ -33,6 +33,8 @@ from pathlib import Path
 import numpy as np
 from platformdirs import user_cache_dir
 
+from . import notebooks
+
 SCALE_ENV = "KIT_SCALE"
 SIZES_ENV = "KIT_SIZES"
 PRECISION_ENV = "KIT_PRECISION"
@@ -80,7 +82,8 @@ SCALES: dict[str, dict] = {
 }
 
 #: The papers' size sections (``KIT_SIZES='{"tlm": {...}}'`` changes one of them); each lives in its paper's folder.
-PAPERS = ("pretrain_or_not", "tlm", "stack_and_finetune", "serbertus")
+#: The notebooks' registry names them (:func:`kit.notebooks.papers`, read afresh by the functions here).
+PAPERS = notebooks.papers()
 
 
 def scale() -> str:
@@ -149,7 +152,7 @@ def sizes(name: str | None = None) -> dict:
         ValueError: an unknown scale, or a ``KIT_SIZES`` that is not a JSON object of known sizes.
     """
     out = copy.deepcopy(SCALES[_check_scale(name)])
-    shared = {k: v for k, v in _sizes_env().items() if k not in PAPERS}
+    shared = {k: v for k, v in _sizes_env().items() if k not in notebooks.papers()}
     return _merge(out, shared)
 
 
@@ -174,8 +177,8 @@ def paper_sizes(paper: str, defaults: dict, scales: dict, name: str | None = Non
         {'rho1': 3, 'steps': 40}
     """
     name = _check_scale(name)
-    if paper not in PAPERS:
-        raise ValueError(f"Unknown paper {paper!r}; the papers are {PAPERS}.")
+    if paper not in notebooks.papers():
+        raise ValueError(f"Unknown paper {paper!r}; the papers are {notebooks.papers()} (kit/notebooks.py).")
     out = copy.deepcopy(defaults)
     out.update(copy.deepcopy(scales[name]))
     extra = _sizes_env().get(paper, {})

@@ -32,6 +32,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import notebooks
 from .runner import find_notebook, notebooks_dir  # a notebook by its number, as `kit run` finds it
 
 _EXERCISE = re.compile(r"\*\*Exercise (\d+)\.\*\*")
@@ -142,7 +143,8 @@ def main(argv=None) -> int:
 
     Args:
         argv: ``[notebook, number, ...]`` (a path or a number, then the exercises; none: all of the notebook's) or
-            ``["--all"]``; None reads ``sys.argv``. Empty: prints how to call it.
+            ``["--all"]`` (every notebook of :mod:`kit.notebooks`); None reads ``sys.argv``. Empty: prints how to call
+            it.
 
     Returns:
         The exit code: 0 when every solution ran, 1 when one failed or none was picked, 2 without arguments.
@@ -152,7 +154,7 @@ def main(argv=None) -> int:
         print(__doc__.split("\n\n")[-1].strip())
         return 2
     if args[0] == "--all":
-        picked = [s for nb in sorted(notebooks_dir().glob("[0-9][0-9]_*.ipynb")) for s in solutions(nb)]
+        picked = [s for nb in notebooks.check_folder(notebooks_dir()) for s in solutions(nb)]
     else:
         picked = solutions(find_notebook(args[0]))
         if args[1:]:

@@ -7,9 +7,10 @@ columns from ``kit run --data ...``, the scale, the precision) is set for the
 notebook's kernel.
 
 Where no Jupyter kernel is installed (a bare GPU box with only Python),
-``in_process=True`` runs the code cells in this Python process instead, one
-after the other in one namespace, and still writes an executed ``.ipynb`` with
-each cell's printed output and figures.
+``in_process=True`` runs the code cells in this Python process instead
+(:mod:`kit.inprocess`), and still writes an executed ``.ipynb`` with each
+cell's printed output and figures. Ctrl-C or SIGTERM stops either kind of run
+and saves the notebook so far (:class:`kit.inprocess.Stopped` says where).
 
 >>> import pathlib, tempfile
 >>> my_csv = pathlib.Path(tempfile.mkdtemp()) / "my.csv"
@@ -21,23 +22,21 @@ each cell's printed output and figures.
 
 from __future__ import annotations
 
-import ast
-import base64
 import contextlib
-import io
-import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import threading
 import time
-import traceback
-import types
 from pathlib import Path
 
+from . import notebooks
 from .data.conllu import field_number
 from .data.file_formats import is_hf_disk
 from .data.own import KIND_NAMES, OWN_DATA_ENV, OwnData, check_kind, data_kind
+from .inprocess import Stopped, clear_outputs, first_line, run_in_process
 
 
 def notebooks_dir() -> Path:
@@ -50,10 +49,11 @@ def find_notebook(name: str) -> Path:
     """A notebook by its path or its number, as ``kit run`` takes it.
 
     Args:
-        name: a ``.ipynb`` path, or the start of a notebook's name in :func:`notebooks_dir` ("00", "02_tlm").
+        name: a ``.ipynb`` path, or the start of a notebook's name in :func:`notebooks_dir` ("00", "02_tlm"): the
+            notebooks of :data:`kit.notebooks.NOTEBOOKS` first, then any other there.
 
     Returns:
-        The notebook's path (the first match, in name order).
+        The notebook's path (the first match, in the registry's order, then in name order).
 
     Raises:
         FileNotFoundError: no such notebook (the message lists the notebooks there are).
@@ -64,7 +64,8 @@ def find_notebook(name: str) -> Path:
             raise FileNotFoundError(f"No notebook at {p}.")
         return p
     folder = notebooks_dir()
-    matches = sorted(folder.glob(f"{name}*.ipynb"))
+    registered = [folder / f"{nb.stem}.ipynb" for nb in notebooks.NOTEBOOKS if nb.stem.startswith(name)]
+    matches = [p for p in registered if p.exists()] or sorted(folder.glob(f"{name}*.ipynb"))
     if not matches:
         have = sorted(f.stem for f in folder.glob("*.ipynb"))
         raise FileNotFoundError(f"No notebook starting with {name!r} in {folder}; there are {have}.")
@@ -251,17 +252,6 @@ def _columns_env(path: Path, given: dict, kind: str) -> dict:
     return env
 
 
-#: What each notebook's experiments can take (the ``tasks`` of its ``kit.data.notebook_dataset`` call; a test keeps
-#: them equal), so ``kit run`` can refuse another kind before a kernel starts.
-NOTEBOOK_TASKS = {
-    "00": ("classification", "regression", "pairs", "pair_regression"),
-    "01": ("classification",),
-    "02": ("classification",),
-    "03": ("tagging", "classification", "pairs"),
-    "04": ("classification", "pairs", "pair_regression", "regression"),
-}
-
-
 def check_data(notebook: Path, env: dict):
     """Read the user's file (``env`` from :func:`notebook_env`) here, as the notebook will, before a kernel starts.
 
@@ -269,7 +259,7 @@ def check_data(notebook: Path, env: dict):
     notebook) stops within seconds with the notebook's own message.
 
     Args:
-        notebook: the notebook's path; its number picks the kinds of data it takes (:data:`NOTEBOOK_TASKS`).
+        notebook: the notebook's path; its number picks the kinds of data it takes (:func:`kit.notebooks.tasks`).
         env: the run's environment, from :func:`notebook_env`.
 
     Returns:
@@ -283,7 +273,7 @@ def check_data(notebook: Path, env: dict):
         return None
     with _environ(env):
         ds = OwnData.from_env().load()
-    tasks = NOTEBOOK_TASKS.get(Path(notebook).name[:2])
+    tasks = notebooks.tasks(Path(notebook).name)
     return check_kind(ds, tasks, f"Notebook {Path(notebook).stem}") if tasks else ds
 
 
@@ -308,20 +298,26 @@ KERNEL_LOG = "kernel.log"
 def run_notebook(path: Path, out: Path, timeout: int = 3600, env: dict | None = None, in_process: bool = False) -> Path:
     """Execute ``path`` with ``KIT_OUT=out`` (and ``env``); write the executed copy into ``out``.
 
+    Ctrl-C (SIGINT) or SIGTERM stops the run: the kernel's cell is interrupted (a second signal kills the kernel),
+    the executed notebook so far is saved, and :class:`kit.inprocess.Stopped` says where (signals are taken in the
+    main thread only).
+
     Args:
         path: the notebook.
         out: the run's folder (``KIT_OUT``): what the notebook writes, and the executed copy.
         timeout: seconds per cell, under a Jupyter kernel.
         env: environment variables set while the notebook runs (e.g. :func:`notebook_env`'s).
-        in_process: run the code cells in this Python process, in one namespace, instead of a Jupyter kernel.
+        in_process: run the code cells in this Python process, in one namespace, instead of a Jupyter kernel
+            (:mod:`kit.inprocess`).
 
     Returns:
         The executed notebook's path, in ``out`` (written even when a cell fails or the run is stopped).
 
     Raises:
-        CellError: a cell failed in an in-process run.
+        kit.inprocess.CellError: a cell failed in an in-process run.
         nbclient.exceptions.CellExecutionError: a cell failed under a kernel.
-        KeyboardInterrupt: the run was stopped (Ctrl-C or ``kill``).
+        Stopped: the run was stopped (Ctrl-C or SIGTERM); a KeyboardInterrupt, with the cell, the saved notebook's
+            path and the signal's exit code.
     """
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -331,7 +327,7 @@ def run_notebook(path: Path, out: Path, timeout: int = 3600, env: dict | None = 
     quiet = {} if "TF_CPP_MIN_LOG_LEVEL" in os.environ else {"TF_CPP_MIN_LOG_LEVEL": "2"}
     with _environ({**quiet, **(env or {}), "KIT_OUT": str(out)}):
         if in_process:
-            dest = _run_in_process(Path(path), out, start)
+            dest = _run_here(Path(path), out, start)
         else:
             dest = _run_with_kernel(Path(path), out, timeout, start)
     print(
@@ -341,46 +337,121 @@ def run_notebook(path: Path, out: Path, timeout: int = 3600, env: dict | None = 
     return dest
 
 
-def _first_line(source: str) -> str:
-    lines = [ln for ln in source.strip().splitlines() if not ln.startswith("# NBVAL")]
-    return (lines or [""])[0][:60]
+@contextlib.contextmanager
+def _on_stop_signals(handler):
+    """Inside, SIGINT and SIGTERM call ``handler(signum)`` (in the main thread; elsewhere nothing changes)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signums = (signal.SIGINT, signal.SIGTERM)
+    old = [signal.signal(s, lambda signum, frame: handler(signum)) for s in signums]
+    try:
+        yield
+    finally:
+        for s, h in zip(signums, old):
+            signal.signal(s, signal.SIG_DFL if h is None else h)
+
+
+def _run_here(path: Path, out: Path, start: float) -> Path:
+    """:func:`kit.inprocess.run_in_process`, SIGTERM stopping it as Ctrl-C does; a second signal waits for the save."""
+    seen = []
+
+    def stop(signum):
+        if not seen:  # the first signal stops the cell; later ones must not cut the notebook's save short
+            seen.append(signum)
+            raise KeyboardInterrupt
+
+    try:
+        with _on_stop_signals(stop):
+            return run_in_process(path, out, start)
+    except Stopped as exc:
+        exc.signum = seen[0] if seen else signal.SIGINT
+        raise
 
 
 def _run_with_kernel(path: Path, out: Path, timeout: int, start: float) -> Path:
+    """Execute ``path`` under a Jupyter kernel (nbclient), its own output in ``out/kernel.log``; save the result."""
     import nbformat
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
-    code_cells = [c for c in nb.cells if c.cell_type == "code"]
-    _clear_outputs(code_cells)
-    state = {"i": 0}
-
-    def on_start(cell, cell_index, **kw):
-        if cell.cell_type != "code":
-            return
-        state["i"] += 1
-        print(
-            f"[{time.time() - start:6.1f}s] cell {state['i']}/{len(code_cells)}: {_first_line(cell.source)}", flush=True
-        )
-
+    run = _KernelRun(sum(c.cell_type == "code" for c in nb.cells), start)
+    clear_outputs([c for c in nb.cells if c.cell_type == "code"])
     client = NotebookClient(
         nb,
         timeout=timeout,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent.resolve())}},
-        on_cell_start=on_start,
+        on_cell_start=run.on_cell_start,
     )
-    log = out / KERNEL_LOG
+    log, dest = out / KERNEL_LOG, out / path.name
     with open(log, "w") as kernel_output:  # the kernel's own lines (TensorFlow's CUDA probing, Jupyter's warnings)
         try:
-            client.execute(stdout=kernel_output, stderr=subprocess.STDOUT)
+            run.execute(client, stdout=kernel_output, stderr=subprocess.STDOUT)
         except BaseException:
+            if run.signum is not None:
+                raise Stopped(run.cell, run.cells, dest, run.signum) from None
             _show_kernel_log(log)
             raise
         finally:
-            dest = out / path.name
             nbformat.write(merge_streams(nb), dest)
     return dest
+
+
+class _KernelRun:
+    """An nbclient run that Ctrl-C and SIGTERM stop cleanly: the progress lines, the signals, the kernel's process.
+
+    nbclient runs in a worker thread, so the signals reach this module's handler (nbclient's own, installed in the
+    main thread only, shuts the kernel down under the running cell). The first signal interrupts the kernel's cell and
+    stops the run before the next cell; a second kills the kernel.
+
+    Args:
+        cells: the notebook's code cells.
+        start: when the run started (``time.time()``), for the progress lines.
+    """
+
+    def __init__(self, cells: int, start: float):
+        self.cells, self.start, self.cell, self.signum, self.client = cells, start, 0, None, None
+
+    def on_cell_start(self, cell, cell_index, **kw) -> None:
+        """Nbclient's hook before each cell: stop there after a signal, else print a code cell's progress line."""
+        if cell.cell_type != "code":
+            return
+        if self.signum is not None:
+            raise Stopped(self.cell, self.cells, Path(), self.signum)
+        self.cell += 1
+        elapsed = time.time() - self.start
+        print(f"[{elapsed:6.1f}s] cell {self.cell}/{self.cells}: {first_line(cell.source)}", flush=True)
+
+    def execute(self, client, **kwargs) -> None:
+        """``client.execute(**kwargs)`` in a worker thread, this thread waiting for it and taking the signals."""
+        self.client, failure = client, []
+
+        def work():
+            try:
+                client.execute(**kwargs)
+            except BaseException as exc:  # raised again in the caller's thread
+                failure.append(exc)
+
+        worker = threading.Thread(target=work, name="kit-run-kernel-client", daemon=True)
+        with _on_stop_signals(self.stop):
+            worker.start()
+            while worker.is_alive():
+                worker.join(0.1)
+        if failure:
+            raise failure[0]
+
+    def stop(self, signum: int) -> None:
+        """The signal handler: the first interrupts the running cell (as Jupyter's stop does), a second kills it."""
+        first = self.signum is None
+        self.signum = signum if first else self.signum
+        provisioner = getattr(getattr(self.client, "km", None), "provisioner", None)
+        pgid, pid = getattr(provisioner, "pgid", None), getattr(provisioner, "pid", None)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if pgid:
+                os.killpg(pgid, signal.SIGINT if first else signal.SIGKILL)
+            elif pid:
+                os.kill(pid, signal.SIGINT if first else signal.SIGKILL)
 
 
 _OVERWRITTEN = re.compile(r"[^\n]*\r(?=[^\n])")  # a line's text before a carriage return that rewrites it
@@ -421,228 +492,3 @@ def _show_kernel_log(log: Path, lines: int = 15) -> None:
     if text:
         tail = "\n".join(text.splitlines()[-lines:])
         print(f"the kernel's own output is in {log}; its last lines:\n{tail}", file=sys.stderr)
-
-
-def _clear_outputs(cells) -> None:
-    """Empty every code cell's outputs and execution count before a run.
-
-    A run stopped or failed half-way must not leave the published notebook's outputs (another scale's, another
-    machine's) under the cells it never reached.
-
-    Args:
-        cells: the notebook's code cells, emptied in place.
-    """
-    for cell in cells:
-        cell["outputs"] = []
-        cell["execution_count"] = None
-
-
-class CellError(RuntimeError):
-    """A cell failed in an in-process run (the executed notebook up to that cell is saved)."""
-
-
-def _display_shim(outputs):
-    """``display``/``HTML`` for a process without IPython: text goes to the cell's output."""
-
-    def display(*objs, **kw):
-        for obj in objs:
-            html = getattr(obj, "_repr_html_", None)
-            text = obj.to_string() if hasattr(obj, "to_string") else str(obj)
-            data = {"text/plain": text}
-            if html is not None:
-                try:
-                    data["text/html"] = html()
-                except Exception:  # noqa: BLE001 - plain text is enough
-                    pass
-            outputs.append({"output_type": "display_data", "data": data, "metadata": {}})
-
-    class HTML:
-        def __init__(self, data):
-            self.data = data
-
-        def _repr_html_(self):
-            return self.data
-
-        def __str__(self):
-            return self.data
-
-    return display, HTML
-
-
-def _install_display(display, HTML):
-    """Point ``IPython.display.display``/``HTML`` at the shim (a stand-in module where IPython is absent)."""
-    try:
-        import IPython.display as real
-    except ImportError:
-        ipy, ipy_display = types.ModuleType("IPython"), types.ModuleType("IPython.display")
-        ipy_display.display, ipy_display.HTML = display, HTML
-        ipy.display, ipy.get_ipython, ipy.version_info = ipy_display, (lambda: None), (9, 0)  # as matplotlib asks
-        sys.modules["IPython"], sys.modules["IPython.display"] = ipy, ipy_display
-
-        def restore():
-            sys.modules.pop("IPython", None)
-            sys.modules.pop("IPython.display", None)
-
-        return restore
-    saved = real.display, real.HTML
-    real.display, real.HTML = display, HTML
-
-    def restore():
-        real.display, real.HTML = saved
-
-    return restore
-
-
-def _run_in_process(path: Path, out: Path, start: float) -> Path:
-    """Run the notebook's code cells in this process, one after the other in one namespace, as a kernel would.
-
-    Each cell's printed text, displayed objects and figures become its outputs; the executed notebook is written to
-    ``out`` even when a cell fails or the run is stopped.
-
-    Args:
-        path: the notebook (its cells run in its folder).
-        out: the folder the executed copy goes to.
-        start: when the run started (``time.time()``), for the progress lines.
-
-    Returns:
-        The executed notebook's path.
-
-    Raises:
-        CellError: a cell failed (the notebook up to it is saved).
-        KeyboardInterrupt: the run was stopped (Ctrl-C or ``kill``) inside a cell.
-    """
-    plt = _agg_pyplot()
-    nb = json.loads(path.read_text(encoding="utf-8"))
-    cells = [c for c in nb["cells"] if c["cell_type"] == "code"]
-    _clear_outputs(cells)
-    outputs: list = []
-    display, HTML = _display_shim(outputs)
-    # the cells' `from IPython.display import display, HTML` get the shim, which records rich output
-    restore = _install_display(display, HTML)
-    show = plt.show = _show_figures(plt, outputs)
-    namespace = {"__name__": "__main__", "display": display}
-    old_cwd = os.getcwd()
-    os.chdir(path.parent.resolve())
-    dest = out / path.name
-    failed = stopped = None
-    try:
-        for i, cell in enumerate(cells, 1):
-            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-            print(f"[{time.time() - start:6.1f}s] cell {i}/{len(cells)}: {_first_line(source)}", flush=True)
-            outputs.clear()
-            text, failed, stopped = _run_cell(source, i, namespace, display)
-            show()
-            cell["execution_count"] = i
-            cell["outputs"] = _cell_outputs(text, outputs, failed, stopped)
-            if failed or stopped:
-                break
-    finally:
-        os.chdir(old_cwd)
-        restore()
-        dest.write_text(json.dumps(nb, indent=1), encoding="utf-8")
-    if stopped:
-        raise KeyboardInterrupt
-    if failed:
-        raise CellError(f"cell {failed[0]} failed:\n{failed[1]}")
-    return dest
-
-
-def _agg_pyplot():
-    """``matplotlib.pyplot`` on the Agg backend: figures are drawn to memory, never to a window."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _show_figures(plt, outputs: list):
-    """A ``plt.show`` that records every open figure as a PNG in ``outputs``, then closes them."""
-
-    def show(*a, **kw):
-        for num in plt.get_fignums():
-            buf = io.BytesIO()
-            plt.figure(num).savefig(buf, format="png", dpi=80)
-            outputs.append(
-                {
-                    "output_type": "display_data",
-                    "metadata": {},
-                    "data": {"image/png": base64.b64encode(buf.getvalue()).decode()},
-                }
-            )
-        plt.close("all")
-
-    return show
-
-
-def _run_cell(source: str, i: int, namespace: dict, display) -> tuple[str, tuple | None, int | None]:
-    """Run cell ``i``'s ``source`` in ``namespace``, its printing shown and recorded, its last value displayed.
-
-    Args:
-        source: the cell's code.
-        i: the cell's number (in its tracebacks' file name, ``<cell i>``).
-        namespace: the run's one namespace (every cell's names).
-        display: shows the value of a final bare expression (the shim's ``display``).
-
-    Returns:
-        ``(printed, failed, stopped)``: what the cell printed; ``(i, traceback)`` when it raised, else None; ``i``
-        when it was stopped (Ctrl-C, or ``kill`` through kit run), else None.
-    """
-    buf = io.StringIO()
-    failed = stopped = None
-    try:
-        with contextlib.redirect_stdout(_Tee(buf, sys.stdout)):
-            body, last = _split_last_expression(source)
-            exec(compile(body, f"<cell {i}>", "exec"), namespace)
-            if last is not None:
-                value = eval(compile(last, f"<cell {i}>", "eval"), namespace)
-                if value is not None:
-                    display(value)
-    except KeyboardInterrupt:  # Ctrl-C, or `kill` through kit run: keep what the cell printed so far
-        stopped = i
-    except Exception:  # noqa: BLE001 - reported and saved, then raised
-        failed = (i, traceback.format_exc())
-    return buf.getvalue(), failed, stopped
-
-
-def _cell_outputs(printed: str, outputs: list, failed: tuple | None, stopped: int | None) -> list:
-    """A run cell's outputs: its printed text, its displays and figures, then its error or where the run stopped."""
-    cell_outputs = ([{"output_type": "stream", "name": "stdout", "text": printed}] if printed else []) + list(outputs)
-    if failed:
-        cell_outputs.append(
-            {
-                "output_type": "error",
-                "ename": "Error",
-                "evalue": failed[1][-500:],
-                "traceback": failed[1].splitlines(),
-            }
-        )
-    elif stopped:
-        cell_outputs.append(
-            {"output_type": "stream", "name": "stderr", "text": "stopped here: the cells below did not run\n"}
-        )
-    return cell_outputs
-
-
-def _split_last_expression(source: str):
-    """A cell as (statements, last expression or None): Jupyter shows the value of a final bare expression."""
-    tree = ast.parse(source)
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = tree.body.pop()
-        return tree, ast.Expression(last.value)
-    return tree, None
-
-
-class _Tee(io.TextIOBase):
-    def __init__(self, *streams):
-        self.streams = streams
-
-    def write(self, s):
-        for st in self.streams:
-            st.write(s)
-        return len(s)
-
-    def flush(self):
-        for st in self.streams:
-            st.flush()

@@ -1,4 +1,4 @@
-"""Sphinx configuration of the course's web site (`./kit.sh site` builds it into site/; kit/site.py stages it).
+"""Sphinx configuration of the course's web site (`./kit.sh site` builds it into site/; kit/course_site.py stages it).
 
 Sphinx with MyST-NB: the notebooks are rendered as committed, outputs and figures included, never executed here
 (`nb_execution_mode = "off"`); the API reference comes from the kit's Google-style docstrings (autodoc + napoleon);

@@ -14,6 +14,13 @@ ROOT = FIXTURES.parent.parent
 ROBERTA_MERGES = ["Ġ f", "Ġf i", "Ġfi l", "Ġfil m", "Ġ a", "i n", "Ġ t", "h e", "Ġt he"]
 
 
+def notebook_paths(papers_only: bool = False, root: Path = ROOT) -> list[Path]:
+    """The registered notebooks' paths (kit/notebooks.py, read at the call), or only the paper notebooks' (01-...)."""
+    from kit import notebooks
+
+    return [root / "notebooks" / f"{nb.stem}.ipynb" for nb in notebooks.NOTEBOOKS if nb.paper or not papers_only]
+
+
 def tiny_inputs(batch=4, seq=10, vocab=64, seed=0):
     rng = np.random.default_rng(seed)
     mask = np.ones((batch, seq), "int32")

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from kit import exercises
-from tests.helpers import ROOT
+from tests.helpers import notebook_paths
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+NOTEBOOKS = notebook_paths()  # every notebook (kit/notebooks.py)
 
 pytestmark = pytest.mark.one_backend
 

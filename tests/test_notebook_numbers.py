@@ -8,13 +8,14 @@ a cell ("cell 3"), or a file (``benchmarks/medium_gpu``, ``GPU.md``).
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
+from tests.helpers import notebook_paths
+
 pytestmark = pytest.mark.one_backend
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("0[1-4]_*.ipynb"))
+NOTEBOOKS = notebook_paths(papers_only=True)  # the paper notebooks (kit/notebooks.py)
 #: The markdown sections whose prose is read as what the run showed.
 PROSE_HEADINGS = ("### Discussion", "## Summary", "## 7 · What this run shows", "## 8 · What this run shows")
 #: A decimal, a percentage, or a number with thousands separators (plain integers are counts, years, table numbers).

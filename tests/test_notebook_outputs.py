@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import notebook_paths
 
 pytestmark = pytest.mark.one_backend
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("0[1-4]_*.ipynb"))  # the paper notebooks
+NOTEBOOKS = notebook_paths(papers_only=True)  # the paper notebooks (kit/notebooks.py)
 #: The most lines one code cell of a paper notebook may print.
 MAX_LINES = 25
 

@@ -5,7 +5,8 @@ import os
 
 import pytest
 
-from kit.runner import CellError, notebook_env, run_notebook
+from kit.inprocess import CellError, Stopped
+from kit.runner import notebook_env, run_notebook
 
 # no Keras here: `kit test` runs this module under its first backend only
 pytestmark = pytest.mark.one_backend
@@ -71,7 +72,7 @@ def test_a_stopped_run_leaves_no_published_outputs_under_the_cells_it_never_reac
 
 def test_a_run_stopped_inside_a_cell_keeps_what_that_cell_printed(tmp_path):
     nb = _notebook(tmp_path / "t.ipynb", ["print('run 1 of 9')\nraise KeyboardInterrupt", "print('never')"])
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(Stopped, match="stopped at cell 1 of 2"):
         run_notebook(nb, tmp_path / "out", in_process=True)
     cells = json.loads((tmp_path / "out" / "t.ipynb").read_text())["cells"]
     assert cells[0]["outputs"][0]["text"] == "run 1 of 9\n" and "stopped here" in cells[0]["outputs"][-1]["text"]
@@ -119,10 +120,11 @@ def test_kit_test_plans_every_notebook_and_backend():
     """`kit test` runs pytest on each backend and every notebook on its backend, all three backends covered."""
     from pathlib import Path
 
-    from kit.cli import NOTEBOOK_BACKENDS, notebook_plan, test_jobs
+    from kit.testplan import notebook_backends, notebook_plan, test_jobs
 
+    NOTEBOOK_BACKENDS = notebook_backends()
     root = Path(__file__).resolve().parent.parent
-    plan = notebook_plan(root, NOTEBOOK_BACKENDS)
+    plan = notebook_plan(root)
     notebooks = sorted(p.name for p in (root / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     assert sorted(Path(nb).name for nbs in plan.values() for nb in nbs) == notebooks
     assert set(plan) == {"jax", "tensorflow", "torch"}
@@ -146,23 +148,17 @@ def test_kit_test_starts_the_longest_runs_first():
     """The queue starts the notebooks that take longest, pytest runs after them (sorted, stable among equals)."""
     from pathlib import Path
 
-    from kit.cli import (
-        NOTEBOOK_BACKENDS,
-        expected_minutes,
-        longest_first,
-        notebook_plan,
-        test_jobs,
-    )
+    from kit.testplan import expected_minutes, longest_first, notebook_plan, test_jobs
 
     root = Path(__file__).resolve().parent.parent
-    jobs = longest_first(test_jobs(root, ["jax", "tensorflow", "torch"], [], notebook_plan(root, NOTEBOOK_BACKENDS)))
+    jobs = longest_first(test_jobs(root, ["jax", "tensorflow", "torch"], [], notebook_plan(root)))
     labels = [j[0] for j in jobs]
     assert labels[0] == "pytest jax" and labels[-1].startswith("solutions on")
     assert labels.index("pytest jax") < labels.index("pytest tensorflow") < labels.index("pytest torch")
     minutes = [expected_minutes(label) for label in labels]
     assert minutes == sorted(minutes, reverse=True)
     assert sorted(labels) == sorted(
-        j[0] for j in test_jobs(root, ["jax", "tensorflow", "torch"], [], notebook_plan(root, NOTEBOOK_BACKENDS))
+        j[0] for j in test_jobs(root, ["jax", "tensorflow", "torch"], [], notebook_plan(root))
     )
 
 
@@ -260,30 +256,32 @@ def test_kit_run_flags_fix_what_the_errors_name(tmp_path, kit_run_reads):
 
 
 def test_kit_run_stopped_says_where_the_notebook_is(tmp_path, capsys, monkeypatch):
+    import signal
+
     import kit.runner
     from kit.cli import main
 
-    def interrupted(*a, **k):
-        raise KeyboardInterrupt
+    def stopped(nb, out, **k):
+        raise Stopped(13, 27, out / nb.name, signal.SIGTERM)
 
-    monkeypatch.setattr(kit.runner, "run_notebook", interrupted)
-    assert main(["run", "00", "--out", str(tmp_path / "o")]) == 130
-    assert f"stopped; the notebook so far is in {tmp_path / 'o'}" in capsys.readouterr().err
+    monkeypatch.setattr(kit.runner, "run_notebook", stopped)
+    assert main(["run", "00", "--out", str(tmp_path / "o")]) == 143
+    assert capsys.readouterr().err == f"stopped at cell 13 of 27; the notebook so far is in {tmp_path / 'o'}\n"
 
 
 def test_each_notebook_takes_the_kinds_of_data_kit_run_checks():
-    """NOTEBOOK_TASKS (what `kit run` checks before a kernel) equals each notebook's notebook_dataset(tasks=...)."""
+    """The registry's tasks (what `kit run` checks before a kernel) equal each notebook's notebook_dataset(tasks=)."""
     import re
-    from pathlib import Path
 
+    from kit import notebooks
     from kit.papers.serbertus import serbertus_runs as runs
-    from kit.runner import NOTEBOOK_TASKS
+    from tests.helpers import notebook_paths
 
-    for nb in sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+    for nb in notebook_paths():
         source = "".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"] if c["cell_type"] == "code")
         call = re.search(r"notebook_dataset\((?:.|\n)*?tasks=(\([^)]*\)|tuple\(runs\.SLOTS\))", source)
         assert call, nb.name
-        assert tuple(eval(call.group(1), {"runs": runs})) == NOTEBOOK_TASKS[nb.name[:2]], nb.name
+        assert tuple(eval(call.group(1), {"runs": runs})) == notebooks.notebook(nb.name).tasks, nb.name
 
 
 def test_kit_sh_installs_once_then_runs_kit_and_ci_uses_it(tmp_path):

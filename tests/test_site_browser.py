@@ -15,21 +15,24 @@ from pathlib import Path
 
 import pytest
 
+from kit import notebooks
 from tests.test_lab_browser import headless_chromium
 
 pytestmark = pytest.mark.one_backend
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Every notebook's page (kit/notebooks.py).
+STEMS = [nb.stem for nb in notebooks.NOTEBOOKS]
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The site built into a temporary folder and served on localhost."""
     pytest.importorskip("myst_nb", reason="the site's packages are not installed (the kit's `site` extra)")
-    import kit.site
+    import kit.course_site
 
     folder = tmp_path_factory.mktemp("site")
-    index = Path(kit.site.build_site(out=folder / "html", staging=folder / "src"))
+    index = Path(kit.course_site.build_site(out=folder / "html", staging=folder / "src"))
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(index.parent))
     handler.log_message = lambda *a, **k: None
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -68,7 +71,7 @@ def _load(driver, url: str) -> None:
 def test_the_site_has_every_notebook_guide_and_the_api(site):
     _, html_root = site
     pages = _pages(html_root)
-    for name in ("00_start_here", "01_pretrain_or_not", "02_tlm", "03_stack_and_finetune", "04_serbertus"):
+    for name in STEMS:
         assert f"{name}.html" in pages
         text = (html_root / f"{name}.html").read_text()
         nb = json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text())
@@ -125,7 +128,7 @@ def test_formulas_are_typeset(site, browser):
     body = browser.find_element(By.TAG_NAME, "body").text
     assert "$$" not in body and "\\frac" not in body
     assert browser.execute_script("return !!window.MathJax && !!MathJax.startup") is True
-    for page in ("00_start_here", "01_pretrain_or_not", "02_tlm", "03_stack_and_finetune", "04_serbertus"):
+    for page in STEMS:
         _load(browser, f"{base}/{page}.html")  # each notebook's "how it works" formulas, every one typeset
         formulas = browser.execute_script("return document.querySelectorAll('div.math').length")
         assert formulas >= 2, f"{page}: {formulas} display formulas"

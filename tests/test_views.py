@@ -11,11 +11,11 @@ import json
 import pytest
 
 from tests import views
-from tests.helpers import ROOT
+from tests.helpers import notebook_paths
 
 pytestmark = pytest.mark.one_backend
 
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("0[0-4]_*.ipynb"))
+NOTEBOOKS = notebook_paths()  # every notebook (kit/notebooks.py)
 #: Most lines of code a runnable view may have, blank and comment lines aside (~20: the method, its prints, its check).
 MAX_VIEW_LINES = 30
 

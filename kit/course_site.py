@@ -1,12 +1,13 @@
 """``kit site``: the course as a static web site, built from the executed notebooks as committed.
 
-Sphinx with MyST-NB (``site_src/conf.py`` says why): one page per notebook with its outputs and figures, the guides
-in ``docs/``, an API reference from the kit's docstrings, Sphinx's own full-text search, MathJax served from the site.
-The notebooks are never executed by the build. :func:`stage` copies what the site shows into one folder, with a "run
-this yourself" box on each notebook's page and links rewritten to the staged pages (a link to a file the site does not
-hold becomes its path in code, so no link on the site is broken); :func:`build_site` runs Sphinx on it.
+Sphinx with MyST-NB (``site_src/conf.py`` says why): one page per notebook of :mod:`kit.notebooks` with its outputs
+and figures, the guides in ``docs/``, an API reference from the kit's docstrings, Sphinx's own full-text search,
+MathJax served from the site. The notebooks are never executed by the build. :func:`stage` copies what the site shows
+into one folder, with a "run this yourself" box on each notebook's page and links rewritten to the staged pages (a
+link to a file the site does not hold becomes its path in code, so no link on the site is broken); :func:`build_site`
+runs Sphinx on it.
 
->>> rewrite_links("[the guide](../docs/own-data.md#csv), [code](../kit/cli.py)", "notebooks/01_x.ipynb")
+>>> rewrite_links("[the guide](../docs/own-data.md#csv), [code](../kit/cli.py)", "notebooks/01_pretrain_or_not.ipynb")
 '[the guide](docs/own-data.md#csv), code (`kit/cli.py`)'
 """
 
@@ -20,6 +21,7 @@ import subprocess
 import sys
 from pathlib import Path, PurePosixPath
 
+from . import notebooks
 from .runner import notebooks_dir
 
 #: The box at the top of each notebook's page.
@@ -35,6 +37,8 @@ KERAS_BACKEND=jax ./kit.sh run {number}      # another backend: jax, tensorflow 
 :::
 """
 _LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+)\)")
+#: The line of ``site_src/index.md`` that :func:`stage` replaces with the notebooks' pages (:mod:`kit.notebooks`).
+NOTEBOOKS_HERE = "<!-- the notebooks: kit/course_site.py lists kit/notebooks.py's here -->"
 
 
 def staged_path(repo_path: str) -> str | None:
@@ -51,7 +55,7 @@ def staged_path(repo_path: str) -> str | None:
         ('02_tlm.ipynb', 'docs/data.md', None)
     """
     path = PurePosixPath(repo_path)
-    if path.parent == PurePosixPath("notebooks") and re.match(r"0\d_.*\.ipynb$", path.name):
+    if path.parent == PurePosixPath("notebooks") and path.suffix == ".ipynb" and _registered(path.stem):
         return path.name
     if path.parent == PurePosixPath("docs") and path.suffix == ".md":
         return str(path)
@@ -86,23 +90,32 @@ def rewrite_links(text: str, source: str) -> str:
 
 
 def stage(dest) -> list[str]:
-    """Copy the site's sources into ``dest``: ``site_src/``, the notebooks 00-04 and the guides, links rewritten.
+    """Copy the site's sources into ``dest``: ``site_src/``, the registered notebooks and the guides, links rewritten.
+
+    The index's list of notebooks is written from :data:`kit.notebooks.NOTEBOOKS` (at :data:`NOTEBOOKS_HERE`).
 
     Args:
         dest: the staging folder (emptied first).
 
     Returns:
         The staged notebooks' names.
+
+    Raises:
+        ValueError: the registry and ``notebooks/`` disagree, or ``site_src/index.md`` has no :data:`NOTEBOOKS_HERE`.
     """
     root, dest = repo_root(), Path(dest)
+    paths = notebooks.check_folder(root / "notebooks")
     shutil.rmtree(dest, ignore_errors=True)
     shutil.copytree(root / "site_src", dest)
+    index = (dest / "index.md").read_text(encoding="utf-8")
+    if NOTEBOOKS_HERE not in index:
+        raise ValueError(f"site_src/index.md has lost the line {NOTEBOOKS_HERE!r} (in its notebooks' toctree).")
+    (dest / "index.md").write_text(index.replace(NOTEBOOKS_HERE, "\n".join(p.stem for p in paths)), encoding="utf-8")
     (dest / "docs").mkdir()
     for guide in sorted((root / "docs").glob("*.md")):
         text = rewrite_links(guide.read_text(encoding="utf-8"), f"docs/{guide.name}")
         (dest / "docs" / guide.name).write_text(text, encoding="utf-8")
-    names = []
-    for path in sorted((root / "notebooks").glob("0[0-9]_*.ipynb")):
+    for path in paths:
         nb = json.loads(path.read_text(encoding="utf-8"))
         for cell in nb["cells"]:
             if cell["cell_type"] == "markdown":
@@ -110,8 +123,7 @@ def stage(dest) -> list[str]:
         box = RUN_THIS.format(name=path.stem, number=path.name[:2])
         nb["cells"].insert(1, {"cell_type": "markdown", "metadata": {}, "source": box})
         (dest / path.name).write_text(json.dumps(nb), encoding="utf-8")
-        names.append(path.stem)
-    return names
+    return [p.stem for p in paths]
 
 
 def build_site(out=None, staging=None, quiet: bool = True) -> str:
@@ -154,7 +166,13 @@ def repo_root() -> Path:
     return notebooks_dir().parent
 
 
+def _registered(stem: str) -> bool:
+    """Whether ``stem`` is a notebook of :data:`kit.notebooks.NOTEBOOKS`."""
+    return any(nb.stem == stem for nb in notebooks.NOTEBOOKS)
+
+
 def _missing(module: str) -> bool:
+    """Whether ``module`` is not installed."""
     import importlib.util  # noqa: PLC0415 - the site's packages are an optional extra
 
     return importlib.util.find_spec(module) is None

@@ -1,0 +1,126 @@
+"""The course's notebooks, one line each: the one list that the CLI, the runner, the tests and the site read.
+
+A notebook is added here and nowhere else (docs/contributing.md walks through it): ``kit test`` runs it under nbval
+on its CI backend, ``kit run NN`` finds it and checks ``--data`` against its tasks, the tests that read every
+notebook read it, the web site lists it, and its paper's section of ``KIT_SIZES`` is known. This module is pure data
+and imports nothing of the kit, so every floor can read it (``kit.config`` does).
+
+>>> [nb.stem for nb in NOTEBOOKS][:2]
+['00_start_here', '01_pretrain_or_not']
+>>> notebook("02").paper, notebook("02").backend
+('tlm', 'torch')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Notebook:
+    """One notebook of the course.
+
+    Attributes:
+        number: its two digits, ``"00"``; what ``kit run`` takes.
+        stem: its file's name without ``.ipynb``, in ``notebooks/``: the number, an underscore, a name.
+        paper: its paper's folder in ``kit/papers/`` (and its section of ``KIT_SIZES``); None for a notebook of no
+            paper (00).
+        title: what the site and the README call it.
+        backend: the backend ``kit test`` (CI) runs it on under nbval.
+        minutes: what that run took in CI (benchmarks/README.md#ci-what-each-run-costs); only the order of ``kit
+            test``'s queue reads it (the longest first).
+        tasks: the kinds of data its experiments take (its ``kit.data.notebook_dataset(tasks=...)``); ``kit run
+            --data`` refuses another kind before a kernel starts.
+    """
+
+    number: str
+    stem: str
+    paper: str | None
+    title: str
+    backend: str
+    minutes: float
+    tasks: tuple[str, ...]
+
+
+#: Every notebook, in order. CI's backend for each: the one that runs it fastest on a 2-core CPU, all three covered
+#: (benchmarks/README.md says why each).
+NOTEBOOKS: tuple[Notebook, ...] = (
+    Notebook("00", "00_start_here", None, "Start here", "tensorflow", 3.2,
+             ("classification", "regression", "pairs", "pair_regression")),
+    Notebook("01", "01_pretrain_or_not", "pretrain_or_not", "To Pretrain or Not to Pretrain", "torch", 6.4,
+             ("classification",)),
+    Notebook("02", "02_tlm", "tlm", "TLM: NLP from scratch without large-scale pretraining", "torch", 6.4,
+             ("classification",)),
+    Notebook("03", "03_stack_and_finetune", "stack_and_finetune", "To Tune or Not to Tune", "torch", 7.3,
+             ("tagging", "classification", "pairs")),
+    Notebook("04", "04_serbertus", "serbertus", "SerBERTus", "jax", 10.0,
+             ("classification", "pairs", "pair_regression", "regression")),
+)  # fmt: skip
+
+#: Minutes ``kit test``'s other runs took in CI (benchmarks/README.md#ci-what-each-run-costs), by label or by the
+#: name before " on ": only the order of its queue reads them.
+OTHER_RUN_MINUTES = {"pytest jax": 10.2, "pytest tensorflow": 10.1, "pytest torch": 6.6, "solutions": 2.7}
+
+
+def notebook(number: str) -> Notebook:
+    """The notebook numbered ``number`` (``"02"``; a longer name such as ``"02_tlm"`` is read by its first two).
+
+    Raises:
+        KeyError: no notebook has that number (the message lists the numbers there are).
+
+    Example:
+        >>> notebook("03_stack_and_finetune").stem
+        '03_stack_and_finetune'
+    """
+    for nb in NOTEBOOKS:
+        if nb.number == str(number)[:2]:
+            return nb
+    raise KeyError(f"No notebook {number!r} in kit/notebooks.py; the notebooks are {[n.number for n in NOTEBOOKS]}.")
+
+
+def tasks(name: str) -> tuple[str, ...] | None:
+    """The kinds of data the notebook ``name`` (a number, a stem or a file name) takes; None for one not registered.
+
+    Example:
+        >>> tasks("03_stack_and_finetune.ipynb"), tasks("my_notebook.ipynb")
+        (('tagging', 'classification', 'pairs'), None)
+    """
+    return next((nb.tasks for nb in NOTEBOOKS if nb.number == str(name)[:2]), None)
+
+
+def papers() -> tuple[str, ...]:
+    """The papers' folders in ``kit/papers/``, in the notebooks' order.
+
+    Example:
+        >>> papers()
+        ('pretrain_or_not', 'tlm', 'stack_and_finetune', 'serbertus')
+    """
+    return tuple(nb.paper for nb in NOTEBOOKS if nb.paper)
+
+
+def check_folder(folder) -> list[Path]:
+    """The registered notebooks' paths in ``folder``, checked against the ``NN_*.ipynb`` files there.
+
+    Args:
+        folder: a ``notebooks/`` folder.
+
+    Returns:
+        ``folder / "<stem>.ipynb"`` for every notebook of :data:`NOTEBOOKS`, in order.
+
+    Raises:
+        ValueError: a registered notebook is not in ``folder``, or a ``NN_*.ipynb`` there is not registered (the
+            message names them and the fix).
+    """
+    folder = Path(folder)
+    found = {p.stem for p in folder.glob("[0-9][0-9]_*.ipynb")}
+    listed = [nb.stem for nb in NOTEBOOKS]
+    missing, unlisted = [s for s in listed if s not in found], sorted(found - set(listed))
+    if missing or unlisted:
+        raise ValueError(
+            f"kit/notebooks.py and {folder} disagree: "
+            + (f"registered but not there: {missing}; " if missing else "")
+            + (f"there but not registered: {unlisted}; " if unlisted else "")
+            + "add a line to NOTEBOOKS in kit/notebooks.py for each notebook (docs/contributing.md), or fix the file."
+        )
+    return [folder / f"{s}.ipynb" for s in listed]

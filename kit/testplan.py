@@ -1,0 +1,335 @@
+"""What ``kit test`` runs (CI): pytest once per backend, each notebook under nbval on its backend, the solutions.
+
+Tooling, not the course: :mod:`kit.cli` parses ``kit test``'s flags and calls :func:`run`. The notebooks, their CI
+backends and the minutes each run took come from :mod:`kit.notebooks`; what each run costs, and why each notebook
+runs on its backend, is in benchmarks/README.md#ci-what-each-run-costs.
+
+>>> plan = notebook_plan(REPO)
+>>> plan["tensorflow"], plan["jax"]
+(['notebooks/00_start_here.ipynb'], ['notebooks/04_serbertus.ipynb'])
+>>> [job[0] for job in longest_first(test_jobs(REPO, ["torch"], [], plan))][:2]
+['04_serbertus on jax', '03_stack_and_finetune on torch']
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from . import notebooks
+
+#: The repository's root (a source checkout): its ``notebooks/``, ``tests/`` and ``runs/``.
+REPO = Path(__file__).resolve().parent.parent
+#: The minutes :func:`expected_minutes` gives a run it does not know.
+UNKNOWN_MINUTES = 5
+
+
+def notebook_backends() -> dict[str, str]:
+    """Notebook number -> the backend ``kit test`` runs it on (:data:`kit.notebooks.NOTEBOOKS`).
+
+    Example:
+        >>> notebook_backends()["00"]
+        'tensorflow'
+    """
+    return {nb.number: nb.backend for nb in notebooks.NOTEBOOKS}
+
+
+def notebook_plan(root: Path, mapping: dict | None = None, every: list[str] | None = None) -> dict[str, list[str]]:
+    """Backend -> notebooks to run on it: every registered notebook on its CI backend (or on all of ``every``).
+
+    Args:
+        root: the repository's root (its ``notebooks/`` are checked against :data:`kit.notebooks.NOTEBOOKS`).
+        mapping: notebook number (``"00"``) -> a backend that replaces its CI backend.
+        every: run every notebook on each of these backends instead; None: each on its own.
+
+    Returns:
+        Backend -> the notebooks' paths relative to ``root``, in the registry's order.
+
+    Raises:
+        ValueError: the registry and ``root/notebooks`` disagree (:func:`kit.notebooks.check_folder`).
+
+    Example:
+        >>> notebook_plan(REPO, {"00": "jax"}, None)["jax"]
+        ['notebooks/00_start_here.ipynb', 'notebooks/04_serbertus.ipynb']
+    """
+    backends = {**notebook_backends(), **(mapping or {})}
+    plan: dict[str, list[str]] = {}
+    for nb in notebooks.check_folder(Path(root) / "notebooks"):
+        for backend in every or [backends[nb.name[:2]]]:
+            plan.setdefault(backend, []).append(str(nb.relative_to(root)))
+    return plan
+
+
+def plan_with_overrides(root: Path, overrides: str = "", every: str = "") -> dict[str, list[str]]:
+    """:func:`notebook_plan` from ``kit test``'s flags.
+
+    Args:
+        root: the repository's root.
+        overrides: ``--notebook-backends``, e.g. ``"02=torch,03=tensorflow"``.
+        every: ``--all-notebooks-on``, e.g. ``"jax,tensorflow,torch"``; empty: each notebook on its backend.
+
+    Returns:
+        Backend -> notebooks to run on it.
+
+    Example:
+        >>> sorted(plan_with_overrides(REPO, "00=torch", ""))
+        ['jax', 'torch']
+    """
+    mapping = {}
+    for item in filter(None, (x.strip() for x in overrides.split(","))):
+        nb, _, backend = item.partition("=")
+        mapping[nb] = backend
+    backends = [b.strip() for b in every.split(",") if b.strip()] or None
+    return notebook_plan(root, mapping, backends)
+
+
+def test_jobs(root: Path, backends, pytest_args, plan: dict[str, list[str]]) -> list[tuple[str, list, dict]]:
+    """``(label, command, env)`` for every run of ``kit test``, pytest first, then the notebooks, then the solutions.
+
+    Pytest runs once per backend (the tests marked ``one_backend`` under the first backend only), each notebook under
+    nbval on its backend, and the notebooks' exercise solutions under the first backend.
+
+    Args:
+        root: the repository's root (the runs' temp and output folders go under ``root/runs``).
+        backends: the backends pytest runs on, the first one running the ``one_backend`` tests too.
+        pytest_args: extra pytest arguments, added to each pytest run.
+        plan: backend -> notebooks to run on it (:func:`notebook_plan`); empty: no notebooks, no solutions.
+
+    Returns:
+        One ``(label, command, env)`` per run: its name, its argument list, the environment variables it sets.
+    """
+    jobs = [_pytest_job(root, b, pytest_args, one_backend=i == 0) for i, b in enumerate(backends)]
+    for b, targets in plan.items():
+        for nb in targets:
+            jobs.append(_notebook_job(root, b, nb))
+    if plan:  # every exercise's solution (kit/exercises.py), at smoke, under the first backend
+        jobs.append(
+            (
+                f"solutions on {backends[0]}",
+                [sys.executable, "-m", "kit.exercises", "--all"],
+                {"KERAS_BACKEND": backends[0], "KIT_SCALE": "smoke", "KIT_OUT_ROOT": str(root / "runs" / "solutions")},
+            )
+        )
+    return jobs
+
+
+def _pytest_job(root: Path, backend: str, pytest_args, one_backend: bool) -> tuple[str, list, dict]:
+    """``kit test``'s pytest run on ``backend``, in a temp folder of its own (side by side runs never share one).
+
+    Args:
+        root: the repository's root.
+        backend: the run's ``KERAS_BACKEND``.
+        pytest_args: extra pytest arguments, last on the command line.
+        one_backend: whether this run also takes the tests marked ``one_backend`` (the first backend's run does).
+
+    Returns:
+        ``("pytest <backend>", command, env)``.
+    """
+    return (
+        f"pytest {backend}",
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",  # own temp folder: runs
+            f"--basetemp={root / 'runs' / 'pytest-tmp' / backend}",
+            "tests",  # side by side never share
+            *([] if one_backend else ["-m", "not one_backend"]),
+            *pytest_args,
+        ],  # see pyproject's one_backend
+        {"KERAS_BACKEND": backend},
+    )
+
+
+def _notebook_job(root: Path, backend: str, notebook: str) -> tuple[str, list, dict]:
+    """``kit test``'s nbval run of ``notebook`` on ``backend``, at smoke, its outputs under ``runs/nbval-<backend>``.
+
+    Args:
+        root: the repository's root.
+        backend: the run's ``KERAS_BACKEND``.
+        notebook: the notebook's path, relative to ``root``.
+
+    Returns:
+        ``("<notebook's name> on <backend>", command, env)``.
+    """
+    return (
+        f"{Path(notebook).stem} on {backend}",
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--nbval-lax",
+            "--nbval-current-env",
+            "--nbval-cell-timeout",
+            "1800",
+            "--nbval-sanitize-with",
+            "notebooks/nbval_sanitize.cfg",
+            notebook,
+        ],
+        {"KERAS_BACKEND": backend, "KIT_SCALE": "smoke", "KIT_OUT_ROOT": str(root / "runs" / f"nbval-{backend}")},
+    )
+
+
+def longest_first(jobs: list) -> list:
+    """``jobs`` in the order ``kit test`` starts them: by :func:`expected_minutes`, longest first (stable).
+
+    The longest first, so no long run starts last while the other worker idles.
+
+    Args:
+        jobs: ``(label, command, env)`` runs (:func:`test_jobs`); only the label is read (:func:`expected_minutes`).
+
+    Returns:
+        A new list, sorted.
+
+    Example:
+        >>> [j[0] for j in longest_first([("solutions on torch",), ("00_start_here on tensorflow",), ("pytest jax",)])]
+        ['pytest jax', '00_start_here on tensorflow', 'solutions on torch']
+    """
+    return sorted(jobs, key=lambda job: expected_minutes(job[0]), reverse=True)
+
+
+def expected_minutes(label: str) -> float:
+    """The minutes a run took in CI, found by its label, its name or its notebook number (:mod:`kit.notebooks`).
+
+    Args:
+        label: the run's label: looked up whole in :data:`kit.notebooks.OTHER_RUN_MINUTES` ("pytest jax"), then by its
+            name before " on " ("solutions on torch"), then by its notebook number ("02_tlm on jax").
+
+    Returns:
+        The minutes, or :data:`UNKNOWN_MINUTES` for a run it does not know.
+
+    Example:
+        >>> expected_minutes("02_tlm on jax") == notebooks.notebook("02").minutes, expected_minutes("new job")
+        (True, 5)
+    """
+    for key in (label, label.split(" on ")[0]):
+        if key in notebooks.OTHER_RUN_MINUTES:
+            return notebooks.OTHER_RUN_MINUTES[key]
+    return next((nb.minutes for nb in notebooks.NOTEBOOKS if nb.number == label[:2]), UNKNOWN_MINUTES)
+
+
+def run(root: Path, jobs: list, width: int) -> int:
+    """Run ``jobs``, ``width`` at a time, longest first; print how each ended and a summary.
+
+    With more than one at a time, each run's output goes to ``root/runs/test-logs/<run>.log`` and is shown when the
+    run ends (in full when it failed); each run gets ``cpu_count // width`` threads (``OMP_NUM_THREADS``, XLA's flags).
+
+    Args:
+        root: the repository's root (every run starts there).
+        jobs: ``(label, command, env)`` runs (:func:`test_jobs`).
+        width: runs at a time (at most ``len(jobs)``, at least 1).
+
+    Returns:
+        The exit code: 0 when every run passed, else 1.
+    """
+    width = max(1, min(width, len(jobs)))
+    threads = max(1, (os.cpu_count() or 1) // width)
+    extra = _thread_env(threads) if width > 1 else {}
+    logs = root / "runs" / "test-logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    (root / "runs" / "pytest-tmp").mkdir(parents=True, exist_ok=True)  # pytest makes --basetemp, not its parents
+    pool = _JobPool(root, logs, width, extra)
+    print(
+        f"kit test: {len(jobs)} runs, {width} at a time" + (f" ({threads} thread(s) each)" if width > 1 else ""),
+        flush=True,
+    )
+    failed = pool.run(longest_first(jobs))
+    print(
+        f"\nkit test: {len(failed)} of {len(jobs)} runs failed "
+        f"in {time.time() - pool.total:.0f}s" + ("".join(f"\n  FAILED: {f}" for f in failed))
+    )
+    return 1 if failed else 0
+
+
+def _thread_env(threads: int) -> dict[str, str]:
+    """The thread limits each of several side-by-side runs gets (what the environment already sets wins).
+
+    Args:
+        threads: threads per run (``cpu_count // jobs``); at 1, XLA's multi-threaded Eigen is turned off too.
+
+    Returns:
+        ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS`` and ``XLA_FLAGS``, less those empty or set in ``os.environ``.
+    """
+    extra = {
+        "OMP_NUM_THREADS": str(threads),
+        "MKL_NUM_THREADS": str(threads),
+        "XLA_FLAGS": (
+            os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false"
+            if threads == 1
+            else os.environ.get("XLA_FLAGS", "")
+        ).strip(),
+    }
+    return {k: v for k, v in extra.items() if v and k not in os.environ}
+
+
+class _JobPool:
+    """``kit test``'s runs, ``width`` at a time on as many threads, each run a fresh process.
+
+    One at a time, a run prints straight to the terminal; side by side, each writes to ``logs/<label>.log``, shown
+    when it ends (its last 3 lines, or all of it when it failed).
+
+    Args:
+        root: the folder every run starts in (the repository's root).
+        logs: where the side-by-side runs' logs go.
+        width: runs at a time.
+        extra: environment variables every run gets (thread limits, from :func:`_thread_env`).
+    """
+
+    def __init__(self, root: Path, logs: Path, width: int, extra: dict):
+        self.root, self.logs, self.width, self.extra = root, logs, width, extra
+        self.failed, self.lock, self.total = [], threading.Lock(), time.time()
+
+    def run(self, queue: list) -> list[str]:
+        """Run every ``(label, command, env)`` of ``queue`` (emptied, in order); returns the failed runs' commands."""
+        pool = [threading.Thread(target=self._worker, args=(queue,)) for _ in range(self.width)]
+        for th in pool:
+            th.start()
+        for th in pool:
+            th.join()
+        return self.failed
+
+    def _worker(self, queue: list) -> None:
+        """Take the next run from ``queue`` and run it, until none is left."""
+        while True:
+            with self.lock:
+                if not queue:
+                    return
+                job = queue.pop(0)
+            self._run_one(*job)
+
+    def _run_one(self, label: str, cmd: list, env_extra: dict) -> None:
+        """Run ``cmd`` with ``env_extra`` set, show how it ended, and note the run when it failed."""
+        env = dict(os.environ, **self.extra, **env_extra)
+        shown = " ".join(f"{k}={v}" for k, v in env_extra.items()) + " " + " ".join(cmd)
+        t = time.time()
+        if self.width == 1:
+            print(f"\n$ {shown}", flush=True)
+            code = subprocess.call(cmd, env=env, cwd=self.root)
+            text = ""
+        else:
+            code, text = self._run_logged(label, cmd, env)
+        with self.lock:
+            if self.width > 1:
+                lines = text.rstrip().splitlines()
+                print(f"\n$ {shown}\n" + "\n".join(lines if code else lines[-3:]), flush=True)
+            print(f"-> {label}: exit {code} in {time.time() - t:.0f}s", flush=True)
+            if code != 0:
+                self.failed.append(shown)
+
+    def _run_logged(self, label: str, cmd: list, env: dict) -> tuple[int, str]:
+        """Run ``cmd`` with its output in its log file; returns its exit code and the log's text."""
+        with self.lock:
+            print(f"[{time.time() - self.total:5.0f}s] start: {label}", flush=True)
+        log = self.logs / (label.replace(" ", "_") + ".log")
+        with open(log, "w") as f:
+            code = subprocess.call(cmd, env=env, cwd=self.root, stdout=f, stderr=subprocess.STDOUT)
+        return code, log.read_text(errors="replace")
