@@ -60,7 +60,8 @@ def test_the_length_check_finds_long_functions_and_methods(tmp_path):
 
 #: The kit's rooms by floor (docs/layout.md): a module may import its own room and the floors below, never above.
 FLOORS = {
-    "kit.config": 0, "kit.devices": 0, "kit.tf_guard": 0, "kit.testing": 0, "kit.notebooks": 0,
+    "kit.config": 0, "kit.devices": 0, "kit.tf_guard": 0, "kit.testing": 0, "kit.notebooks": 0, "kit.files": 0,
+    "kit.results": 0,
     "kit.data": 1, "kit.text": 1,
     "kit.metrics": 2, "kit.optimizers": 2, "kit.retrieval": 2,
     "kit.models": 3,
@@ -151,3 +152,36 @@ def test_the_floor_check_finds_an_upward_import_and_a_cycle(tmp_path):
     graph = kit_imports(kit)
     assert upward_imports(graph) == ["kit.models.bundle (floor 3) -> kit.train (floor 4)"]
     assert module_cycles(graph) == [["kit.train.a", "kit.train.b", "kit.train.a"]]
+
+
+def unnamed_modules(kit: Path, layout: str) -> list[str]:
+    """Every module of ``kit`` (not ``__init__``) whose file name the file list of ``layout`` (docs/layout.md) lacks.
+
+    A paper's module may be named by its pattern (``<paper>_runs.py`` names ``tlm_runs.py``).
+    """
+    listing = layout.split("```")[1]
+    missing = []
+    for path in sorted(kit.rglob("*.py")):
+        rel = path.relative_to(kit)
+        if path.name == "__init__.py" or path.name in listing:
+            continue
+        paper = rel.parts[1] if len(rel.parts) == 3 and rel.parts[0] == "papers" else None
+        if paper and path.name.replace(paper, "<paper>", 1) in listing:
+            continue
+        missing.append(str(rel))
+    return missing
+
+
+def test_docs_layout_names_every_module_and_every_room_has_a_floor():
+    missing = unnamed_modules(ROOT / "kit", (ROOT / "docs" / "layout.md").read_text(encoding="utf-8"))
+    assert not missing, "docs/layout.md's file list lacks: " + ", ".join(missing)
+    graph = kit_imports(ROOT / "kit")
+    floorless = sorted({room(m) for m in graph} - set(FLOORS) - {"kit"})
+    assert not floorless, f"modules on no floor (add them to FLOORS and docs/layout.md's floors): {floorless}"
+
+
+def test_the_layout_check_finds_an_unnamed_module(tmp_path):
+    (tmp_path / "papers" / "tlm").mkdir(parents=True)
+    for name in ("a.py", "b.py", "papers/tlm/tlm_runs.py", "papers/tlm/tlm_new.py"):
+        (tmp_path / name).write_text("")
+    assert unnamed_modules(tmp_path, "```\na.py <paper>_runs.py\n```") == ["b.py", "papers/tlm/tlm_new.py"]

@@ -531,10 +531,7 @@ class Experiment(base.Experiment):
         return result
 
     def finish(self, run: dict, model, s1) -> RunResult:
-        """After stage 1: its scores, stage 2, the final scores and the training compute.
-
-        Stage 1's test scores and the MLM's on dev texts, then stage 2 (the task loss alone, early stopping on dev
-        accuracy).
+        """After stage 1: its scores and the MLM's on dev texts, stage 2 (the task loss alone), the final scores.
 
         Args:
             run: a row of :func:`plan`.
