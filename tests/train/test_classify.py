@@ -49,7 +49,7 @@ def test_the_best_dev_epoch_is_restored_when_later_epochs_are_worse():
 
 
 def test_regression_targets():
-    """Float targets (from_csv makes them) train with MSE on one output and stop on dev loss."""
+    """Float targets (kit.data.read makes them) train with MSE on one output and stop on dev loss."""
     from kit.train import regression_scores
 
     x, _ = _toy(n=80)
