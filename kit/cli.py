@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from . import config, course_site, lab, runner, testplan
-from .data import registry
+from .data import Columns, OwnData, registry
 from .devices import describe_devices
 from .inprocess import CellError, Stopped
 from .session import tensorflow_status
@@ -77,19 +77,7 @@ def _data(args) -> int:
 def _run(args) -> int:
     try:
         nb = runner.find_notebook(args.notebook)
-        env = runner.notebook_env(
-            args.data,
-            args.text,
-            args.label,
-            args.text_a,
-            args.text_b,
-            args.task,
-            args.encoding,
-            args.delimiter,
-            args.skip_empty,
-            args.tag_column,
-        )
-        runner.check_data(nb, env)  # a bad file stops here, in seconds, before a kernel starts
+        env = _data_env(args, nb)  # a bad file stops here, in seconds, before a kernel starts
     except (FileNotFoundError, ValueError, KeyError, IsADirectoryError, ImportError) as exc:
         print(f"error: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
         return 1
@@ -188,6 +176,16 @@ def _add_run_parser(sub) -> None:
     )
 
 
+def _data_env(args, notebook: Path) -> dict:
+    """The kernel's variables for the user's data (``{}`` without ``--data``), its flags checked and its file read."""
+    columns = Columns(text=args.text, label=args.label, text_a=args.text_a, text_b=args.text_b)
+    flags = {"encoding": args.encoding, "delimiter": args.delimiter, "tag_column": args.tag_column}
+    data = OwnData.from_flags(args.data, columns, task=args.task, skip_empty=args.skip_empty, **flags)
+    env = data.env() if data else {}
+    runner.check_data(notebook, env)
+    return env
+
+
 def _add_run_data_flags(r) -> None:
     """``kit run``'s flags for the user's own file: ``--data``, how to read it, and its columns or tags."""
     r.add_argument(
@@ -239,11 +237,7 @@ def _add_lab_parser(sub) -> None:
 def _lab(args) -> int:
     try:
         lab.check_installed()
-        data = runner.notebook_env(
-            args.data, args.text, args.label, args.text_a, args.text_b, args.task, args.encoding, args.delimiter,
-            args.skip_empty, args.tag_column,
-        )  # fmt: skip
-        runner.check_data(Path("lab"), data)  # a bad file stops here, before the server starts
+        data = _data_env(args, Path("lab"))  # a bad file stops here, before the server starts
     except (FileNotFoundError, ValueError, KeyError, IsADirectoryError, ImportError) as exc:
         print(f"error: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
         return 1

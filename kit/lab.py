@@ -35,7 +35,7 @@ def lab_env(backend: str | None = None, scale: str | None = None, data_env: dict
     Args:
         backend: ``jax``, ``tensorflow`` or ``torch``; None keeps ``KERAS_BACKEND`` as it is.
         scale: ``smoke``, ``medium`` or ``full``; None keeps ``KIT_SCALE`` as it is.
-        data_env: the user's data variables (:func:`kit.runner.notebook_env`), or None.
+        data_env: the user's data variables (:meth:`kit.data.OwnData.env`), or None.
         base: the environment to start from (default: this process's).
 
     Returns:

@@ -3,8 +3,8 @@ r"""Execute a notebook headless and collect what it writes (``kit run``).
 The run gets its own output folder (``KIT_OUT``): the notebook writes figures
 and results tables there through :func:`kit.config.output_dir`, and the
 executed notebook is saved beside them. ``env`` (e.g. the user's data file and
-columns from ``kit run --data ...``, the scale, the precision) is set for the
-notebook's kernel.
+columns from ``kit run --data ...``, :meth:`kit.data.OwnData.env`, the scale,
+the precision) is set for the notebook's kernel.
 
 Where no Jupyter kernel is installed (a bare GPU box with only Python),
 ``in_process=True`` runs the code cells in this Python process instead
@@ -12,12 +12,8 @@ Where no Jupyter kernel is installed (a bare GPU box with only Python),
 cell's printed output and figures. Ctrl-C or SIGTERM stops either kind of run
 and saves the notebook so far (:class:`kit.inprocess.Stopped` says where).
 
->>> import pathlib, tempfile
->>> my_csv = pathlib.Path(tempfile.mkdtemp()) / "my.csv"
->>> _ = my_csv.write_text("review,stars\ngreat film,5\n")
->>> env = notebook_env(data=my_csv, text="review", label="stars")
->>> sorted(env), env["KIT_TEXT"], env["KIT_LABEL"]
-(['KIT_DATA_FILE', 'KIT_LABEL', 'KIT_TEXT'], 'review', 'stars')
+>>> find_notebook("00").name
+'00_start_here.ipynb'
 """
 
 from __future__ import annotations
@@ -33,9 +29,7 @@ import time
 from pathlib import Path
 
 from . import notebooks
-from .data.conllu import field_number
-from .data.file_formats import is_hf_disk
-from .data.own import KIND_NAMES, OWN_DATA_ENV, OwnData, check_kind, data_kind
+from .data import own
 from .inprocess import Stopped, clear_outputs, first_line, run_in_process
 
 
@@ -72,209 +66,16 @@ def find_notebook(name: str) -> Path:
     return matches[0]
 
 
-def notebook_env(
-    data=None, text=None, label=None, text_a=None, text_b=None, task=None, encoding=None, delimiter=None,
-    skip_empty=False, tag_column=None,
-) -> dict:  # fmt: skip
-    """The environment ``kit run --data FILE --text COL --label COL`` sets for the notebook's kernel.
-
-    Checks the flags together, so a mistake stops before a kernel starts. A relative path is read from the folder
-    the command was typed in (the kernel gets the absolute path).
-
-    Args:
-        data: the user's file (``--data``); None: the notebook's own data set, and no other flag may be given.
-        text: the column with the texts (single texts).
-        label: the column with the labels or scores.
-        text_a: sentence pairs: the first text's column.
-        text_b: sentence pairs: the second text's column.
-        task: overrides the task the kit infers ("tagging": CoNLL tagged tokens, as a ``.conll`` name says).
-        encoding: the file's encoding when it is not UTF-8 (CSV, JSON Lines, CoNLL, CoNLL-U).
-        delimiter: a CSV's delimiter when it is not found from the header ("tab", "TAB" or backslash-t: a tab).
-        skip_empty: drop rows with an empty text instead of stopping.
-        tag_column: tagged tokens: the tags' column (CoNLL: a number from 0; CoNLL-U: a field's name or 1-10).
-
-    Returns:
-        ``{KIT_DATA_FILE: absolute path, KIT_TEXT: ..., ...}`` for the flags given; ``{}`` without ``data``.
-
-    Raises:
-        FileNotFoundError: ``data`` is not there.
-        IsADirectoryError: ``data`` is a folder of none of the kinds read.
-        ValueError: flags that do not go together, or a flag without ``--data``.
-    """
-    given = {
-        "text": text,
-        "label": label,
-        "text_a": text_a,
-        "text_b": text_b,
-        "task": task,
-        "encoding": encoding,
-        "delimiter": delimiter,
-        "skip_empty": "1" if skip_empty else None,
-        "tag_column": None if tag_column is None else str(tag_column),
-    }
-    if data is None:
-        stray = _flags_given(given, given)
-        if stray:
-            raise ValueError(
-                f"{', '.join(stray)} need --data FILE (your CSV/TSV, JSON Lines, Parquet, a saved Hugging Face "
-                "dataset's folder, or a CoNLL/CoNLL-U file of tagged tokens)."
-            )
-        return {}
-    path = _data_path(data)
-    kind = _data_kind(path, data, task)
-    if kind in ("conll", "conllu"):
-        return _tagged_env(path, given, kind)
-    return _columns_env(path, given, kind)
-
-
-def _data_kind(path: Path, data, task) -> str:
-    """The reader of ``path`` (:func:`kit.data.own.data_kind`).
-
-    Raises:
-        IsADirectoryError: a folder of none of the kinds read.
-    """
-    kind = data_kind(path, task)
-    if path.is_dir() and kind not in ("conll", "conllu", "hf_disk"):
-        raise IsADirectoryError(
-            f"--data {data} is a folder. kit run reads a file (CSV/TSV, .jsonl, .parquet, .conll, .conllu), or a "
-            "folder of a treebank's .conllu files, a CoNLL-2003 folder (with --task tagging), or one that "
-            "datasets' save_to_disk wrote."
-        )
-    return kind
-
-
-def _data_path(data) -> Path:
-    """``--data`` as an absolute path, checked to be there; a file inside a saved Hugging Face dataset is its folder's.
-
-    Raises:
-        FileNotFoundError: there is no such file or folder, or it is a file that ``save_to_disk`` wrote.
-    """
-    path = Path(data).expanduser().resolve()
-    if not path.exists():
-        raise FileNotFoundError(f"--data {data}: no such file (looked for {path}).")
-    inside = next((p for p in (path.parent, path.parent.parent) if path.is_file() and is_hf_disk(p)), None)
-    if inside is not None:
-        raise FileNotFoundError(
-            f"--data {data} is a file inside a saved Hugging Face dataset: pass its folder, --data {inside}."
-        )
-    return path
-
-
-def _do_not_apply(flags: list[str]) -> str:
-    """``"--text does not apply"`` or ``"--text, --label do not apply"``."""
-    return f"{', '.join(flags)} {'does' if len(flags) == 1 else 'do'} not apply"
-
-
-def _flags_given(given: dict, names) -> list[str]:
-    """The command-line spelling (``--text-a``) of each of ``names`` that ``given`` sets, in the order of ``names``."""
-    return [f"--{k.replace('_', '-')}" for k in names if given[k]]
-
-
-def _tagged_env(path: Path, given: dict, kind: str) -> dict:
-    """:func:`notebook_env` for tagged tokens (CoNLL or CoNLL-U): only ``--encoding`` and ``--tag-column`` apply.
-
-    Args:
-        path: the file's absolute path.
-        given: every flag's value as the environment takes it (None: not given).
-        kind: ``"conll"`` or ``"conllu"``.
-
-    Returns:
-        The file, the task "tagging", and the encoding and tag column where given.
-
-    Raises:
-        ValueError: a flag for columns of texts and labels was given, or a tag column that does not fit the kind.
-    """
-    stray = _flags_given(given, ("text", "label", "text_a", "text_b", "delimiter", "skip_empty"))
-    column = given["tag_column"]
-    if kind == "conllu":
-        if stray:
-            raise ValueError(
-                f"{_do_not_apply(stray)} to CoNLL-U: a word per line in ten fields, the tags in one of "
-                "them (--tag-column upos, the default, or xpos, deprel, ...; or its number 1-10, 4 = UPOS)."
-            )
-        field_number(column or "upos", path.name)  # an unknown field stops here
-    else:
-        if stray:
-            raise ValueError(
-                f"{_do_not_apply(stray)} to tagged tokens: a CoNLL file has a token per line and "
-                "its tag in a column (--tag-column N, from 0 = the token; default -1, the last)."
-            )
-        if column is not None and not column.lstrip("-").isdigit():
-            raise ValueError(
-                f"--tag-column {column}: a CoNLL file's tag column is a number (0 = the token, -1 = the last). "
-                "Field names (upos, xpos ...) are for CoNLL-U: name the file .conllu."
-            )
-    return {
-        OWN_DATA_ENV["file"]: str(path),
-        OWN_DATA_ENV["task"]: "tagging",
-        **{OWN_DATA_ENV[k]: given[k] for k in ("encoding", "tag_column") if given[k] is not None},
-    }
-
-
-def _columns_env(path: Path, given: dict, kind: str) -> dict:
-    """:func:`notebook_env` for labelled rows (CSV, JSON Lines, Parquet, a saved Hugging Face dataset).
-
-    Args:
-        path: the file's or folder's absolute path.
-        given: every flag's value as the environment takes it (None: not given).
-        kind: ``"csv"``, ``"jsonl"``, ``"parquet"`` or ``"hf_disk"``.
-
-    Returns:
-        The file and every flag given (a delimiter spelt as a shell passes a tab becomes a tab).
-
-    Raises:
-        ValueError: no ``--label``, half a pair, both ``--text`` and a pair or neither, ``--tag-column``, or
-            ``--delimiter``/``--encoding`` for a format that has none.
-    """
-    if given["tag_column"] is not None:
-        raise ValueError(
-            "--tag-column is for tagged tokens (a CoNLL file: --task tagging or a .conll name; CoNLL-U: .conllu)."
-        )
-    text_flags = {"delimiter": ("csv",), "encoding": ("csv", "jsonl")}  # the formats each flag applies to
-    unfit = [f for f, kinds in text_flags.items() if given[f] and kind not in kinds]
-    if unfit:
-        raise ValueError(
-            f"{_do_not_apply(_flags_given(given, unfit))} to {KIND_NAMES[kind]}: "
-            + ("--delimiter is for CSV/TSV files. " if "delimiter" in unfit else "")
-            + ("--encoding is for text files (CSV, JSON Lines, CoNLL, CoNLL-U)." if "encoding" in unfit else "")
-        )
-    if given["label"] is None:
-        raise ValueError("--data needs --label COL (the column with the labels or scores).")
-    pair = given["text_a"] is not None or given["text_b"] is not None
-    if pair and (given["text_a"] is None or given["text_b"] is None):
-        raise ValueError("Sentence pairs need both --text-a COL and --text-b COL.")
-    if pair == (given["text"] is not None):
-        raise ValueError("Give --text COL for single texts, or --text-a COL --text-b COL for pairs (not both).")
-    if given["delimiter"] in ("\\t", "tab", "TAB"):  # what a shell passes for a tab
-        given["delimiter"] = "\t"
-    env = {OWN_DATA_ENV["file"]: str(path)}
-    env.update({OWN_DATA_ENV[k]: v for k, v in given.items() if v is not None})
-    return env
-
-
 def check_data(notebook: Path, env: dict):
-    """Read the user's file (``env`` from :func:`notebook_env`) here, as the notebook will, before a kernel starts.
+    """Read the user's data (``env``, :meth:`kit.data.OwnData.env`) as the notebook will, before a kernel starts.
 
-    Every problem with the file (encoding, columns, empty texts, a class too small, the wrong kind of data for the
-    notebook) stops within seconds with the notebook's own message.
-
-    Args:
-        notebook: the notebook's path; its number picks the kinds of data it takes (:func:`kit.notebooks.tasks`).
-        env: the run's environment, from :func:`notebook_env`.
+    :func:`kit.data.own.check_data`, against the kinds of data the notebook takes (its line in
+    :mod:`kit.notebooks`).
 
     Returns:
         The user's data set, or None without ``--data``.
-
-    Raises:
-        ValueError: the file does not read as the flags say, or holds a kind of data the notebook cannot use.
-        KeyError: a column named by a flag is not in the file's header.
     """
-    if OWN_DATA_ENV["file"] not in env:
-        return None
-    with _environ(env):
-        ds = OwnData.from_env().load()
-    tasks = notebooks.tasks(Path(notebook).name)
-    return check_kind(ds, tasks, f"Notebook {Path(notebook).stem}") if tasks else ds
+    return own.check_data(env, notebooks.tasks(Path(notebook).name), f"Notebook {Path(notebook).stem}")
 
 
 @contextlib.contextmanager
@@ -306,7 +107,7 @@ def run_notebook(path: Path, out: Path, timeout: int = 3600, env: dict | None = 
         path: the notebook.
         out: the run's folder (``KIT_OUT``): what the notebook writes, and the executed copy.
         timeout: seconds per cell, under a Jupyter kernel.
-        env: environment variables set while the notebook runs (e.g. :func:`notebook_env`'s).
+        env: environment variables set while the notebook runs (e.g. :meth:`kit.data.OwnData.env`'s).
         in_process: run the code cells in this Python process, in one namespace, instead of a Jupyter kernel
             (:mod:`kit.inprocess`).
 

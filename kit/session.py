@@ -128,14 +128,5 @@ def start(notebook: str, section: str | None = None, seed: int = 0, verbose: boo
             )
         print(f"outputs go to: {session.relative(session.out)}")
         if session.own_data is not None:
-            d = session.own_data
-            if d.kind == "conllu":
-                print(f"YOUR DATA: {d.file} (tagged tokens, CoNLL-U, tag field {d.tag_column or 'upos'})")
-            elif d.is_tagged:
-                print(f"YOUR DATA: {d.file} (tagged tokens, CoNLL form, tag column {d.tag_column or -1})")
-            else:
-                cols = f"text_a={d.text_a!r}, text_b={d.text_b!r}" if d.is_pair else f"text={d.text!r}"
-                print(
-                    f"YOUR DATA: {d.file} ({cols}, label={d.label!r}" + (f", task={d.task!r}" if d.task else "") + ")"
-                )
+            print(f"YOUR DATA: {session.own_data.describe()}")
     return session

@@ -12,8 +12,7 @@ import pytest
 
 import kit.runner
 from kit.cli import main
-from kit.data.own import OwnData, data_kind
-from kit.runner import notebook_env
+from kit.data import Columns, ConlluFormat, OwnData, data_kind
 
 # imported after the kit, so that its check for TensorFlow sees the kit's block under jax and torch (kit/tf_guard.py)
 datasets = importlib.import_module("datasets")
@@ -116,7 +115,7 @@ def test_kit_run_03_trains_on_upos_by_default_and_xpos_when_asked(files, kit_run
     for field in ("xpos", "XPOS", "5"):
         assert main(["run", "03", "--data", conllu, "--tag-column", field, "--out", str(files / "o")]) == 0
         assert kit_run_reads["ds"].label_names == ["PRP", "RB", "TO", "VB", "VBP"]
-    assert OwnData(conllu, task="tagging", tag_column="xpos").load(verbose=False).info["tag_field"] == "XPOS"
+    assert OwnData(conllu, fmt=ConlluFormat("xpos"), task="tagging").load(verbose=False).info["tag_field"] == "XPOS"
 
 
 BAD = {  # name: (file name, content maker, flags, what the error must say)
@@ -190,9 +189,10 @@ def test_each_bad_form_is_refused_in_seconds_naming_the_cause(case, files, capsy
 
 def test_flags_that_do_not_fit_the_format(files):
     with pytest.raises(ValueError, match="--text does not apply to CoNLL-U"):
-        notebook_env(str(files / "ud.conllu"), text="t")
+        OwnData.from_flags(str(files / "ud.conllu"), Columns(text="t"))
     with pytest.raises(ValueError, match="--encoding does not apply to a saved Hugging Face dataset"):
-        notebook_env(str(files / "dict"), text="text", label="label", encoding="latin-1")
-    env = notebook_env(str(files / "ud.conllu"), tag_column="xpos")
+        OwnData.from_flags(str(files / "dict"), Columns(text="text", label="label"), encoding="latin-1")
+    env = OwnData.from_flags(str(files / "ud.conllu"), tag_column="xpos").env()
     assert env["KIT_TASK"] == "tagging" and env["KIT_TAG_COLUMN"] == "xpos"
-    assert notebook_env(str(files / "own.jsonl"), text="text", label="label", encoding="utf-8")["KIT_ENCODING"]
+    own = OwnData.from_flags(str(files / "own.jsonl"), Columns(text="text", label="label"), encoding="utf-8")
+    assert own.env()["KIT_ENCODING"] == "utf-8" and OwnData.from_env(own.env()) == own  # the kernel gets the same

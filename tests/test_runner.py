@@ -5,8 +5,9 @@ import os
 
 import pytest
 
+from kit.data import Columns, OwnData
 from kit.inprocess import CellError, Stopped
-from kit.runner import notebook_env, run_notebook
+from kit.runner import run_notebook
 
 # no Keras here: `kit test` runs this module under its first backend only
 pytestmark = pytest.mark.one_backend
@@ -38,7 +39,8 @@ def test_in_process_run_records_outputs_and_figures(tmp_path):
     )
     csv = tmp_path / "my.csv"
     csv.write_text("t,l\na,b\n")
-    dest = run_notebook(nb, tmp_path / "out", env=notebook_env(str(csv), "t", "l"), in_process=True)
+    env = OwnData.from_flags(str(csv), Columns(text="t", label="l")).env()
+    dest = run_notebook(nb, tmp_path / "out", env=env, in_process=True)
     cells = json.loads(dest.read_text())["cells"]
     assert cells[0]["outputs"][0]["text"] == f"data file: {csv}\n"
     assert "42" in cells[1]["outputs"][0]["data"]["text/plain"]
@@ -79,34 +81,41 @@ def test_a_run_stopped_inside_a_cell_keeps_what_that_cell_printed(tmp_path):
     assert cells[1]["outputs"] == []
 
 
+def _env(data=None, **flags):
+    """What `kit run --data ...` passes the kernel for these flags (columns by name, as the flags spell them)."""
+    columns = Columns(**{k: flags.pop(k) for k in ("text", "label", "text_a", "text_b") if k in flags})
+    own = OwnData.from_flags(data, columns, **flags)
+    return own.env() if own else {}
+
+
 def test_data_flags_are_checked_before_a_kernel_starts(tmp_path):
     csv = tmp_path / "q.csv"
     csv.write_text("q1,q2,dup\na,b,1\n")
-    assert notebook_env(str(csv), text_a="q1", text_b="q2", label="dup") == {
+    assert _env(str(csv), text_a="q1", text_b="q2", label="dup") == {
         "KIT_DATA_FILE": str(csv.resolve()),
         "KIT_LABEL": "dup",
         "KIT_TEXT_A": "q1",
         "KIT_TEXT_B": "q2",
     }
     with pytest.raises(ValueError, match="--label COL"):
-        notebook_env(str(csv), text="q1")
+        _env(str(csv), text="q1")
     with pytest.raises(ValueError, match="both --text-a COL and --text-b COL"):
-        notebook_env(str(csv), text_a="q1", label="dup")
+        _env(str(csv), text_a="q1", label="dup")
     with pytest.raises(ValueError, match="not both"):
-        notebook_env(str(csv), text="q1", text_a="q1", text_b="q2", label="dup")
+        _env(str(csv), text="q1", text_a="q1", text_b="q2", label="dup")
     with pytest.raises(FileNotFoundError, match="no such file"):
-        notebook_env(str(tmp_path / "nope.csv"), text="q1", label="dup")
+        _env(str(tmp_path / "nope.csv"), text="q1", label="dup")
     with pytest.raises(ValueError, match="--text, --label need --data"):
-        notebook_env(text="q1", label="dup")
+        _env(text="q1", label="dup")
 
 
 def test_a_relative_data_path_is_read_from_where_the_command_was_typed(tmp_path, monkeypatch):
     (tmp_path / "q.csv").write_text("t,l\na,1\n")
     monkeypatch.chdir(tmp_path)
-    env = notebook_env("q.csv", text="t", label="l")
+    env = _env("q.csv", text="t", label="l")
     assert env["KIT_DATA_FILE"] == str((tmp_path / "q.csv").resolve())  # absolute: the kernel runs elsewhere
     with pytest.raises(FileNotFoundError, match=str(tmp_path.resolve() / "nope.csv")):
-        notebook_env("nope.csv", text="t", label="l")
+        _env("nope.csv", text="t", label="l")
 
 
 def test_cli_run_reports_bad_flags(capsys, tmp_path):

@@ -1,30 +1,33 @@
-r"""Your own tagged data: a CoNLL-form file (a token per line, its tag in a column) to a tagging :class:`TextDataset`.
+r"""Tagged tokens in CoNLL form for :func:`kit.data.read`: a token per line, its tag in a column, to a tagging set.
 
 Notebook 03's tagging task (the paper's NER) can run on it: ``kit run 03 --data my.conll`` (``--tag-column N`` when the
 tag is not the last column). A folder with CoNLL-2003's file names (``eng.train``/``eng.testa``/``eng.testb`` or
-``train.txt``/``valid.txt``/``test.txt``) keeps its own splits; a single file is split by sentences (seeded).
+``train.txt``/``valid.txt``/``test.txt``) keeps its own splits; a single file is split by sentences (seeded). What
+CoNLL and CoNLL-U (:mod:`kit.data.conllu`) share lives here too: which names are tagged tokens, the seeded split of
+sentences, and the tagging data set.
 
 >>> import tempfile, os
->>> path = os.path.join(tempfile.mkdtemp(), "mine.conll")
+>>> path = Path(tempfile.mkdtemp()) / "mine.conll"
 >>> sent = "Peter NNP B-PER\nvisits VBZ O\nParis NNP B-LOC\n.\t.\tO\n\n"
->>> _ = open(path, "w", encoding="utf-8").write("-DOCSTART- -X- O\n\n" + sent * 30)
->>> ds = from_conll(path, verbose=False)
+>>> _ = path.write_text("-DOCSTART- -X- O\n\n" + sent * 30, encoding="utf-8")
+>>> ds = conll_dataset(path, ConllFormat(), Splits(), name=None, verbose=False)
 >>> ds.task, ds.label_names, ds.sizes(), ds.train.texts[0]
 ('tagging', ['B-LOC', 'B-PER', 'O'], {'train': 24, 'dev': 3, 'test': 3}, ['Peter', 'visits', 'Paris', '.'])
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-from .conllu import looks_like_conllu
 from .dataset import Split, TextDataset
 from .encoding import decode_text
+from .file_formats import content_format
+from .labelled_table import Splits
 from .parsers import conll_sentences
-from .splits import split_indices
+from .splits import split_given
 
-#: File endings of tagged tokens for ``kit run --data`` (any file works with ``--task tagging``): CoNLL form, read by
-#: :func:`from_conll`, and CoNLL-U (``.conllu``, :func:`is_conllu_file`), read by :func:`kit.data.conllu.from_conllu`.
+#: File endings of tagged tokens (any file works with ``task="tagging"``): CoNLL form, and CoNLL-U (``.conllu``).
 TAGGED_SUFFIXES = (".conll", ".conllu", ".iob", ".bio", ".bioes")
 #: CoNLL-2003's file names per split, in a folder.
 SPLIT_FILES = {
@@ -34,15 +37,21 @@ SPLIT_FILES = {
 }
 
 
+@dataclass(frozen=True)
+class ConllFormat:
+    """How to read tagged tokens in CoNLL form (:func:`kit.data.read`).
+
+    Attributes:
+        tag_column: the tag's column, 0-based (-1: the last; 0 is the token).
+        encoding: the file's encoding; None reads UTF-8, or UTF-16 where a BOM says so.
+    """
+
+    tag_column: int = -1
+    encoding: str | None = None
+
+
 def is_tagged_file(path, task: str | None = None) -> bool:
-    """Tell whether ``kit run --data`` reads ``path`` as CoNLL-form tagged tokens.
-
-    Args:
-        path: the user's file.
-        task: the task the user asked for, or None.
-
-    Returns:
-        True for ``task="tagging"``, or for no task and a name ending in one of :data:`TAGGED_SUFFIXES`.
+    """Tell whether ``path`` is read as tagged tokens: ``task="tagging"``, or no task and a tagged name.
 
     Example:
         >>> is_tagged_file("ner.conll"), is_tagged_file("ner.txt", "tagging"), is_tagged_file("ner.conll", "pairs")
@@ -52,14 +61,7 @@ def is_tagged_file(path, task: str | None = None) -> bool:
 
 
 def is_conllu_file(path) -> bool:
-    """Tell whether ``path`` is CoNLL-U by its name: the dispatcher sends it to :func:`kit.data.conllu.from_conllu`.
-
-    Args:
-        path: the user's file or folder.
-
-    Returns:
-        True for a name ending in ``.conllu`` (any case), or a folder that holds ``.conllu`` files (a treebank's).
-        (A file of another name in CoNLL-U's form: :func:`kit.data.conllu.looks_like_conllu` on its text.)
+    """Tell whether ``path`` is CoNLL-U by its name: a ``.conllu`` name (any case), or a folder holding such files.
 
     Example:
         >>> is_conllu_file("en_ewt-ud-train.conllu"), is_conllu_file("ner.conll")
@@ -71,97 +73,75 @@ def is_conllu_file(path) -> bool:
     return path.name.lower().endswith(".conllu")
 
 
-def from_conll(
-    path,
-    tag_column: int = -1,
-    *,
-    dev: float = 0.1,
-    test: float = 0.1,
-    seed: int = 0,
-    encoding: str | None = None,
-    name: str | None = None,
-    verbose: bool = True,
-) -> TextDataset:
+def conll_dataset(path: Path, fmt: ConllFormat, splits: Splits, name: str | None, verbose: bool = True) -> TextDataset:
     """Read a CoNLL-form file (or a folder of CoNLL-2003's three files) into a tagging :class:`TextDataset`.
 
     Texts are token lists, labels tag ids (``label_names`` sorted). Lines may be separated by spaces or tabs and end
-    in CRLF. A folder keeps its own splits (the file names in :data:`SPLIT_FILES`); a single file is split by
-    sentences, seeded.
-
-    Args:
-        path: the CoNLL-form file, or a folder with one file per split.
-        tag_column: the tag's column, 0-based (-1: the last; 0 is the token).
-        dev: the fraction of a single file's sentences in dev.
-        test: the fraction of a single file's sentences in test.
-        seed: the seed of the split.
-        encoding: UTF-8 unless a BOM says otherwise; pass e.g. ``"latin-1"`` for other files.
-        name: the data set's name (default: the file's name without its suffix).
-        verbose: print the number of sentences and tags, the task and the split sizes.
+    in CRLF; ``-DOCSTART-`` lines are skipped.
 
     Returns:
         The data set; its ``info`` holds ``tag_column`` and, for chunk tags (``B-``, ``I-``, ``S-``, ``E-``), the
         ``entities`` per split.
 
     Raises:
-        FileNotFoundError: there is no such file or folder, or the folder has no file for a split.
+        FileNotFoundError: the folder has no file for a split.
         ValueError: a malformed line (it stops with its line number), every token has the same tag, or the file is
-            CoNLL-U (its form: use :func:`kit.data.conllu.from_conllu`).
+            CoNLL-U.
     """
-    path = Path(path).expanduser()
-    raw = _raw_splits(path, tag_column, encoding, dev=dev, test=test, seed=seed)
-    names = sorted({t for part in raw.values() for _, tags in part for t in tags})
-    if len(names) < 2:
-        raise ValueError(
-            f"{path.name}: every token has the tag {names[0]!r}; a tagger needs at least two tags. "
-            f"Is the tag in another column? (--tag-column N; now {tag_column})."
-        )
-    index = {t: i for i, t in enumerate(names)}
-    splits = {k: Split([s for s, _ in part], [[index[t] for t in tags] for _, tags in part]) for k, part in raw.items()}
-    info = {"tag_column": tag_column}
-    if any(t[:2] in ("B-", "I-", "S-", "E-") for t in names):  # chunk tags: count the entities per split
-        info["entities"] = {k: sum(_spans(tags) for _, tags in part) for k, part in raw.items()}
-    ds = TextDataset(
-        name or path.stem, "tagging", splits, names, source=str(path), description=f"your data: {path.name}", info=info
-    )
-    if verbose:
-        n = sum(len(p) for p in raw.values())
-        print(
-            f"{path.name}: {n:,} sentences, {len(names)} tags, task 'tagging'; "
-            + ", ".join(f"{k} {v:,}" for k, v in ds.sizes().items())
-        )
-    return ds
-
-
-def _raw_splits(path: Path, tag_column: int, encoding: str | None, *, dev: float, test: float, seed: int) -> dict:
-    """``{split: [(tokens, tags), ...]}``: a folder's three files, or one file split by sentences (seeded)."""
-    if not path.exists():
-        raise FileNotFoundError(
-            f"No such file or folder: {path}. Check the path (relative paths start at {Path.cwd()})."
-        )
     if path.is_dir():
         files = {k: next((path / c for c in names if (path / c).is_file()), None) for k, names in SPLIT_FILES.items()}
         missing = [f"{k} ({' or '.join(SPLIT_FILES[k])})" for k, f in files.items() if f is None]
-        if missing and is_conllu_file(path):
-            raise ValueError(
-                f"{path} holds CoNLL-U files (.conllu): use from_conllu (kit run reads .conllu by itself), which "
-                "keeps a treebank's -ud-train/-ud-dev/-ud-test files."
-            )
         if missing:
             raise FileNotFoundError(
                 f"{path} is a folder, so it needs one CoNLL file per split; none for "
                 f"{', '.join(missing)}. Or give one file and the kit splits it."
             )
-        return {k: _read(f, tag_column, encoding) for k, f in files.items()}
-    sents = _read(path, tag_column, encoding)
-    parts = split_indices(len(sents), dev=dev, test=test, seed=seed)
-    return {k: [sents[i] for i in idx] for k, idx in parts.items()}
+        parts = {k: _read(f, fmt) for k, f in files.items()}
+    else:
+        parts = split_sentences({"all": _read(path, fmt)}, splits)
+    fix = f"Is the tag in another column? (ConllFormat(tag_column=N), kit run: --tag-column N; now {fmt.tag_column})."
+    ds = tagged_dataset(path, parts, name, "token has the tag", fix)
+    ds.info["tag_column"] = fmt.tag_column
+    if any(t[:2] in ("B-", "I-", "S-", "E-") for t in ds.label_names):  # chunk tags: count the entities per split
+        ds.info["entities"] = {k: sum(_spans(tags) for _, tags in part) for k, part in parts.items()}
+    if verbose:
+        print(tagged_summary(path, ds))
+    return ds
+
+
+def split_sentences(read: dict[str, list], splits: Splits) -> dict[str, list]:
+    """``{split: sentences}`` from the sentences read per split (``"all"``: one file), those missing cut from train."""
+    items = [s for part in read.values() for s in part]
+    given = ["train" if k == "all" else k for k, part in read.items() for _ in part]
+    parts = split_given(given, dev=splits.dev, test=splits.test, seed=splits.seed)
+    return {k: [items[i] for i in idx] for k, idx in parts.items()}
+
+
+def tagged_dataset(path: Path, parts: dict[str, list], name: str | None, one_tag: str, fix: str) -> TextDataset:
+    """The tagging data set of ``{split: [(tokens, tags), ...]}``: tag ids by sorted names, at least two of them.
+
+    Raises:
+        ValueError: every token has one tag (the message: the file, ``one_tag``, the tag, then ``fix``).
+    """
+    names = sorted({t for part in parts.values() for _, tags in part for t in tags})
+    if len(names) < 2:
+        raise ValueError(f"{path.name}: every {one_tag} {names[0]!r}; a tagger needs at least two tags. {fix}")
+    index = {t: i for i, t in enumerate(names)}
+    splits = {k: Split([s for s, _ in p], [[index[t] for t in tags] for _, tags in p]) for k, p in parts.items()}
+    return TextDataset(
+        name or path.stem, "tagging", splits, names, source=str(path), description=f"your data: {path.name}", info={}
+    )
+
+
+def tagged_summary(path: Path, ds: TextDataset, tags: str = "tags", end: str = "") -> str:
+    """The line a tagged-token reader prints: sentences, tags (``tags`` says which), task, split sizes, ``end``."""
+    sizes = ", ".join(f"{k} {v:,}" for k, v in ds.sizes().items())
+    n = sum(ds.sizes().values())
+    return f"{path.name}: {n:,} sentences, {len(ds.label_names)} {tags}, task 'tagging'; {sizes}{end}"
 
 
 def _spans(tags: list[str]) -> int:
-    """Count the entities in one sentence's BIO/IOB1/BIOES tags.
-
-    A span starts at B- or S-, or at an I-/E- that does not continue a span of its type.
-    """
+    """Count the entities in one sentence's BIO/IOB1/BIOES tags."""
     n, prev = 0, "O"
     for tag in tags:
         kind = tag[2:] if tag[:2] in ("B-", "I-", "S-", "E-") else None
@@ -173,12 +153,13 @@ def _spans(tags: list[str]) -> int:
     return n
 
 
-def _read(path: Path, tag_column: int, encoding: str | None) -> list:
-    text, _ = decode_text(path, path.read_bytes(), encoding)
-    if looks_like_conllu(text):
+def _read(path: Path, fmt: ConllFormat) -> list:
+    """One file's ``(tokens, tags)`` per sentence."""
+    if content_format(path) == "conllu":
         raise ValueError(
-            f"{path.name}: this is a CoNLL-U file: use from_conllu (kit run reads .conllu by itself; rename the file "
-            "to .conllu). Its words have 10 tab-separated fields (ID FORM LEMMA UPOS ...); from_conllu reads its "
-            "comments, multiword tokens and tag fields by name (upos, xpos)."
+            f"{path.name}: this is a CoNLL-U file: name it .conllu (kit.data.read and kit run read .conllu by "
+            "themselves). Its words have 10 tab-separated fields (ID FORM LEMMA UPOS ...); the CoNLL-U reader reads "
+            "its comments, multiword tokens and tag fields by name (upos, xpos)."
         )
-    return conll_sentences(text.lstrip("\ufeff"), path.name, tag_column)
+    text, _ = decode_text(path, path.read_bytes(), fmt.encoding)
+    return conll_sentences(text.lstrip("\ufeff"), path.name, fmt.tag_column)

@@ -5,16 +5,17 @@ tab-separated fields, which its documentation numbers 1-10: 1 ID, 2 FORM, 3 LEMM
 8 DEPREL, 9 DEPS, 10 MISC. Lines starting with ``#`` are comments (``# text = ...`` is the sentence as written), a
 blank line ends a sentence. Multiword tokens (ID ``1-2``, e.g. Spanish *vámonos* = *vamos* + *nos*) and empty nodes
 (ID ``8.1``, an elided word of the enhanced graph) are skipped for tagging: the texts are the syntactic words' FORMs.
-Notebook 03's tagging task runs on it: ``kit run 03 --data treebank.conllu`` (UPOS; ``--tag-column xpos`` or ``5``).
+Notebook 03's tagging task runs on it: ``kit run 03 --data treebank.conllu`` (UPOS; ``--tag-column xpos`` or ``5``);
+in Python, ``kit.data.read("treebank.conllu", fmt=ConlluFormat(tag_field="xpos"))``.
 
->>> import tempfile, os
->>> path = os.path.join(tempfile.mkdtemp(), "es.conllu")
+>>> import tempfile
+>>> path = Path(tempfile.mkdtemp()) / "es.conllu"
 >>> sent = ("# text = Vámonos al mar.\n1-2\tVámonos\t_\t_\t_\t_\t_\t_\t_\t_\n1\tVamos\tir\tVERB\t_\t_\t0\troot\t_\t_\n"
 ...         "2\tnos\tnosotros\tPRON\t_\t_\t1\tobj\t_\t_\n3-4\tal\t_\t_\t_\t_\t_\t_\t_\t_\n"
 ...         "3\ta\ta\tADP\t_\t_\t5\tcase\t_\t_\n4\tel\tel\tDET\t_\t_\t5\tdet\t_\t_\n"
 ...         "5\tmar\tmar\tNOUN\t_\t_\t1\tobl\t_\tSpaceAfter=No\n6\t.\t.\tPUNCT\t_\t_\t1\tpunct\t_\t_\n\n")
 >>> _ = open(path, "w", encoding="utf-8").write(sent * 20)
->>> ds = from_conllu(path, verbose=False)
+>>> ds = conllu_dataset(path, ConlluFormat(), Splits(), name=None, verbose=False)
 >>> ds.label_names, ds.sizes()
 (['ADP', 'DET', 'NOUN', 'PRON', 'PUNCT', 'VERB'], {'train': 16, 'dev': 2, 'test': 2})
 >>> ds.train.texts[0], ds.info["sentence_text"]["train"][0]
@@ -27,11 +28,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .dataset import Split, TextDataset
+from .conll import split_sentences, tagged_dataset, tagged_summary
+from .dataset import TextDataset
 from .encoding import decode_text
+from .labelled_table import Splits
 from .parsers import lines
 from .sources import Source, materialize
-from .splits import split_indices
 
 #: CoNLL-U's ten fields, in order: field number ``i`` (1-10, as UD's documentation numbers them) is ``FIELDS[i - 1]``.
 FIELDS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
@@ -102,45 +104,23 @@ def field_number(tag_field: str | int, name: str = "the file") -> int:
     return number
 
 
-def looks_like_conllu(text: str) -> bool:
-    r"""Tell whether a text starts in the form of CoNLL-U, for sniffing a file of another extension.
+@dataclass(frozen=True)
+class ConlluFormat:
+    """How to read CoNLL-U (:func:`kit.data.read`): which field holds the tags, and the encoding.
 
-    Its first 50 lines must be blank, comments (``#``) or lines of 10 tab-separated fields whose first is an ID (an
-    integer, a range like ``1-2`` or a decimal like ``8.1``), and at least one must be such a word line.
-
-    Args:
-        text: the file's text (its start is enough).
-
-    Returns:
-        True for the form of CoNLL-U.
-
-    Example:
-        >>> looks_like_conllu("# text = Hi\n1\tHi\thi\tINTJ\tUH\t_\t0\troot\t_\t_\n")
-        True
-        >>> looks_like_conllu("EU NNP B-ORG\nrejects VBZ O\n"), looks_like_conllu("# just a comment\n")
-        (False, False)
+    Attributes:
+        tag_field: the field with the tags, by name (``"upos"``, ``"xpos"``, ``"deprel"``, ``"lemma"``, ``"feats"``
+            ...; any case) or by number as CoNLL-U's documentation numbers them: 1 ID, 2 FORM, 3 LEMMA, 4 UPOS,
+            5 XPOS, 6 FEATS, 7 HEAD, 8 DEPREL, 9 DEPS, 10 MISC.
+        encoding: the file's encoding; None reads UTF-8, or UTF-16 where a BOM says so.
     """
-    words = 0
-    for line in lines(text.lstrip("\ufeff")[:100_000])[:50]:
-        if not line.strip() or line.startswith("#"):
-            continue
-        cols = line.split("\t")
-        if len(cols) != 10 or not _ID.fullmatch(cols[0]):
-            return False
-        words += 1
-    return words > 0
+
+    tag_field: str | int = "upos"
+    encoding: str | None = None
 
 
-def from_conllu(
-    path,
-    tag_field: str | int = "upos",
-    *,
-    dev: float = 0.1,
-    test: float = 0.1,
-    seed: int = 0,
-    encoding: str | None = None,
-    name: str | None = None,
-    verbose: bool = True,
+def conllu_dataset(
+    path: Path, fmt: ConlluFormat, splits: Splits, name: str | None, verbose: bool = True
 ) -> TextDataset:
     """Read a CoNLL-U file (or a treebank's folder of them) into a tagging :class:`TextDataset`.
 
@@ -150,75 +130,50 @@ def from_conllu(
     ``dev.conllu``, ``test.conllu``); a split it lacks (often dev) is split off train, seeded. A single file is split by
     sentences, seeded. UTF-8 (a BOM is fine) and CRLF line ends are read.
 
-    Args:
-        path: the ``.conllu`` file, or a folder with one file per split.
-        tag_field: the field with the tags, by name (``"upos"``, ``"xpos"``, ``"deprel"``, ``"lemma"``, ``"feats"``
-            ...; any case) or by number as CoNLL-U's documentation numbers them: 1 ID, 2 FORM, 3 LEMMA, 4 UPOS,
-            5 XPOS, 6 FEATS, 7 HEAD, 8 DEPREL, 9 DEPS, 10 MISC.
-        dev: the fraction of sentences in dev (of a single file, or of train when a folder has no dev file).
-        test: the fraction of sentences in test (likewise).
-        seed: the seed of the split.
-        encoding: UTF-8 unless a BOM says otherwise; pass another for other files.
-        name: the data set's name (default: the file's or folder's name without its suffix).
-        verbose: print the number of sentences and tags, the field, the task and the split sizes.
-
     Returns:
         The data set; its ``info`` holds ``tag_field`` (the name), ``tag_field_number`` (1-10), ``sentence_text``
         (per split, each sentence's ``# text``, or None where it has none), ``multiword_tokens`` and
         ``empty_nodes`` (the lines skipped) and ``split`` (where the splits come from).
 
     Raises:
-        FileNotFoundError: there is no such file or folder, or the folder has no ``.conllu`` file for train.
+        FileNotFoundError: the folder has no ``.conllu`` file for train.
         ValueError: a malformed line (it stops with the file and line: not 10 tab-separated fields, a bad ID, IDs
             that do not count up from 1, ``_`` in the tag field), an unknown field or one outside 1-10, the ID or
             FORM field as the tag, fewer than 2 distinct tags, or no sentences.
-
-    Example:
-        >>> ds = from_conllu(turkish_web_treebank(), "xpos")  # doctest: +SKIP
     """
-    path = Path(path).expanduser()
-    number = field_number(tag_field, path.name)
-    raw, how, counts = _conllu_splits(path, number, encoding, dev=dev, test=test, seed=seed)
-    ds = _dataset(path, number, raw, how, counts, name)
-    if verbose:
-        print(_summary(path.name, ds))
-    return ds
-
-
-def _dataset(path: Path, number: int, raw: dict, how: str, counts: dict, name: str | None) -> TextDataset:
-    """The tagging data set of the sentences per split: tag ids by sorted names, at least two of them."""
-    names = sorted({t for part in raw.values() for s in part for t in s.tags})
-    if len(names) < 2:
-        raise ValueError(
-            f"{path.name}: every word has the {FIELDS[number - 1]} ({number}) tag {names[0]!r}; a tagger needs at "
-            f"least two tags. Choose another field: tag_field='upos' or 'xpos' (kit run: --tag-column upos); "
-            f"{NUMBERING}."
-        )
-    index = {t: i for i, t in enumerate(names)}
-    splits = {k: Split([s.tokens for s in part], [[index[t] for t in s.tags] for s in part]) for k, part in raw.items()}
-    info = {
-        "tag_field": FIELDS[number - 1],
-        "tag_field_number": number,
-        "sentence_text": {k: [s.text for s in part] for k, part in raw.items()},
+    number = field_number(fmt.tag_field, path.name)
+    files = _split_files(path) if path.is_dir() else {"all": path}
+    counts = {"multiword_tokens": 0, "empty_nodes": 0}
+    read = {}
+    for k, f in files.items():
+        read[k], reader = _read(f, number, fmt.encoding)
+        counts["multiword_tokens"] += reader.multiword
+        counts["empty_nodes"] += reader.empty
+    parts = split_sentences(read, splits)
+    missing = [k for k in ("dev", "test") if k not in read]
+    how = (
+        "one file, split by sentences"
+        if "all" in read
+        else "the folder's train, dev and test files"
+        if not missing
+        else f"the folder's files; {' and '.join(missing)} split off train (seeded)"
+    )
+    what = f"{FIELDS[number - 1]} ({number})"
+    fix = f"Choose another field: tag_field='upos' or 'xpos' (kit run: --tag-column upos); {NUMBERING}."
+    pairs = {k: [(s.tokens, s.tags) for s in p] for k, p in parts.items()}
+    ds = tagged_dataset(path, pairs, name, f"word has the {what} tag", fix)
+    ds.info.update(
+        tag_field=FIELDS[number - 1],
+        tag_field_number=number,
+        sentence_text={k: [s.text for s in part] for k, part in parts.items()},
         **counts,
-        "split": how,
-    }
-    return TextDataset(
-        name or path.stem, "tagging", splits, names, source=str(path), description=f"your data: {path.name}", info=info
+        split=how,
     )
-
-
-def _summary(file: str, ds: TextDataset) -> str:
-    """The line ``from_conllu`` prints: sentences, tags, field, split sizes and source, what it skipped."""
-    info = ds.info
-    skipped = f"; skipped {info['multiword_tokens']:,} multiword-token lines, {info['empty_nodes']:,} empty nodes"
-    return (
-        f"{file}: {sum(ds.sizes().values()):,} sentences, {len(ds.label_names)} {info['tag_field']} tags "
-        f"(field {info['tag_field_number']}), task 'tagging'; "
-        + ", ".join(f"{k} {v:,}" for k, v in ds.sizes().items())
-        + f" ({info['split']})"
-        + (skipped if info["multiword_tokens"] or info["empty_nodes"] else "")
-    )
+    skipped = f"; skipped {counts['multiword_tokens']:,} multiword-token lines, {counts['empty_nodes']:,} empty nodes"
+    end = f" ({how})" + (skipped if counts["multiword_tokens"] or counts["empty_nodes"] else "")
+    if verbose:
+        print(tagged_summary(path, ds, f"{FIELDS[number - 1]} tags (field {number})", end))
+    return ds
 
 
 def turkish_web_treebank() -> Path:
@@ -236,7 +191,7 @@ def turkish_web_treebank() -> Path:
         ValueError: the download fails its SHA-256 check.
 
     Example:
-        >>> ds = from_conllu(turkish_web_treebank())  # doctest: +SKIP
+        >>> ds = kit.data.read(turkish_web_treebank())  # doctest: +SKIP
     """
     try:
         report = materialize("turkish_web_treebank", [TURKISH_WEB_TREEBANK], expects="the folder with web.conllu")
@@ -264,34 +219,6 @@ class _Sentence:
     tokens: list[str]
     tags: list[str]
     text: str | None
-
-
-def _conllu_splits(path: Path, number: int, encoding, *, dev: float, test: float, seed: int):
-    """``({split: [_Sentence, ...]}, how the splits were made, {counts})``: a folder's files, or one file split."""
-    if not path.exists():
-        raise FileNotFoundError(
-            f"No such file or folder: {path}. Check the path (relative paths start at {Path.cwd()})."
-        )
-    files = _split_files(path) if path.is_dir() else {"all": path}
-    counts = {"multiword_tokens": 0, "empty_nodes": 0}
-    read = {}
-    for k, f in files.items():
-        sents, reader = _read(f, number, encoding)
-        read[k] = sents
-        counts["multiword_tokens"] += reader.multiword
-        counts["empty_nodes"] += reader.empty
-    if "all" in read:
-        parts = split_indices(len(read["all"]), dev=dev, test=test, seed=seed)
-        return {k: [read["all"][i] for i in idx] for k, idx in parts.items()}, "one file, split by sentences", counts
-    missing = [k for k in ("dev", "test") if k not in read]
-    if not missing:
-        return read, "the folder's train, dev and test files", counts
-    parts = split_indices(
-        len(read["train"]), dev=dev if "dev" in missing else 0, test=test if "test" in missing else 0, seed=seed
-    )
-    out = {k: read[k] if k in read else [read["train"][i] for i in parts[k]] for k in ("dev", "test")}
-    out = {"train": [read["train"][i] for i in parts["train"]], **out}
-    return out, f"the folder's files; {' and '.join(missing)} split off train (seeded)", counts
 
 
 def _split_of(file: Path) -> str | None:

@@ -1,16 +1,15 @@
-r"""Which format a file of your data is in: by its name first, by its first bytes where the name says nothing or lies.
+r"""What a file of your data looks like: the formats its name says, and the one its first bytes show.
 
-:func:`file_format` is what a dispatcher asks before it picks a reader: ``"csv"``, ``"jsonl"``, ``"parquet"`` or
-``"hf_disk"`` (a folder written by ``datasets.save_to_disk``), or ``"folder"`` for any other folder (CoNLL is the
-tagged-token reader's to find). :func:`describe_format` and :func:`format_hint` say what a file that a reader
-could not read looks like instead, so its message names the real cause ("it looks like JSON Lines, not CSV: name it
-.jsonl") rather than a CSV column list of JSON fragments.
+:func:`content_format` is what :func:`kit.data.data_kind` asks where a file's name says nothing or lies: ``"parquet"``,
+``"jsonl"``, ``"conllu"``, ``"hf_disk"`` (a folder written by ``datasets.save_to_disk``). :func:`format_hint` says
+what a file that a reader could not read looks like instead, so its message names the real cause ("it looks like
+CoNLL-U, not CSV: name it .conllu") rather than a CSV column list of fragments of another format.
 
 >>> import tempfile
 >>> path = Path(tempfile.mkdtemp()) / "own.csv"
 >>> _ = path.write_text('{"text": "They shed innocent blood", "label": "neg"}\n')
->>> file_format(path), describe_format(path)
-('jsonl', 'JSON Lines')
+>>> content_format(path), SUFFIX_FORMATS[path.suffix]
+('jsonl', 'csv')
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ SUFFIX_FORMATS = {
     ".pq": "parquet",
 }
 #: The files ``datasets.save_to_disk`` writes into its folder: a DatasetDict's, then a Dataset's.
-HF_MARKERS = ("dataset_dict.json", "state.json", "dataset_info.json")
+HF_MARKERS = ("dataset_dict.json", "state.json")
 #: Each format in words, as messages say it.
 FORMAT_NAMES = {
     "csv": "CSV",
@@ -42,13 +41,9 @@ FORMAT_NAMES = {
     "hf_disk": "a saved Hugging Face dataset",
     "conllu": "CoNLL-U",
 }
-#: What to rename a file to, and the reader that reads it in Python.
-_FIXES = {
-    "jsonl": ("name it .jsonl", "kit.data.from_jsonl"),
-    "parquet": ("name it .parquet", "kit.data.from_parquet"),
-    "hf_disk": ("pass its folder", "kit.data.from_hf_disk"),
-    "conllu": ("name it .conllu", None),
-}
+#: What to do with a file that looks like each format.
+_FIXES = {"jsonl": "name it .jsonl", "parquet": "name it .parquet", "hf_disk": "pass its folder"}
+_FIXES["conllu"] = "name it .conllu"
 _HEAD_BYTES = 1 << 16
 _CONLLU_COMMENT = re.compile(r"#\s*(sent_id|text|newdoc|newpar|global\.columns)\b")
 _CONLLU_ID = re.compile(r"\d+(-\d+|\.\d+)?$")
@@ -68,34 +63,7 @@ def is_hf_disk(path) -> bool:
         False
     """
     path = Path(path).expanduser()
-    return path.is_dir() and any((path / m).is_file() for m in HF_MARKERS[:2])
-
-
-def file_format(path) -> str:
-    """The format of a file of labelled rows: by its name, or by its first bytes where those say otherwise.
-
-    A strong sign in the content wins over the name (Parquet's ``PAR1`` magic, a first line that is a JSON object
-    or a JSON array of objects): a JSON Lines file named ``.csv`` is ``"jsonl"``. Otherwise the name decides
-    (``.csv .tsv .tab .txt``, ``.jsonl .ndjson .json``, ``.parquet .pq``), and an unknown name is ``"csv"``.
-
-    Args:
-        path: the file or folder (it need not exist: then the name alone decides).
-
-    Returns:
-        ``"csv"``, ``"jsonl"``, ``"parquet"``, ``"hf_disk"`` (a folder ``save_to_disk`` wrote), or ``"folder"``
-        (any other folder: a CoNLL corpus, or not data).
-
-    Example:
-        >>> file_format("reviews.tsv"), file_format("x.ndjson"), file_format("x.pq"), file_format("notes")
-        ('csv', 'jsonl', 'parquet', 'csv')
-    """
-    path = Path(path).expanduser()
-    if path.is_dir():
-        return "hf_disk" if is_hf_disk(path) else "folder"
-    found = content_format(path) if path.is_file() else None
-    if found in ("parquet", "jsonl"):
-        return found
-    return SUFFIX_FORMATS.get(path.suffix.lower(), "csv")
+    return path.is_dir() and any((path / m).is_file() for m in HF_MARKERS)
 
 
 def content_format(path) -> str | None:
@@ -175,24 +143,6 @@ def _looks_like_conllu(text: str) -> bool:
     return False
 
 
-def describe_format(path) -> str | None:
-    """What a file or folder looks like by its content, in words, or None when it looks like nothing in particular.
-
-    Args:
-        path: the file or folder.
-
-    Returns:
-        ``"JSON Lines"``, ``"Parquet"``, ``"CoNLL-U"``, ``"a saved Hugging Face dataset"``, or None (CSV, plain
-        text, a binary file of another kind).
-
-    Example:
-        >>> describe_format("no/such/file.csv") is None
-        True
-    """
-    found = content_format(path)
-    return FORMAT_NAMES[found] if found else None
-
-
 def format_hint(path, read_as: str) -> str:
     """A sentence for a reader's error when the file is of another format than the one it was read as.
 
@@ -211,9 +161,8 @@ def format_hint(path, read_as: str) -> str:
     found = content_format(path)
     if found is None or found == read_as:
         return ""
-    rename, reader = _FIXES.get(found, ("rename it", None))
     return (
-        f" It looks like {FORMAT_NAMES[found]}, not {FORMAT_NAMES.get(read_as, read_as)}: {rename} (kit run picks "
-        "the reader by the name: .csv/.tsv, .jsonl, .parquet, .conll/.conllu, or a saved Hugging Face dataset's "
-        f"folder)" + (f", or read it with {reader}." if reader else ".")
+        f" It looks like {FORMAT_NAMES[found]}, not {FORMAT_NAMES.get(read_as, read_as)}: {_FIXES[found]} "
+        "(kit.data.read and kit run pick the reader by the name: .csv/.tsv, .jsonl, .parquet, .conll/.conllu, or a "
+        "saved Hugging Face dataset's folder; or by the content)."
     )

@@ -1,35 +1,37 @@
-"""Your own data in a notebook: from ``kit run NN --data FILE ...`` to a :class:`TextDataset`.
+"""Your own data in a notebook: from ``kit run NN --data FILE ...`` to a :class:`TextDataset`, checked on the way.
 
-``kit run NN --data FILE ...`` sets environment variables, and a notebook's
-parameters cell turns them into a :class:`TextDataset` with :func:`notebook_dataset`.
+``kit run`` (and ``kit lab``) build an :class:`OwnData` from their data flags (:meth:`OwnData.from_flags`: the flags
+checked together, so a mistake stops before a kernel starts), pass it to the notebook's kernel as environment
+variables (:meth:`OwnData.env`), and read it there as the notebook will (:func:`check_data`). A notebook's
+parameters cell turns the same variables into a :class:`TextDataset` with :func:`notebook_dataset`, through
+:func:`kit.data.read`.
 
-This module sits above the file formats (:func:`data_kind` picks one by the file's name, or its content where
-that says otherwise): a CSV or TSV goes to :func:`kit.data.from_csv`, JSON Lines to :func:`kit.data.from_jsonl`,
-Parquet to :func:`kit.data.from_parquet`, a folder ``datasets.save_to_disk`` wrote to :func:`kit.data.from_hf_disk`;
-tagged tokens in CoNLL-U (a Universal Dependencies treebank) to :func:`kit.data.from_conllu`, in CoNLL form to
-:func:`kit.data.from_conll`.
-
->>> OwnData.from_env() is None           # no KIT_DATA_FILE set: the notebook's default data
+>>> OwnData.from_env({}) is None           # no KIT_DATA_FILE set: the notebook's default data
 True
->>> OwnData("my.conll").is_tagged, OwnData("my.csv", text="t", label="l").is_tagged
+>>> OwnData("my.conll").is_tagged, OwnData("my.csv", Columns(text="t", label="l")).is_tagged
 (True, False)
->>> data_kind("ud.conllu"), data_kind("ner.conll"), data_kind("own.jsonl"), data_kind("own.parquet")
-('conllu', 'conll', 'jsonl', 'parquet')
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
-from .conll import from_conll, is_conllu_file, is_tagged_file
-from .conllu import from_conllu
-from .csv_reader import from_csv
 from .dataset import TextDataset
-from .file_formats import FORMAT_NAMES, content_format, file_format
-from .hf_reader import from_hf_disk
-from .jsonl_reader import from_jsonl
-from .parquet_reader import from_parquet
+from .labelled_table import Columns
+from .read import (
+    KIND_NAMES,
+    TAGGED,
+    ConllFormat,
+    ConlluFormat,
+    CsvFormat,
+    JsonlFormat,
+    data_kind,
+    read,
+    saved_dataset_around,
+)
 
 #: Environment variables ``kit run`` sets from its flags; notebooks read them in their parameters cell.
 OWN_DATA_ENV = {
@@ -44,80 +46,101 @@ OWN_DATA_ENV = {
     "skip_empty": "KIT_SKIP_EMPTY",
     "tag_column": "KIT_TAG_COLUMN",
 }
-#: The kinds of file :func:`data_kind` tells apart, in words: tagged tokens, then labelled rows.
-KIND_NAMES = {"conllu": "CoNLL-U", "conll": "CoNLL (a token and its tags per line)", **FORMAT_NAMES}
-#: The readers of labelled rows, by :func:`data_kind`.
-ROW_READERS = {"csv": from_csv, "jsonl": from_jsonl, "parquet": from_parquet, "hf_disk": from_hf_disk}
+_COLUMNS = ("text", "label", "text_a", "text_b")
 
 
-def data_kind(path, task: str | None = None) -> str:
-    """Which reader ``kit run --data`` uses for ``path``: by the task asked for, the file's name, then its content.
-
-    Tagged tokens: ``"conllu"`` (a ``.conllu`` name, a folder of them, or CoNLL-U's form under another name, when
-    no task or ``tagging`` is asked for), ``"conll"`` (``--task tagging`` or a ``.conll``/``.iob``/... name).
-    Labelled rows: ``"csv"``, ``"jsonl"``, ``"parquet"`` or ``"hf_disk"`` (a folder ``save_to_disk`` wrote), as
-    :func:`kit.data.file_formats.file_format` finds them; ``"folder"`` for any other folder.
-
-    Args:
-        path: the user's file or folder.
-        task: the task asked for (``--task``), or None.
-
-    Returns:
-        One of ``"conllu"``, ``"conll"``, ``"csv"``, ``"jsonl"``, ``"parquet"``, ``"hf_disk"``, ``"folder"``.
-
-    Example:
-        >>> data_kind("ner.txt", "tagging"), data_kind("reviews.tsv"), data_kind("web.conllu", "classification")
-        ('conll', 'csv', 'csv')
-    """
-    if task in (None, "tagging") and (is_conllu_file(path) or content_format(path) == "conllu"):
-        return "conllu"
-    if is_tagged_file(path, task):
-        return "conll"
-    return file_format(path)
-
-
-@dataclass
+@dataclass(frozen=True)
 class OwnData:
-    """A user's file and columns, as ``kit run --data ...`` passes them to a notebook.
-
-    Every field is a string, as the environment holds it (see :data:`OWN_DATA_ENV`).
+    """A user's data as ``kit run --data ...`` passes it to a notebook: the file and how :func:`kit.data.read` reads it.
 
     Attributes:
-        file: the user's file (``KIT_DATA_FILE``).
-        text: the text column (``--text``).
-        label: the label column (``--label``).
-        text_a: the first text column of a pair (``--text-a``).
-        text_b: the second text column of a pair (``--text-b``).
-        task: the task asked for (``--task``), or None to infer it.
-        encoding: the file's encoding (``--encoding``), or None for UTF-8 (or a BOM's).
-        delimiter: the CSV delimiter (``--delimiter``), or None to pick it from the header.
-        skip_empty: ``"1"``, ``"true"`` or ``"yes"`` to drop rows with an empty text (``--skip-empty``).
-        tag_column: tagged tokens' tag column (``--tag-column``): CoNLL, a number from 0 (default -1, the last);
-            CoNLL-U, a field's name (default ``upos``) or its number 1-10 as CoNLL-U numbers them.
+        file: the user's file or folder (``--data``; an absolute path when made from the flags).
+        columns: the columns of labelled rows (``--text``, ``--label``, ``--text-a``, ``--text-b``).
+        fmt: the format's settings (``--encoding``, ``--delimiter``, ``--tag-column``), or None for its defaults.
+        task: the task asked for (``--task``; ``"tagging"`` for tagged tokens), or None to infer it.
+        skip_empty: drop rows with an empty text (``--skip-empty``).
     """
 
     file: str
-    text: str | None = None
-    label: str | None = None
-    text_a: str | None = None
-    text_b: str | None = None
+    columns: Columns = Columns()
+    fmt: CsvFormat | JsonlFormat | ConllFormat | ConlluFormat | None = None
     task: str | None = None
-    encoding: str | None = None
-    delimiter: str | None = None
-    skip_empty: str | None = None
-    tag_column: str | None = None
+    skip_empty: bool = False
 
     @classmethod
-    def from_env(cls) -> OwnData | None:
-        """Read the user's data from ``KIT_DATA_FILE`` & co.
+    def from_flags(
+        cls, data, columns: Columns | None = None, *, task=None, skip_empty=False, encoding=None, delimiter=None,
+        tag_column=None,
+    ) -> OwnData | None:  # fmt: skip
+        r"""The user's data from ``kit run``'s (or ``kit lab``'s) data flags, checked together.
+
+        A relative path is read from the folder the command was typed in (the kernel gets the absolute path).
+
+        Args:
+            data: the user's file or folder (``--data``); None: the notebook's own data, and no other flag may be given.
+            columns: the columns named (``--text``, ``--label``, ``--text-a``, ``--text-b``).
+            task: the task asked for (``--task``; ``"tagging"``: CoNLL tagged tokens, as a ``.conll`` name says).
+            skip_empty: drop rows with an empty text instead of stopping (``--skip-empty``).
+            encoding: a text file's encoding when it is not UTF-8 (CSV, JSON Lines, CoNLL, CoNLL-U).
+            delimiter: a CSV's delimiter when it is not found from the header (``tab``, ``TAB`` or ``\t``: a tab).
+            tag_column: tagged tokens' tag column (CoNLL: a number from 0; CoNLL-U: a field's name or 1-10).
+
+        Returns:
+            The user's data, or None without ``data``.
+
+        Raises:
+            FileNotFoundError: ``data`` is not there, or is a file inside a saved Hugging Face dataset.
+            IsADirectoryError: ``data`` is a folder of none of the kinds read.
+            ValueError: flags that do not go together, or a flag without ``--data``.
+
+        Example:
+            >>> OwnData.from_flags(None, Columns(text="review"))
+            Traceback (most recent call last):
+            ...
+            ValueError: --text need --data FILE (your CSV/TSV, JSON Lines, Parquet, a saved Hugging Face dataset's
+            folder, or a CoNLL/CoNLL-U file of tagged tokens).
+        """
+        columns = columns or Columns()
+        flags = {k: getattr(columns, k) for k in _COLUMNS} | {
+            "task": task, "encoding": encoding, "delimiter": delimiter, "skip_empty": skip_empty or None,
+            "tag_column": None if tag_column is None else str(tag_column),
+        }  # fmt: skip
+        if data is None:
+            stray = _flags_given(flags, flags)
+            if stray:
+                raise ValueError(
+                    f"{', '.join(stray)} need --data FILE (your CSV/TSV, JSON Lines, Parquet, a saved Hugging Face "
+                    "dataset's folder, or a CoNLL/CoNLL-U file of tagged tokens)."
+                )
+            return None
+        path = _data_path(data)
+        kind = data_kind(path, task)
+        if kind == "folder":
+            raise IsADirectoryError(
+                f"--data {data} is a folder. kit run reads a file (CSV/TSV, .jsonl, .parquet, .conll, .conllu), or a "
+                "folder of a treebank's .conllu files, a CoNLL-2003 folder (with --task tagging), or one that "
+                "datasets' save_to_disk wrote."
+            )
+        if kind in TAGGED:
+            return cls(str(path), fmt=_tagged_format(kind, flags), task="tagging")
+        return cls(str(path), columns, _rows_format(kind, flags), task, bool(skip_empty))
+
+    @classmethod
+    def from_env(cls, environ: Mapping | None = None) -> OwnData | None:
+        """Read the user's data from ``KIT_DATA_FILE`` & co. (:data:`OWN_DATA_ENV`), as :meth:`env` wrote them.
+
+        Args:
+            environ: the variables (default: this process's environment).
 
         Returns:
             The user's data, or None when no file is set (the notebook's default data).
 
         Raises:
-            ValueError: a column or option variable is set without ``KIT_DATA_FILE``.
+            ValueError: a column or option variable is set without ``KIT_DATA_FILE``, or the variables do not fit
+                together (as :meth:`from_flags` says).
         """
-        values = {k: os.environ.get(v) or None for k, v in OWN_DATA_ENV.items()}
+        environ = os.environ if environ is None else environ
+        values = {k: environ.get(v) or None for k, v in OWN_DATA_ENV.items()}
         if not values["file"]:
             stray = [OWN_DATA_ENV[k] for k, v in values.items() if v]
             if stray:
@@ -126,7 +149,26 @@ class OwnData:
                     "(kit run NN --data my.csv --text COL --label COL)."
                 )
             return None
-        return cls(**values)
+        columns = Columns(**{k: values[k] for k in _COLUMNS})
+        skip = (values["skip_empty"] or "").lower() in ("1", "true", "yes")
+        options = {k: values[k] for k in ("task", "encoding", "delimiter", "tag_column")}
+        return cls.from_flags(values["file"], columns, skip_empty=skip, **options)
+
+    def env(self) -> dict[str, str]:
+        """The environment variables (:data:`OWN_DATA_ENV`) that pass this data to a notebook's kernel.
+
+        Example:
+            >>> OwnData("/data/my.csv", Columns(text="t", label="l"), CsvFormat(delimiter=";")).env()["KIT_DELIMITER"]
+            ';'
+        """
+        fmt = self.fmt
+        tag = getattr(fmt, "tag_column", getattr(fmt, "tag_field", None))
+        values = {k: getattr(self.columns, k) for k in _COLUMNS} | {
+            "file": self.file, "task": self.task, "skip_empty": "1" if self.skip_empty else None,
+            "encoding": getattr(fmt, "encoding", None), "delimiter": getattr(fmt, "delimiter", None),
+            "tag_column": None if tag in (-1, "upos") else tag,
+        }  # fmt: skip
+        return {OWN_DATA_ENV[k]: str(v) for k, v in values.items() if v is not None}
 
     @property
     def name(self) -> str:
@@ -134,55 +176,112 @@ class OwnData:
         return os.path.basename(self.file)
 
     @property
-    def is_pair(self) -> bool:
-        """Sentence pairs: ``text_a`` or ``text_b`` is set."""
-        return self.text_a is not None or self.text_b is not None
-
-    @property
     def kind(self) -> str:
-        """The reader the file goes to (:func:`data_kind`): ``"conllu"``, ``"conll"``, ``"csv"``, ``"jsonl"`` ..."""
+        """The kind of data (:func:`kit.data.data_kind`): ``"conllu"``, ``"conll"``, ``"csv"``, ``"jsonl"`` ..."""
         return data_kind(self.file, self.task)
 
     @property
     def is_tagged(self) -> bool:
         """Tagged tokens: CoNLL-U, or CoNLL form (``task="tagging"``, or a name ending in ``.conll``, ``.iob`` ...)."""
-        return self.kind in ("conll", "conllu")
+        return self.kind in TAGGED
 
-    def load(self, **kwargs) -> TextDataset:
-        """Read the file with the reader of its kind (:func:`data_kind`).
+    def describe(self) -> str:
+        """The data as a notebook's header shows it: the file and its columns, or its tag column or field."""
+        kind, c = self.kind, self.columns
+        if kind == "conllu":
+            return f"{self.file} (tagged tokens, CoNLL-U, tag field {getattr(self.fmt, 'tag_field', 'upos')})"
+        if kind == "conll":
+            return f"{self.file} (tagged tokens, CoNLL form, tag column {getattr(self.fmt, 'tag_column', -1)})"
+        cols = f"text_a={c.text_a!r}, text_b={c.text_b!r}" if c.pair else f"text={c.text!r}"
+        return f"{self.file} ({cols}, label={c.label!r}" + (f", task={self.task!r}" if self.task else "") + ")"
 
-        Args:
-            **kwargs: more arguments for the reader (e.g. ``verbose``, ``seed``); they win over the file's options.
-
-        Returns:
-            The user's data set.
+    def load(self, verbose: bool = True) -> TextDataset:
+        """Read the data with :func:`kit.data.read`.
 
         Raises:
-            ValueError: ``tag_column`` is not a number (CoNLL) or a field (CoNLL-U), or the reader stops on the
-                file (it names the line and fix).
+            ValueError: the reader stops on the file (it names the line and fix).
         """
-        kind = self.kind
-        if kind == "conllu":
-            return from_conllu(self.file, self.tag_column or "upos", encoding=self.encoding, **kwargs)
-        if kind == "conll":
-            return from_conll(self.file, self._conll_column(), encoding=self.encoding, **kwargs)
-        columns = {"text": self.text, "label": self.label, "text_a": self.text_a, "text_b": self.text_b}
-        options = {"task": self.task, "skip_empty": (self.skip_empty or "").lower() in ("1", "true", "yes")}
-        if kind in ("csv", "folder"):
-            options.update(encoding=self.encoding, delimiter=self.delimiter)
-        elif kind == "jsonl":
-            options.update(encoding=self.encoding)
-        return ROW_READERS.get(kind, from_csv)(self.file, **columns, **{**options, **kwargs})
+        return read(self.file, self.columns, self.fmt, task=self.task, skip_empty=self.skip_empty, verbose=verbose)
 
-    def _conll_column(self) -> int:
-        """The CoNLL tag column as a number (default -1, the last)."""
-        try:
-            return int(self.tag_column) if self.tag_column not in (None, "") else -1
-        except ValueError:
+
+# --- the flags, checked together -------------------------------------------------------------------------------------
+
+
+def _data_path(data) -> Path:
+    """``--data`` as an absolute path, checked to be there and not a file inside a saved Hugging Face dataset."""
+    path = Path(data).expanduser().resolve()
+    if not path.exists():
+        raise FileNotFoundError(f"--data {data}: no such file (looked for {path}).")
+    inside = saved_dataset_around(path)
+    if inside is not None:
+        raise FileNotFoundError(
+            f"--data {data} is a file inside a saved Hugging Face dataset: pass its folder, --data {inside}."
+        )
+    return path
+
+
+def _do_not_apply(flags: list[str]) -> str:
+    """``"--text does not apply"`` or ``"--text, --label do not apply"``."""
+    return f"{', '.join(flags)} {'does' if len(flags) == 1 else 'do'} not apply"
+
+
+def _flags_given(flags: dict, names) -> list[str]:
+    """The command-line spelling (``--text-a``) of each of ``names`` that ``flags`` sets, in the order of ``names``."""
+    return [f"--{k.replace('_', '-')}" for k in names if flags[k]]
+
+
+def _tagged_format(kind: str, flags: dict) -> ConllFormat | ConlluFormat:
+    """The format of tagged tokens (CoNLL or CoNLL-U) from the flags: only ``--encoding`` and ``--tag-column`` apply."""
+    stray = _flags_given(flags, ("text", "label", "text_a", "text_b", "delimiter", "skip_empty"))
+    column, encoding = flags["tag_column"], flags["encoding"]
+    if kind == "conllu":
+        if stray:
             raise ValueError(
-                f"The tag column of a CoNLL file is a number (0 = the token, -1 = the last column), got "
-                f"{self.tag_column!r}. (Field names such as upos are for CoNLL-U: a .conllu file.)"
-            ) from None
+                f"{_do_not_apply(stray)} to CoNLL-U: a word per line in ten fields, the tags in one of "
+                "them (--tag-column upos, the default, or xpos, deprel, ...; or its number 1-10, 4 = UPOS)."
+            )
+        return ConlluFormat(column or "upos", encoding)
+    if stray:
+        raise ValueError(
+            f"{_do_not_apply(stray)} to tagged tokens: a CoNLL file has a token per line and "
+            "its tag in a column (--tag-column N, from 0 = the token; default -1, the last)."
+        )
+    if column is not None and not column.lstrip("-").isdigit():
+        raise ValueError(
+            f"--tag-column {column}: a CoNLL file's tag column is a number (0 = the token, -1 = the last). "
+            "Field names (upos, xpos ...) are for CoNLL-U: name the file .conllu."
+        )
+    return ConllFormat(-1 if column is None else int(column), encoding)
+
+
+def _rows_format(kind: str, flags: dict) -> CsvFormat | JsonlFormat | None:
+    """The format of labelled rows (CSV, JSON Lines, Parquet, a saved dataset) from the flags, the columns checked."""
+    if flags["tag_column"] is not None:
+        raise ValueError(
+            "--tag-column is for tagged tokens (a CoNLL file: --task tagging or a .conll name; CoNLL-U: .conllu)."
+        )
+    text_flags = {"delimiter": ("csv",), "encoding": ("csv", "jsonl")}  # the formats each flag applies to
+    unfit = [f for f, kinds in text_flags.items() if flags[f] and kind not in kinds]
+    if unfit:
+        raise ValueError(
+            f"{_do_not_apply(_flags_given(flags, unfit))} to {KIND_NAMES[kind]}: "
+            + ("--delimiter is for CSV/TSV files. " if "delimiter" in unfit else "")
+            + ("--encoding is for text files (CSV, JSON Lines, CoNLL, CoNLL-U)." if "encoding" in unfit else "")
+        )
+    if flags["label"] is None:
+        raise ValueError("--data needs --label COL (the column with the labels or scores).")
+    pair = flags["text_a"] is not None or flags["text_b"] is not None
+    if pair and (flags["text_a"] is None or flags["text_b"] is None):
+        raise ValueError("Sentence pairs need both --text-a COL and --text-b COL.")
+    if pair == (flags["text"] is not None):
+        raise ValueError("Give --text COL for single texts, or --text-a COL --text-b COL for pairs (not both).")
+    delimiter = "\t" if flags["delimiter"] in ("\\t", "tab", "TAB") else flags["delimiter"]  # what a shell passes
+    if kind == "csv" and (delimiter or flags["encoding"]):
+        return CsvFormat(flags["encoding"], delimiter)
+    return JsonlFormat(flags["encoding"]) if kind == "jsonl" and flags["encoding"] else None
+
+
+# --- what a notebook takes -------------------------------------------------------------------------------------------
 
 
 def check_kind(ds: TextDataset, tasks, notebook: str = "this notebook", needs: str | None = None) -> TextDataset:
@@ -214,14 +313,35 @@ def check_kind(ds: TextDataset, tasks, notebook: str = "this notebook", needs: s
     return ds
 
 
+def check_data(env: Mapping, tasks=None, notebook: str = "this notebook") -> TextDataset | None:
+    """Read the user's data from a run's environment (:meth:`OwnData.env`) as the notebook will, before it starts.
+
+    Every problem with the file (encoding, columns, empty texts, a class too small, the wrong kind of data for the
+    notebook) stops within seconds with the notebook's own message.
+
+    Args:
+        env: the run's environment variables.
+        tasks: the tasks the notebook can use, or None for any.
+        notebook: the notebook, as the message names it.
+
+    Returns:
+        The user's data set, or None when ``env`` names no file.
+
+    Raises:
+        ValueError: the file does not read as the flags say, or holds a kind of data the notebook cannot use.
+        KeyError: a column named by a flag is not in the file's header.
+    """
+    own = OwnData.from_env(env)
+    if own is None:
+        return None
+    ds = own.load()
+    return check_kind(ds, tasks, notebook) if tasks else ds
+
+
 def notebook_dataset(
-    default,
-    *,
-    tasks=("classification",),
-    needs: str = "single texts with class labels",
-    notebook: str = "this notebook",
-    **kwargs,
-) -> TextDataset:
+    default, *, tasks=("classification",), needs: str = "single texts with class labels",
+    notebook: str = "this notebook", verbose: bool = True,
+) -> TextDataset:  # fmt: skip
     """Load the user's data (``kit run --data ...``) if a file is set, else ``default()``.
 
     A notebook states what its experiment can use (``tasks``, and ``needs`` in words); data of another
@@ -232,7 +352,7 @@ def notebook_dataset(
         tasks: the tasks the notebook's experiment can use.
         needs: what it needs, in words.
         notebook: the notebook, as the message names it.
-        **kwargs: more arguments for the reader of the user's file (:meth:`OwnData.load`).
+        verbose: print what the reader found (rows, task, split sizes).
 
     Returns:
         The user's data set, checked against ``tasks``, or ``default()`` (not checked).
@@ -243,4 +363,4 @@ def notebook_dataset(
     own = OwnData.from_env()
     if own is None:
         return default()
-    return check_kind(own.load(**kwargs), tasks, notebook, needs)
+    return check_kind(own.load(verbose), tasks, notebook, needs)

@@ -343,7 +343,7 @@ def _from_your_path(name: str, p: Path, sources: list[Source], expects: str, env
         raise ValueError(
             f"{name}: {p} is a single {p.suffix or 'extensionless'} file, but {name} reads {what}. Point "
             f"{env_key} (or path=...) at the folder that holds it, or at the original archive "
-            f"({', '.join(ARCHIVE_SUFFIXES)}). For your own CSV use kit.data.from_csv(...) or "
+            f"({', '.join(ARCHIVE_SUFFIXES)}). For your own CSV use kit.data.read(...) or "
             "`kit run NN --data my.csv --text COL --label COL`."
         )
     recipe = next((s for s in sources if s.kind == "url"), sources[0] if sources else Source("url", p.name))

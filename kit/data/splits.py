@@ -106,3 +106,31 @@ def _cut(idx: np.ndarray, n_out: int, seed: int, stratify):
     strat = stratify if _can_stratify(stratify, n_out) and _can_stratify(stratify, len(idx) - n_out) else None
     keep, out = train_test_split(idx, test_size=n_out, random_state=seed, stratify=strat)
     return keep, out
+
+
+def split_given(given, *, dev: float = 0.1, test: float = 0.1, seed: int = 0, stratify=None) -> dict:
+    """Train/dev/test row indices from each row's given split; a split no row has is cut from train, seeded.
+
+    Args:
+        given: each row's split, ``"train"``, ``"dev"`` or ``"test"`` (a treebank's files, a ``DatasetDict``'s).
+        dev: the fraction of train's rows cut for dev when no row is in dev.
+        test: the fraction of train's rows cut for test when no row is in test.
+        seed: the seed of the cut.
+        stratify: labels to keep the class balance of in the cut, or None.
+
+    Returns:
+        ``{"train": ..., "dev": ..., "test": ...}``, arrays of row indices (the given ones in their order).
+
+    Example:
+        >>> {k: len(v) for k, v in split_given(["train"] * 8 + ["test"] * 2, dev=0.25).items()}
+        {'train': 6, 'dev': 2, 'test': 2}
+    """
+    given = np.asarray(given)
+    parts = {k: np.flatnonzero(given == k) for k in ("train", "dev", "test")}
+    cut = {k: (dev if k == "dev" else test) for k in ("dev", "test") if len(parts[k]) == 0}
+    if not cut:
+        return parts
+    train = parts["train"]
+    strat = None if stratify is None else np.asarray(stratify)[train]
+    sub = split_indices(len(train), dev=cut.get("dev", 0.0), test=cut.get("test", 0.0), seed=seed, stratify=strat)
+    return {k: train[sub[k]] if k == "train" or k in cut else v for k, v in parts.items()}

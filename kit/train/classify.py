@@ -8,7 +8,7 @@ Two recipes from *To Pretrain or Not to Pretrain*:
   (the paper's transformer: batch 32, dropout 0.1).
 
 Class labels (integers) train with cross-entropy on logits and stop on dev
-accuracy; float targets (``kit.data.from_csv`` makes them for regression) train
+accuracy; float targets (``kit.data.read`` makes them for regression) train
 with mean squared error on a one-unit output and stop on dev loss. Either way the
 weights of the best dev epoch are restored at the end. Tiny training sets are
 repeated so every run takes at least ``min_steps`` optimizer steps (otherwise 1%

@@ -4,7 +4,7 @@ import codecs
 
 import pytest
 
-from kit.data.conll import from_conll
+from kit.data import ConllFormat, read
 
 # no Keras here: `kit test` runs this module under its first backend only
 pytestmark = pytest.mark.one_backend
@@ -22,7 +22,7 @@ def _conll(n=40, sep=" ", newline="\n", docstart=True):
 def test_a_file_is_split_by_sentences_with_its_tags(tmp_path):
     path = tmp_path / "mine.conll"
     path.write_text(_conll())
-    ds = from_conll(path, verbose=False)
+    ds = read(path, verbose=False)
     assert ds.task == "tagging" and ds.label_names == ["B-MISC", "B-ORG", "O"]
     assert ds.sizes() == {"train": 32, "dev": 4, "test": 4}
     assert ds.info["entities"] == {"train": 64, "dev": 8, "test": 8}  # notebook 03's data table shows them
@@ -30,13 +30,13 @@ def test_a_file_is_split_by_sentences_with_its_tags(tmp_path):
     assert all(len(w) == 5 for w in words) and len({w[2] for w in words}) == 40  # every sentence once
     tags = ds.train.labels[0]
     assert [ds.label_names[t] for t in tags] == ["B-ORG", "O", "B-MISC", "O", "O"]
-    chunks = from_conll(path, tag_column=2, verbose=False)  # another column: the chunk tags
+    chunks = read(path, fmt=ConllFormat(tag_column=2), verbose=False)  # another column: the chunk tags
     assert chunks.label_names == ["B-NP", "B-VP", "I-NP", "O"]
 
 
 @pytest.mark.parametrize("form", ["tabs and CRLF", "UTF-8 BOM", "UTF-16", "no -DOCSTART-", "trailing blank lines"])
 def test_messy_files_read_the_same(tmp_path, form):
-    clean = from_conll(_write(tmp_path / "clean.conll", _conll().encode()), verbose=False)
+    clean = read(_write(tmp_path / "clean.conll", _conll().encode()), verbose=False)
     raw = {
         "tabs and CRLF": _conll(sep="\t", newline="\r\n").encode(),
         "UTF-8 BOM": codecs.BOM_UTF8 + _conll().encode(),
@@ -44,7 +44,7 @@ def test_messy_files_read_the_same(tmp_path, form):
         "no -DOCSTART-": _conll(docstart=False).encode(),
         "trailing blank lines": (_conll() + "\n\n\n  \n").encode(),
     }[form]
-    ds = from_conll(_write(tmp_path / "messy.conll", raw), verbose=False)
+    ds = read(_write(tmp_path / "messy.conll", raw), verbose=False)
     assert ds.label_names == clean.label_names and ds.sizes() == clean.sizes()
     assert ds.train.texts == clean.train.texts and ds.test.labels == clean.test.labels
 
@@ -52,10 +52,10 @@ def test_messy_files_read_the_same(tmp_path, form):
 def test_a_folder_keeps_its_splits(tmp_path):
     for name, n in (("train.txt", 30), ("valid.txt", 5), ("test.txt", 6)):
         (tmp_path / name).write_text(_conll(n))
-    assert from_conll(tmp_path, verbose=False).sizes() == {"train": 30, "dev": 5, "test": 6}
+    assert read(tmp_path, task="tagging", verbose=False).sizes() == {"train": 30, "dev": 5, "test": 6}
     (tmp_path / "valid.txt").unlink()
     with pytest.raises(FileNotFoundError, match=r"none for dev \(eng.testa or valid.txt"):
-        from_conll(tmp_path, verbose=False)
+        read(tmp_path, task="tagging", verbose=False)
 
 
 BAD = {  # name: (file bytes, keyword arguments, what the error must say)
@@ -78,12 +78,12 @@ BAD = {  # name: (file bytes, keyword arguments, what the error must say)
 def test_bad_files_stop_with_the_line_and_the_fix(tmp_path, case):
     content, kwargs, message = BAD[case]
     with pytest.raises((ValueError, FileNotFoundError), match=message.replace("(", r"\(").replace(")", r"\)")):
-        from_conll(_write(tmp_path / "bad.conll", content), verbose=False, **kwargs)
+        read(_write(tmp_path / "bad.conll", content), fmt=ConllFormat(**kwargs), verbose=False)
 
 
 def test_latin1_reads_with_its_encoding(tmp_path):
     path = _write(tmp_path / "l.conll", _conll().replace("German", "M\xfcnchen").encode("latin-1"))
-    assert from_conll(path, encoding="latin-1", verbose=False).train.texts[0][2].startswith("M\xfcnchen")
+    assert read(path, fmt=ConllFormat(encoding="latin-1"), verbose=False).train.texts[0][2].startswith("M\xfcnchen")
 
 
 def test_kit_run_03_takes_a_conll_file_and_01_refuses_it(tmp_path, capsys, kit_run_reads):

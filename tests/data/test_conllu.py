@@ -11,14 +11,9 @@ import codecs
 
 import pytest
 
-from kit.data.conll import from_conll, is_conllu_file, is_tagged_file
-from kit.data.conllu import (
-    UD_UPOS,
-    field_number,
-    from_conllu,
-    looks_like_conllu,
-    turkish_web_treebank,
-)
+from kit.data import ConllFormat, ConlluFormat, Splits, data_kind, read
+from kit.data.conll import is_conllu_file, is_tagged_file
+from kit.data.conllu import UD_UPOS, field_number, turkish_web_treebank
 
 # no Keras here: `kit test` runs this module under its first backend only
 pytestmark = pytest.mark.one_backend
@@ -129,7 +124,7 @@ def _sentences(ds):
 
 
 def test_ud_examples_give_the_words_their_upos_and_text(tmp_path, capsys):
-    ds = from_conllu(_write(tmp_path / "ud.conllu", (SPANISH + TAGGED) * 4))
+    ds = read(_write(tmp_path / "ud.conllu", (SPANISH + TAGGED) * 4))
     assert ds.task == "tagging" and ds.sizes() == {"train": 16, "dev": 2, "test": 2}
     assert set(ds.label_names) <= set(UD_UPOS) and ds.label_names == sorted(ds.label_names)
     got = _sentences(ds)
@@ -144,7 +139,7 @@ def test_ud_examples_give_the_words_their_upos_and_text(tmp_path, capsys):
 
 @pytest.mark.parametrize("field", ["xpos", "XPOS", 5, "5"])
 def test_xpos_by_name_or_by_its_number(tmp_path, field):
-    ds = from_conllu(_write(tmp_path / "x.conllu", TAGGED * 4), field, verbose=False)
+    ds = read(_write(tmp_path / "x.conllu", TAGGED * 4), fmt=ConlluFormat(tag_field=field), verbose=False)
     assert ds.label_names == sorted(
         "PPER VVFIN APPR ART NE $. AB VB.PRET.ACT PN.UTR.SIN.DEF.NOM RG.NOM NN.NEU.PLU.IND.NOM DL.MAD NNP VBZ TO VB "
         "DT NN CC .".split()
@@ -158,9 +153,12 @@ def test_xpos_by_name_or_by_its_number(tmp_path, field):
 
 def test_other_fields_and_the_numbering(tmp_path):
     path = _write(tmp_path / "x.conllu", TAGGED * 4)
-    assert "root" in from_conllu(path, "deprel", verbose=False).label_names
-    assert from_conllu(path, 8, verbose=False).label_names == from_conllu(path, "DepRel", verbose=False).label_names
-    feats = from_conllu(path, "feats", verbose=False).label_names  # FEATS: _ is the empty list, a value
+    assert "root" in read(path, fmt=ConlluFormat(tag_field="deprel"), verbose=False).label_names
+    assert (
+        read(path, fmt=ConlluFormat(tag_field=8), verbose=False).label_names
+        == read(path, fmt=ConlluFormat(tag_field="DepRel"), verbose=False).label_names
+    )
+    feats = read(path, fmt=ConlluFormat("feats"), verbose=False).label_names  # FEATS: _ is the empty list, a value
     assert "_" in feats and "Tense=Past|Voice=Act" in feats
     assert [field_number(f) for f in ("lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")] == list(
         range(3, 11)
@@ -168,7 +166,7 @@ def test_other_fields_and_the_numbering(tmp_path):
 
 
 def test_the_same_from_a_bom_crlf_utf16_and_trailing_blanks(tmp_path):
-    clean = from_conllu(_write(tmp_path / "clean.conllu", TAGGED * 4), verbose=False)
+    clean = read(_write(tmp_path / "clean.conllu", TAGGED * 4), verbose=False)
     for i, raw in enumerate(
         [
             codecs.BOM_UTF8 + (TAGGED * 4).encode(),
@@ -179,11 +177,11 @@ def test_the_same_from_a_bom_crlf_utf16_and_trailing_blanks(tmp_path):
             (TAGGED * 4).rstrip("\n").encode(),  # no blank line (nor line feed) at the end of the file
         ]
     ):
-        ds = from_conllu(_write(tmp_path / f"messy{i}.conllu", raw), verbose=False)
+        ds = read(_write(tmp_path / f"messy{i}.conllu", raw), verbose=False)
         assert ds.label_names == clean.label_names and ds.sizes() == clean.sizes(), i
         assert _sentences(ds) == _sentences(clean), i
     with pytest.raises(ValueError, match=r"latin1.conllu, line 2: byte b'\\xe9' is not valid utf-8"):
-        from_conllu(_write(tmp_path / "latin1.conllu", "# x\n# text = caf\xe9\n", "latin-1"), verbose=False)
+        read(_write(tmp_path / "latin1.conllu", "# x\n# text = caf\xe9\n", "latin-1"), verbose=False)
 
 
 # --- broken files: each stops at its line, says what is wrong and the fix ---------------------------------------
@@ -237,9 +235,9 @@ BROKEN = {  # what breaks: (the file, the line it stops at, what the message say
 @pytest.mark.parametrize("case", sorted(BROKEN))
 def test_a_broken_line_stops_with_its_line_and_fix(tmp_path, case):
     text, line, match = BROKEN[case]
-    assert from_conllu(_write(tmp_path / "ok.conllu", GOOD * 4), verbose=False).sizes()["train"] == 10  # it read
+    assert read(_write(tmp_path / "ok.conllu", GOOD * 4), verbose=False).sizes()["train"] == 10  # it read
     with pytest.raises(ValueError, match=rf"^bad.conllu, line {line}: .*{match}") as err:
-        from_conllu(_write(tmp_path / "bad.conllu", text * 4), verbose=False)
+        read(_write(tmp_path / "bad.conllu", text * 4), verbose=False)
     if "field" in case or "spaces" in case:  # the fields, by name and number
         assert "ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC" in str(err.value) or "1 ID, 2 FORM" in str(
             err.value
@@ -248,9 +246,9 @@ def test_a_broken_line_stops_with_its_line_and_fix(tmp_path, case):
 
 def test_a_field_empty_in_the_file_names_the_fields_that_have_values(tmp_path):
     path = _write(tmp_path / "es.conllu", SPANISH * 5)
-    assert from_conllu(path, verbose=False).sizes() == {"train": 8, "dev": 1, "test": 1}  # UPOS reads
+    assert read(path, verbose=False).sizes() == {"train": 8, "dev": 1, "test": 1}  # UPOS reads
     with pytest.raises(ValueError, match=r"es.conllu: the XPOS \(5\) field is empty in this file") as err:
-        from_conllu(path, "xpos", verbose=False)
+        read(path, fmt=ConlluFormat(tag_field="xpos"), verbose=False)
     msg = str(err.value)
     assert "lemma (3), upos (4), feats (6), head (7), deprel (8), deps (9), misc (10)" in msg
     assert "xpos (5)," not in msg and "1 ID, 2 FORM, 3 LEMMA, 4 UPOS, 5 XPOS" in msg
@@ -273,19 +271,19 @@ def test_a_field_empty_in_the_file_names_the_fields_that_have_values(tmp_path):
 def test_a_wrong_field_names_the_fields_and_their_numbers(tmp_path, field, match):
     path = _write(tmp_path / "x.conllu", TAGGED * 4)
     with pytest.raises(ValueError, match=rf"^x.conllu: {match}") as err:
-        from_conllu(path, field, verbose=False)
+        read(path, fmt=ConlluFormat(tag_field=field), verbose=False)
     assert "1 ID, 2 FORM, 3 LEMMA, 4 UPOS, 5 XPOS, 6 FEATS, 7 HEAD, 8 DEPREL, 9 DEPS, 10 MISC" in str(err.value)
 
 
 def test_one_tag_only_and_no_sentences(tmp_path):
     one = "".join(f"# text = w{i}\n1\tw{i}\tw\tNOUN\tNN\t_\t0\troot\t_\t_\n\n" for i in range(20))
     with pytest.raises(ValueError, match=r"one.conllu: every word has the UPOS \(4\) tag 'NOUN'; .*two tags"):
-        from_conllu(_write(tmp_path / "one.conllu", one), verbose=False)
+        read(_write(tmp_path / "one.conllu", one), verbose=False)
     for i, text in enumerate(["", "\n\n", "# newdoc id = x\n# sent_id = 1\n# text = nothing here\n\n"]):
         with pytest.raises(ValueError, match=rf"none{i}.conllu holds no sentences. CoNLL-U has a word per line"):
-            from_conllu(_write(tmp_path / f"none{i}.conllu", text), verbose=False)
+            read(_write(tmp_path / f"none{i}.conllu", text), verbose=False)
     with pytest.raises(FileNotFoundError, match="No such file or folder"):
-        from_conllu(tmp_path / "missing.conllu")
+        read(tmp_path / "missing.conllu")
 
 
 # --- folders: a treebank's split files ----------------------------------------------------------------------------
@@ -298,7 +296,7 @@ def test_a_treebank_folder_keeps_its_splits(tmp_path, names):
         name = f"sv_talbanken-ud-{split}.conllu" if names == "ud" else f"{split}.conllu"
         _write(tmp_path / name, SWEDISH.replace("sv-1", f"{split}") * n + ELLIPSIS)
     (tmp_path / "sv_talbanken-ud-train.txt").write_text("the raw text UD ships beside the .conllu files")
-    ds = from_conllu(tmp_path, verbose=False)
+    ds = read(tmp_path, verbose=False)
     assert ds.sizes() == {k: n + 1 for k, n in sizes.items()}
     assert ds.info["split"] == "the folder's train, dev and test files" and ds.name == tmp_path.name
     assert ds.info["sentence_text"]["dev"] == [None, None, WORDS["Mary"][2]]  # the file's order, its texts
@@ -308,64 +306,60 @@ def test_a_treebank_folder_keeps_its_splits(tmp_path, names):
 def test_a_folder_with_train_and_test_only_splits_dev_off_train(tmp_path, capsys):
     _write(tmp_path / "tr_x-ud-train.conllu", TAGGED * 10)
     _write(tmp_path / "tr_x-ud-test.conllu", TAGGED * 2)
-    ds = from_conllu(tmp_path, dev=0.1, seed=0)
+    ds = read(tmp_path, splits=Splits(dev=0.1, seed=0))
     assert ds.sizes() == {"train": 27, "dev": 3, "test": 6}
     assert ds.info["split"] == "the folder's files; dev split off train (seeded)"
     assert "dev split off train (seeded)" in capsys.readouterr().out
-    again = from_conllu(tmp_path, dev=0.1, seed=0, verbose=False)
+    again = read(tmp_path, splits=Splits(dev=0.1, seed=0), verbose=False)
     assert _sentences(again) == _sentences(ds)  # seeded
-    assert _sentences(from_conllu(tmp_path, seed=1, verbose=False)) != _sentences(ds)
+    assert _sentences(read(tmp_path, splits=Splits(seed=1), verbose=False)) != _sentences(ds)
 
 
 def test_folders_the_kit_cannot_read_say_why(tmp_path):
     one = tmp_path / "one"
     one.mkdir()
     _write(one / "web.conllu", TAGGED * 4)  # one file, of any name: split like a file
-    assert from_conllu(one, verbose=False).sizes() == {"train": 10, "dev": 1, "test": 1}
+    assert read(one, verbose=False).sizes() == {"train": 10, "dev": 1, "test": 1}
     _write(one / "wiki.conllu", TAGGED * 4)
     with pytest.raises(FileNotFoundError, match=r"none is named for a split: \['web.conllu', 'wiki.conllu'\]"):
-        from_conllu(one, verbose=False)
+        read(one, verbose=False)
     two = tmp_path / "two"
     two.mkdir()
     for name in ("en_ewt-ud-train.conllu", "en_gum-ud-train.conllu", "en_ewt-ud-test.conllu"):
         _write(two / name, TAGGED * 4)
     with pytest.raises(ValueError, match=r"has 2 .conllu files for train.*one treebank per folder"):
-        from_conllu(two, verbose=False)
+        read(two, verbose=False)
     test_only = tmp_path / "test_only"
     test_only.mkdir()
     _write(test_only / "en_ewt-ud-test.conllu", TAGGED * 4)
     with pytest.raises(FileNotFoundError, match=r"has no train file"):
-        from_conllu(test_only, verbose=False)
+        read(test_only, verbose=False)
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError, match=r"empty is a folder with no .conllu file"):
-        from_conllu(tmp_path / "empty", verbose=False)
+        read(tmp_path / "empty", fmt=ConlluFormat(), verbose=False)  # the format says what the folder should hold
 
 
 # --- sniffing, and what the CoNLL reader says of a CoNLL-U file ----------------------------------------------------
 
 
-def test_looks_like_conllu():
-    assert looks_like_conllu(SPANISH) and looks_like_conllu(TAGGED) and looks_like_conllu("\ufeff" + ELLIPSIS)
-    assert looks_like_conllu(TAGGED.replace("\n", "\r\n"))
-    assert looks_like_conllu("1\tHi\thi\tINTJ\tUH\t_\t0\troot\t_\t_\n")  # no comment: CoNLL-X-like, still the form
-    assert not looks_like_conllu("EU NNP B-NP B-ORG\nrejects VBZ B-VP O\n")  # CoNLL-2003
-    assert not looks_like_conllu("text,label\nfine,1\n") and not looks_like_conllu("# only comments\n\n")
-    assert not looks_like_conllu(TAGGED.replace("\t", " "))  # spaces: not CoNLL-U's form
-    assert not looks_like_conllu("x\tHi\thi\tINTJ\tUH\t_\t0\troot\t_\t_\n")  # no ID
-
-
-def test_from_conll_sends_a_conllu_file_to_from_conllu(tmp_path):
-    path = _write(tmp_path / "treebank.txt", TAGGED * 4)
-    with pytest.raises(ValueError, match=r"treebank.txt: this is a CoNLL-U file: use from_conllu \(kit run reads"):
-        from_conll(path, verbose=False)
+def test_conllu_by_its_content_and_a_conll_format_for_it(tmp_path):
+    path = _write(tmp_path / "treebank.txt", TAGGED * 4)  # CoNLL-U under another name: read as CoNLL-U
+    assert data_kind(path) == "conllu" and read(path, verbose=False).info["tag_field"] == "UPOS"
+    with pytest.raises(ValueError, match=r"ConllFormat does not apply to treebank.txt: it is CoNLL-U \(by its content"):
+        read(path, fmt=ConllFormat(), verbose=False)
     bare = "".join(r + "\n" for r in (TAGGED * 4).split("\n") if not r.startswith("#"))  # no comments either
-    with pytest.raises(ValueError, match=r"bare.conll: this is a CoNLL-U file"):  # not its IDs read as the tokens
-        from_conll(_write(tmp_path / "bare.conll", bare), verbose=False)
+    assert data_kind(_write(tmp_path / "bare.conll", bare)) == "conllu"  # not its IDs read as the tokens
     folder = tmp_path / "ud"
     folder.mkdir()
     _write(folder / "en_ewt-ud-train.conllu", TAGGED * 4)
-    with pytest.raises(ValueError, match=r"holds CoNLL-U files \(.conllu\): use from_conllu"):
-        from_conll(folder, verbose=False)
+    with pytest.raises(ValueError, match=r"ConllFormat does not apply to ud: it is CoNLL-U \(by its name\)"):
+        read(folder, fmt=ConllFormat(), verbose=False)
+    conll2003 = tmp_path / "conll2003"  # CoNLL-2003's file names, CoNLL-U inside
+    conll2003.mkdir()
+    for name in ("train.txt", "valid.txt", "test.txt"):
+        _write(conll2003 / name, TAGGED * 4)
+    with pytest.raises(ValueError, match=r"train.txt: this is a CoNLL-U file: name it .conllu"):
+        read(conll2003, task="tagging", verbose=False)
 
 
 def test_conllu_is_tagging_for_kit_run_and_known_by_name(tmp_path):
@@ -378,7 +372,7 @@ def test_conllu_is_tagging_for_kit_run_and_known_by_name(tmp_path):
 
 def test_the_turkish_web_treebank(web_conllu):
     assert web_conllu.name == "web.conllu"
-    ds = from_conllu(web_conllu, verbose=False)
+    ds = read(web_conllu, verbose=False)
     assert sum(ds.sizes().values()) == 2541  # its sentences (and `# text` comments, and sent_ids): 2,541
     assert ds.sizes() == {"train": 2033, "dev": 254, "test": 254}
     # the treebank's UPOS: 14 tags, UD v1's CONJ and PRT and its own AFFIX and ONOM among them
@@ -389,13 +383,13 @@ def test_the_turkish_web_treebank(web_conllu):
     assert sum(len(t) for s in ds.splits.values() for t in s.texts) == 32422  # its words
     texts = [t for part in ds.info["sentence_text"].values() for t in part]
     assert None not in texts and "Burda da öylemi yoksa kiloyla mı ?" in texts
-    xpos = from_conllu(web_conllu, "xpos", verbose=False)
+    xpos = read(web_conllu, fmt=ConlluFormat(tag_field="xpos"), verbose=False)
     assert len(xpos.label_names) == 44 and {"NN", "NNP", "VB", "JJ"} <= set(xpos.label_names)
     assert xpos.info["sentence_text"] == ds.info["sentence_text"]  # the same seeded split of the same sentences
     with pytest.raises(ValueError, match=r"web.conllu, line 14: the LEMMA \(3\) tag is _"):  # its suffix pieces
-        from_conllu(web_conllu, "lemma", verbose=False)
+        read(web_conllu, fmt=ConlluFormat(tag_field="lemma"), verbose=False)
     with pytest.raises(ValueError, match=r"DEPS \(9\) field is empty in this file"):
-        from_conllu(web_conllu, "deps", verbose=False)
+        read(web_conllu, fmt=ConlluFormat(tag_field="deps"), verbose=False)
 
 
 def test_your_copy_of_the_treebank_must_hold_web_conllu(tmp_path, monkeypatch):

@@ -1,12 +1,12 @@
-"""kit.data.file_formats: which reader a file needs, by its name, or by its content where the name lies."""
+"""Which reader a file needs (kit.data.data_kind), by its name, or by its content where the name lies."""
 
 import json
 
 import pandas as pd
 import pytest
 
-from kit.data.csv_reader import from_csv
-from kit.data.file_formats import content_format, describe_format, file_format, format_hint
+from kit.data import Columns, data_kind, read
+from kit.data.file_formats import content_format, format_hint
 
 # no Keras here: `kit test` runs this module under its first backend only
 pytestmark = pytest.mark.one_backend
@@ -31,10 +31,13 @@ CONLLU = (
         ("a.parquet", "parquet"),
         ("a.pq", "parquet"),
         ("a", "csv"),
+        ("a.conll", "conll"),
+        ("a.BIO", "conll"),
+        ("a.conllu", "conllu"),
     ],
 )
 def test_by_name(tmp_path, name, expected):
-    assert file_format(tmp_path / name) == expected  # no such file: the name decides
+    assert data_kind(tmp_path / name) == expected  # no such file: the name decides
 
 
 def test_by_content_where_the_name_lies_or_says_nothing(tmp_path):
@@ -45,7 +48,7 @@ def test_by_content_where_the_name_lies_or_says_nothing(tmp_path):
     rows.to_parquet(tmp_path / "table.dat")
     rows.to_csv(tmp_path / "plain.dat", index=False)
     rows.to_csv(tmp_path / "plain.jsonl", index=False)  # CSV named .jsonl: the name decides, the reader explains
-    found = {p.name: file_format(p) for p in sorted(tmp_path.iterdir())}
+    found = {p.name: data_kind(p) for p in sorted(tmp_path.iterdir())}
     assert found == {
         "export": "jsonl",
         "own.csv": "jsonl",
@@ -54,35 +57,31 @@ def test_by_content_where_the_name_lies_or_says_nothing(tmp_path):
         "table.dat": "parquet",
         "table.jsonl": "parquet",
     }
-    assert [describe_format(tmp_path / n) for n in ("own.csv", "table.dat", "plain.dat")] == [
-        "JSON Lines",
-        "Parquet",
-        None,
-    ]
+    assert [content_format(tmp_path / n) for n in ("own.csv", "table.dat", "plain.dat")] == ["jsonl", "parquet", None]
 
 
 def test_folders_and_long_first_lines(tmp_path):
-    assert file_format(tmp_path) == "folder" and describe_format(tmp_path) is None
+    assert data_kind(tmp_path) == "folder" and content_format(tmp_path) is None
     (tmp_path / "state.json").write_text("{}")
-    assert file_format(tmp_path) == "hf_disk"
+    assert data_kind(tmp_path) == "hf_disk"
     long = tmp_path / "long.txt"  # a first object longer than the bytes read to sniff it
     long.write_text(json.dumps({"text": "word " * 50_000, "label": 1}) + "\n", encoding="utf-8")
-    assert file_format(long) == "jsonl"
+    assert data_kind(long) == "jsonl"
     brace = tmp_path / "brace.csv"  # a CSV whose first field starts with a brace is still a CSV
     brace.write_text("{text},label\n{a},1\n")
-    assert file_format(brace) == "csv" and content_format(brace) is None
+    assert data_kind(brace) == "csv" and content_format(brace) is None
 
 
 def test_conllu_by_content_and_the_hint_from_csv(tmp_path):
     path = tmp_path / "web.txt"
     path.write_text(CONLLU, encoding="utf-8")
-    assert content_format(path) == "conllu" and describe_format(path) == "CoNLL-U"
-    assert file_format(path) == "csv"  # CoNLL is the tagged-token reader's to find
+    assert content_format(path) == "conllu" and data_kind(path) == "conllu"
+    assert data_kind(path, "classification") == "csv"  # rows asked for: the name decides
     no_comments = tmp_path / "bare.txt"
     no_comments.write_text(CONLLU.split("\n", 2)[2], encoding="utf-8")
     assert content_format(no_comments) == "conllu"
     with pytest.raises(
         KeyError, match=r"web.txt has no CSV column 'text'. It looks like CoNLL-U, not CSV: name it .conllu"
     ):
-        from_csv(path, text="text", label="label")
+        read(path, Columns(text="text", label="label"), task="classification")
     assert format_hint(path, "conllu") == ""

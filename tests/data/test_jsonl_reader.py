@@ -1,4 +1,4 @@
-"""kit.data.from_jsonl: JSON Lines as pandas and datasets write them, and the messy files people bring."""
+"""kit.data.read on JSON Lines: as pandas and datasets write them, and the messy files people bring."""
 
 import importlib
 import json
@@ -7,9 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kit.data.csv_reader import from_csv
-from kit.data.file_formats import file_format
-from kit.data.jsonl_reader import from_jsonl
+from kit.data import Columns, CsvFormat, JsonlFormat, Splits, data_kind, read
 
 # imported after the kit, so that its check for TensorFlow sees the kit's block under jax and torch (kit/tf_guard.py)
 datasets = importlib.import_module("datasets")
@@ -48,7 +46,7 @@ def test_pandas_records_round_trip_exactly(tmp_path):
     df = pd.DataFrame(_reviews(60))
     path = tmp_path / "own.jsonl"
     df.to_json(path, orient="records", lines=True, force_ascii=False)
-    ds = from_jsonl(path, text="text", label="label", verbose=False)
+    ds = read(path, Columns(text="text", label="label"), verbose=False)
     assert ds.task == "classification" and ds.label_names == ["neg", "pos"]
     assert ds.sizes() == {"train": 48, "dev": 6, "test": 6}
     assert _all_texts(ds) == sorted(df["text"])
@@ -61,46 +59,46 @@ def test_datasets_to_json_with_integer_labels(tmp_path, capsys):
     rows = {"sentence": [f"sentence {i}" for i in range(50)], "label": [i % 5 for i in range(50)]}
     path = tmp_path / "sst.jsonl"
     datasets.Dataset.from_dict(rows).to_json(path)
-    ds = from_jsonl(path, text="sentence", label="label")
+    ds = read(path, Columns(text="sentence", label="label"))
     assert ds.task == "classification" and ds.label_names == ["0", "1", "2", "3", "4"]
     assert "5 distinct integers, read as classes" in capsys.readouterr().out
-    ds = from_jsonl(path, text="sentence", label="label", task="regression", verbose=False)
+    ds = read(path, Columns(text="sentence", label="label"), task="regression", verbose=False)
     assert ds.task == "regression" and ds.train.y.dtype == np.float32
 
 
 def test_labels_become_the_strings_a_csv_would_hold(tmp_path):
     bools = _write_lines(tmp_path / "b.jsonl", _reviews(30, lambda i: i % 3 == 0))
-    assert from_jsonl(bools, text="text", label="label", verbose=False).label_names == ["false", "true"]
+    assert read(bools, Columns(text="text", label="label"), verbose=False).label_names == ["false", "true"]
     scores = _write_lines(tmp_path / "s.jsonl", _reviews(30, lambda i: i / 8))
-    ds = from_jsonl(scores, text="text", label="label", verbose=False)
+    ds = read(scores, Columns(text="text", label="label"), verbose=False)
     assert ds.task == "regression" and sorted(np.concatenate([s.y for s in ds.splits.values()]))[1] == 0.125
     mixed = _write_lines(tmp_path / "m.jsonl", _reviews(30, lambda i: [1, "1", 2][i % 3]))
-    assert from_jsonl(mixed, text="text", label="label", verbose=False).label_names == ["1", "2"]
+    assert read(mixed, Columns(text="text", label="label"), verbose=False).label_names == ["1", "2"]
 
 
 def test_pairs_split_key_and_blank_lines(tmp_path):
     split = ["train"] * 12 + ["dev"] * 4 + ["test"] * 4
     rows = [{"q1": f"a {i}", "q2": f"b {i}", "dup": i % 2, "part": split[i]} for i in range(20)]
     path = _write_lines(tmp_path / "pairs.ndjson", rows, blank_every=3)
-    ds = from_jsonl(path, text_a="q1", text_b="q2", label="dup", split="part", verbose=False)
+    ds = read(path, Columns(text_a="q1", text_b="q2", label="dup"), splits=Splits(column="part"), verbose=False)
     assert ds.task == "pairs" and ds.sizes() == {"train": 12, "dev": 4, "test": 4}
     assert ds.dev.texts == [f"a {i}" for i in range(12, 16)] and ds.dev.texts_b == [f"b {i}" for i in range(12, 16)]
     rows[13]["q2"] = ""  # object 13 sits on line 19: 13 objects and 5 blank lines before it
     with pytest.raises(ValueError, match=r"pairs.ndjson: 1 row\(s\) have an empty text \(first at line 19\)"):
-        from_jsonl(_write_lines(path, rows, blank_every=3), text_a="q1", text_b="q2", label="dup")
+        read(_write_lines(path, rows, blank_every=3), Columns(text_a="q1", text_b="q2", label="dup"))
 
 
 def test_a_json_array_of_objects(tmp_path):
     df = pd.DataFrame(_reviews(30))
     path = tmp_path / "own.json"
     df.to_json(path, orient="records", force_ascii=False, indent=2)
-    ds = from_jsonl(path, text="text", label="label", verbose=False)
+    ds = read(path, Columns(text="text", label="label"), verbose=False)
     assert _all_texts(ds) == sorted(df["text"])
     objects = _reviews(30)
     objects[7]["text"] = ["a", "list"]
     path.write_text("[\n" + ",\n".join(json.dumps(o) for o in objects) + "\n]\n")
     with pytest.raises(ValueError, match=r"own.json, line 9: the text in column 'text' is a list"):
-        from_jsonl(path, text="text", label="label")
+        read(path, Columns(text="text", label="label"))
 
 
 def test_a_line_that_is_not_json_names_the_line_and_the_error(tmp_path):
@@ -109,10 +107,10 @@ def test_a_line_that_is_not_json_names_the_line_and_the_error(tmp_path):
     lines[11] = lines[11][:-1]  # the closing brace lost
     path.write_text("\n".join(lines), encoding="utf-8")
     with pytest.raises(ValueError, match=r"own.jsonl, line 12: not valid JSON \(Expecting ',' delimiter, at column"):
-        from_jsonl(path, text="text", label="label")
+        read(path, Columns(text="text", label="label"))
     path.write_text('{"text": "a", "label": 1}\n[1, 2]\n')
     with pytest.raises(ValueError, match=r"line 2: a JSON value that is a list, not an object"):
-        from_jsonl(path, text="text", label="label")
+        read(path, Columns(text="text", label="label"))
 
 
 def test_texts_that_are_not_strings(tmp_path):
@@ -120,14 +118,14 @@ def test_texts_that_are_not_strings(tmp_path):
     for bad, kind in ((["a", "list"], "a list"), (42, "a number"), ({"nested": "x"}, "an object")):
         rows[5]["text"] = bad
         with pytest.raises(ValueError, match=f"own.jsonl, line 6: the text in column 'text' is {kind} "):
-            from_jsonl(_write_lines(tmp_path / "own.jsonl", rows), text="text", label="label")
+            read(_write_lines(tmp_path / "own.jsonl", rows), Columns(text="text", label="label"))
     rows[5]["text"] = None
     with pytest.raises(ValueError, match=r"line 6: the text in column 'text' is null.*skip_empty=True"):
-        from_jsonl(_write_lines(tmp_path / "own.jsonl", rows), text="text", label="label")
-    ds = from_jsonl(tmp_path / "own.jsonl", text="text", label="label", skip_empty=True, verbose=False)
+        read(_write_lines(tmp_path / "own.jsonl", rows), Columns(text="text", label="label"))
+    ds = read(tmp_path / "own.jsonl", Columns(text="text", label="label"), skip_empty=True, verbose=False)
     assert sum(ds.sizes().values()) == 19 and ds.info["skipped_empty"] == 1
     rows[9]["text"] = "   "
-    ds = from_jsonl(_write_lines(tmp_path / "own.jsonl", rows), text="text", label="label", skip_empty=True)
+    ds = read(_write_lines(tmp_path / "own.jsonl", rows), Columns(text="text", label="label"), skip_empty=True)
     assert sum(ds.sizes().values()) == 18 and ds.info["skipped_empty"] == 2
 
 
@@ -135,78 +133,84 @@ def test_missing_labels_keys_and_columns(tmp_path):
     rows = _reviews(20)
     rows[3]["label"] = None
     with pytest.raises(ValueError, match=r"own.jsonl, line 4: the label in column 'label' is missing \(null\)"):
-        from_jsonl(_write_lines(tmp_path / "own.jsonl", rows), text="text", label="label")
+        read(_write_lines(tmp_path / "own.jsonl", rows), Columns(text="text", label="label"))
     rows[3]["label"] = "NaN"
     with pytest.raises(ValueError, match=r"line 4: the label in column 'label' is missing \('NaN'\).*label_names"):
-        from_jsonl(_write_lines(tmp_path / "own.jsonl", rows), text="text", label="label")
+        read(_write_lines(tmp_path / "own.jsonl", rows), Columns(text="text", label="label"))
     rows[3]["label"] = [1, 0]
     with pytest.raises(ValueError, match=r"line 4: the label in column 'label' is a list \(\[1, 0\]\), not one value"):
-        from_jsonl(_write_lines(tmp_path / "own.jsonl", rows), text="text", label="label")
+        read(_write_lines(tmp_path / "own.jsonl", rows), Columns(text="text", label="label"))
     del rows[3]["label"]
     with pytest.raises(ValueError, match=r"line 4: no 'label' here \(its fields are \['text'\]\)"):
-        from_jsonl(_write_lines(tmp_path / "own.jsonl", rows), text="text", label="label")
+        read(_write_lines(tmp_path / "own.jsonl", rows), Columns(text="text", label="label"))
     with pytest.raises(KeyError, match=r"own.jsonl has no column 'review'. Its keys are \['text', 'label'\]"):
-        from_jsonl(tmp_path / "own.jsonl", text="review", label="label")
+        read(tmp_path / "own.jsonl", Columns(text="review", label="label"))
 
 
 def test_one_class_and_a_class_of_two_rows(tmp_path):
     path = _write_lines(tmp_path / "own.jsonl", _reviews(20, lambda i: "pos"))
     with pytest.raises(ValueError, match=r"column 'label' holds one class only \(\['pos'\]\)"):
-        from_jsonl(path, text="text", label="label")
+        read(path, Columns(text="text", label="label"))
     path = _write_lines(path, _reviews(20, lambda i: "rare" if i in (4, 15) else ["neg", "pos"][i % 2]))
     with pytest.raises(ValueError, match=r"own.jsonl: class 'rare' \(2, line 5\) has fewer than 3 rows"):
-        from_jsonl(path, text="text", label="label")
+        read(path, Columns(text="text", label="label"))
 
 
-def test_empty_files_and_other_json_shapes(tmp_path):
-    path = tmp_path / "own.jsonl"
-    path.write_text("\n  \n")
-    with pytest.raises(ValueError, match="own.jsonl is empty: it needs one JSON object per line"):
-        from_jsonl(path, text="text", label="label")
-    pd.DataFrame(_reviews(10)).to_json(path)  # pandas' default: one object of whole columns
-    with pytest.raises(ValueError, match=r"one object of whole columns.*orient='records', lines=True"):
-        from_jsonl(path, text="text", label="label")
-    path.write_text(json.dumps(_reviews(10)[0], indent=2))
-    with pytest.raises(ValueError, match=r"line 1: not valid JSON.*spread over several lines"):
-        from_jsonl(path, text="text", label="label")
-    path.write_text("text,label\na,1\n")
-    with pytest.raises(ValueError, match=r"line 1: not valid JSON.*If it is a CSV or TSV file, name it .csv"):
-        from_jsonl(path, text="text", label="label")
+SHAPES = {  # what is in own.jsonl: (how to write it, what the error must say)
+    "blank lines only": (lambda p: p.write_text("\n  \n"), "own.jsonl is empty: it needs one JSON object per line"),
+    "pandas' default: one object of whole columns": (
+        lambda p: pd.DataFrame(_reviews(10)).to_json(p),
+        r"one object of whole columns.*orient='records', lines=True",
+    ),
+    "an object over several lines": (
+        lambda p: p.write_text(json.dumps(_reviews(10)[0], indent=2)),
+        r"line 1: not valid JSON.*spread over several lines",
+    ),
+    "a CSV": (lambda p: p.write_text("text,label\na,1\n"), r"line 1: not valid JSON.*If it is a CSV or TSV file"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_empty_files_and_other_json_shapes(tmp_path, shape):
+    write, message = SHAPES[shape]
+    write(tmp_path / "own.jsonl")
+    with pytest.raises(ValueError, match=message):
+        read(tmp_path / "own.jsonl", Columns(text="text", label="label"))
 
 
 def test_a_jsonl_file_named_csv(tmp_path):
     """The issue's bug: a JSON Lines file read as CSV answered with a column list of JSON fragments."""
     path = tmp_path / "own.csv"
     pd.DataFrame(_reviews(30)).to_json(path, orient="records", lines=True)
+    assert data_kind(path) == "jsonl"  # its content says it, whatever its name
+    assert read(path, Columns(text="text", label="label"), verbose=False).sizes()["train"] == 24
     with pytest.raises(ValueError) as info:
-        from_csv(path, text="text", label="label")
+        read(path, Columns(text="text", label="label"), CsvFormat(delimiter=";"))
     message = str(info.value)
-    assert message.startswith("own.csv is not a CSV file. It looks like JSON Lines, not CSV: name it .jsonl")
-    assert "from_jsonl" in message
+    assert message.startswith("CsvFormat does not apply to own.csv: it is JSON Lines (by its content, whatever")
+    assert "For JSON Lines pass JsonlFormat(...) or nothing." in message
     assert '{"text"' not in message  # no column list of JSON fragments
-    assert file_format(path) == "jsonl"
-    assert from_jsonl(path, text="text", label="label", verbose=False).sizes()["train"] == 24
 
 
 def test_encodings(tmp_path):
     rows = [{"text": f"café {i}", "label": i % 2} for i in range(20)]
     path = tmp_path / "bom.jsonl"
     path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8-sig")
-    assert from_jsonl(path, text="text", label="label", verbose=False).info["encoding"] == "utf-8-sig"
+    assert read(path, Columns(text="text", label="label"), verbose=False).info["encoding"] == "utf-8-sig"
     path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="cp1252")
     with pytest.raises(ValueError, match=r"bom.jsonl, line 1: byte .* is not valid utf-8.*encoding='cp1252'"):
-        from_jsonl(path, text="text", label="label")
-    ds = from_jsonl(path, text="text", label="label", encoding="cp1252", verbose=False)
+        read(path, Columns(text="text", label="label"))
+    ds = read(path, Columns(text="text", label="label"), JsonlFormat(encoding="cp1252"), verbose=False)
     assert any("café" in t for t in ds.train.texts)
 
 
 def test_arguments_and_paths(tmp_path):
     path = _write_lines(tmp_path / "own.jsonl", _reviews(20))
-    with pytest.raises(ValueError, match=r"Name the text column: from_jsonl\(path, text='column'"):
-        from_jsonl(path, label="label")
+    with pytest.raises(ValueError, match=r"Name the text column: read\(path, Columns\(text='column'"):
+        read(path, Columns(label="label"))
     with pytest.raises(ValueError, match="Column 'text' is named twice"):
-        from_jsonl(path, text="text", label="text")
+        read(path, Columns(text="text", label="text"))
     with pytest.raises(FileNotFoundError, match="No such file"):
-        from_jsonl(tmp_path / "none.jsonl", text="text", label="label")
-    with pytest.raises(IsADirectoryError, match="from_jsonl reads one JSON Lines file"):
-        from_jsonl(tmp_path, text="text", label="label")
+        read(tmp_path / "none.jsonl", Columns(text="text", label="label"))
+    with pytest.raises(IsADirectoryError, match="is a folder of none of the kinds read: read takes a file"):
+        read(tmp_path, Columns(text="text", label="label"))

@@ -1,4 +1,4 @@
-"""kit.data.own: the user's file from `kit run NN --data ...`, dispatched to the CSV or the CoNLL reader."""
+"""kit.data.own: the user's file from `kit run NN --data ...`, read by kit.data.read in the notebook."""
 
 import pytest
 
@@ -8,16 +8,6 @@ from kit.data.own import OwnData, notebook_dataset
 pytestmark = pytest.mark.one_backend
 
 SENTENCE = "EU NNP B-NP B-ORG\nrejects VBZ B-VP O\nGerman JJ B-NP B-MISC\ncall NN I-NP O\n. . O O\n"
-
-
-def _file(tmp_path, text, name="mine.csv"):
-    p = tmp_path / name
-    p.write_text(text, encoding="utf-8")
-    return p
-
-
-def _rows(n, fmt):
-    return "\n".join(fmt(i) for i in range(n)) + "\n"
 
 
 def _conll(n=40):
@@ -32,7 +22,8 @@ def _write(path, content: bytes):
 
 def test_notebook_parameters_from_env(tmp_path, monkeypatch):
     """`kit run NN --data ...` sets KIT_DATA_FILE & co.; a notebook that cannot use pairs stops at once."""
-    p = _file(tmp_path, "q1,q2,dup\n" + _rows(30, lambda i: f"a {i},b {i},{i % 2}"))
+    p = tmp_path / "mine.csv"
+    p.write_text("q1,q2,dup\n" + "".join(f"a {i},b {i},{i % 2}\n" for i in range(30)))
     for var in ("KIT_DATA_FILE", "KIT_TEXT", "KIT_LABEL", "KIT_TEXT_A", "KIT_TEXT_B", "KIT_TASK"):
         monkeypatch.delenv(var, raising=False)
     assert OwnData.from_env() is None
@@ -43,7 +34,8 @@ def test_notebook_parameters_from_env(tmp_path, monkeypatch):
     monkeypatch.setenv("KIT_DATA_FILE", str(p))
     monkeypatch.setenv("KIT_TEXT_A", "q1")
     monkeypatch.setenv("KIT_TEXT_B", "q2")
-    assert OwnData.from_env().name == p.name  # banners name the user's file
+    assert OwnData.from_env().name == p.name  # banners name the user's file, its columns and the task
+    assert OwnData.from_env().describe() == f"{p} (text_a='q1', text_b='q2', label='dup')"
     with pytest.raises(ValueError, match="Notebook 02 needs single texts with class labels.*gives task 'pairs'"):
         notebook_dataset(lambda: None, notebook="Notebook 02")
     ds = notebook_dataset(lambda: None, tasks=("pairs",), needs="pairs", verbose=False)
@@ -56,7 +48,7 @@ def test_own_tagged_data_replaces_notebook_03s_tagging_task(tmp_path, monkeypatc
 
     monkeypatch.setenv("KIT_DATA_FILE", str(_write(tmp_path / "mine.conll", _conll(200).encode())))
     own = OwnData.from_env()
-    assert own.is_tagged
+    assert own.is_tagged and own.describe() == f"{tmp_path / 'mine.conll'} (tagged tokens, CoNLL form, tag column -1)"
     ds = own.load(verbose=False)
     specs = SCALES["smoke"]["tasks"]
     new_specs, new_data = with_own_data(specs, {name: None for name in specs}, ds)

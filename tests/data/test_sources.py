@@ -136,7 +136,7 @@ def test_single_file_where_a_folder_is_expected(cache, tmp_path, monkeypatch):
     with pytest.raises(
         ValueError,
         match=r"single \.csv file, but ag_news reads the folder with train\.csv and "
-        r"test\.csv.*KIT_DATA_AG_NEWS.*kit\.data\.from_csv",
+        r"test\.csv.*KIT_DATA_AG_NEWS.*kit\.data\.read",
     ):
         load("ag_news")
     (tmp_path / "test.csv").write_text('"2","t2","x2"\n')

@@ -2,6 +2,7 @@
 
 import keras
 import numpy as np
+import pandas as pd
 import pytest
 
 from kit.analysis import time_inference
@@ -49,7 +50,7 @@ def test_the_best_dev_epoch_is_restored_when_later_epochs_are_worse():
 
 
 def test_regression_targets():
-    """Float targets (from_csv makes them) train with MSE on one output and stop on dev loss."""
+    """Float targets (kit.data.read makes them) train with MSE on one output and stop on dev loss."""
     from kit.train import regression_scores
 
     x, _ = _toy(n=80)
@@ -64,6 +65,26 @@ def test_regression_targets():
         _ = r.best_dev_accuracy
     with pytest.raises(ValueError, match="model has 2 outputs"):
         fit_classifier(_model(), x, y, x, y, learning_rate=0.1, epochs=1, batch_size=8)
+
+
+@pytest.mark.parametrize("label", ["stars", "score"])
+def test_a_file_read_by_kit_data_read_trains_on_this_backend(tmp_path, label):
+    """The labels kit.data.read makes (int32 class ids, float32 scores) train as they are, texts through WordVocab."""
+    from kit.data import Columns, read
+
+    words = ["awful", "bad", "fine", "good", "great"]
+    rows = [(f"{words[i % 5]} film, part {i}\nthe end", 1 + i % 5, (i % 5) / 4) for i in range(100)]
+    pd.DataFrame(rows, columns=["review", "stars", "score"]).to_csv(tmp_path / "mine.csv", index=False)
+    ds = read(tmp_path / "mine.csv", Columns(text="review", label=label), verbose=False)
+    assert ds.task == ("classification" if label == "stars" else "regression")
+    vocab = WordVocab.fit(ds.train.texts)
+    x, dev = (vocab.encode(s.texts, 8).astype("float32") for s in (ds.train, ds.dev))
+    keras.utils.set_random_seed(0)
+    m = keras.Sequential(
+        [keras.Input((8,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(5 if label == "stars" else 1)]
+    )
+    r = fit_classifier(m, x, ds.train.y, dev, ds.dev.y, learning_rate=0.02, epochs=3, batch_size=16)
+    assert r.steps == 3 * 5 and r.monitor == ("val_accuracy" if label == "stars" else "val_loss")
 
 
 @pytest.mark.parametrize("policy", ["mixed_bfloat16", "mixed_float16"])
