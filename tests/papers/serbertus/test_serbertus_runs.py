@@ -429,6 +429,7 @@ def test_tables_and_the_figure_name_your_data_not_its_slot(tmp_path):
     assert not any("(sst)" in x or x.startswith("sst:") for x in lines)
 
 
+@pytest.mark.one_backend  # the notebook's plumbing; run_setting is tested on every backend
 def test_the_experiment_records_runs_whole_with_their_parts_and_predictions(tmp_path):
     """Notebook 04's experiment through the shared contract: single-task and multitask runs, one write each."""
     from kit.text import BertPreprocessor, WordPieceTokenizer

@@ -2,6 +2,7 @@
 trained, the best classifier kept, the ensemble scored from the saved predictions."""
 
 import numpy as np
+import pytest
 
 import kit
 from kit.papers.stack_and_finetune import stack_and_finetune_runs as runs
@@ -10,6 +11,7 @@ from kit.train.freeze_helpers import ReusableBackbone
 from .test_stack_and_finetune_runs import VOCAB, _bert, _classes, _pre
 
 
+@pytest.mark.one_backend  # a notebook's plumbing; train_strategy and the heads are tested on every backend
 def test_the_sweep_of_a_tiny_task_lands_whole(tmp_path):
     tasks = {"toy": runs.encode_task(_classes(), _pre())}
     specs = {"toy": {"section": "classification", "sequence_length": 10}}

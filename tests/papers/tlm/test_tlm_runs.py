@@ -20,6 +20,9 @@ def _task(name, rng, n):
     return TextDataset(name, "classification", splits, label_names=["sport", "business"])
 
 
+pytestmark = pytest.mark.one_backend  # a notebook's plumbing: stage 1 and fit_classifier run on every backend
+
+
 @pytest.fixture(scope="module")
 def experiment(tmp_path_factory):
     rng = np.random.default_rng(0)
