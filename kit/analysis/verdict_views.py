@@ -2,9 +2,10 @@
 
 Both show :data:`~kit.analysis.verdicts.MAIN_COLUMNS`: the comparison, its difference, the 95% interval, the
 Holm-corrected p, the smallest detectable difference and the verdict (the paper's effect too where one was given),
-rounded (points where the table is in points). The text puts each row's reason under the table where the verdict
-is not a plain ``found`` or ``noise``; the HTML folds every other column in a ``<details>``. In a notebook,
-:func:`show_verdicts` shows the HTML, with the text as its plain-text form.
+rounded (points where the table is in points). The text puts a row's reason under the table where its verdict is
+not a plain ``found`` or ``noise`` (or is noise with an interval that excludes 0 before Holm's correction); the HTML
+folds every other column in a ``<details>``. In a notebook, :func:`show_verdicts` shows the HTML, with the text as
+its plain-text form.
 
 >>> from kit.analysis import verdict_table
 >>> t = verdict_table([("a - b", [[1, 0, 1, 1], [1, 1, 0, 1]], [[0, 0, 1, 0], [1, 0, 0, 0]])], scale=100)
@@ -117,7 +118,7 @@ def verdict_text(frame, digits: int | None = None, width: int = WIDTH, full: boo
         lines.append(_line(str(i), names[0], c, keys, widths, number, name_width))
         lines += [" " * (number + 2) + n for n in names[1:]]
     for i, r in enumerate(frame.itertuples(index=False), 1):
-        if r.verdict not in (FOUND, NOISE):
+        if r.verdict != FOUND and (r.verdict != NOISE or r.low > 0 or r.high < 0):
             text = f"#{i} {r.comparison}: {r.verdict}: {r.why}"
             lines += textwrap.wrap(text, width, subsequent_indent="   ") if r.verdict != NO_VARIATION else [text]
     return "\n".join(line.rstrip() for line in lines)

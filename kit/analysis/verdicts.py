@@ -416,21 +416,22 @@ def _design(r: Comparison) -> str:
 
 def _why(r: Comparison, label: str, detectable: float, alpha_row: float, scale: float) -> str:
     """One sentence: why the row reads as it does."""
-    pts = lambda v: f"{v * scale:.3g}"  # noqa: E731 - a number in the table's unit
-    could = f"could find ±{pts(detectable)} (80% power at alpha {alpha_row:.2g})"
+    could = f"could find ±{detectable * scale:.3g} (80% power at alpha {alpha_row:.2g})"
+    effect = f"{r.effect * scale:+.3g}"
     budgets = f"a trained {_budget_text(r.budget_a)}, b {_budget_text(r.budget_b)}" if r.budget_a else ""
     if label == NO_VARIATION:
         return "both arms score the same on every seed and test example: nothing to test (not counted by Holm)"
     if label in (FEW_SEEDS, FEW_EXAMPLES):
         part = "the seeds' spread" if label == FEW_SEEDS else "the test set's noise"
-        return f"{could}; the paper's effect is {pts(r.effect)}; {part} is most of it"
+        return f"{could}; the paper's effect is {effect}; {part} is most of it"
     if label == NEEDS_CONTROL:
         return f"budgets differ ({budgets or 'declared budget_matched=False'}): run a budget-matched control"
     if label == RECIPE:
         return f"whole recipes compared, each with its own budget{f' ({budgets})' if budgets else ''}"
     if label == NOISE:
-        paper = f"; the paper's effect {pts(r.effect)} was within reach" if np.isfinite(r.effect) else ""
-        return could + paper
+        alone = f"the interval excludes 0 alone (p {r.p:.2g}), not after Holm's correction; " * (r.p < 1 - r.level)
+        paper = f"; the paper's effect {effect} was within reach" if np.isfinite(r.effect) else ""
+        return alone + could + paper
     return f"the interval excludes 0 after Holm's correction; {could}"
 
 

@@ -207,7 +207,7 @@ def test_a_noise_row_says_whether_the_run_could_have_seen_the_papers_effect():
     )
     assert t["verdict"].tolist() == [FEW_SEEDS, NOISE, NOISE]
     assert t.loc[0, "effect"] == pytest.approx(1.0) and t.loc[0, "detectable"] > 1.0  # in points
-    assert "the paper's effect is 1" in t.loc[0, "why"] and "within reach" in t.loc[1, "why"]
+    assert "the paper's effect is +1;" in t.loc[0, "why"] and "within reach" in t.loc[1, "why"]
     # many seeds, few test examples on different test sets: the test set is what limits it
     hard = lambda: rng.choice([0.2, 0.95], 30)  # noqa: E731 - each test example's chance, an easy or a hard one
     p_a, p_b = hard(), hard()
