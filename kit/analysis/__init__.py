@@ -8,7 +8,8 @@ from .flops import format_flops, training_flops, training_tokens
 from .scales import medium_results, plot_scales, scale_table
 from .spread import Difference, difference, format_mean_se, paired_difference, summarize, welch
 from .timing import time_inference
-from .verdicts import Comparison, compare_arms, holm, show_verdicts, verdict, verdict_table, verdict_text
+from .verdict_views import show_verdicts, verdict_html, verdict_text
+from .verdicts import Comparison, compare_arms, holm, verdict, verdict_table
 
 __all__ = [
     "constant_guess",
@@ -29,6 +30,7 @@ __all__ = [
     "holm",
     "show_verdicts",
     "verdict",
+    "verdict_html",
     "verdict_table",
     "verdict_text",
     "format_mean_se",

@@ -1,37 +1,35 @@
-"""Verdicts that count every source of noise: the seeds and the test examples together, Holm across a table.
+"""Verdicts that count every source of noise, the seeds and the test examples, with Holm across a table.
 
-Welch's t over seeds (:func:`kit.analysis.welch`) counts how much a score moves from seed to seed, but every seed
-is scored on the *same* few hundred test examples: another draw of test examples could move both settings. A
-verdict here needs two tests to agree:
+Each comparison ``a - b`` takes each arm's per-example results per seed (``{seed: scores}``, 1/0 per test example for
+accuracy) and gets an interval that counts both the seeds' spread and the test set's (:mod:`kit.analysis.noise`:
+Welch's t for the few seeds, the normal for the hundreds of test examples; it covers the truth in at least 95% of
+simulated draws at 2-5 seeds, docs/statistics.md). Its ``p`` is the level at which that interval touches 0.
 
-- **a two-level bootstrap** over both sources of noise. Each of ``resamples`` draws takes the seeds with
-  replacement (whole seeds, as blocks) and, independently, the test examples with replacement, and recomputes
-  ``delta* = mean over the drawn seeds s of [mean over the drawn examples e of score(s, e)]`` for each arm. Where
-  both arms were scored on the same test examples (``paired``), one draw of examples serves both; where they share
-  their seed ids, one draw of seeds serves both. Because every seed is scored on the same examples (seeds and
-  examples are crossed, not nested), this is Owen's (2007) "pigeonhole" bootstrap: its variance is mildly
-  conservative. ``se`` is the standard deviation of the ``delta*``, the interval their percentiles, and
-  ``p = min(1, 2 (1 + #{delta* on the far side of 0}) / (resamples + 1))``.
-- **Welch's t** over the seeds' scores (``t``, ``df``, ``p_welch``): with 2-3 seeds the bootstrap's draw of seeds
-  is coarse, and Welch's t-distribution charges the small number of seeds properly.
+:func:`verdict_table` corrects the p-values for the number of comparisons in the table (Holm's step-down,
+:func:`holm`), gives each row the smallest difference the run could have found (``detectable``: 80% power at Holm's
+strictest level, ``alpha / m``), and a verdict that says why:
 
-:func:`verdict_table` corrects each test's p-values for the number of comparisons in the table (Holm's step-down,
-:func:`holm`) and calls a difference ``"found"`` only when both corrected p-values are below ``alpha``; a
-comparison whose arms had different budgets (steps, epochs, data) without a budget-matched control is at most
-``"needs a budget-matched control"``.
+- ``found``: the corrected ``p`` is below ``alpha``;
+- ``found (recipe comparison)``: found, between arms declared to be whole recipes, each with its own budget;
+- ``needs a budget-matched control``: found, but the arms trained for different budgets (``budget_a``/``budget_b``,
+  the steps and epochs each actually ran, differ by more than ``budget_tolerance``; or ``budget_matched=False``);
+- ``too few seeds to tell`` / ``too few test examples to tell``: not found, and the smallest detectable difference
+  exceeds the paper's ``effect`` for that row (the run could not have seen it); the one that dominates is named;
+- ``noise``: not found, though the run could have found the paper's effect (or none was given);
+- ``no variation``: both arms give the same score on every seed and test example (nothing to test; left out of
+  Holm's count).
 
-Per-example scores: for a metric that is a mean over test examples (accuracy: 1/0 per example; token accuracy
-per sentence only when sentences are equally long) pass the per-example scores, ``(seeds, examples)`` or
-``{seed: scores}``. For one that is not (F1, Pearson's r), pass the per-example predictions with ``labels`` and
-``score(predictions, labels) -> float``: the bootstrap then recomputes the metric on every draw (a Python loop,
-slower).
+Per-example scores: for a metric that is a mean over test examples (accuracy) pass the per-example scores,
+``(seeds, examples)`` or ``{seed: scores}``. For one that is not (F1, Pearson's r), pass the per-example predictions
+with ``labels`` and ``score(predictions, labels) -> float``: the test set's part then comes from jackknife
+pseudo-values (:func:`kit.analysis.noise.pseudo_values`).
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(0)
 >>> a = {s: (rng.random(500) < 0.9).astype(float) for s in range(3)}   # 3 seeds, 500 test examples, ~90% right
 >>> b = {s: (rng.random(500) < 0.6).astype(float) for s in range(3)}
 >>> c = compare_arms(a, b, "a vs b")
->>> round(c.delta, 2), c.seeds, c.examples, c.p_boot < 0.01, c.p_welch < 0.01
+>>> round(c.delta, 2), c.seeds, c.examples, c.low > 0.2, c.p < 0.001
 (0.28, (3, 3), (500, 500), True, True)
 >>> table = verdict_table([c, ("a vs itself", a, a)])
 >>> list(table["verdict"])
@@ -42,22 +40,32 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
+from .bootstrap import bootstrap_p, two_level_bootstrap
+from .noise import GROUPS, POWER, Noise, pseudo_values
 from .spread import ALPHA, welch
 
-#: How many bootstrap draws a comparison takes: its smallest p-value is 2 / (RESAMPLES + 1), small enough for Holm.
+#: How many draws the diagnostic two-level bootstrap takes when asked (``resamples=RESAMPLES``).
 RESAMPLES = 4000
 FOUND, NOISE, NEEDS_CONTROL = "found", "noise", "needs a budget-matched control"
-#: The columns of :func:`verdict_table`, in order.
-COLUMNS = (
-    "comparison", "delta", "se", "t", "df", "low", "high", "p_welch", "p_welch_holm", "p_boot", "p_boot_holm",
-    "seeds_a", "seeds_b", "examples_a", "examples_b", "verdict", "note",
+RECIPE = "found (recipe comparison)"
+FEW_SEEDS, FEW_EXAMPLES = "too few seeds to tell", "too few test examples to tell"
+NO_VARIATION = "no variation"
+#: Budgets (steps, epochs, ...) further apart than this share of the larger are different budgets.
+BUDGET_TOLERANCE = 0.1
+#: The columns a person reads first (:func:`kit.analysis.verdict_html` shows them; the rest are folded).
+MAIN_COLUMNS = ("comparison", "delta", "low", "high", "p_holm", "detectable", "verdict")
+#: Every column of :func:`verdict_table`, in order.
+COLUMNS = MAIN_COLUMNS + (
+    "effect", "p", "se", "se_seeds", "se_examples", "df_seeds", "seeds_a", "seeds_b", "examples_a", "examples_b",
+    "paired", "design", "budget_a", "budget_b", "p_welch", "p_welch_holm", "p_boot", "p_boot_holm", "why", "note",
 )  # fmt: skip
-_P_COLUMNS = ("p_welch", "p_welch_holm", "p_boot", "p_boot_holm")
-_CELLS = 2_000_000  # the most example weights one chunk of draws holds (16 MB)
+#: The columns in the table's unit (multiplied by ``scale``).
+SCALED = ("delta", "low", "high", "detectable", "effect", "se", "se_seeds", "se_examples")
+_NAN = float("nan")
 
 
 @dataclass(frozen=True)
@@ -67,17 +75,23 @@ class Comparison:
     Attributes:
         name: the comparison, as the table shows it.
         delta: ``score(a) - score(b)``, each arm's score the mean over its seeds of the score on the whole test set.
-        se: the standard deviation of the bootstrap's differences (seeds and test examples together).
-        t: Welch's t over the seeds' scores (counts the seeds only).
-        df: its Welch-Satterthwaite degrees of freedom.
-        p_welch: Welch's two-sided p-value.
-        low: the bootstrap's percentile interval, lower end.
+        se: its standard error, ``sqrt(se_seeds^2 + se_examples^2)``.
+        low: the interval's lower end, ``delta - sqrt(t^2 se_seeds^2 + z^2 se_examples^2)`` (:mod:`~.noise`).
         high: its upper end.
-        p_boot: the bootstrap's two-sided p-value.
+        p: the two-sided p-value: the level at which the interval touches 0.
+        se_seeds: the seeds' part of ``se`` (Welch's, over the seeds' scores).
+        se_examples: the test set's part that the seeds do not average away.
+        df_seeds: Welch-Satterthwaite's degrees of freedom of the seeds' part (``t``'s).
         seeds: ``(seeds of a, seeds of b)``.
         examples: ``(test examples of a, of b)``.
-        paired: whether both arms were scored on the same test examples (one draw of examples serves both).
-        budget_matched: False where the arms had different budgets and no budget-matched control.
+        paired: whether both arms were scored on the same test examples.
+        p_welch: Welch's p over the seeds' scores alone (ignores the test set; a diagnostic).
+        p_boot: the two-level bootstrap's p (a diagnostic, NaN unless ``resamples`` was given).
+        effect: the paper's effect for this comparison, in the arms' unit (NaN: none given).
+        budget_a: what arm a trained (e.g. ``{"steps": 1200, "epochs": 3}``), or None.
+        budget_b: what arm b trained.
+        budget_matched: False where the arms' budgets differ (given, or read from ``budget_a``/``budget_b``).
+        recipe: the comparison is between whole recipes, each with its own budget (named so in the table).
         note: free text for the table's last column.
         level: the interval's confidence level.
     """
@@ -85,18 +99,71 @@ class Comparison:
     name: str
     delta: float
     se: float
-    t: float
-    df: float
-    p_welch: float
     low: float
     high: float
-    p_boot: float
+    p: float
+    se_seeds: float
+    se_examples: float
+    df_seeds: float
     seeds: tuple
     examples: tuple
     paired: bool = True
+    p_welch: float = _NAN
+    p_boot: float = _NAN
+    effect: float = _NAN
+    budget_a: Mapping | None = None
+    budget_b: Mapping | None = None
     budget_matched: bool = True
+    recipe: bool = False
     note: str = ""
     level: float = 1 - ALPHA
+
+    @property
+    def noise(self) -> Noise:
+        """The comparison's :class:`~kit.analysis.noise.Noise` (its variance parts)."""
+        return Noise(self.delta, self.se_seeds**2, self.se_examples**2, self.df_seeds)
+
+    @property
+    def degenerate(self) -> bool:
+        """Both arms give the same score on every seed and example: nothing varies, nothing to test."""
+        return self.se == 0 and self.delta == 0
+
+    def detectable(self, alpha: float = ALPHA, power: float = POWER) -> float:
+        """The smallest difference this design (its seeds, examples, spread) finds with ``power`` at ``alpha``.
+
+        Args:
+            alpha: the two-sided level (a table uses Holm's strictest, ``alpha / m``).
+            power: the chance of finding it.
+
+        Returns:
+            The difference, in the arms' unit.
+        """
+        return self.noise.detectable(alpha, power)
+
+
+@dataclass(frozen=True)
+class _Options:
+    """:func:`compare_arms`' keyword options beyond the arms and the test set (see its docstring)."""
+
+    level: float = 1 - ALPHA
+    resamples: int = 0
+    groups: int = GROUPS
+    budget_matched: bool = True
+    budget_a: Mapping | None = None
+    budget_b: Mapping | None = None
+    budget_tolerance: float = BUDGET_TOLERANCE
+    recipe: bool = False
+    effect: float | None = None
+    note: str = ""
+
+
+def _options(options: dict) -> _Options:
+    """:func:`compare_arms`' ``**options`` checked, with a clear error for a name it does not know."""
+    known = {f.name for f in fields(_Options)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise TypeError(f"compare_arms got unknown option(s) {unknown}; it takes {sorted(known)}.")
+    return _Options(**options)
 
 
 def _arm(x, which: str) -> tuple[list, np.ndarray]:
@@ -116,10 +183,11 @@ def _arm(x, which: str) -> tuple[list, np.ndarray]:
             "is part of the noise): run more seeds and pass {seed: per-example scores}."
         )
     sizes = sorted({len(r) for r in rows})
-    if len(sizes) > 1 or not sizes[0]:
+    if len(sizes) > 1 or sizes[0] < 2:
         raise ValueError(
             f"arm {which}'s seeds hold {sizes} test examples; every seed must be scored on the same, non-empty "
-            "test set (one score or prediction per test example)."
+            "test set of at least 2 examples (one score or prediction per test example: the test set's noise is "
+            "part of the verdict)."
         )
     stacked = np.stack(rows)
     if stacked.dtype.kind in "fc" and not np.all(np.isfinite(stacked)):
@@ -148,127 +216,107 @@ def _check_arms(a: np.ndarray, b: np.ndarray, paired: bool, labels, score) -> No
         raise ValueError(f"{len(labels)} labels for {a.shape[1]} test examples; pass the test set's labels.")
 
 
-def _counts(rng: np.random.Generator, draws: int, n: int) -> np.ndarray:
-    """``(draws, n)``: how often each of ``n`` items is picked in each of ``draws`` draws of ``n`` with replacement."""
-    picks = rng.integers(0, n, (draws, n)) + n * np.arange(draws)[:, None]
-    return np.bincount(picks.ravel(), minlength=draws * n).reshape(draws, n).astype(float)
+def _budgets_differ(a: Mapping | None, b: Mapping | None, tolerance: float) -> bool:
+    """Whether two arms' budgets (``{"steps": ..., "epochs": ...}``) differ by more than ``tolerance`` anywhere."""
+    if a is None and b is None:
+        return False
+    if a is None or b is None:
+        raise ValueError("pass both arms' budgets (budget_a and budget_b), or neither.")
+    shared = [k for k in a if k in b]
+    if not shared:
+        raise ValueError(
+            f"budget_a names {sorted(a)} and budget_b {sorted(b)}: nothing to compare; give both the same "
+            "quantities (e.g. steps and epochs each arm actually trained)."
+        )
+    for k in shared:
+        x, y = float(a[k]), float(b[k])
+        if not (math.isfinite(x) and math.isfinite(y)) or min(x, y) < 0:
+            raise ValueError(f"budget {k!r} must be a finite count >= 0; got {a[k]!r} and {b[k]!r}.")
+        if abs(x - y) > tolerance * max(x, y):
+            return True
+    return False
 
 
-def _bootstrap_means(a, b, paired: bool, same_seeds: bool, resamples: int, rng) -> np.ndarray:
-    """The two-level bootstrap's ``delta*`` of per-example scores, vectorised in chunks of draws."""
-    (sa, na), (sb, nb) = a.shape, b.shape
-    chunk, out = max(1, _CELLS // max(na, nb)), []
-    for start in range(0, resamples, chunk):
-        m = min(chunk, resamples - start)
-        wa = _counts(rng, m, na)
-        wb = wa if paired else _counts(rng, m, nb)
-        ca = _counts(rng, m, sa)
-        cb = ca if same_seeds else _counts(rng, m, sb)
-        out.append(((wa @ a.T) * ca).sum(1) / (sa * na) - ((wb @ b.T) * cb).sum(1) / (sb * nb))
-    return np.concatenate(out)
-
-
-def _drawn_score(pred, rows, cols, y, score: Callable) -> float:
-    """The mean over the drawn seeds ``rows`` of ``score`` on the drawn examples ``cols``."""
-    seeds, times = np.unique(rows, return_counts=True)
-    return sum(k * float(score(pred[s][cols], y)) for s, k in zip(seeds, times)) / len(rows)
-
-
-def _bootstrap_scores(a, b, labels, score: Callable, same_seeds: bool, resamples: int, rng) -> np.ndarray:
-    """The two-level bootstrap's ``delta*`` of a metric recomputed on every draw (examples shared by both arms)."""
-    n, out = a.shape[1], np.empty(resamples)
-    for i in range(resamples):
-        cols = rng.integers(0, n, n)
-        rows_a = rng.integers(0, len(a), len(a))
-        rows_b = rows_a if same_seeds else rng.integers(0, len(b), len(b))
-        y = labels[cols]
-        out[i] = _drawn_score(a, rows_a, cols, y, score) - _drawn_score(b, rows_b, cols, y, score)
-    return out
-
-
-def _bootstrap(a, b, paired: bool, same_seeds: bool, labels, score, resamples: int, seed: int) -> np.ndarray:
-    """The two-level bootstrap's ``resamples`` differences ``delta*``, drawn from ``seed``."""
-    rng = np.random.default_rng(seed)
+def _seed_scores(x: np.ndarray, labels, score, groups: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each seed's score on the whole test set and its per-example values (scores, or pseudo-values)."""
     if score is None:
-        return _bootstrap_means(a.astype(float), b.astype(float), paired, same_seeds, resamples, rng)
-    return _bootstrap_scores(a, b, labels, score, same_seeds, resamples, rng)
+        x = x.astype(float)
+        return x.mean(axis=1), x
+    return pseudo_values(x, labels, score, groups, seed)
 
 
-def _two_sided_p(deltas: np.ndarray) -> float:
-    """Twice the share of draws on the far side of 0, counted as ``(1 + k) / (draws + 1)``; 1 when all are 0."""
-    if np.all(deltas == 0):
-        return 1.0
-    far = min(np.count_nonzero(deltas <= 0), np.count_nonzero(deltas >= 0))
-    return float(min(1.0, 2 * (1 + far) / (len(deltas) + 1)))
-
-
-def _se(scores: np.ndarray) -> float:
-    """The standard error of the mean over seeds."""
-    return float(scores.std(ddof=1) / math.sqrt(len(scores)))
-
-
-def _seed_scores(x: np.ndarray, labels, score) -> np.ndarray:
-    """Each seed's score on the whole test set."""
-    return x.mean(axis=1) if score is None else np.array([float(score(r, labels)) for r in x])
+def _diagnostic_p_boot(xa, xb, same_seeds: bool, labels, score, resamples: int, seed: int, paired: bool) -> float:
+    """The two-level bootstrap's p (NaN where ``resamples`` is 0): a diagnostic beside the verdict."""
+    if not resamples:
+        return _NAN
+    draws = two_level_bootstrap(
+        xa, xb, paired=paired, same_seeds=same_seeds, labels=labels, score=score, resamples=resamples, seed=seed
+    )
+    return bootstrap_p(draws)
 
 
 def compare_arms(
-    a,
-    b,
-    name: str = "a - b",
-    *,
-    paired: bool = True,
-    labels=None,
-    score: Callable | None = None,
-    budget_matched: bool = True,
-    note: str = "",
-    resamples: int = RESAMPLES,
-    seed: int = 0,
-    level: float = 1 - ALPHA,
-) -> Comparison:
-    """Test ``a - b`` against the seeds' and the test examples' noise: a two-level bootstrap and Welch's t.
+    a, b, name: str = "a - b", *, paired: bool = True, labels=None, score: Callable | None = None, seed: int = 0,
+    **options,
+) -> Comparison:  # fmt: skip
+    """Test ``a - b`` against the seeds' and the test examples' noise (:mod:`kit.analysis.noise`).
 
     Args:
         a: one arm's per-example scores, ``{seed: scores}`` (one per test example) or ``(seeds, examples)``; with
             ``score``, its per-example predictions, ``{seed: predictions}`` or ``(seeds, examples, ...)``.
-        b: the arm it is compared with, in the same form. Arms with the same seed ids share one draw of seeds.
+        b: the arm it is compared with, in the same form.
         name: the comparison's name in the table.
-        paired: both arms were scored on the same test examples, in the same order (one draw of examples serves
-            both); False for arms scored on different test sets.
+        paired: both arms were scored on the same test examples, in the same order; False for arms scored on
+            different test sets.
         labels: the test labels ``score`` compares predictions with.
         score: ``score(predictions, labels) -> float`` for a metric that is not a mean over examples (F1,
             Pearson's r); None: the score is the mean of the per-example scores.
-        budget_matched: False where the arms had different budgets (steps, epochs, data) and no control at an
-            equal budget: the table then never calls the difference found.
-        note: free text for the table.
-        resamples: the bootstrap's draws.
-        seed: the draws' seed (the same seed gives the same result).
-        level: the interval's confidence level.
+        seed: the seed of the jackknife's groups (with ``score``) and of the diagnostic bootstrap.
+        **options: ``effect`` (the paper's effect for this comparison, in the arms' unit: a noise row whose
+            detectable difference exceeds it reads "too few seeds/test examples to tell"); ``budget_a`` and
+            ``budget_b`` (what each arm actually trained, e.g. ``{"steps": 1200, "epochs": 3}``; arms more than
+            ``budget_tolerance``, 0.1 of the larger, apart on any shared quantity are budget-unmatched);
+            ``budget_matched`` (False: the arms' budgets differ, however they were counted); ``recipe`` (True: a
+            comparison of whole recipes, each with its own budget: a difference is then "found (recipe
+            comparison)", not flagged); ``note`` (free text); ``level`` (the interval's, 0.95); ``groups`` (the
+            jackknife's most groups, :data:`~kit.analysis.noise.GROUPS`); ``resamples`` (0: none; else the draws of
+            the diagnostic two-level bootstrap, whose ``p_boot`` is shown but decides nothing).
 
     Returns:
         The :class:`Comparison` (its p-values before the table's Holm correction).
 
     Raises:
-        ValueError: an arm with fewer than 2 seeds, no test examples, seeds scored on different numbers of test
-            examples or non-finite scores; paired arms with different test sets; ``score`` without ``labels``.
+        ValueError: an arm with fewer than 2 seeds or test examples, seeds scored on different numbers of test
+            examples or non-finite scores; paired arms with different test sets; ``score`` without ``labels``;
+            one arm's budget without the other's, or budgets with nothing in common.
+        TypeError: an option it does not know.
 
     Example:
-        >>> c = compare_arms({0: [1, 1, 0, 1], 1: [1, 0, 1, 1]}, {0: [0, 1, 0, 1], 1: [1, 0, 0, 1]}, resamples=500)
-        >>> c.delta, c.seeds, c.examples, c.p_boot > 0.05
-        (0.25, (2, 2), (4, 4), True)
+        >>> c = compare_arms({0: [1, 1, 0, 1], 1: [1, 0, 1, 1]}, {0: [0, 1, 0, 1], 1: [1, 0, 0, 1]})
+        >>> c.delta, c.seeds, c.examples, c.p > 0.05, c.low < 0 < c.high
+        (0.25, (2, 2), (4, 4), True, True)
     """
+    o = _options(options)
     (keys_a, xa), (keys_b, xb) = _arm(a, "a"), _arm(b, "b")
     labels = None if labels is None else np.asarray(labels)
     _check_arms(xa, xb, paired, labels, score)
-    sa, sb = _seed_scores(xa, labels, score), _seed_scores(xb, labels, score)
-    w = welch(sa.mean(), _se(sa), len(sa), sb.mean(), _se(sb), len(sb))
-    deltas = _bootstrap(xa, xb, paired, paired and keys_a == keys_b, labels, score, resamples, seed)
-    low, high = np.quantile(deltas, [(1 - level) / 2, (1 + level) / 2])
+    (fa, va), (fb, vb) = (_seed_scores(x, labels, score, o.groups, seed) for x in (xa, xb))
+    n = Noise.of(fa, va, fb, vb, paired)
+    w = welch(fa.mean(), _se(fa), len(fa), fb.mean(), _se(fb), len(fb))
+    p_boot = _diagnostic_p_boot(xa, xb, paired and keys_a == keys_b, labels, score, o.resamples, seed, paired)
+    matched = bool(o.budget_matched) and not _budgets_differ(o.budget_a, o.budget_b, o.budget_tolerance)
+    low, high = n.interval(o.level)
     return Comparison(
-        name, float(w.value), float(deltas.std(ddof=1)), float(w.t), float(w.df), float(w.p), float(low),
-        float(high), _two_sided_p(deltas), (len(sa), len(sb)), (xa.shape[1], xb.shape[1]), paired,
-        bool(budget_matched), note, level,
+        name, n.delta, n.se, low, high, n.p(), math.sqrt(n.var_seeds), math.sqrt(n.var_examples), n.df_seeds,
+        (len(fa), len(fb)), (xa.shape[1], xb.shape[1]), paired, float(w.p) if np.isfinite(w.p) else 1.0, p_boot,
+        _NAN if o.effect is None else float(o.effect), o.budget_a, o.budget_b, matched, bool(o.recipe), o.note,
+        o.level,
     )  # fmt: skip
+
+
+def _se(scores: np.ndarray) -> float:
+    """The standard error of the mean over seeds."""
+    return float(scores.std(ddof=1) / math.sqrt(len(scores)))
 
 
 def holm(p_values) -> np.ndarray:
@@ -301,26 +349,38 @@ def holm(p_values) -> np.ndarray:
     return out
 
 
-def verdict(p_welch_holm: float, p_boot_holm: float, budget_matched: bool = True, alpha: float = ALPHA) -> str:
-    """``"found"`` when both corrected p-values are below ``alpha``, else ``"noise"``; unmatched budgets: no finding.
+def verdict(
+    p_holm: float, alpha: float = ALPHA, *, budget_matched: bool = True, recipe: bool = False,
+    detectable: float = _NAN, effect: float = _NAN, seeds_limit: bool = True,
+) -> str:  # fmt: skip
+    """A row's verdict from its corrected p-value, its budgets and what it could have found.
 
     Args:
-        p_welch_holm: Welch's p after Holm's correction.
-        p_boot_holm: the bootstrap's p after Holm's correction.
-        budget_matched: False where the arms had different budgets and no budget-matched control.
+        p_holm: the row's p after Holm's correction (NaN: nothing varied, nothing was tested).
         alpha: the significance level.
+        budget_matched: False where the arms trained for different budgets.
+        recipe: the comparison is between whole recipes (a difference is then not flagged for its budgets).
+        detectable: the smallest difference the row could have found.
+        effect: the paper's effect (NaN: none given).
+        seeds_limit: the seeds' part, not the test set's, is most of ``detectable``.
 
     Returns:
-        ``"found"``, ``"noise"`` or ``"needs a budget-matched control"`` (a difference that survives both tests
-        between arms of different budgets).
+        One of ``found``, ``found (recipe comparison)``, ``needs a budget-matched control``, ``too few seeds to
+        tell``, ``too few test examples to tell``, ``noise``, ``no variation``.
 
     Example:
-        >>> verdict(0.001, 0.002), verdict(0.001, 0.2), verdict(0.001, 0.002, budget_matched=False)
-        ('found', 'noise', 'needs a budget-matched control')
+        >>> verdict(0.01), verdict(0.2), verdict(0.01, budget_matched=False), verdict(0.01, recipe=True)
+        ('found', 'noise', 'needs a budget-matched control', 'found (recipe comparison)')
+        >>> verdict(0.2, detectable=5.0, effect=3.0), verdict(0.2, detectable=2.0, effect=3.0)
+        ('too few seeds to tell', 'noise')
     """
-    if not (p_welch_holm < alpha and p_boot_holm < alpha):
-        return NOISE
-    return FOUND if budget_matched else NEEDS_CONTROL
+    if not np.isfinite(p_holm):
+        return NO_VARIATION
+    if p_holm < alpha:
+        return RECIPE if recipe else FOUND if budget_matched else NEEDS_CONTROL
+    if np.isfinite(effect) and detectable > abs(effect):
+        return FEW_SEEDS if seeds_limit else FEW_EXAMPLES
+    return NOISE
 
 
 def _as_comparison(item, options: dict) -> Comparison:
@@ -338,27 +398,95 @@ def _as_comparison(item, options: dict) -> Comparison:
     )
 
 
+def _budget_text(budget: Mapping | None) -> str:
+    """``"1,200 steps, 3 epochs"`` (empty where no budget was given)."""
+    if not budget:
+        return ""
+    return ", ".join(f"{v:,.6g} {k}" if isinstance(v, (int, float)) else f"{v} {k}" for k, v in budget.items())
+
+
+def _design(r: Comparison) -> str:
+    """How the arms' budgets compare: a recipe comparison, different budgets, matched, or not given."""
+    if r.recipe:
+        return "recipe comparison"
+    if not r.budget_matched:
+        return "budgets differ"
+    return "budget-matched" if r.budget_a is not None else "budgets not given"
+
+
+def _why(r: Comparison, label: str, detectable: float, alpha_row: float, scale: float) -> str:
+    """One sentence: why the row reads as it does."""
+    could = f"could find ±{detectable * scale:.3g} (80% power at alpha {alpha_row:.2g})"
+    effect = f"{r.effect * scale:+.3g}"
+    budgets = f"a trained {_budget_text(r.budget_a)}, b {_budget_text(r.budget_b)}" if r.budget_a else ""
+    if label == NO_VARIATION:
+        return "both arms score the same on every seed and test example: nothing to test (not counted by Holm)"
+    if label in (FEW_SEEDS, FEW_EXAMPLES):
+        part = "the seeds' spread" if label == FEW_SEEDS else "the test set's noise"
+        return f"{could}; the paper's effect is {effect}; {part} is most of it"
+    if label == NEEDS_CONTROL:
+        return f"budgets differ ({budgets or 'declared budget_matched=False'}): run a budget-matched control"
+    if label == RECIPE:
+        return f"whole recipes compared, each with its own budget{f' ({budgets})' if budgets else ''}"
+    if label == NOISE:
+        alone = f"the interval excludes 0 alone (p {r.p:.2g}), not after Holm's correction; " * (r.p < 1 - r.level)
+        paper = f"; the paper's effect {effect} was within reach" if np.isfinite(r.effect) else ""
+        return alone + could + paper
+    return f"the interval excludes 0 after Holm's correction; {could}"
+
+
+def _holm_or_nan(p: list[float]) -> np.ndarray:
+    """Holm over the finite p-values; NaN where a p is NaN (not tested)."""
+    p = np.asarray(p, dtype=float)
+    out = np.full(len(p), _NAN)
+    ok = np.isfinite(p)
+    if ok.any():
+        out[ok] = holm(p[ok])
+    return out
+
+
+def _record(r: Comparison, corrected: tuple, alpha: float, alpha_row: float, scale: float) -> dict:
+    """One row of the table: the comparison, its corrected p-values ``(p, Welch's, the bootstrap's)`` and verdict."""
+    ph, pw, pb = corrected
+    mdd = _NAN if r.degenerate else r.detectable(alpha_row)
+    limit = r.noise.seeds_limit(alpha_row) if not r.degenerate else True
+    label = verdict(
+        ph, alpha, budget_matched=r.budget_matched, recipe=r.recipe, detectable=mdd, effect=r.effect, seeds_limit=limit
+    )
+    return dict(
+        comparison=r.name, delta=r.delta, low=r.low, high=r.high, p_holm=ph, detectable=mdd, verdict=label,
+        effect=r.effect, p=r.p, se=r.se, se_seeds=r.se_seeds, se_examples=r.se_examples, df_seeds=r.df_seeds,
+        seeds_a=r.seeds[0], seeds_b=r.seeds[1], examples_a=r.examples[0], examples_b=r.examples[1], paired=r.paired,
+        design=_design(r), budget_a=_budget_text(r.budget_a), budget_b=_budget_text(r.budget_b), p_welch=r.p_welch,
+        p_welch_holm=pw, p_boot=r.p_boot, p_boot_holm=pb, why=_why(r, label, mdd, alpha_row, scale), note=r.note,
+    )  # fmt: skip
+
+
 def verdict_table(comparisons, alpha: float = ALPHA, scale: float = 1.0, **options):
-    """A notebook's verdict table: every comparison's two tests, Holm-corrected across the table, and its verdict.
+    """A notebook's verdict table: every comparison's interval and test, Holm across the table, and its verdict.
 
     Args:
         comparisons: :class:`Comparison` objects, ``(name, a, b)`` or ``(name, a, b, {options})`` tuples, or
-            dicts of :func:`compare_arms`' arguments (``name``, ``a``, ``b``, ``budget_matched``, ``note``, ...).
+            dicts of :func:`compare_arms`' arguments (``name``, ``a``, ``b``, ``effect``, ``budget_a``,
+            ``budget_b``, ``recipe``, ``note``, ...).
         alpha: the significance level after Holm's correction.
-        scale: multiplies ``delta``, ``se``, ``low`` and ``high`` (100: accuracy in points).
+        scale: multiplies the differences (``delta``, ``low``, ``high``, ``detectable``, ``effect``, the
+            ``se`` columns): 100 shows accuracy in points.
         **options: :func:`compare_arms`' keyword arguments for the comparisons given as tuples or dicts.
 
     Returns:
-        A pandas DataFrame, one row per comparison, the columns :data:`COLUMNS`: ``delta``, ``se`` (the
-        bootstrap's), ``t`` and ``df`` (Welch's over seeds), ``low`` and ``high`` (the bootstrap's interval), each
-        test's ``p`` before and after Holm, ``seeds_a``/``seeds_b``, ``examples_a``/``examples_b``, ``verdict`` and
-        ``note``. Print it whole with :func:`verdict_text`.
+        A pandas DataFrame, one row per comparison, the columns :data:`COLUMNS`: first those a person reads
+        (:data:`MAIN_COLUMNS`: ``delta``, the interval ``low``-``high``, ``p_holm``, ``detectable`` (80% power at
+        Holm's strictest level ``alpha / m``), ``verdict``), then ``effect``, ``p``, ``se`` and its parts, seeds,
+        examples, budgets, the diagnostics ``p_welch`` (seeds alone) and ``p_boot`` (NaN unless ``resamples``),
+        ``why`` and ``note``. ``attrs`` holds ``alpha``, ``scale``, ``level``, ``power``, ``tested`` (``m``) and
+        ``alpha_row``. Show it with :func:`kit.analysis.show_verdicts`.
 
     Raises:
         ValueError: no comparisons, or one :func:`compare_arms` refuses.
 
     Example:
-        >>> t = verdict_table([("x", [[1, 0, 1, 1], [1, 1, 0, 1]], [[0, 0, 1, 0], [1, 0, 0, 0]])], resamples=500)
+        >>> t = verdict_table([("x", [[1, 0, 1, 1], [1, 1, 0, 1]], [[0, 0, 1, 0], [1, 0, 0, 0]])])
         >>> t.loc[0, ["comparison", "delta", "seeds_a", "examples_a", "verdict"]].astype(str).tolist()
         ['x', '0.5', '2', '4', 'noise']
     """
@@ -367,75 +495,15 @@ def verdict_table(comparisons, alpha: float = ALPHA, scale: float = 1.0, **optio
     rows = [_as_comparison(c, options) for c in comparisons]
     if not rows:
         raise ValueError("verdict_table got no comparisons; pass at least one (name, a, b).")
-    welch_holm, boot_holm = holm([r.p_welch for r in rows]), holm([r.p_boot for r in rows])
+    p_holm = _holm_or_nan([_NAN if r.degenerate else r.p for r in rows])
+    tested = sum(not r.degenerate for r in rows)
+    alpha_row = alpha / max(tested, 1)
+    welch_holm, boot_holm = _holm_or_nan([r.p_welch for r in rows]), _holm_or_nan([r.p_boot for r in rows])
     records = [
-        (
-            r.name,
-            r.delta * scale,
-            r.se * scale,
-            r.t,
-            r.df,
-            r.low * scale,
-            r.high * scale,
-            r.p_welch,
-            pw,
-            r.p_boot,
-            pb,
-            *r.seeds,
-            *r.examples,
-            verdict(pw, pb, r.budget_matched, alpha),
-            r.note,
-        )  # fmt: skip
-        for r, pw, pb in zip(rows, welch_holm, boot_holm)
+        _record(r, (ph, pw, pb), alpha, alpha_row, scale) for r, ph, pw, pb in zip(rows, p_holm, welch_holm, boot_holm)
     ]
     frame = pd.DataFrame.from_records(records, columns=list(COLUMNS))
-    frame.attrs.update(alpha=alpha, scale=scale, level=rows[0].level)
+    for c in SCALED:
+        frame[c] = frame[c] * scale
+    frame.attrs.update(alpha=alpha, scale=scale, level=rows[0].level, power=POWER, tested=tested, alpha_row=alpha_row)
     return frame
-
-
-def _p_text(p: float) -> str:
-    return "< 0.0001" if p < 1e-4 else f"{p:.4f}"
-
-
-def verdict_text(frame, digits: int = 3) -> str:
-    """The whole verdict table as text: every column, every comparison's full name, no width limit.
-
-    Args:
-        frame: :func:`verdict_table`'s table.
-        digits: decimals of ``delta``, ``se``, ``low`` and ``high``.
-
-    Returns:
-        The table, one line per comparison, names left-aligned (``print`` it).
-
-    Example:
-        >>> t = verdict_table([("a rather long comparison name", [[1, 1, 0], [1, 0, 1]], [[1, 1, 0], [1, 0, 1]])])
-        >>> print(verdict_text(t, digits=2))
-        comparison                    delta   se    t  df  low high p_welch p_welch_holm p_boot ... verdict note
-        a rather long comparison name  0.00 0.00 0.00 2.0 0.00 0.00  1.0000       1.0000 1.0000 ...   noise
-    """
-    width = max(len("comparison"), *(len(str(n)) for n in frame["comparison"]))
-    numbers = {c: (lambda v: f"{v:.{digits}f}") for c in ("delta", "se", "low", "high")}
-    formatters = {
-        "comparison": lambda s: str(s).ljust(width),
-        **numbers,
-        "t": lambda v: f"{v:.2f}",
-        "df": lambda v: f"{v:.1f}",
-        **{c: _p_text for c in _P_COLUMNS},
-    }
-    header = ["comparison".ljust(width), *frame.columns[1:]]
-    return frame.to_string(index=False, header=header, formatters=formatters, max_colwidth=None, line_width=None)
-
-
-def show_verdicts(frame, digits: int = 3) -> None:
-    """Print :func:`verdict_text` of ``frame`` (a notebook cell's way to show the whole table).
-
-    Args:
-        frame: :func:`verdict_table`'s table.
-        digits: decimals of ``delta``, ``se``, ``low`` and ``high``.
-
-    Example:
-        >>> show_verdicts(verdict_table([("x", [[1, 0], [0, 1]], [[1, 0], [0, 1]])], resamples=100))
-        comparison delta ... verdict note
-        x ... noise
-    """
-    print(verdict_text(frame, digits))
