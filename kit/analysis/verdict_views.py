@@ -226,3 +226,46 @@ def show_verdicts(frame, digits: int | None = None) -> None:
     from IPython.display import display
 
     display({"text/plain": text, "text/html": verdict_html(frame, digits)}, raw=True)
+
+
+def read_aloud(frame, comparison: str) -> list[str]:
+    """One row of the verdict table read aloud, step by step: what each number is and why the verdict follows.
+
+    Args:
+        frame: :func:`~kit.analysis.verdict_table`'s table.
+        comparison: the row's ``comparison``.
+
+    Returns:
+        Five lines (the difference, the interval and its two parts, the corrected p, the detectable difference and
+        the paper's effect, the verdict), with this row's numbers.
+
+    Raises:
+        KeyError: no row of that name (the message lists the rows).
+
+    Example:
+        >>> from kit.analysis import verdict_table
+        >>> a, b = [[1, 0, 1, 1] * 50, [1, 1, 0, 1] * 50], [[0, 0, 1, 0] * 50, [1, 0, 0, 0] * 50]
+        >>> t = verdict_table([("a - b", a, b)])
+        >>> read_aloud(t, "a - b")[0]
+        '1. difference: a - b is +0.500 (each arm: the mean over its 2 seeds of its score on 200 test examples).'
+    """
+    rows = frame.set_index("comparison")
+    if comparison not in rows.index:
+        raise KeyError(f"No row {comparison!r} in the verdict table; its rows are {list(rows.index)}.")
+    r, d, m = rows.loc[comparison], _digits(frame, None), frame.attrs.get("tested", len(frame))
+    unit = " points" if frame.attrs.get("scale", 1.0) >= 10 else ""
+    level = f"{frame.attrs.get('level', 0.95):.0%}"
+    effect = "no paper's effect was given" if not math.isfinite(r.effect) else f"the paper's is {r.effect:+.{d}f}"
+    return [
+        f"1. difference: {comparison} is {r.delta:+.{d}f}{unit} (each arm: the mean over its {r.seeds_a} seeds of "
+        f"its score on {r.examples_a} test examples).",
+        f"2. {level} interval [{r.low:+.{d}f}, {r.high:+.{d}f}]: it counts the seeds' spread (standard error "
+        f"{r.se_seeds:.{d}f}, charged Welch's t at {r.df_seeds:.1f} degrees of freedom) and the test set's "
+        f"({r.se_examples:.{d}f}, charged the normal's 1.96): another run on another test set could land anywhere "
+        "in it.",
+        f"3. p (Holm) {_p_text(r.p_holm)}: the row's p is {_p_text(r.p)}; the table tests {m} comparisons, so Holm's "
+        "correction raises each p (the smallest times m, the next times m - 1, ...) before it is held to 0.05.",
+        f"4. detectable {_num(r.detectable, d)}{unit}: the smallest difference this design (its seeds, test "
+        f"examples and spread) finds in 80% of runs at Holm's strictest level; {effect}.",
+        f"5. verdict: {r.verdict}, because {r.why}.",
+    ]

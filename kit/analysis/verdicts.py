@@ -507,3 +507,33 @@ def verdict_table(comparisons, alpha: float = ALPHA, scale: float = 1.0, **optio
         frame[c] = frame[c] * scale
     frame.attrs.update(alpha=alpha, scale=scale, level=rows[0].level, power=POWER, tested=tested, alpha_row=alpha_row)
     return frame
+
+
+def detectable_at(table, seeds: int, examples: int, power: float = POWER):
+    """Each row's smallest detectable difference with ``seeds`` seeds per arm and ``examples`` test examples.
+
+    The spread this run measured is kept: the seeds' part of each row's variance is scaled by its seeds / ``seeds``
+    (Welch-Satterthwaite's degrees of freedom as for two arms of ``seeds`` each), the test set's by its examples /
+    ``examples``; the level is the table's (Holm's strictest, ``alpha / m``). What another scale's design (medium's
+    5 seeds and whole test sets) could find, if its seeds spread as this run's did: an estimate, not a measurement.
+
+    Args:
+        table: :func:`verdict_table`'s table.
+        seeds: the seeds per arm of the other design.
+        examples: its test examples per arm.
+        power: the chance of finding it.
+
+    Returns:
+        A pandas Series, in the table's unit (NaN for rows with no variation).
+
+    Example:
+        >>> t = verdict_table([("x", [[1, 0, 1, 1] * 50, [1, 1, 0, 1] * 50], [[0, 0, 1, 0] * 50, [1, 0, 0, 0] * 50])])
+        >>> bool(detectable_at(t, seeds=8, examples=2000)[0] < t.detectable[0])
+        True
+    """
+    alpha = table.attrs.get("alpha_row", ALPHA)
+    run_seeds = (table.seeds_a + table.seeds_b) / 2
+    var_seeds = table.se_seeds**2 * run_seeds / seeds
+    var_examples = table.se_examples**2 * (table.examples_a + table.examples_b) / 2 / examples
+    found = [Noise(0.0, vs, ve, 2 * (seeds - 1)).detectable(alpha, power) for vs, ve in zip(var_seeds, var_examples)]
+    return type(table.delta)(found, index=table.index).where(table.verdict != NO_VARIATION)

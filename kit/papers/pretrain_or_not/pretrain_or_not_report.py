@@ -22,8 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis.spread import difference, format_mean_se, summarize
-from ...analysis.verdicts import RESAMPLES, verdict_table
+from ...analysis.verdicts import verdict_table
 from ..experiment import load_predictions, predictions_path
+from . import pretrain_or_not_paper as paper
 from .pretrain_or_not_runs import KEYS, transformer_of
 
 #: The verdict table's note on every comparison with the transformer: each model trains with its own recipe.
@@ -141,29 +142,52 @@ def _diffs(a: dict, b: dict) -> dict:
     return {s: a[s].astype(float) - b[s].astype(float) for s in sorted(set(a) & set(b))}
 
 
-def verdicts(correct: dict, model_specs: dict, train_sizes, resamples: int = RESAMPLES):
+def budgets(results) -> dict:
+    """What each (model, training size) actually trained, from the runs' records: ``{(model, n): {"steps", "epochs"}}``.
+
+    The mean over its seeds of ``trained_steps`` and ``trained_epochs`` (empty for results recorded before runs kept
+    them).
+
+    Example:
+        >>> import pandas as pd
+        >>> rows = [("L", 300, s, m, v) for s in (0, 1) for m, v in (("trained_steps", 10 + s), ("trained_epochs", 2))]
+        >>> budgets(pd.DataFrame(rows, columns=["model", "train_examples", "seed", "metric", "value"]))
+        {('L', 300): {'steps': 10.5, 'epochs': 2.0}}
+    """
+    kept = results[results.metric.isin(["trained_steps", "trained_epochs"])]
+    means = kept.groupby(["model", "train_examples", "metric"]).value.mean()
+    out = {}
+    for (model, n, metric), v in means.items():
+        out.setdefault((model, int(n)), {})[metric.removeprefix("trained_")] = float(v)
+    return out
+
+
+def verdicts(correct: dict, model_specs: dict, train_sizes, trained: dict | None = None):
     """The notebook's one verdict table (:func:`kit.analysis.verdict_table`, in points, Holm across every row).
 
-    Its rows: the transformer minus each other model at every training size; how much each gap shrank from the
-    smallest to the largest size (a difference of differences: per seed and test example, ``transformer - model``
-    at the smallest size against the same at the largest); :func:`table_pairs` at every size.
+    Its rows: the transformer minus each other model at every training size and how much each gap shrank from the
+    smallest to the largest size (a difference of differences, per seed and test example): recipe comparisons, each
+    model its own recipe; :func:`table_pairs` at every size, the LSTMs' budgets read from what each trained. Each
+    row carries the paper's effect (``pretrain_or_not_paper.EFFECTS``).
 
     Args:
         correct: :func:`load_correct`'s 1/0 per test example.
         model_specs: ``{name: (kind, n_layers, cells)}``.
         train_sizes: the training sizes of the sweep, smallest first.
-        resamples: the bootstrap's draws.
+        trained: :func:`budgets` (None: not given; the LSTM rows are then not checked for their budgets).
 
     Returns:
         The verdict table (print it with :func:`kit.analysis.show_verdicts`).
     """
-    top, (lo, hi) = transformer_of(model_specs), (train_sizes[0], train_sizes[-1])
+    top, (lo, hi), trained = transformer_of(model_specs), (train_sizes[0], train_sizes[-1]), trained or {}
     others = [m for m in model_specs if m != top]
+    effect = paper.EFFECTS
     rows = [
-        dict(name=gap_name(top, m, n), a=correct[top][n], b=correct[m][n], note=RECIPES_NOTE)
+        dict(name=gap_name(top, m, n), a=correct[top][n], b=correct[m][n], note=RECIPES_NOTE, recipe=True,
+             effect=effect["gap"])
         for m in others
         for n in train_sizes
-    ]
+    ]  # fmt: skip
     if lo != hi:
         rows += [
             dict(
@@ -171,23 +195,27 @@ def verdicts(correct: dict, model_specs: dict, train_sizes, resamples: int = RES
                 a=_diffs(correct[top][lo], correct[m][lo]),
                 b=_diffs(correct[top][hi], correct[m][hi]),
                 note=f"per seed and test example; {RECIPES_NOTE}",
+                recipe=True,
+                effect=effect["shrink"],
             )
             for m in others
         ]
-    rows += [
-        dict(name=pair_name(a, b, n), a=correct[a][n], b=correct[b][n], note=note)
-        for a, b, note in table_pairs(model_specs)
-        for n in train_sizes
-    ]
-    return verdict_table(rows, scale=100, resamples=resamples)
+    for a, b, note in table_pairs(model_specs):
+        size = "pretrained table" if "pretrained" in note else "depth"
+        for n in train_sizes:
+            spent = {"budget_a": trained[(a, n)], "budget_b": trained[(b, n)]} if (a, n) in trained else {}
+            rows.append(dict(name=pair_name(a, b, n), a=correct[a][n], b=correct[b][n], note=note,
+                             effect=effect[size], **spent))  # fmt: skip
+    return verdict_table(rows, scale=100)
 
 
 def _said(table, name: str) -> str:
-    """One row of the verdict table in words: its delta ± se in points, its verdict and its corrected p-values."""
+    """One row of the verdict table in words: its difference and 95% interval in points, its verdict, Holm's p."""
     r = table.set_index("comparison").loc[name]
+    could = f"; could find ±{r.detectable:.1f}" if r.verdict == "noise" or r.verdict.startswith("too few") else ""
     return (
-        f"{r.delta:+.1f} ± {r.se:.1f} points ({r.verdict}; Holm-corrected p: Welch {_p(r.p_welch_holm)}, "
-        f"bootstrap {_p(r.p_boot_holm)})"
+        f"{r.delta:+.1f} points, 95% interval [{r.low:+.1f}, {r.high:+.1f}] ({r.verdict}; Holm-corrected p "
+        f"{_p(r.p_holm)}{could})"
     )
 
 
@@ -316,7 +344,7 @@ def table2(stats, table, model_specs: dict, params: dict, largest: int):
 
     Returns:
         A data frame, one row per model: accuracy (mean ± SE over seeds), the gap to the transformer in points with
-        the verdict table's standard error and verdict ("-" for the transformer), seeds, parameters.
+        the verdict table's 95% interval and verdict ("-" for the transformer), seeds, parameters.
     """
     import pandas as pd
 
@@ -325,7 +353,7 @@ def table2(stats, table, model_specs: dict, params: dict, largest: int):
 
     def gap(m):
         r = rows.loc[gap_name(best, m, largest)]
-        return f"{r.delta:+.1f} ± {r.se:.1f} ({r.verdict})"
+        return f"{r.delta:+.1f} [{r.low:+.1f}, {r.high:+.1f}] ({r.verdict})"
 
     return pd.DataFrame(
         {

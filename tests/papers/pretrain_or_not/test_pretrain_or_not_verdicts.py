@@ -47,25 +47,32 @@ def _runs(tmp_path):
 def test_the_verdict_table_holds_every_comparison_and_the_sentences_quote_it(tmp_path):
     plan, results = _runs(tmp_path)
     correct = report.load_correct(tmp_path, plan)
-    table = report.verdicts(correct, SPECS, SIZES, resamples=1000)
-    verdict = table.set_index("comparison").verdict
+    trained = {(m, n): {"steps": 100.0, "epochs": 3.0} for m in SPECS for n in SIZES}
+    trained[("LSTM-2-64 + MiniLM emb", 2250)] = {"steps": 200.0, "epochs": 6.0}  # it trained twice as long
+    table = report.verdicts(correct, SPECS, SIZES, trained)
+    verdict, rows = table.set_index("comparison").verdict, table.set_index("comparison")
     assert len(table) == 4 + 2 + 2  # 2 gaps x 2 sizes, 2 shrinks, the pretrained table at 2 sizes
-    assert verdict[report.gap_name("T", "LSTM-2-64", 250)] == "found"
-    assert verdict[report.shrink_name("T", "LSTM-2-64", 250, 2250)] == "found"
-    assert verdict[report.pair_name("LSTM-2-64 + MiniLM emb", "LSTM-2-64", 250)] == "noise"
-    shrink = table.set_index("comparison").loc[report.shrink_name("T", "LSTM-2-64", 250, 2250)]
+    assert verdict[report.gap_name("T", "LSTM-2-64", 250)] == "found (recipe comparison)"  # each model its recipe
+    assert verdict[report.shrink_name("T", "LSTM-2-64", 250, 2250)] == "found (recipe comparison)"
+    pair = report.pair_name("LSTM-2-64 + MiniLM emb", "LSTM-2-64", 250)
+    assert verdict[pair] == "too few seeds to tell" and rows.loc[pair].effect == pytest.approx(0.66)  # the paper's
+    assert rows.loc[report.pair_name("LSTM-2-64 + MiniLM emb", "LSTM-2-64", 2250)].design == "budgets differ"
+    shrink = rows.loc[report.shrink_name("T", "LSTM-2-64", 250, 2250)]
     assert 5 < shrink.delta < 15  # points: 20 at 250 minus 10 at 2,250
-    assert (table.p_boot_holm >= table.p_boot).all()  # Holm across the table
+    assert (table.p_holm >= table.p).all()  # Holm across the table
     timing = pd.DataFrame(
         {"model": ["LSTM-2-256", "T"], "batch_size": [32, 32], "median_ms": [10.0, 40.0], "device": ["CPU"] * 2}
     ).assign(backend="torch", **{"speed-up vs T": [4.0, 1.0]})
     lines = report.sentences(table, SPECS, SIZES, timing, 128)
-    assert "(found;" in lines[0] and lines[0].count("found") == 3  # both gaps and the shrink
+    assert "(found (recipe comparison);" in lines[0] and lines[0].count("found") == 3  # both gaps and the shrink
     pre = next(line for line in lines if line.startswith("LSTM-2-64 + MiniLM emb - LSTM-2-64") and "250" in line)
-    assert "(noise;" in pre and "found" not in pre
+    assert "(too few seeds to tell;" in pre and "found" not in pre and "could find ±" in pre
     stats = report.accuracy_stats(results)
     t2 = report.table2(stats, table, SPECS, {m: 1 for m in SPECS}, 2250)
-    assert t2.loc["LSTM-2-64", "Δ to transformer (points)"].endswith("(found)")
+    assert t2.loc["LSTM-2-64", "Δ to transformer (points)"].endswith("(found (recipe comparison))")
+    rows = [("LSTM-2-64", 250, s, "trained_steps", 10.0 + s) for s in range(3)]
+    got = report.budgets(pd.DataFrame(rows, columns=["model", "train_examples", "seed", "metric", "value"]))
+    assert got == {("LSTM-2-64", 250): {"steps": 11.0}}
     checks = report.checks(results, stats, report.gaps(stats, SPECS, SIZES), plan, SPECS, 2, 2250, 250, correct)
     assert checks["every run's saved test predictions give its test accuracy"]
 
