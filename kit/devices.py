@@ -102,4 +102,3 @@ def _describe_devices() -> str:
     except Exception as exc:  # pragma: no cover - reporting only
         return f"unknown ({exc})"
     return "unknown"
-

@@ -581,38 +581,57 @@ def correct(out, rows, y, which: str = "final") -> dict:
     return {seed: (pred == y).astype(float) for seed, pred in saved.items()}
 
 
+def _spent(rows, steps: str = "trained_steps") -> dict | None:
+    """What a set of runs trained, from their records: ``{"steps": mean}`` (None for runs recorded before it was)."""
+    return {"steps": float(rows[steps].mean())} if steps in rows and rows[steps].notna().all() else None
+
+
+def _budgets(a_rows, b_rows, a_steps: str = "trained_steps", b_steps: str = "trained_steps") -> dict:
+    """``budget_a`` and ``budget_b`` of a comparison, from both arms' records (none where either lacks them)."""
+    a, b = _spent(a_rows, a_steps), _spent(b_rows, b_steps)
+    return {"budget_a": a, "budget_b": b} if a and b else {}
+
+
 def _comparisons(out, tlm, base, main, tasks: dict, s: dict) -> list[dict]:
-    """The verdict table's comparisons: retrieval, K, rho1, rho2, stage 2 and TLM vs the baseline, in that order."""
+    """The verdict table's comparisons: retrieval, K, rho1, rho2, stage 2 and TLM vs the baseline, in that order.
+
+    Each carries the paper's effect (``tlm_paper.EFFECTS``) and both arms' budgets from what their runs trained.
+    """
     a, ys = s["ablation_task"], {n: ds.test.y for n, ds in tasks.items()}
     same = (tlm.rho1 == s["rho1"]) & (tlm.rho2 == s["rho2"]) & (tlm.K == s["k"])
-    abl = tlm[(tlm.retrieval == "bm25") & (tlm.K == s["k"])]
+    abl, fx = tlm[(tlm.retrieval == "bm25") & (tlm.K == s["k"])], paper.EFFECTS
+    role = {n: s["tasks"].get(n, "news") if s["tasks"].get(n) in ("news", "reviews") else "news" for n in tasks}
 
     def arm(rows, task, which="final"):
         return correct(out, rows[rows.task == task], ys[task], which)
 
-    def row(name, rows, task, note, **options):
-        return dict(name=name, a=arm(tlm[main], task), b=rows, note=note, **options)
+    def row(name, b_rows, task, note, **options):
+        a_rows, b_rows = tlm[main & (tlm.task == task)], b_rows[b_rows.task == task]
+        spent = {} if options.get("recipe") else _budgets(a_rows, b_rows)
+        return dict(name=name, a=arm(a_rows, task), b=arm(b_rows, task), note=note, **spent, **options)
 
-    out_rows = [
-        row(f"{n}: BM25 vs random retrieval", arm(tlm[same & (tlm.retrieval == "random")], n), n, "same size and steps")
-        for n in tasks
-    ]
-    out_rows.append(
-        row(f"{a}: K={s['k']} vs K=0 (task data alone)", arm(tlm[tlm.retrieval == "none"], a), a, "Table 4")
-    )
+    rand = tlm[same & (tlm.retrieval == "random")]
+    out_rows = [row(f"{n}: BM25 vs random retrieval", rand, n, "same size", effect=fx["retrieval"]) for n in tasks]
+    none = tlm[tlm.retrieval == "none"]
+    out_rows.append(row(f"{a}: K={s['k']} vs K=0 (task data alone)", none, a, "Table 4", effect=fx["K"]))
     for r in s["rho1_ablation"]:
-        b = arm(abl[(abl.rho1 == r) & (abl.rho2 == s["rho2"])], a)
-        out_rows.append(row(f"{a}: rho1={s['rho1']} vs rho1={r}", b, a, "Table 5"))
+        other = abl[(abl.rho1 == r) & (abl.rho2 == s["rho2"])]
+        out_rows.append(row(f"{a}: rho1={s['rho1']} vs rho1={r}", other, a, "Table 5", effect=fx["rho1"]))
     for r in s["rho2_ablation"]:
-        b = arm(abl[(abl.rho1 == s["rho1"]) & (abl.rho2 == r)], a)
-        out_rows.append(row(f"{a}: rho2={s['rho2']} vs rho2={r} (final score)", b, a, "Table 6"))
-    epochs = f"stage 2 adds up to {s['stage2_epochs']} epochs of task training (Table 7)"
+        other = abl[(abl.rho1 == s["rho1"]) & (abl.rho2 == r)]
+        out_rows.append(row(f"{a}: rho2={s['rho2']} vs rho2={r} (final score)", other, a, "Table 6", effect=fx["rho2"]))
+    for n in tasks:
+        mine = tlm[main & (tlm.task == n)]
+        out_rows.append(dict(
+            name=f"{n}: with vs without stage 2", a=arm(tlm[main], n), b=arm(tlm[main], n, "stage1"),
+            note="the same runs, before and after stage 2 (Table 7)", effect=fx["stage 2"][role[n]],
+            **(_budgets(mine, mine, "trained_steps", "trained_stage1_steps") or {"budget_matched": False}),
+        ))  # fmt: skip
+    other = "pretrained vs from scratch: different models and compute (Table 2)"
     out_rows += [
-        row(f"{n}: with vs without stage 2", arm(tlm[main], n, "stage1"), n, epochs, budget_matched=False)
+        row(f"{n}: TLM vs {baseline_name(s)}", base, n, other, recipe=True, effect=fx["baseline"][role[n]])
         for n in tasks
     ]
-    other = "pretrained vs from scratch: different models and compute (Table 2)"
-    out_rows += [row(f"{n}: TLM vs {baseline_name(s)}", arm(base, n), n, other, budget_matched=False) for n in tasks]
     return out_rows
 
 
@@ -620,8 +639,9 @@ def verdicts(out, tlm, base, main, tasks: dict, sizes: dict):
     """Notebook 02's verdict table: every comparison on final test accuracy, per test example and seed, Holm-corrected.
 
     BM25 vs random per task, K vs task data alone, each other rho1 and rho2 on the ablation task (the final score, as
-    the paper's Tables 5 and 6), with vs without stage 2 per task, TLM vs the baseline per task; the last two have
-    different budgets (``budget_matched=False``). :func:`kit.analysis.verdict_table`, in points.
+    the paper's Tables 5 and 6), with vs without stage 2 per task (different budgets, from the runs' records), TLM vs
+    the baseline per task (a recipe comparison); each row beside the paper's effect.
+    :func:`kit.analysis.verdict_table`, in points.
 
     Args:
         out: the run's folder (the saved predictions).
@@ -648,10 +668,11 @@ def _p(p: float) -> str:
 
 
 def _said(row) -> str:
-    """One row of the verdict table in words: the difference, its interval and its verdict."""
+    """One row of the verdict table in words: the difference, its 95% interval, Holm's p and its verdict."""
+    could = f", could find ±{row.detectable:.1f}" if row.verdict == "noise" or row.verdict.startswith("too few") else ""
     return (
-        f"{row.delta:+.1f} points (bootstrap SE {row.se:.1f}, interval {row.low:+.1f} to {row.high:+.1f}; Holm p "
-        f"{_p(row.p_welch_holm)} Welch, {_p(row.p_boot_holm)} bootstrap): {row.verdict}"
+        f"{row.delta:+.1f} points (95% interval {row.low:+.1f} to {row.high:+.1f}; Holm p {_p(row.p_holm)}{could}): "
+        f"{row.verdict}"
     )
 
 

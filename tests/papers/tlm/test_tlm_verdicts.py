@@ -46,7 +46,8 @@ def _runs(out: pathlib.Path, z: dict, y: np.ndarray, right: dict) -> pd.DataFram
         save_predictions(out, r, runs.KEYS, preds)
         acc, acc1 = float((preds["final"] == y).mean()), float((preds.get("stage1", y) == y).mean())
         table.append({**r, "test_accuracy": acc, "stage1_test_accuracy": acc1, "test_macro_f1": acc,
-                      "stage1_test_macro_f1": acc1, "flops": 1e9, "mlm_accuracy": 0.05})  # fmt: skip
+                      "stage1_test_macro_f1": acc1, "flops": 1e9, "mlm_accuracy": 0.05, "trained_steps": 12,
+                      "trained_stage1_steps": 8 if r["experiment"] == "tlm" else None})  # fmt: skip
     return pd.DataFrame(table)
 
 
@@ -74,14 +75,18 @@ def test_verdict_table_has_every_comparison_and_the_sentences_quote_its_verdicts
     ]  # fmt: skip
     verdict = dict(zip(v.comparison, v.verdict))
     assert verdict["news: K=8 vs K=0 (task data alone)"] == "found"  # 0.9 vs 0.5 on 200 examples x 3 seeds
-    assert verdict["news: BM25 vs random retrieval"] == "noise"  # both 0.9
-    assert verdict["news: with vs without stage 2"] == "needs a budget-matched control"  # 0.9 vs 0.6, more steps
+    assert verdict["news: BM25 vs random retrieval"] == "too few seeds to tell"  # both 0.9; the paper's +0.75 points
+    assert verdict["news: with vs without stage 2"] == "needs a budget-matched control"  # 0.9 vs 0.6, 12 vs 8 steps
+    rows = v.set_index("comparison")
+    assert rows.loc["news: with vs without stage 2", "budget_b"] == "8 steps"  # from the runs' records
+    assert rows.loc[f"news: TLM vs {report.baseline_name(z)}", "design"] == "recipe comparison"
     assert v.loc[1, "delta"] > 30 and v.loc[1, "examples_a"] == N_TEST and v.loc[1, "seeds_a"] == 3
     heads = pd.DataFrame({"positional %": [0.0, 2.8], "vertical %": [0.0, 8.3]})
     lines = report.sentences(v, tlm, base, main, {"news": task}, z, {"news": 0.06}, heads)
     said = [line for line in lines if "K=8 vs K=0" in line]
     assert len(said) == 1 and said[0].endswith(": found")
-    assert any("BM25 vs random" in line and "bootstrap): noise (paper" in line for line in lines)
+    assert any("BM25 vs random" in line and "could find ±" in line and "too few seeds to tell (paper" in line
+               for line in lines)  # fmt: skip
     assert not any("larger" in line or "smaller" in line for line in lines)
 
 
