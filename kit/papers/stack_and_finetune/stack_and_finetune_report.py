@@ -201,8 +201,8 @@ def agreement(delta: float, verdict: str, direction: int) -> str:
 
     Args:
         delta: our ``a - b``.
-        verdict: the row's verdict (``kit.analysis.verdict_table``): ``found``, ``noise`` or ``needs a
-            budget-matched control``.
+        verdict: the row's verdict (``kit.analysis.verdict_table``): ``found``, ``noise``, ``needs a
+            budget-matched control``, ``too few seeds to tell``, ...
         direction: the paper's: +1 (``a`` better) or -1 (worse).
 
     Returns:
@@ -216,8 +216,12 @@ def agreement(delta: float, verdict: str, direction: int) -> str:
         ('same direction, found', 'opposite direction, found')
         >>> agreement(1.0, "noise", -1), agreement(3.0, "needs a budget-matched control", +1)
         ('within the noise (the opposite sign)', "the paper's direction, needs a budget-matched control")
+        >>> agreement(1.0, "too few seeds to tell", +1)
+        "too few seeds to tell (the paper's sign)"
     """
     same = (1 if delta > 0 else -1 if delta < 0 else 0) == direction
+    if verdict.startswith("too few"):
+        return f"{verdict} (" + ("the paper's sign" if same else "the opposite sign") + ")"
     if verdict == "found":
         return "same direction, found" if same else "opposite direction, found"
     if verdict != "noise":
@@ -240,9 +244,9 @@ def paper_comparison(verdicts, paper, task_of: dict, digits: int = 1):
     """The paper's reported differences beside ours, with the verdict table's verdicts.
 
     Ours is the verdict table's row for the same ``a - b`` (where the light head's finetune-only also ran for both
-    phases' epochs, against that run: the comparison at equal epochs), its difference in points and its bootstrap
-    standard error, or "not run"; the last column says how it stands to the paper (:func:`agreement`), so "found"
-    here is "found" there.
+    phases' epochs, against that run: the comparison at equal epochs), its difference in points and its 95% interval,
+    or "not run"; the last column says how it stands to the paper (:func:`agreement`), so "found" here is "found"
+    there.
 
     Args:
         verdicts: the notebook's verdict table (``stack_and_finetune_verdicts.verdict_table``), in points.
@@ -262,14 +266,17 @@ def paper_comparison(verdicts, paper, task_of: dict, digits: int = 1):
         task = task_of.get(r["section"])
         row = _table_row(verdicts, task, r["metric"], r["a"], r["b"])
         known = r["paper"] is not None and not pd.isna(r["paper"])
-        ours = "not run" if row is None else f"{row['delta']:+.{digits}f} ± {row['se']:.{digits}f}"
+        ours = "not run"
+        if row is not None:
+            d = digits
+            ours = f"{row['delta']:+.{d}f} [{row['low']:+.{d}f}, {row['high']:+.{d}f}]"
         out.append(
             {
                 "experiment": r["experiment"],
                 "paper says": r["says"],
                 "paper (points)": f"{r['paper']:+.2f}" if known else "(direction only)",
                 "our comparison": "not run" if row is None else row["comparison"],
-                "ours (points, ± bootstrap SE)": ours,
+                "ours (points, 95% interval)": ours,
                 "ours vs the paper": "not run"
                 if row is None
                 else agreement(row["delta"], row["verdict"], r["direction"]),
@@ -576,29 +583,31 @@ def verdict_lines(verdicts) -> list[str]:
         verdicts: the notebook's verdict table (``stack_and_finetune_verdicts.verdict_table``), in points.
 
     Returns:
-        One line per verdict that occurs: how many comparisons it holds, and (found, or needing a budget-matched
-        control) each with its difference and Holm-corrected p-values.
+        One line per verdict that occurs: how many comparisons it holds; the found ones (and those needing a
+        budget-matched control) each with its difference, 95% interval and Holm-corrected p; for the others, the
+        smallest difference their runs could have found.
 
     Example:
         >>> import pandas as pd
-        >>> t = pd.DataFrame({"comparison": ["a - b", "c - d"], "delta": [4.0, 1.0], "p_welch_holm": [0.01, 0.9],
-        ...                   "p_boot_holm": [0.002, 1.0], "verdict": ["found", "noise"]})
+        >>> t = pd.DataFrame({"comparison": ["a - b", "c - d"], "delta": [4.0, 1.0], "low": [1.0, -3.0],
+        ...                   "high": [7.0, 5.0], "p_holm": [0.01, 0.9], "detectable": [3.5, 6.0],
+        ...                   "verdict": ["found", "noise"]})
         >>> print("\n".join(verdict_lines(t)))
         the verdict table's 2 comparisons, Holm-corrected across all 2:
-          found (1): a - b +4.0 points (Welch p 0.0100, bootstrap p 0.0020 after Holm)
-          noise (1): the others
+          found (1): a - b +4.0 points [+1.0, +7.0] (p 0.0100 after Holm)
+          noise (1): the others (each could have found a difference of 6.0 points)
     """
     lines = [f"the verdict table's {len(verdicts)} comparisons, Holm-corrected across all {len(verdicts)}:"]
-    for verdict in ("found", "needs a budget-matched control", "noise"):
+    for verdict in dict.fromkeys(verdicts.verdict):
         rows = verdicts[verdicts.verdict == verdict]
-        if not len(rows):
-            continue
-        if verdict == "noise":
-            lines.append(f"  noise ({len(rows)}): {'the others' if len(rows) < len(verdicts) else 'all of them'}")
+        if verdict == "noise" or verdict.startswith("too few") or verdict == "no variation":
+            could = rows.detectable.dropna()
+            reach = f"{could.min():.1f}" if could.min() == could.max() else f"{could.min():.1f}-{could.max():.1f}"
+            who = "the others" if len(rows) < len(verdicts) else "all of them"
+            lines.append(f"  {verdict} ({len(rows)}): {who} (each could have found a difference of {reach} points)")
             continue
         said = [
-            f"{r.comparison} {r.delta:+.1f} points (Welch p {r.p_welch_holm:.4f}, bootstrap p {r.p_boot_holm:.4f} "
-            "after Holm)"
+            f"{r.comparison} {r.delta:+.1f} points [{r.low:+.1f}, {r.high:+.1f}] (p {r.p_holm:.4f} after Holm)"
             for r in rows.itertuples()
         ]
         lines.append(f"  {verdict} ({len(rows)}): " + "; ".join(said))

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...analysis.verdicts import RESAMPLES, compare_arms
+from ...analysis.verdicts import compare_arms
 from ...analysis.verdicts import verdict_table as _verdict_table
 from ...metrics.classification import macro_f1
 from ...metrics.tagging_scores import entity_scores
@@ -178,15 +178,26 @@ def _task_pairs(section: str, heads: list, has) -> list[tuple]:
 
 
 def _note(a: tuple, b: tuple, sizes: dict) -> str:
-    """What the comparison sets apart, and the two arms' epochs where they differ."""
+    """What the comparison sets apart, and the epochs each arm plans (what each trained is in the budget columns)."""
     ea, eb = epochs_of(a[1], sizes), epochs_of(b[1], sizes)
     if ea != eb:
-        return f"budgets differ: {ea} vs {eb} epochs, no control at equal epochs"
+        return f"planned budgets differ: {ea} vs {eb} epochs, no control at equal epochs"
     if a[0] == b[0]:
-        return f"the schedule: one head, {ea} epochs each"
+        return f"the schedule: one head, up to {ea} epochs each"
     if a[1] == b[1]:
-        return f"the head: {a[1]} both, {ea} epochs each"
-    return f"equal budgets: {a[1]} and {b[1]}, {ea} epochs each"
+        return f"the head: {a[1]} both, up to {ea} epochs each"
+    return f"{a[1]} and {b[1]}, up to {ea} epochs each"
+
+
+def _paper_effect(paper_rows: list, section: str, metric: str, a: tuple, b: tuple) -> float | None:
+    """The paper's ``a - b`` for this comparison (a fraction), where it reports one (its finetune-only side either)."""
+    for r in paper_rows:
+        b_paper = tuple(r["b"])
+        same_b = b == b_paper or (b_paper == (LIGHT, FT) and b == (LIGHT, MATCHED))
+        if (r["section"], r["metric"], tuple(r["a"])) == (section, metric, a) and same_b and r["paper"] is not None:
+            value = float(r["paper"])
+            return None if value != value else value / 100
+    return None
 
 
 def plan_comparisons(tasks: dict, specs: dict, models: dict, ran: set, sizes: dict, paper, task_of: dict) -> list:
@@ -208,21 +219,26 @@ def plan_comparisons(tasks: dict, specs: dict, models: dict, ran: set, sizes: di
         task_of: ``{section: our task}``.
 
     Returns:
-        Dicts ``task, metric, a, b, budget_matched, note``; ``budget_matched`` when both arms train as many epochs.
+        Dicts ``task, metric, a, b, budget_matched, note, effect``: ``budget_matched`` when both arms plan as many
+        epochs (what each trained decides in :func:`verdict_table` where the runs' records are given), ``effect``
+        the paper's ``a - b`` (a fraction) where it reports one for this comparison, else None.
     """
     out, seen = [], set()
+    rows = paper.to_dict("records") if hasattr(paper, "to_dict") else list(paper)
 
     def add(name, metric, a, b):
         if (name, metric, a, b) not in seen:
             seen.add((name, metric, a, b))
             matched = epochs_of(a[1], sizes) == epochs_of(b[1], sizes)
-            out.append(dict(task=name, metric=metric, a=a, b=b, budget_matched=matched, note=_note(a, b, sizes)))
+            effect = _paper_effect(rows, specs[name]["section"], metric, a, b)
+            out.append(dict(task=name, metric=metric, a=a, b=b, budget_matched=matched, note=_note(a, b, sizes),
+                            effect=effect))  # fmt: skip
 
     for name, task in tasks.items():
         has = lambda m, s, n=name: (n, m, s) in ran  # noqa: E731
         for a, b in _task_pairs(specs[name]["section"], models[name], has):
             add(name, primary_metric(task), a, b)
-    for r in paper.to_dict("records") if hasattr(paper, "to_dict") else paper:
+    for r in rows:
         name = task_of.get(r["section"])
         a, b = tuple(r["a"]), tuple(r["b"])
         b = (LIGHT, MATCHED) if b == (LIGHT, FT) and (name, LIGHT, MATCHED) in ran else b
@@ -245,11 +261,42 @@ def metrics_of(task) -> tuple:
     return ("accuracy", "macro_f1")
 
 
-def verdict_table(folder, tasks: dict, comparisons: list, seeds, members: dict, resamples: int = RESAMPLES):
+def budgets(results, members: dict) -> dict:
+    """What each (task, model, strategy) actually trained, from the runs' records: ``{key: {"steps", "epochs"}}``.
+
+    The mean over its seeds of ``trained_steps`` and ``trained_epochs`` (a phase 1 stopped early counts the epochs it
+    ran); an ensemble's is the sum of its members' (each trained its own). Empty for runs recorded before they kept it.
+
+    Args:
+        results: long rows ``task, model, strategy, seed, metric, value``.
+        members: ``{task: the ensemble's heads}``.
+
+    Example:
+        >>> import pandas as pd
+        >>> rows = [("t", "h", "stack_only", s, m, v) for s in (0, 1) for m, v in (("trained_steps", 8 + 2 * s),)]
+        >>> budgets(pd.DataFrame(rows, columns=["task", "model", "strategy", "seed", "metric", "value"]), {})
+        {('t', 'h', 'stack_only'): {'steps': 9.0}}
+    """
+    kept = results[results.metric.isin(["trained_steps", "trained_epochs"])]
+    out = {}
+    means = kept.groupby(["task", "model", "strategy", "metric"]).value.mean()
+    for (task, model, strategy, metric), v in means.items():
+        out.setdefault((task, model, strategy), {})[metric.removeprefix("trained_")] = float(v)
+    for task, heads in members.items():
+        for strategy in {s for (t, _, s) in out if t == task}:
+            parts = [out.get((task, h, strategy)) for h in heads]
+            if heads and all(parts):
+                out[(task, "ensemble", strategy)] = {k: sum(p[k] for p in parts) for k in parts[0]}
+    return out
+
+
+def verdict_table(folder, tasks: dict, comparisons: list, seeds, members: dict, trained: dict | None = None):
     """The notebook's verdict table (``kit.analysis.verdict_table``, in points) over ``comparisons``.
 
     Each comparison's arms are read from ``folder`` (:func:`arm`); one whose arms have fewer than 2 seeds with
-    predictions is left out, and named in ``table.attrs["left_out"]``.
+    predictions is left out, and named in ``table.attrs["left_out"]``. Where ``trained`` holds both arms, their
+    budgets are what they trained (:func:`budgets`: a phase 1 stopped early is a smaller budget), else the planned
+    epochs decide.
 
     Args:
         folder: the notebook's output folder (its ``predictions/``).
@@ -257,7 +304,7 @@ def verdict_table(folder, tasks: dict, comparisons: list, seeds, members: dict, 
         comparisons: :func:`plan_comparisons`' rows.
         seeds: the seeds to look for.
         members: ``{task name: the ensemble's heads}``.
-        resamples: the bootstrap's draws per comparison.
+        trained: :func:`budgets`, or None.
 
     Returns:
         The table: one row per comparison, named by ``stack_and_finetune_report.comparison_name``; its ``verdict``
@@ -266,7 +313,7 @@ def verdict_table(folder, tasks: dict, comparisons: list, seeds, members: dict, 
     Raises:
         ValueError: no comparison has 2 seeds in both arms.
     """
-    rows, left_out = [], []
+    rows, left_out, trained = [], [], trained or {}
     for c in comparisons:
         task, name = tasks[c["task"]], comparison_name(c["task"], c["metric"], c["a"], c["b"])
         (xa, options), (xb, _) = (
@@ -275,11 +322,11 @@ def verdict_table(folder, tasks: dict, comparisons: list, seeds, members: dict, 
         if min(len(xa), len(xb)) < 2:
             left_out.append(name)
             continue
-        rows.append(
-            compare_arms(
-                xa, xb, name, budget_matched=c["budget_matched"], note=c["note"], resamples=resamples, **options
-            )
-        )
+        spent_a, spent_b = trained.get((c["task"], *c["a"])), trained.get((c["task"], *c["b"]))
+        spent = {"budget_matched": c["budget_matched"]}
+        if spent_a and spent_b:
+            spent = dict(budget_a=spent_a, budget_b=spent_b)
+        rows.append(compare_arms(xa, xb, name, note=c["note"], effect=c.get("effect"), **spent, **options))
     if not rows:
         raise ValueError(f"No comparison has predictions of 2 seeds in both arms in {folder}; left out: {left_out}.")
     table = _verdict_table(rows, scale=100)
