@@ -302,12 +302,13 @@ def test_strategy_table_shows_scores_and_no_verdicts_and_the_paper_column_quotes
         {
             "comparison": ["t accuracy: rich stack_and_finetune - light finetune_only"],
             "delta": [4.0],
-            "se": [1.4],
+            "low": [-1.5],
+            "high": [9.5],
             "verdict": ["noise"],
         }
     )
     side = paper_comparison(verdicts, paper, {"classification": "t"})
-    assert side["ours (points, ± bootstrap SE)"].tolist() == ["+4.0 ± 1.4", "not run"]
+    assert side["ours (points, 95% interval)"].tolist() == ["+4.0 [-1.5, +9.5]", "not run"]
     assert side["paper (points)"].tolist() == ["+0.72", "(direction only)"]
     assert side["ours vs the paper"].tolist() == ["within the noise (the paper's sign)", "not run"]
     verdicts.loc[0, "verdict"] = "found"  # "found" there only where the table says found
