@@ -58,5 +58,17 @@ SAYS = {
     "ensemble": "7-9 models per task: 78.61 vs 78.45 test, +0.16",
 }
 
+#: The paper's effects each verdict row of notebook 04 is read against, per task (a fraction: accuracy, or Pearson's r
+#: for STS), where it gives a number: layer decay 0.95 +0.7 on SST (Table 4); multi-BERT - triple-BERT and CerBERTus
+#: k=2 - multi-BERT from Table 6's best dev scores (our k stands for its k=2; QQP's multi - triple is 0.0, no effect to
+#: look for); the ensemble - the best model per task from Table 7. SMART and further MLM pretraining: directions only
+#: (its Figures 4 and 5).
+EFFECTS = {
+    "llrd": {"sst": 0.007},
+    "multi": {"sst": -0.005, "sts": 0.045},
+    "cerbertus": {"sst": 0.008, "qqp": 0.001, "sts": 0.009},
+    "ensemble": {"sst": 0.0126, "qqp": 0.0067, "sts": 0.0052},
+}
+
 #: The paper's parameter counts (BERT-base), for the sizes table.
 SIZES = "multi-BERT 110M, CerBERTus k=2 138M, k=3 153M, triple-BERT ~330M"

@@ -570,13 +570,48 @@ def _arms(plan_rows, out, data: dict, kinds: dict) -> dict:
     return arms
 
 
-def verdicts(plan_rows, out, data: dict, kinds: dict, sizes: dict, labels: dict | None = None, **options):
+def budgets(long) -> dict:
+    """What each arm actually trained, from the runs' records: ``{(experiment, setting, task): {"steps", "epochs"}}``.
+
+    The mean over its seeds of ``trained_steps`` (further MLM pretraining's steps included) and ``trained_epochs``; a
+    multitask run's are on its own row (its ``task`` joins the tasks with ``+``). Empty for runs recorded before
+    runs kept them.
+
+    Example:
+        >>> import pandas as pd
+        >>> long = pd.DataFrame([("smart", "lambda_s=1", "sst", s, "trained_steps", 20.0 + s) for s in (0, 1)],
+        ...                     columns=["experiment", "setting", "task", "seed", "metric", "value"])
+        >>> budgets(long)
+        {('smart', 'lambda_s=1', 'sst'): {'steps': 20.5}}
+    """
+    kept = long[long.metric.isin(["trained_steps", "trained_epochs"])]
+    out = {}
+    for (e, s, t, m), v in kept.groupby(["experiment", "setting", "task", "metric"]).value.mean().items():
+        out.setdefault((e, s, t), {})[m.removeprefix("trained_")] = float(v)
+    return out
+
+
+def _budget_of(trained: dict, arm: tuple, task: str, tasks) -> dict | None:
+    """An arm's budget on ``task``: its single-task run's, else its multitask run's (``a+b+c``)."""
+    return trained.get((*arm, task)) or trained.get((*arm, "+".join(tasks)))
+
+
+def _effect(key, task: str, arm: tuple):
+    """The paper's effect for a comparison on ``task`` (None where it gives only a direction, or none)."""
+    value = paper.EFFECTS.get(key, {}).get(task) if key else None
+    if key == "llrd" and arm[1] != "decay=0.95":
+        value = None  # Table 4's +0.7 is decay 0.95's
+    return value
+
+
+def verdicts(plan_rows, out, data: dict, kinds: dict, sizes: dict, labels: dict | None = None, trained=None):
     """The notebook's one verdict table (:func:`kit.analysis.verdict_table`) over :func:`comparison_plan`, in points.
 
     Each comparison's arms are the runs' saved test predictions per seed: accuracy as 1/0 per test example
-    (:func:`per_example`), Pearson's r recomputed on every bootstrap draw (``score``, ``labels``). Holm's correction
-    runs over the whole table; a difference is ``found`` only when the two-level bootstrap (seeds and test examples)
-    and Welch's t over seeds both survive it.
+    (:func:`per_example`), Pearson's r through its per-example pseudo-values (``score``, ``labels``); each row beside
+    the paper's effect (``serbertus_paper.EFFECTS``) and, where the runs' records give them (:func:`budgets`), both
+    arms' budgets; the dev-gated ensemble against the best single model is a recipe comparison. Holm's correction
+    runs over the whole table.
 
     Args:
         plan_rows: the planned runs (``serbertus_runs.plan``).
@@ -585,7 +620,7 @@ def verdicts(plan_rows, out, data: dict, kinds: dict, sizes: dict, labels: dict 
         kinds: ``{task: kind}``.
         sizes: the scale's sizes (:func:`comparison_plan`).
         labels: :func:`task_labels`' names, or None.
-        **options: :func:`kit.analysis.verdict_table`'s (e.g. ``resamples``).
+        trained: :func:`budgets` of the results, or None.
 
     Returns:
         The table: one row per comparison, named ``"<comparison> (<task>)"``.
@@ -593,9 +628,16 @@ def verdicts(plan_rows, out, data: dict, kinds: dict, sizes: dict, labels: dict 
     Raises:
         FileNotFoundError: a planned run's predictions are gone (``serbertus_runs.load_predictions``).
     """
-    arms, items = _arms(plan_rows, out, data, kinds), []
-    for name, x, y, t, _, matched, note in comparison_plan(sizes, list(data)):
-        item = {"name": f"{name} ({(labels or {}).get(t, t)})", "budget_matched": matched, "note": note}
+    arms, items, tasks, trained = _arms(plan_rows, out, data, kinds), [], list(data), trained or {}
+    for name, x, y, t, key, matched, note in comparison_plan(sizes, tasks):
+        item = {"name": f"{name} ({(labels or {}).get(t, t)})", "note": note, "effect": _effect(key, t, x)}
+        spent_a, spent_b = _budget_of(trained, x, t, tasks), _budget_of(trained, y, t, tasks)
+        if x[0] == "ensemble":
+            item["recipe"] = True
+        elif spent_a and spent_b:
+            item.update(budget_a=spent_a, budget_b=spent_b)
+        else:
+            item["budget_matched"] = matched
         a, b, yt = arms[x][t], arms[y][t], data[t]["test"][1]
         if kinds[t] == "regression":
             kind = kinds[t]
@@ -606,7 +648,7 @@ def verdicts(plan_rows, out, data: dict, kinds: dict, sizes: dict, labels: dict 
                 b={s: per_example(kinds[t], yt, p) for s, p in b.items()},
             )
         items.append(item)
-    return verdict_table(items, scale=100.0, **options)
+    return verdict_table(items, scale=100.0)
 
 
 def sentences(table, test, sizes: dict, tasks, guesses: dict, labels: dict | None = None) -> list[str]:
@@ -628,7 +670,7 @@ def sentences(table, test, sizes: dict, tasks, guesses: dict, labels: dict | Non
         said = f" [paper: {paper.SAYS[c[4]]}]" if c[4] else ""
         lines.append(
             f"{r.comparison}: {r.delta:+.1f} points, 95% interval [{r.low:+.1f}, {r.high:+.1f}]: {r.verdict} "
-            f"(Holm-corrected p: bootstrap {r.p_boot_holm:.3f}, Welch {r.p_welch_holm:.3f}){said}"
+            f"(Holm-corrected p {r.p_holm:.3f}; could find ±{r.detectable:.1f}){said}"
         )
     for t in tasks:
         s = summary(test, BASE, t)

@@ -665,7 +665,7 @@ def plan(setting_rows: list, sizes: dict, data: dict) -> list[dict]:
     ]
 
 
-def to_run_result(setting: SettingResult, epochs: int | None = None) -> RunResult:
+def to_run_result(setting: SettingResult, epochs: int | None = None, mlm_steps: int = 0) -> RunResult:
     """A :class:`SettingResult` as the shared :class:`kit.results.RunResult`: the rows ``results.csv`` gets.
 
     Per task ``dev_score`` and ``test_score`` (and ``train_score`` when scored); a multitask run's own rows hold
@@ -676,6 +676,7 @@ def to_run_result(setting: SettingResult, epochs: int | None = None) -> RunResul
     Args:
         setting: the run's result.
         epochs: the epochs it ran (None: read from its history).
+        mlm_steps: the further pretraining's masked-LM steps before fine-tuning (counted in ``trained_steps``).
     """
     summary = setting.summary()
     steps, seconds = summary.pop("steps"), summary.pop("seconds")
@@ -696,7 +697,7 @@ def to_run_result(setting: SettingResult, epochs: int | None = None) -> RunResul
     return RunResult(
         metrics,
         seconds=seconds,
-        trained={"steps": steps, "epochs": ran},
+        trained={"steps": steps + int(mlm_steps), "epochs": ran},
         predictions=arrays,
         parts=parts,
         model=setting.model,
@@ -760,7 +761,7 @@ class Experiment(base.Experiment):
         setting = run_setting(
             self.make_backbone(), tasks, self.kinds, self.heads, seed=run["seed"], **self.recipe, **options
         )
-        return to_run_result(setting, epochs=self.sizes["epochs"])
+        return to_run_result(setting, epochs=self.sizes["epochs"], mlm_steps=options.get("mlm_steps", 0))
 
     def keep(self, run: dict, result: RunResult) -> None:
         """Keep a multitask run of the first seed whose mean dev score is the best so far, as a bundle."""

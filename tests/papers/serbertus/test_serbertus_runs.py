@@ -349,7 +349,7 @@ def _fake_sweep(tmp_path, llrd_moves=True, learns=True):
             mlm_curve={"step": [1, 5], "loss": [5.0, 4.0]} if run["experiment"] == "mlm" else None,
             train={t: 0.95 for t in tasks},
         )
-        result = serbertus.to_run_result(r, epochs=1)
+        result = serbertus.to_run_result(r, epochs=1, mlm_steps=run.get("mlm_steps", 0))
         save_predictions(tmp_path, run, serbertus.KEYS, result.predictions)
         sweep.record(run, result)
     serbertus.record_ensembles(sweep, serbertus.ensembles(plan, tmp_path, data, kinds))
@@ -361,7 +361,7 @@ def test_report_sentences_name_their_tests_and_the_checks_can_fail(tmp_path):
     long = sweep.results()
     test, _ = report.results(long, list(data))
     guesses = {"sst": 0.5, "qqp": 0.5, "sts": 0.0}
-    table = report.verdicts(plan, tmp_path, data, kinds, sizes, resamples=200)
+    table = report.verdicts(plan, tmp_path, data, kinds, sizes, trained=report.budgets(long))
     # 3 ablations, then per task multi vs triple, CerBERTus k=1 vs multi, the ensemble vs its best single model
     assert len(table) == 3 + 3 * 3 and set(table.examples_a) == {60} and set(table.seeds_a) == {3}
     assert (
@@ -370,6 +370,9 @@ def test_report_sentences_name_their_tests_and_the_checks_can_fail(tmp_path):
     )
     mlm = table[table.comparison.str.startswith("5 MLM steps")].iloc[0]
     assert mlm.note.startswith("5 extra MLM steps") and mlm.verdict != "found"  # an unmatched budget is never found
+    assert mlm.design == "budgets differ" and mlm.budget_a == "1 epochs, 6 steps"  # from the runs' records
+    ens = table[table.comparison.str.startswith("dev-gated ensemble")].iloc[0]
+    assert ens.design == "recipe comparison" and ens.effect == pytest.approx(1.26)  # the paper's Table 7, points
     # the faked architectures are right on 85% of examples against the baseline's 80%: a verdict Holm may keep or not,
     # but each sentence carries its row's verdict, and the Pearson rows were recomputed from predictions
     lines = report.sentences(table, test, sizes, list(data), guesses)
@@ -421,7 +424,7 @@ def test_tables_and_the_figure_name_your_data_not_its_slot(tmp_path):
     fig = report.figure(test, dev, arch, size, long, "sst", label=labels["sst"])
     titles = [ax.get_title() for ax in fig.axes]
     assert titles[0] == "SMART on my_reviews (in sst's place) (the paper's Figure 4)" and "my_reviews" in titles[2]
-    table = report.verdicts(plan, tmp_path, data, kinds, sizes, labels=labels, resamples=50)
+    table = report.verdicts(plan, tmp_path, data, kinds, sizes, labels=labels)
     assert table.comparison[0] == "SMART lambda_s=10 vs none (my_reviews (in sst's place))"
     lines = report.sentences(table, test, sizes, list(data), {"sst": 0.5, "qqp": 0.5, "sts": 0.0}, labels=labels)
     assert lines[0].startswith("SMART lambda_s=10 vs none (my_reviews (in sst's place)): ")
