@@ -63,9 +63,8 @@ class Stopped(KeyboardInterrupt):
 
 
 def first_line(source: str) -> str:
-    """A cell's first line (its ``# NBVAL`` markers skipped), cut to 60 characters: the progress line's text."""
-    lines = [ln for ln in source.strip().splitlines() if not ln.startswith("# NBVAL")]
-    return (lines or [""])[0][:60]
+    """A cell's first line, cut to 60 characters: the progress line's text."""
+    return (source.strip().splitlines() or [""])[0][:60]
 
 
 def clear_outputs(cells) -> None:

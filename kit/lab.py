@@ -25,6 +25,12 @@ from pathlib import Path
 DEFAULT_BACKEND = "tensorflow"
 #: No news feed and no update check: the course works offline, where JupyterLab's calls for both only fail.
 OFFLINE = ("--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate")
+#: The kit's Jupyter config folder, first on ``JUPYTER_CONFIG_PATH``: its ``labconfig/page_config.json`` turns off
+#: JupyterLab's announcements plugin, which otherwise asks "Would you like to get notified about official Jupyter
+#: news?" on the first screen (its ``fetchNews`` setting starts at "ask"; the news feed above is off anyway).
+JUPYTER_CONFIG = Path(__file__).resolve().parent / "jupyter_config"
+#: The plugin that page config turns off.
+ANNOUNCEMENTS = "@jupyterlab/apputils-extension:announcements"
 #: What to install when JupyterLab is missing from the kit's environment.
 INSTALL_LAB = "pip install 'jupyterlab>=4' (it is in the kit's `notebooks` extra; ./kit.sh installs it)"
 
@@ -39,8 +45,9 @@ def lab_env(backend: str | None = None, scale: str | None = None, data_env: dict
         base: the environment to start from (default: this process's).
 
     Returns:
-        A new dict: ``base`` with the backend, the scale and the data variables set, and TensorFlow's C++ log
-        level at 2 unless set (its CUDA probing lines on a machine without a GPU; errors still show).
+        A new dict: ``base`` with the backend, the scale and the data variables set, TensorFlow's C++ log
+        level at 2 unless set (its CUDA probing lines on a machine without a GPU; errors still show), and
+        :data:`JUPYTER_CONFIG` first on ``JUPYTER_CONFIG_PATH`` (no news prompt; a path set there stays after it).
 
     Example:
         >>> lab_env(base={"KERAS_BACKEND": "torch"})["KERAS_BACKEND"]
@@ -53,6 +60,8 @@ def lab_env(backend: str | None = None, scale: str | None = None, data_env: dict
         env["KIT_SCALE"] = scale
     env.update(data_env or {})
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    paths = [p for p in env.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p and p != str(JUPYTER_CONFIG)]
+    env["JUPYTER_CONFIG_PATH"] = os.pathsep.join([str(JUPYTER_CONFIG), *paths])
     return env
 
 

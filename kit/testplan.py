@@ -172,7 +172,7 @@ def _notebook_job(root: Path, backend: str, notebook: str) -> tuple[str, list, d
             "--nbval-cell-timeout",
             "1800",
             "--nbval-sanitize-with",
-            "notebooks/nbval_sanitize.cfg",
+            "tests/nbval_sanitize.cfg",
             notebook,
         ],
         {"KERAS_BACKEND": backend, "KIT_SCALE": "smoke", "KIT_OUT_ROOT": str(root / "runs" / f"nbval-{backend}")},

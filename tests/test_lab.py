@@ -1,5 +1,7 @@
 """kit lab: the command, the environment its kernels get, and its errors before JupyterLab starts."""
 
+import os
+
 import pytest
 
 import kit.cli
@@ -47,5 +49,21 @@ def test_kit_lab_stops_before_the_server_on_bad_data_or_without_jupyterlab(start
 
 def test_the_kernels_environment_keeps_what_is_set():
     env = kit.lab.lab_env(base={"KERAS_BACKEND": "torch", "KIT_SCALE": "full", "TF_CPP_MIN_LOG_LEVEL": "0"})
-    assert env == {"KERAS_BACKEND": "torch", "KIT_SCALE": "full", "TF_CPP_MIN_LOG_LEVEL": "0"}
+    assert env == {"KERAS_BACKEND": "torch", "KIT_SCALE": "full", "TF_CPP_MIN_LOG_LEVEL": "0",
+                   "JUPYTER_CONFIG_PATH": str(kit.lab.JUPYTER_CONFIG)}  # fmt: skip
     assert kit.lab.lab_env(base={})["TF_CPP_MIN_LOG_LEVEL"] == "2"  # TensorFlow's CUDA probing lines off by default
+    mine = os.pathsep.join(["/my/config", str(kit.lab.JUPYTER_CONFIG)])
+    assert kit.lab.lab_env(base={"JUPYTER_CONFIG_PATH": mine})["JUPYTER_CONFIG_PATH"] == os.pathsep.join(
+        [str(kit.lab.JUPYTER_CONFIG), "/my/config"]
+    )  # the kit's first, once; the user's kept after it
+
+
+def test_jupyterlab_reads_the_kit_s_page_config_and_turns_off_the_news_prompt(monkeypatch, tmp_path):
+    """JupyterLab's own page-config reader, under kit lab's environment, disables the announcements plugin."""
+    config = pytest.importorskip("jupyterlab_server.config", reason="JupyterLab is not installed")
+    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR"):  # no page config of this machine's user in the way
+        monkeypatch.setenv(name, str(tmp_path / name))
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", kit.lab.lab_env(base={})["JUPYTER_CONFIG_PATH"])
+    assert kit.lab.ANNOUNCEMENTS in config.get_page_config([], None)["disabledExtensions"]
+    monkeypatch.delenv("JUPYTER_CONFIG_PATH")
+    assert kit.lab.ANNOUNCEMENTS not in config.get_page_config([], None)["disabledExtensions"]

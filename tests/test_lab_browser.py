@@ -1,5 +1,7 @@
 """`kit lab` in a real browser: JupyterLab on the notebooks, notebook 00's first cell run in headless Chromium.
 
+The first screen must not ask about JupyterLab's news feed (the announcements plugin's prompt, off in kit lab).
+
 Debian's `chromium` and `chromium-driver` packages drive it (Selenium from PyPI with the system binaries: nothing
 downloads a browser); `.ci/run` installs them, elsewhere the test is skipped with what to install. A screenshot of the
 page after the cell ran is written to `runs/lab/`.
@@ -21,6 +23,8 @@ pytestmark = pytest.mark.one_backend
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+#: What JupyterLab's announcements plugin asks on the first screen unless kit lab turns it off (kit/lab.py).
+NEWS_PROMPT = "Would you like to get notified about official Jupyter news?"
 #: Flags for a headless Chromium as root on a machine without a network (its background calls would be refused).
 CHROMIUM_FLAGS = (
     "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
@@ -161,3 +165,5 @@ def test_kit_lab_runs_notebook_00s_first_cell_in_a_real_browser(lab_server, brow
         browser.save_screenshot(str(shots / "00_start_here_first_cell.png"))  # what the page showed, even on failure
     assert "backend torch | scale smoke" in printed, printed
     assert "devices: CPU" in printed and "outputs go to" in printed
+    page = browser.find_element(By.TAG_NAME, "body").text + browser.page_source
+    assert NEWS_PROMPT not in page, "JupyterLab asks about its news feed on the first screen (kit/lab.py's page config)"

@@ -3,7 +3,8 @@
 A learner reads the Discussion, "What this run shows" and the Summary as statements about the run above them. So a
 number written there (a decimal, a percentage, a number with thousands separators) must appear in the notebook's
 printed outputs, or the sentence holding it names its source: the paper ("the paper", "Table 2", "Figure 1", "§4"),
-a cell ("cell 3"), or a file (``benchmarks/medium_gpu``, ``GPU.md``).
+or a file (``benchmarks/medium_gpu``, ``GPU.md``); a cell is named by its section, never its number
+(tests/test_notebook_openings.py).
 """
 
 import json
@@ -22,7 +23,7 @@ PROSE_HEADINGS = ("### Discussion", "## Summary", "## 7 · What this run shows",
 NUMBER = re.compile(r"(?<![\w.])[-+−]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+%)")
 #: Words that name where a number comes from, when it is not printed by the notebook itself.
 SOURCE = re.compile(
-    r"the paper|paper's|\bTables?\s+\d|\bFigures?\s+\d|§\s*\d|\bcells?\s+\d|[\w-]+/[\w./-]+|\b[\w-]+\.(?:md|csv|json)\b"
+    r"the paper|paper's|\bTables?\s+\d|\bFigures?\s+\d|§\s*\d|[\w-]+/[\w./-]+|\b[\w-]+\.(?:md|csv|json)\b"
     r"|\bbenchmarks?\b|\bSPEC\b|\bGPU\.md\b",
     re.IGNORECASE,
 )

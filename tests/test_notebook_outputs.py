@@ -36,7 +36,7 @@ def printed_lines(cell: dict) -> int:
 def test_no_code_cell_prints_a_wall_of_lines(notebook):
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     long = [
-        f"cell {i} ({printed_lines(c)} lines): {''.join(c['source']).splitlines()[1][:60]!r}"
+        f"cell {i} ({printed_lines(c)} lines): {''.join(c['source']).splitlines()[0][:60]!r}"
         for i, c in enumerate(cells)
         if c["cell_type"] == "code" and printed_lines(c) > MAX_LINES
     ]

@@ -30,8 +30,7 @@ def tagged_cells(notebook: Path) -> list[dict]:
 
 def title(cell: dict) -> str:
     """A tagged cell's first line without its ``#`` (``"View: BM25 by hand, ..."``)."""
-    source = "".join(cell["source"])
-    lines = [line for line in source.splitlines() if not line.startswith("# NBVAL")]
+    lines = "".join(cell["source"]).splitlines()
     return lines[0].lstrip("# ").strip() if lines else ""
 
 
