@@ -8,7 +8,7 @@ from .flops import format_flops, training_flops, training_tokens
 from .scales import medium_results, plot_scales, scale_table
 from .spread import Difference, difference, format_mean_se, paired_difference, summarize, welch
 from .timing import time_inference
-from .verdict_views import read_aloud, show_verdicts, verdict_html, verdict_text
+from .verdict_views import reach, read_aloud, show_verdicts, verdict_html, verdict_text
 from .verdicts import Comparison, compare_arms, detectable_at, holm, verdict, verdict_table
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "verdict_table",
     "detectable_at",
     "read_aloud",
+    "reach",
     "verdict_text",
     "format_mean_se",
     "summarize",

@@ -21,7 +21,7 @@ import html
 import math
 import textwrap
 
-from .verdicts import COLUMNS, FOUND, MAIN_COLUMNS, NO_VARIATION, NOISE, SCALED
+from .verdicts import COLUMNS, FOUND, MAIN_COLUMNS, NO_VARIATION, NOISE, SCALED, detectable_at
 
 #: The text's widest line.
 WIDTH = 160
@@ -269,3 +269,40 @@ def read_aloud(frame, comparison: str) -> list[str]:
         f"examples and spread) finds in 80% of runs at Holm's strictest level; {effect}.",
         f"5. verdict: {r.verdict}, because {r.why}.",
     ]
+
+
+def reach(frame, seeds: int, examples: int, label: str = "medium", digits: int | None = None):
+    """Per row of the verdict table: the paper's effect, what this run could detect, what another design could.
+
+    Args:
+        frame: :func:`~kit.analysis.verdict_table`'s table.
+        seeds: the other design's seeds per arm (e.g. medium's 5).
+        examples: its test examples per arm.
+        label: what to call it in the column's name.
+        digits: decimals (default: 1 for points, else 3).
+
+    Returns:
+        A pandas DataFrame indexed by comparison: ``paper's effect``, ``detectable here``, ``detectable at
+        <label>`` (:func:`~kit.analysis.verdicts.detectable_at`: this run's spread, the other design's seeds and
+        test set), ``verdict``.
+
+    Example:
+        >>> from kit.analysis import verdict_table
+        >>> a, b = [[1, 0, 1, 1] * 50, [1, 1, 0, 1] * 50], [[0, 0, 1, 0] * 50, [1, 0, 0, 0] * 50]
+        >>> t = verdict_table([("a - b", a, b, {"effect": 0.1})])
+        >>> list(reach(t, seeds=5, examples=1000).columns)
+        ["paper's effect", 'detectable here', 'detectable at medium (5 seeds, 1,000 test examples)', 'verdict']
+    """
+    import pandas as pd
+
+    d = _digits(frame, digits)
+    there = detectable_at(frame, seeds, examples)
+    return pd.DataFrame(
+        {
+            "paper's effect": [_num(v, d, sign=True) for v in frame.effect],
+            "detectable here": [_num(v, d) for v in frame.detectable],
+            f"detectable at {label} ({seeds} seeds, {examples:,} test examples)": [_num(v, d) for v in there],
+            "verdict": list(frame.verdict),
+        },
+        index=pd.Index(frame.comparison, name="comparison"),
+    )
