@@ -152,7 +152,7 @@ def budgets(results) -> dict:
         >>> import pandas as pd
         >>> rows = [("L", 300, s, m, v) for s in (0, 1) for m, v in (("trained_steps", 10 + s), ("trained_epochs", 2))]
         >>> budgets(pd.DataFrame(rows, columns=["model", "train_examples", "seed", "metric", "value"]))
-        {('L', 300): {'steps': 10.5, 'epochs': 2.0}}
+        {('L', 300): {'epochs': 2.0, 'steps': 10.5}}
     """
     kept = results[results.metric.isin(["trained_steps", "trained_epochs"])]
     means = kept.groupby(["model", "train_examples", "metric"]).value.mean()
