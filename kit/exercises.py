@@ -133,7 +133,7 @@ def run(solution: Solution) -> float:
     keras.backend.clear_session()
     start = time.time()
     code = compile(solution.code, f"<{solution.label}>", "exec")
-    exec(code, {"__name__": "__main__"})  # noqa: S102 - the notebooks' own solutions
+    exec(code, {"__name__": "__main__"})  # the notebooks' own solutions
     return time.time() - start
 
 
@@ -163,7 +163,7 @@ def main(argv=None) -> int:
         print(f"\n=== {s.label}: {s.question.splitlines()[0][:100]}", flush=True)
         try:
             seconds = run(s)
-        except Exception:  # noqa: BLE001 - report every failing solution, then fail
+        except Exception:  # report every failing solution, then fail
             traceback.print_exc()
             failed.append(s.label)
             continue

@@ -452,7 +452,7 @@ def _display_shim(outputs):
             if html is not None:
                 try:
                     data["text/html"] = html()
-                except Exception:  # noqa: BLE001 - plain text is enough
+                except Exception:  # plain text is enough
                     pass
             outputs.append({"output_type": "display_data", "data": data, "metadata": {}})
 
@@ -601,7 +601,7 @@ def _run_cell(source: str, i: int, namespace: dict, display) -> tuple[str, tuple
                     display(value)
     except KeyboardInterrupt:  # Ctrl-C, or `kill` through kit run: keep what the cell printed so far
         stopped = i
-    except Exception:  # noqa: BLE001 - reported and saved, then raised
+    except Exception:  # reported and saved, then raised
         failed = (i, traceback.format_exc())
     return buf.getvalue(), failed, stopped
 
