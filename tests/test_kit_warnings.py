@@ -3,7 +3,9 @@
 import os
 import subprocess
 import sys
+import tomllib
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -57,8 +59,9 @@ def test_quiet_installs_two_filters_once():
 def test_quiet_hides_the_unused_pooler_and_tqdm_notices_only():
     iprogress = "IProgress not found. Please update jupyter and ipywidgets. See https://ipywidgets.readthedocs.io/"
     other_variable = "Gradients do not exist for variables ['dense/kernel'] when minimizing the loss."
-    pooler_and_other = "Gradients do not exist for variables ['pooled_dense/kernel', 'dense/bias'] when minimizing."
-    task_poolers = "Gradients do not exist for variables ['sst_pooled_dense/kernel', 'sts_pooled_dense/bias'] when m."
+    head = "Gradients do not exist for variables "
+    pooler_and_other = head + "['pooled_dense/kernel', 'dense/bias'] when minimizing the loss."
+    task_poolers = head + "['sst_pooled_dense/kernel', 'sts_pooled_dense/bias'] when minimizing the loss."
     hidden = [(POOLER, UserWarning, KERAS_OPTIMIZER), (task_poolers, UserWarning, KERAS_OPTIMIZER)]
     hidden.append((iprogress, TqdmWarning, "tqdm.auto"))
     assert _shown(*hidden) == []
@@ -84,3 +87,13 @@ def test_quiet_hides_keras_notice_of_a_mean_pooled_classifiers_pooler(tiny_bert)
             model.fit(x, np.array([0, 1]), epochs=1, verbose=0)
         pooler = [w for w in shown if "pooled_dense" in str(w.message)]
         assert len(pooler) == (0 if quiet else 1), [str(w.message) for w in shown]
+
+
+@pytest.mark.one_backend
+def test_pytest_fails_on_a_warning_but_the_few_named_by_message_category_and_module():
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    filters = pyproject["tool"]["pytest"]["ini_options"]["filterwarnings"]
+    assert filters[0] == "error"
+    accepted = [f.split(":") for f in filters[1:]]
+    assert all(len(f) == 4 and f[0] == "ignore" and all(f[1:]) for f in accepted), filters  # never a whole category
+    assert [f for f in accepted if f[1] == kit.UNUSED_POOLER_MESSAGE], "the pooler's notice as kit.quiet() names it"
