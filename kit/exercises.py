@@ -32,6 +32,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import quiet
 from .runner import find_notebook, notebooks_dir  # a notebook by its number, as `kit run` finds it
 
 _EXERCISE = re.compile(r"\*\*Exercise (\d+)\.\*\*")
@@ -158,6 +159,7 @@ def main(argv=None) -> int:
         if args[1:]:
             wanted = {int(a) for a in args[1:]}
             picked = [s for s in picked if s.number in wanted]
+    quiet()  # as each notebook's first cell does
     failed = []
     for s in picked:
         print(f"\n=== {s.label}: {s.question.splitlines()[0][:100]}", flush=True)
