@@ -18,13 +18,13 @@ from pathlib import Path
 
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import keras
+import numpy as np
+import torch
 
-from kit.models import build_classifier, load_backbone  # noqa: E402
-from kit.models.truncate import truncate_backbone  # noqa: E402
-from kit.optimizers.adamw import adamw  # noqa: E402
+from kit.models import build_classifier, load_backbone
+from kit.models.truncate import truncate_backbone
+from kit.optimizers.adamw import adamw
 
 CE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 

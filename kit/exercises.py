@@ -32,7 +32,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import notebooks
+from . import notebooks, quiet
 from .runner import find_notebook, notebooks_dir  # a notebook by its number, as `kit run` finds it
 
 _EXERCISE = re.compile(r"\*\*Exercise (\d+)\.\*\*")
@@ -134,7 +134,7 @@ def run(solution: Solution) -> float:
     keras.backend.clear_session()
     start = time.time()
     code = compile(solution.code, f"<{solution.label}>", "exec")
-    exec(code, {"__name__": "__main__"})  # noqa: S102 - the notebooks' own solutions
+    exec(code, {"__name__": "__main__"})  # the notebooks' own solutions
     return time.time() - start
 
 
@@ -160,12 +160,13 @@ def main(argv=None) -> int:
         if args[1:]:
             wanted = {int(a) for a in args[1:]}
             picked = [s for s in picked if s.number in wanted]
+    quiet()  # as each notebook's first cell does
     failed = []
     for s in picked:
         print(f"\n=== {s.label}: {s.question.splitlines()[0][:100]}", flush=True)
         try:
             seconds = run(s)
-        except Exception:  # noqa: BLE001 - report every failing solution, then fail
+        except Exception:  # report every failing solution, then fail
             traceback.print_exc()
             failed.append(s.label)
             continue

@@ -52,7 +52,7 @@ def hide_gpus(tf) -> bool:
     try:
         tf.config.set_visible_devices([], "GPU")
         return True
-    except Exception:  # noqa: BLE001 - already initialised, or not a full TensorFlow
+    except Exception:  # already initialised, or not a full TensorFlow
         return False
 
 

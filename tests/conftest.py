@@ -8,10 +8,10 @@ import os
 if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_level=0").strip()
 
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import numpy as np
+import pytest
 
-from tests.helpers import write_roberta_preset  # noqa: E402
+from tests.helpers import write_roberta_preset
 
 
 def pytest_configure(config):

@@ -8,7 +8,8 @@ import pytest
 
 import kit
 
-MODULES = sorted(m.name for m in pkgutil.walk_packages(kit.__path__, "kit.") if not m.name.endswith("__main__"))
+PACKAGES = pkgutil.walk_packages(kit.__path__, "kit.")
+MODULES = ["kit", *sorted(m.name for m in PACKAGES if not m.name.endswith("__main__"))]  # kit: kit.quiet's example
 #: Modules whose examples use no Keras, or are a notebook's plumbing (kit.papers: the layers and training helpers it
 #: calls are tested on every backend): `kit test` runs them under its first backend only.
 ONE_BACKEND = (

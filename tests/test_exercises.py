@@ -101,7 +101,7 @@ def test_a_missing_solution_is_an_error(tmp_path):
 
 def test_the_runner_runs_each_solution_fresh_and_reports_failures(tmp_path, capsys):
     out = tmp_path / "seen.txt"
-    good = f"import kit\nopen({str(out)!r}, 'a').write(str('leak' in globals()))\nleak = 1"
+    good = f"import kit\nwith open({str(out)!r}, 'a') as f:\n    f.write(str('leak' in globals()))\nleak = 1"
     nb = _notebook(
         tmp_path / "99_x.ipynb",
         "## Exercises",

@@ -320,7 +320,7 @@ def preset_tokenizer(preset: str):
                 preset_utils.get_file(preset, f"{assets}/vocabulary.json"),
                 preset_utils.get_file(preset, f"{assets}/merges.txt"),
             )
-        except Exception:  # noqa: BLE001 - a HuggingFace repo (hf://...) keeps vocab.json and merges.txt at its top
+        except Exception:  # a HuggingFace repo (hf://...) keeps vocab.json and merges.txt at its top
             return ByteLevelBPETokenizer(
                 preset_utils.get_file(preset, "vocab.json"), preset_utils.get_file(preset, "merges.txt")
             )
@@ -329,7 +329,7 @@ def preset_tokenizer(preset: str):
     try:
         vocab = preset_utils.get_file(preset, f"{preset_utils.TOKENIZER_ASSET_DIR}/vocabulary.txt")
         config = preset_utils.load_json(preset, "tokenizer.json").get("config", {})
-    except Exception as exc:  # noqa: BLE001 - any failure here means "not a BERT preset we can read"
+    except Exception as exc:  # any failure here means "not a BERT preset we can read"
         raise ValueError(
             f"{preset!r} has no BERT vocabulary: expected vocab.txt (HuggingFace) or "
             f"assets/tokenizer/vocabulary.txt (keras-hub preset). ({exc})"

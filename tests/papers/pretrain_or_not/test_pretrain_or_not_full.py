@@ -22,7 +22,7 @@ def test_full_scale_names_roberta_and_star_rated_yelp():
     assert runs.transformer_of(runs.models(smoke)) == "MiniLM-L6 (bottom 3 layers) fine-tuned"
 
 
-def test_the_runs_on_a_roberta(roberta_preset, tmp_path, monkeypatch):  # noqa: F811
+def test_the_runs_on_a_roberta(roberta_preset, tmp_path, monkeypatch):
     (tmp_path / "roberta_base_en").symlink_to(roberta_preset[0], target_is_directory=True)
     monkeypatch.setenv("KIT_PRESET_DIR", str(tmp_path))
     rng = np.random.default_rng(0)
