@@ -57,9 +57,9 @@ SCALES: dict[str, dict] = {
         "seeds": [0],
     },
     "medium": {
-        "description": "the offline data at full size and the papers' model sizes, 5 seeds in the paper notebooks: "
-        "~25-45 minutes per notebook on one H200 (jax) with the four sharing it, estimated from the first 9 minutes "
-        "(benchmarks/medium_gpu)",
+        "description": "the offline data at full size and the papers' model sizes, 3-4 seeds chosen by power in the "
+        "paper notebooks: ~10 minutes per notebook alone on one H100 or H200 (jax), predicted by a cost model fitted "
+        "to the first medium runs (benchmarks/medium_gpu)",
         "sequence_length": 64,
         "batch_size": 32,
         "epochs": 3,

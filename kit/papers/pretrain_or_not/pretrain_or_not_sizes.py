@@ -56,17 +56,20 @@ SCALES = {
         "timing_sequence_length": 128,
         "timing_repeats": 3,
     },
-    # every offline sentence (8,454), the paper's LSTM-2-256, LSTM-4-256 and LSTM-4-256 + pretrained, 5 seeds, one
-    # GPU: the plain LSTM-4-256 sets the table against no table at the same depth (and depth against depth)
+    # every offline sentence (8,454), the paper's LSTM-2-256 beside LSTM-2-256 + MiniLM's table (the table at the
+    # same depth; the paper's "+ Base" is LSTM-4-256's, whose step costs 3x LSTM-2-256's: 40 against 13 ms on the
+    # GPU, benchmarks/medium_gpu), 4 seeds: the transformer's gap (the paper's ~9 points) needs 4 at Holm's level for
+    # 14 rows; the table's +0.66 and depth's +0.28 are out of reach of 1,057 test sentences at any number of seeds
+    # (~5 points detectable). ~10 minutes alone on one H200 (benchmarks/medium_gpu/plan_medium.py)
     "medium": {
         **_PAPER_MODELS,
-        "lstm_sizes": [[2, 256], [4, 256]],
+        "lstm_plus_pretrained": [2, 256],
         "backbone": "minilm-l6",
         "dataset": "rt_snippets",
         "train_sizes": [300, 1000, 3000, 1.0],
         "sequence_length": 64,
-        "lstm_seeds": [0, 1, 2, 3, 4],
-        "transformer_seeds": [0, 1, 2, 3, 4],
+        "lstm_seeds": [0, 1, 2, 3],
+        "transformer_seeds": [0, 1, 2, 3],
         "lstm_epochs": 10,
         "lstm_patience": 3,
         "transformer_epochs": 3,
@@ -95,3 +98,43 @@ SCALES = {
         "timing_repeats": 30,
     },
 }
+
+#: The medium data's known sizes (rt_snippets), so the medium plan is built without loading it (kit.papers.costs).
+MEDIUM_DATA = {"rt_snippets": {"train": 8454, "test": 1057}}
+
+#: What a medium run costs, in seconds with four notebooks sharing one H200 (benchmarks/medium_gpu/plan_medium.py):
+#: per kind of run (:func:`cost_kind`), ``(fixed, per planned step, first)``, ``first`` paid by the first run of a
+#: (model, training size) (a new last-batch shape: a compile), and the LSTMs' contention 1 (kit.analysis.cost: their
+#: shared step was their step alone). Fitted to the logged runs: LSTM-2-256 (19 runs) and LSTM-4-256 + MiniLM emb (11).
+#: Derived: an LSTM with the table as the plain one of its depth and the reverse (the same layers); the transformer as
+#: notebook 03's light head (MiniLM-L6, batch 32 x 64: 16 ms a step, 1.25 s a run) plus 3 s a run for reading the
+#: preset again, and a 23 s compile (its one logged run: 24.7 s of training for 60 steps).
+MEDIUM_COSTS = {
+    "lstm-2": (4.21, 0.0131, 8.9, 1.0),
+    "lstm-2+table": (4.21, 0.0131, 8.9, 1.0),
+    "lstm-4": (7.33, 0.0397, 12.6, 1.0),
+    "lstm-4+table": (7.33, 0.0397, 12.6, 1.0),
+    "transformer": (4.25, 0.016, 23.0),
+}
+#: The notebook's cells outside the sweep's runs at medium, seconds as above: before it (the data, the encoder, the
+#: run by hand's first compile of everything: 80 s logged, less that run's own cost) and after it (the timing of
+#: Table 3 at length 512, the figures: not logged, assumed).
+MEDIUM_OUTSIDE = (66.0, 60.0)
+
+
+def cost_kind(run: dict) -> str:
+    """The kind of a planned run for :data:`MEDIUM_COSTS`: ``lstm-<layers>``, ``lstm-<layers>+table``, ``transformer``.
+
+    Example:
+        >>> [cost_kind({"model": m}) for m in ("LSTM-2-256", "LSTM-4-256 + MiniLM emb", "MiniLM-L6 fine-tuned")]
+        ['lstm-2', 'lstm-4+table', 'transformer']
+    """
+    name = run["model"]
+    if not name.startswith("LSTM-"):
+        return "transformer"
+    return f"lstm-{name.split('-')[1]}" + ("+table" if " + " in name else "")
+
+
+def cost_programs(run: dict) -> tuple:
+    """The compiled programs a run needs: one per model and training size (its last batch's shape)."""
+    return ((run["model"], run["train_examples"]),)

@@ -94,7 +94,10 @@ SCALES = {
         "stage1_lr": 5e-4,
         "stage2_epochs": 3,
         "stage2_lr": 5e-5,
-        "seeds": [0, 1, 2, 3, 4],
+        # 3 seeds: no row of the verdict table can find the paper's effects (0.2-2.3 points) on 222 BBC or 1,057 RT
+        # test texts at any number of seeds (~5 points detectable), and 3 keep the notebook ~11 minutes alone on one
+        # H200 (5: ~17.5; benchmarks/medium_gpu/plan_medium.py); 21 TLM runs show whether any stays stuck
+        "seeds": [0, 1, 2],
         "baseline_lr": 5e-5,
         "baseline_epochs": 2,
         "attention_texts": 256,
@@ -138,3 +141,27 @@ SCALES = {
         "baseline_pooling": "cls",
     },
 }
+
+#: The medium data's known sizes, so the medium plan is built without loading it (kit.papers.costs).
+MEDIUM_DATA = {"bbc_news": {"train": 1781, "test": 222}, "rt_snippets": {"train": 8454, "test": 1057}}
+
+#: What a medium run costs, in seconds with four notebooks sharing one H200 (benchmarks/medium_gpu/plan_medium.py):
+#: per kind (:func:`cost_kind`), ``(fixed, per planned step, first)``. TLM: its 8 logged BBC runs, which all plan
+#: 1,084 steps, split by their recorded training seconds (40.6 s of 46.1: 37.5 ms a step, 5.5 s a run); a new task
+#: or loss weighting compiles its programs anew (``first``, assumed 25 s: not logged). The MiniLM baseline (not
+#: logged): notebook 03's MiniLM step (16 ms at 32 x 64) x 1.5 for length 128, 1.25 s a run plus 3 s for the preset,
+#: and the 20 s compile of notebooks 03 and 04's MiniLM programs.
+MEDIUM_COSTS = {"tlm": (5.5, 0.0375, 25.0), "minilm_finetuned": (4.25, 0.024, 20.0)}
+#: The cells outside the runs, seconds as above: before the sweep (the data, BM25, the vocabulary and the run by
+#: hand's first compile: 150 s logged, less that run's own cost) and after it (attention, tables: assumed).
+MEDIUM_OUTSIDE = (79.0, 30.0)
+
+
+def cost_kind(run: dict) -> str:
+    """The kind of a planned run for :data:`MEDIUM_COSTS`: its ``experiment`` (``tlm`` or ``minilm_finetuned``)."""
+    return run["experiment"]
+
+
+def cost_programs(run: dict) -> tuple:
+    """The compiled programs a run needs: its task's shapes and its stage-1 loss weighting."""
+    return ((run["experiment"], run["task"], run["rho1"] > 0, run["rho2"]),)
