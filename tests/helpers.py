@@ -96,10 +96,9 @@ def figure_texts(fig) -> list[str]:
     for ax in fig.axes:
         texts += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel(), *(t.get_text() for t in ax.texts)]
         texts += [t.get_text() for t in (*ax.get_xticklabels(), *ax.get_yticklabels())]
-        legend = ax.get_legend()
-        texts += [t.get_text() for t in legend.get_texts()] if legend is not None else []
-    for legend in fig.legends:
-        texts += [t.get_text() for t in legend.get_texts()]
+        legends = [ax.get_legend()] if ax.get_legend() is not None else []
+        texts += [t.get_text() for legend in legends for t in (legend.get_title(), *legend.get_texts())]
+    texts += [t.get_text() for legend in fig.legends for t in (legend.get_title(), *legend.get_texts())]
     return [t for t in texts if t.strip()]
 
 

@@ -18,6 +18,7 @@ ONE_BACKEND = (
     "kit.analysis.bootstrap",
     "kit.analysis.spread",
     "kit.analysis.verdicts",
+    "kit.analysis.pictures",
     "kit.lab",
     "kit.course_site",
     "kit.inprocess",

@@ -61,8 +61,26 @@ def arrow(ax, start, end, color: str = "0.3", **style):
         ax.annotate("", xy=(0, 0.5), xycoords=end, xytext=(1, 0.5), textcoords=start, arrowprops=props)
 
 
-def _canvas(size, xlim, ylim, title: str = ""):
-    """A figure with one axes, its frame and ticks off, for a diagram."""
+def canvas(size, xlim, ylim, title: str = ""):
+    """A figure with one axes for a diagram: its limits set, its frame and ticks off.
+
+    Args:
+        size: the figure's size in inches, ``(width, height)``.
+        xlim: the axes' x range.
+        ylim: the axes' y range.
+        title: the axes' title, or none.
+
+    Returns:
+        ``(figure, axes)``.
+
+    Example:
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> fig, ax = canvas((4, 2), (0, 1), (0, 1), "two boxes")
+        >>> arrow(ax, box(ax, 0.2, 0.5, "a"), box(ax, 0.8, 0.5, "b"))
+        >>> ax.get_title(), ax.axison
+        ('two boxes', False)
+    """
     import matplotlib.pyplot as plt  # noqa: PLC0415 - figures only when drawn
 
     fig, ax = plt.subplots(figsize=size)
@@ -138,7 +156,7 @@ def draw_finetuning(layers: int = 6, encoder: str = "MiniLM", dropout: float = 0
              (f"dropout {dropout:g}\n(training only)", COLORS["data"]),
              ("dense $W, b$\nlogits $z = Wh + b$", COLORS["head"]), ("softmax\nprobabilities $p$", COLORS["data"]),
              ("loss\n$-\\log p_y$", COLORS["loss"])]  # fmt: skip
-    fig, ax = _canvas(
+    fig, ax = canvas(
         (10, 2.6),
         (-0.9, 11.1),
         (-0.6, 1.4),
@@ -208,7 +226,7 @@ def draw_finetune_result(history: dict, key: str, scores, metric: str, title: st
     Example:
         >>> fig = draw_finetune_result({"accuracy": [0.6, 0.8], "val_accuracy": [0.7, 0.75]}, "accuracy",
         ...                            {"majority": 0.5, "fine-tuned": 0.8}, "test_accuracy", "100 examples")
-        >>> fig.axes[1].get_xlim()[0]
+        >>> float(fig.axes[1].get_xlim()[0])   # bars start at zero
         0.0
     """
     import matplotlib.pyplot as plt  # noqa: PLC0415 - figures only when drawn
