@@ -87,3 +87,60 @@ def write_roberta_preset(folder):
     (assets / "vocabulary.json").write_text(json.dumps(roberta_vocab()))  # keras-hub's RoBERTa asset names
     (assets / "merges.txt").write_text("\n".join(ROBERTA_MERGES) + "\n")
     return base
+
+
+def figure_texts(fig) -> list[str]:
+    """Every title, axis label, tick label, legend entry and text a matplotlib figure shows (empty ones left out)."""
+    texts = [fig._suptitle.get_text()] if fig._suptitle is not None else []
+    texts += [t.get_text() for t in fig.texts]
+    for ax in fig.axes:
+        texts += [ax.get_title(), ax.get_xlabel(), ax.get_ylabel(), *(t.get_text() for t in ax.texts)]
+        texts += [t.get_text() for t in (*ax.get_xticklabels(), *ax.get_yticklabels())]
+        legends = [ax.get_legend()] if ax.get_legend() is not None else []
+        texts += [t.get_text() for legend in legends for t in (legend.get_title(), *legend.get_texts())]
+    texts += [t.get_text() for legend in fig.legends for t in (legend.get_title(), *legend.get_texts())]
+    return [t for t in texts if t.strip()]
+
+
+def assert_readable(fig, *, words=()) -> None:
+    """A figure a person reads: something drawn, no raw dict or list in any text, and ``words`` among its texts.
+
+    Args:
+        fig: a matplotlib figure.
+        words: strings that must appear in some title, label or text (case-sensitive).
+    """
+    import re
+
+    texts = figure_texts(fig)
+    drawn = [ax for ax in fig.axes if ax.lines or ax.patches or ax.images or ax.collections or ax.texts]
+    assert drawn, "nothing drawn"
+    repr_ = r"\{['\"][^'\"]*['\"]: |\[['\"][^'\"]*['\"], "  # a dict's or a list's repr: "{'target': ...", "['a', ..."
+    raw = [t for t in texts if re.search(repr_, t)]
+    assert not raw, f"raw Python values in the figure's texts: {raw}"
+    for word in words:
+        assert any(word in t for t in texts), f"{word!r} is not in the figure's texts {texts}"
+
+
+def overlapping_texts(ax, min_overlap: float = 2.0) -> list[tuple[str, str]]:
+    """Pairs of an axes' texts (annotations, tick labels, title) whose drawn boxes overlap by more than a few pixels.
+
+    Args:
+        ax: a matplotlib axes, on a figure that can be drawn (e.g. the Agg backend).
+        min_overlap: pixels both sides of an overlap must exceed to count.
+
+    Returns:
+        ``[(text, text), ...]``, empty when every label stands apart.
+    """
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts = [t for t in (*ax.texts, *ax.get_yticklabels(), *ax.get_xticklabels(), ax.title) if t.get_text().strip()]
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in texts if t.get_visible()]
+    found = []
+    for i, (a, box_a) in enumerate(boxes):
+        for b, box_b in boxes[i + 1 :]:
+            width = min(box_a.x1, box_b.x1) - max(box_a.x0, box_b.x0)
+            height = min(box_a.y1, box_b.y1) - max(box_a.y0, box_b.y0)
+            if width > min_overlap and height > min_overlap:
+                found.append((a, b))
+    return found

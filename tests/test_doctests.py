@@ -24,6 +24,7 @@ ONE_BACKEND = (
     "kit.analysis.spread",
     "kit.analysis.verdict_views",
     "kit.analysis.verdicts",
+    "kit.analysis.pictures",
     "kit.lab",
     "kit.course_site",
     "kit.inprocess",

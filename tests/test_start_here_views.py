@@ -5,21 +5,24 @@ current ``KERAS_BACKEND``), then again with the kit's implementation perturbed, 
 """
 
 import functools
+import math
 import types
 from pathlib import Path
 
+import keras
 import pytest
 
 import kit
 from tests import views
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "00_start_here.ipynb"
-VIEWS = ("View: WordPiece", "View: the classification head")
+VIEWS = ("View: WordPiece", "View: the classification head", "View: one layer's multi-head self-attention")
+MHA = keras.layers.MultiHeadAttention
 
 
 def test_every_tagged_cell_runs_and_its_check_passes():
     cells = views.tagged_cells(NOTEBOOK)
-    assert len(cells) == 4, [views.title(c) for c in cells]
+    assert len(cells) == 6, [views.title(c) for c in cells]
     for cell in cells:
         views.run("".join(cell["source"]), name=views.title(cell))
 
@@ -74,4 +77,72 @@ def test_head_view_catches_a_temperature(monkeypatch):
 
     monkeypatch.setattr(kit.models.ClassifierHead, "call", hotter)
     with pytest.raises(AssertionError):
+        views.run(source)
+
+
+# -- self-attention: the view computes layer 0's attention from its weights; the encoder's own must agree ---------
+
+
+def _attention_fails(monkeypatch, name, replacement):
+    """Run the attention view with ``keras.layers.MultiHeadAttention.<name>`` replaced; its check must fail."""
+    source = views.view(NOTEBOOK, "multi-head self-attention")
+    monkeypatch.setattr(MHA, name, replacement)
+    with pytest.raises(AssertionError, match="Not equal to tolerance"):
+        views.run(source)
+
+
+def test_attention_view_catches_a_dropped_scale(monkeypatch):
+    """Softmax(Q K^T) without the 1 / sqrt(d_h): Keras scales the queries, so scale them back up first."""
+    compute = MHA._compute_attention
+
+    def unscaled(self, query, key, value, *args, **kwargs):
+        return compute(self, query * math.sqrt(self._key_dim), key, value, *args, **kwargs)
+
+    _attention_fails(monkeypatch, "_compute_attention", unscaled)
+
+
+def test_attention_view_catches_a_dropped_padding_mask(monkeypatch):
+    softmax = MHA._masked_softmax
+    _attention_fails(monkeypatch, "_masked_softmax", lambda self, scores, attention_mask=None: softmax(self, scores))
+
+
+def test_attention_view_catches_keys_and_queries_swapped(monkeypatch):
+    compute = MHA._compute_attention
+
+    def swapped(self, query, key, value, *args, **kwargs):
+        return compute(self, key, query, value, *args, **kwargs)
+
+    _attention_fails(monkeypatch, "_compute_attention", swapped)
+
+
+def test_attention_picture_draws_one_call_into_the_kit():
+    source = views.view(NOTEBOOK, "Picture: two of the encoder's attention heads")
+    assert source.count("kit.analysis.draw_attention(") == 1
+    code = [ln for ln in source.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    assert len(code) <= 10, code
+
+
+# -- the head's loss is the one fit_classifier trains and reports -------------------------------------------------
+
+
+class _SummedCrossentropy(keras.losses.SparseCategoricalCrossentropy):
+    """Cross-entropy summed over the batch instead of averaged."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**{**kwargs, "reduction": "sum"})
+
+
+class _ProbabilityCrossentropy(keras.losses.SparseCategoricalCrossentropy):
+    """Cross-entropy that reads the logits as probabilities (``from_logits=False``)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**{**kwargs, "from_logits": False})
+
+
+@pytest.mark.parametrize("loss", [_SummedCrossentropy, _ProbabilityCrossentropy], ids=["summed", "not-from-logits"])
+def test_head_view_catches_another_loss_in_fit_classifier(monkeypatch, loss):
+    source = views.view(NOTEBOOK, "View: the classification head")
+    assert "kit.train.fit_classifier(" in source and 'fit.history["val_loss"]' in source
+    monkeypatch.setattr(keras.losses, "SparseCategoricalCrossentropy", loss)  # what fit_classifier compiles with
+    with pytest.raises(AssertionError, match="Not equal to tolerance"):
         views.run(source)

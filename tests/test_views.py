@@ -7,6 +7,7 @@ they share, without Keras.
 
 import ast
 import json
+import re
 
 import pytest
 
@@ -124,3 +125,31 @@ def test_a_clobbered_name_is_found():
     later = [{"cell_type": "code", "metadata": {}, "source": "print(vocab, np)\nvocab = 3\nprint(vocab)"}]
     assert clobbered_names(code + view + later) == ["vocab (cell 2)"]
     assert clobbered_names(code + view + [{**later[0], "source": "vocab = 3\nprint(vocab)"}]) == []
+
+
+#: What drawing with matplotlib looks like in a cell: a picture is one call into the kit instead (docs/teaching.md).
+DRAWING = re.compile(r"\bplt\.(?!show\()|\bax\.|\baxes\[|\bfig\.(?!savefig\()|\.subplots\(")
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_picture_is_one_call_into_the_kit(notebook):
+    cells, tagged = _sections(notebook)
+    drawing = [
+        f"cell {i}: {line.strip()}"
+        for i, cell in enumerate(cells)
+        if cell["cell_type"] == "code"
+        for line in "".join(cell["source"]).splitlines()
+        if DRAWING.search(line.split("#")[0])
+    ]
+    assert not drawing, f"{notebook.name}: draw in kit/papers/<paper>/<paper>_report.py or kit.analysis, not {drawing}"
+    for i in tagged:
+        if views.title(cells[i]).startswith("Picture:"):
+            code = [ln for ln in "".join(cells[i]["source"]).splitlines() if ln.strip() and not ln.startswith("#")]
+            assert len(code) <= 10, f"{views.title(cells[i])}: {len(code)} lines"
+
+
+def test_drawing_in_a_cell_is_found():
+    assert DRAWING.search("fig, ax = plt.subplots(figsize=(8, 3))")
+    assert DRAWING.search("ax.set_title('x')") and DRAWING.search("axes[0].plot(x)")
+    assert not DRAWING.search("plt.show()") and not DRAWING.search("fig.savefig(OUT / 'a.png')")
+    assert not DRAWING.search("report.draw_stream(rho1=3, rho2=20)")

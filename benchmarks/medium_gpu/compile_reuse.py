@@ -27,11 +27,11 @@ from pathlib import Path
 os.environ.setdefault("KERAS_BACKEND", "jax")
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
-import keras  # noqa: E402
-import numpy as np  # noqa: E402
+import keras
+import numpy as np
 
-from kit import config  # noqa: E402
-from kit.models import build_lstm_classifier  # noqa: E402
+from kit import config
+from kit.models import build_lstm_classifier
 
 HERE = Path(__file__).resolve().parent
 VOCAB, LENGTH, BATCH, EVAL = 16081, 64, 64, 1057

@@ -1,7 +1,16 @@
 """Analysis tools: constant guess, timing, FLOPs, attention heads, spread, verdicts, this run beside medium."""
 
 from ..metrics.tagging_scores import entity_f1, entity_scores, get_entities, token_accuracy
-from .attention import attention_maps, classify_heads, head_statistics, special_token_ids
+from . import pictures  # noqa: F401 - kit.analysis.pictures.draw_...: the notebooks' pictures
+from .attention import (
+    AttentionTrace,
+    attention_maps,
+    classify_heads,
+    draw_attention,
+    head_statistics,
+    special_token_ids,
+    trace_attention,
+)
 from .baselines import constant_guess, majority_label, record_constant_guesses
 from .bootstrap import Bootstrap, paired_bootstrap
 from .flops import format_flops, training_flops, training_tokens
@@ -42,6 +51,9 @@ __all__ = [
     "plot_scales",
     "scale_table",
     "attention_maps",
+    "AttentionTrace",
+    "trace_attention",
+    "draw_attention",
     "classify_heads",
     "format_flops",
     "head_statistics",

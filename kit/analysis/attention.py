@@ -4,6 +4,9 @@ keras-hub's ``BertBackbone`` does not return attention, but each of its
 ``TransformerEncoder`` layers can (``return_attention_scores=True``).
 :func:`attention_maps` runs the backbone layer by layer and collects the
 softmax probabilities: an array ``(layers, batch, heads, query, key)``.
+:func:`trace_attention` records what one layer's multi-head attention read and
+wrote during an ordinary forward pass (notebook 00 computes it by hand from
+those numbers), and :func:`draw_attention` draws a head's weights on a sentence.
 
 TLM (Sec. 5.3) sorts heads by where each token puts its *maximum* attention:
 
@@ -18,6 +21,8 @@ array([['positional']], dtype='<U10')
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -119,3 +124,126 @@ def special_token_ids(tokenizer) -> list[int]:
         ``[cls, sep, period]``, the ids a vertical head attends to.
     """
     return [int(tokenizer.token_to_id(t)) for t in ("[CLS]", "[SEP]", ".")]
+
+
+@dataclass
+class AttentionTrace:
+    """What one encoder layer's multi-head self-attention read and wrote in a forward pass (NumPy arrays).
+
+    Attributes:
+        inputs: ``(batch, seq, hidden)``, the layer's input :math:`X` (for layer 0: the embedding output).
+        padding_mask: ``(batch, seq)``, 1 at real tokens, 0 at padding.
+        weights: ``(batch, heads, query, key)``, the softmax attention weights :math:`A`.
+        output: ``(batch, seq, hidden)``, the attention's output after its output dense layer, before the residual
+            connection and the layer norm.
+        attention: the ``keras.layers.MultiHeadAttention`` layer itself (its ``query_dense``, ``key_dense``,
+            ``value_dense`` and ``output_dense`` hold the weights).
+    """
+
+    inputs: np.ndarray
+    padding_mask: np.ndarray
+    weights: np.ndarray
+    output: np.ndarray
+    attention: object
+
+
+def trace_attention(backbone, inputs: dict, layer: int = 0) -> AttentionTrace:
+    """Run the backbone once (inference) and record what one layer's multi-head self-attention read and wrote.
+
+    The layer's ``MultiHeadAttention`` is wrapped for this one call (as SMART wraps the embeddings), so the numbers
+    are those of the encoder's own forward pass: its padding mask, its layers below. The wrapped call always asks
+    for the weights, which makes Keras take its explicit (non-fused) attention path.
+
+    Args:
+        backbone: a BERT backbone (keras-hub's ``BertBackbone`` or the kit's).
+        inputs: one batch: ``token_ids``, ``segment_ids`` and ``padding_mask``, each ``(batch, seq)``.
+        layer: which transformer layer, 0 for the one nearest the input.
+
+    Returns:
+        The :class:`AttentionTrace`.
+
+    Raises:
+        ValueError: ``layer`` is not one of the backbone's layers.
+
+    Example:
+        >>> from kit.models import BertBackbone
+        >>> bb = BertBackbone(vocabulary_size=20, num_layers=2, num_heads=2, hidden_dim=8, intermediate_dim=16,
+        ...                   max_sequence_length=6)
+        >>> x = {"token_ids": np.array([[2, 5, 7, 3, 0, 0]]), "segment_ids": np.zeros((1, 6), "int32"),
+        ...      "padding_mask": np.array([[1, 1, 1, 1, 0, 0]])}
+        >>> trace = trace_attention(bb, x, layer=1)
+        >>> trace.weights.shape, float(trace.weights[0, :, :, 4:].max())   # padding gets no weight
+        ((1, 2, 6, 6), 0.0)
+    """
+    import keras  # noqa: PLC0415 - kit.analysis imports without Keras (a light room)
+
+    layers = backbone.transformer_layers
+    if not 0 <= layer < len(layers):
+        raise ValueError(f"layer={layer}: the backbone has layers 0 to {len(layers) - 1}.")
+    attention = layers[layer]._self_attention_layer  # keras-hub's TransformerEncoder keeps it under this name
+    seen = {}
+    original = attention.call
+
+    def recording(query, value, *args, return_attention_scores=False, **kwargs):
+        out, weights = original(query, value, *args, return_attention_scores=True, **kwargs)
+        seen.update(inputs=query, weights=weights, output=out)
+        return (out, weights) if return_attention_scores else out
+
+    object.__setattr__(attention, "call", recording)
+    try:
+        backbone(inputs, training=False)
+    finally:
+        object.__delattr__(attention, "call")
+    numpy = {k: np.asarray(keras.ops.convert_to_numpy(v), "float32") for k, v in seen.items()}
+    mask = np.asarray(inputs["padding_mask"]).astype("int32")
+    return AttentionTrace(numpy["inputs"], mask, numpy["weights"], numpy["output"], attention)
+
+
+def draw_attention(weights, tokens: list, titles=None, ax=None):
+    """Heat maps of attention weights on one sentence: the attending token on the rows, the attended one on the columns.
+
+    Args:
+        weights: one head's weights ``(query, key)``, or several ``(n, query, key)`` drawn side by side; cut to
+            ``len(tokens)`` (the real tokens: padding gets no weight).
+        tokens: the sentence's tokens, the tick labels of both axes.
+        titles: one title per map (e.g. ``"layer 1, head 3"``), or None.
+        ax: the axes to draw one map on (default: a new figure, one panel per map).
+
+    Returns:
+        The matplotlib figure.
+
+    Raises:
+        ValueError: ``weights`` is not 2-D or 3-D, or has fewer rows than ``tokens``, or the titles do not match.
+
+    Example:
+        >>> fig = draw_attention(np.eye(3), ["[CLS]", "hi", "[SEP]"], titles=["every token looks at itself"])
+        >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
+        ['[CLS]', 'hi', '[SEP]']
+    """
+    import matplotlib.pyplot as plt
+
+    maps = np.asarray(weights, dtype="float64")
+    maps = maps[None] if maps.ndim == 2 else maps
+    n = len(tokens)
+    if maps.ndim != 3 or min(maps.shape[1:]) < n:
+        raise ValueError(f"weights must be (query, key) or (n, query, key) covering {n} tokens, got {maps.shape}.")
+    titles = list(titles) if titles is not None else [""] * len(maps)
+    if len(titles) != len(maps):
+        raise ValueError(f"{len(titles)} titles for {len(maps)} maps.")
+    if ax is not None and len(maps) != 1:
+        raise ValueError("ax draws one map: pass a single (query, key) array, or no ax.")
+    if ax is None:
+        side = 0.32 * n + 1.6
+        fig, axes = plt.subplots(1, len(maps), figsize=(side * len(maps) + 0.6, side), squeeze=False)
+        axes = list(axes[0])
+    else:
+        fig, axes = ax.figure, [ax]
+    for ax_, heat, title in zip(axes, maps, titles):
+        image = ax_.imshow(heat[:n, :n], cmap="viridis", vmin=0, vmax=1)
+        ax_.set_xticks(range(n), tokens, rotation=90, fontsize=8)
+        ax_.set_yticks(range(n), tokens, fontsize=8)
+        ax_.set(xlabel="attended token (key j)", ylabel="attending token (query i)")
+        ax_.set_title(title, fontsize=9)
+        fig.colorbar(image, ax=ax_, fraction=0.046, pad=0.03).set_label("weight $A_{ij}$ (each row sums to 1)")
+    fig.tight_layout()
+    return fig

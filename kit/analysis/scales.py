@@ -26,6 +26,10 @@ from .spread import summarize
 MEDIUM_DIR = Path("benchmarks") / "medium_gpu"
 #: The marker and colour of each scale in :func:`plot_scales`.
 STYLE = {"smoke": ("o", "tab:blue"), "medium": ("s", "tab:orange")}
+#: How far above (smoke) and below (medium) its row each scale's point sits, in rows.
+OFFSET = 0.18
+#: The share of the x axis left free at the left for the "not run at ..." notes, and at the right for the seed counts.
+GUTTER, ROOM = 0.3, 0.13
 
 
 def medium_results(notebook: str, root: Path | None = None):
@@ -97,8 +101,12 @@ def scale_table(smoke, medium, keys, metric: str):
     return pd.DataFrame(rows)
 
 
-def plot_scales(table, *, metric_label: str, scale: float = 100.0, guess=None, title: str = "", ax=None):
+def plot_scales(table, *, metric_label: str, scale: float = 100.0, guess=None, title: str = "", ax=None, runs=()):
     """Draw :func:`scale_table`'s rows: each scale's mean ± SE over seeds, "not run at <scale>" where it has none.
+
+    Labels stand apart from the data: the x axis leaves a gutter on the left for the "not run at ..." notes (left of
+    every point and constant-guess line) and room on the right for the seed counts (right of every point), and each
+    row's two scales sit ``OFFSET`` above and below it.
 
     Args:
         table: :func:`scale_table`'s frame.
@@ -107,6 +115,7 @@ def plot_scales(table, *, metric_label: str, scale: float = 100.0, guess=None, t
         guess: the constant guess, a number or ``{"smoke": x, "medium": y}`` (a dashed line per scale), or None.
         title: the figure's title (say where the medium run comes from: its device, seeds, runs reached).
         ax: the axes to draw on (default: a new figure sized to the rows).
+        runs: the medium runs one by one, ``(setting, value)`` pairs: a cross each on its setting's medium row.
 
     Returns:
         The axes.
@@ -114,25 +123,45 @@ def plot_scales(table, *, metric_label: str, scale: float = 100.0, guess=None, t
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 0.45 * len(table) + 1.6))
+        _, ax = plt.subplots(figsize=(8, 0.5 * len(table) + 1.6))
     y = np.arange(len(table))[::-1]
-    for name, offset in (("smoke", 0.12), ("medium", -0.12)):
+    guesses = guess if isinstance(guess, dict) else ({"smoke": guess} if guess is not None else {})
+    guesses = {name: value for name, value in guesses.items() if value is not None}
+    for name, offset in (("smoke", OFFSET), ("medium", -OFFSET)):
         marker, color = STYLE[name]
         mean, se = table[f"{name}_mean"] * scale, table[f"{name}_se"].fillna(0) * scale
         ax.errorbar(mean, y + offset, xerr=se, fmt=marker, color=color, capsize=3, label=f"{name} (mean ± SE)")
-        for yi, m, e, n in zip(y + offset, mean, se, table[f"{name}_seeds"]):
-            if n:
-                ax.annotate(f"{n} seed{'s' if n > 1 else ''}", (m + e, yi), xytext=(5, 0), textcoords="offset points",
-                            va="center", fontsize=7, color=color)  # fmt: skip
-            else:  # at the left edge, off the data
+        for yi, n in zip(y + offset, table[f"{name}_seeds"]):
+            if n:  # in the room at the right edge, right of every point
+                ax.text(0.995, yi, f"{n} seed{'s' if n > 1 else ''}", transform=ax.get_yaxis_transform(), fontsize=7,
+                        color=color, ha="right", va="center")  # fmt: skip
+            else:  # in the gutter at the left edge, left of every point
                 ax.text(0.005, yi, f"not run at {name}", transform=ax.get_yaxis_transform(), fontsize=7, color=color,
                         va="center")  # fmt: skip
-    guesses = guess if isinstance(guess, dict) else ({"smoke": guess} if guess is not None else {})
+    rows = dict(zip(table["setting"], y))
+    for i, (setting, value) in enumerate(runs):
+        ax.plot(value * scale, rows[setting] - OFFSET, "x", color=STYLE["medium"][1],
+                label="a medium run" if i == 0 else None)  # fmt: skip
     for name, value in guesses.items():
-        if value is not None:
-            ax.axvline(value * scale, ls="--", lw=1, color=STYLE[name][1], label=f"constant guess ({name})")
+        ax.axvline(value * scale, ls="--", lw=1, color=STYLE[name][1], label=f"constant guess ({name})")
+    _leave_room(ax, table, scale, [*guesses.values(), *(value for _, value in runs)])
     ax.set_yticks(y, table["setting"])
+    ax.set_ylim(-0.6, len(table) - 0.4)
     ax.set_xlabel(metric_label)
     ax.set_title(title, fontsize=9)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)  # beside the axes, off the data
     return ax
+
+
+def _leave_room(ax, table, scale: float, more) -> None:
+    """Set the x range: a gutter left of every point and line for the "not run" notes, room right for the seeds."""
+    low = [(table[f"{n}_mean"] - table[f"{n}_se"].fillna(0)) * scale for n in STYLE]
+    high = [(table[f"{n}_mean"] + table[f"{n}_se"].fillna(0)) * scale for n in STYLE]
+    values = [v for col in low + high for v in col.dropna()] + [v * scale for v in more]
+    if not values:
+        return
+    left, right = min(values), max(values)
+    span = max(right - left, 1e-9)
+    gutter = GUTTER if any((table[f"{n}_seeds"] == 0).any() for n in STYLE) else 0.04  # notes to write, or none
+    width = span / (1 - gutter - ROOM)
+    ax.set_xlim(left - gutter * width, right + ROOM * width)

@@ -37,3 +37,24 @@ def test_the_committed_medium_results_are_found():
         frame = scales.medium_results(notebook)
         assert frame is not None and {"seed", "metric", "value"} <= set(frame.columns), notebook
     assert scales.medium_results("09") is None
+
+
+def test_labels_stand_apart_from_the_data_and_each_other():
+    from tests.helpers import assert_readable, overlapping_texts
+
+    smoke = _long([(m, s, "acc", v + s / 100) for m, v in (("a", 0.9), ("b", 0.2), ("c", 0.55)) for s in range(3)])
+    medium = _long([("a", s, "acc", 0.3 + s / 50) for s in range(4)] + [("d", 0, "acc", 0.99)])
+    table = scales.scale_table(smoke, medium, ["model"], "acc")
+    runs = [("a", 0.25), ("a", 0.98)]  # each medium run of "a", beyond its mean ± SE
+    ax = scales.plot_scales(table, metric_label="accuracy (%)", guess={"smoke": 0.15, "medium": 0.1}, runs=runs)
+    assert overlapping_texts(ax) == []
+    left, right = ax.get_xlim()
+    notes = [t for t in ax.texts if t.get_text().startswith("not run")]
+    points = [15, 10, 20, 98, 99]  # the lowest and highest things drawn: guesses, "b", a medium run, "d"
+    assert left < min(points) - 0.25 * (right - left) and right > max(points) + 0.1 * (right - left)
+    assert all(t.get_position()[0] < 0.05 for t in notes) and len(notes) == 3  # in the gutter, left of every point
+    seeds = [t for t in ax.texts if "seed" in t.get_text()]
+    assert all(t.get_position()[0] > 0.95 and t.get_ha() == "right" for t in seeds)  # right of every point
+    assert [len(line.get_xdata()) for line in ax.lines if line.get_label() == "a medium run"] == [1]
+    assert ax.get_ylim() == (-0.6, len(table) - 0.4)
+    assert_readable(ax.figure, words=["not run at smoke", "4 seeds", "a medium run"])

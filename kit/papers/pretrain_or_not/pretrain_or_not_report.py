@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...analysis.pictures import arrow, box, canvas
 from ...analysis.spread import difference, format_mean_se, summarize
 from ...analysis.verdicts import verdict_table
 from ..experiment import load_predictions, predictions_path
@@ -454,3 +455,87 @@ def checks(
             stats.loc[(m, largest), "mean"] > stats.loc[(m, smallest), "mean"] for m in gap
         ),
     }
+
+
+# --- the "how it works" pictures (one call each in the notebook) ------------------------------------------------
+
+
+def draw_bilstm(words=("the", "film", "is", "fun")):
+    """The BiLSTM classifier's data flow over a short sentence: one layer of LSTM-n-k (the kit stacks ``n``).
+
+    Args:
+        words: the sentence, one column each.
+
+    Returns:
+        The matplotlib figure.
+
+    Example:
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> draw_bilstm(["a", "fine", "film"]).axes[0].get_title()[:9]
+        'LSTM-n-k:'
+    """
+    xs, blue, green = [0.6 + 1.6 * i for i in range(len(words))], "#3b78b0", "#3a8a3a"
+    right = xs[-1] + 1.0
+    title = "LSTM-n-k: tokens → embedding → forward and backward LSTM → concat → max → dense → classes"
+    fig, ax = canvas((9, 3.8), (-1.7, right + 3.2), (-0.4, 4.8), title)
+    for t, (word, x) in enumerate(zip(words, xs), start=1):
+        box(ax, x, 0, f"{word}\n(id)")
+        box(ax, x, 1, f"embedding $x_{t}$", "#fde0c5")
+        box(ax, x, 2, "LSTM →", "#cfe3f5")
+        box(ax, x, 3, "← LSTM", "#d5ecd4")
+        box(ax, x, 4, f"$[\\vec h_{t};\\overleftarrow{{h}}_{t}]$", "#eeeeee")
+        for y0, y1, color in ((0, 1, "0.3"), (1, 2, "0.3"), (3, 4, green)):
+            arrow(ax, (x, y0), (x, y1), color=color, shrinkA=11, shrinkB=11)
+        arrow(ax, (x - 0.55, 1.2), (x - 0.55, 2.8), color="0.6", shrinkA=0, shrinkB=0)  # the input reaches both
+        arrow(ax, (x + 0.55, 2.2), (x + 0.55, 3.8), color=blue, shrinkA=0, shrinkB=0)  # the forward state goes up
+        ax.plot([x, x], [4.25, 4.55], color="0.3", lw=1)
+        if t < len(words):
+            arrow(ax, (x, 2), (xs[t], 2), color=blue, shrinkA=11, shrinkB=11)
+            arrow(ax, (xs[t], 3), (x, 3), color=green, shrinkA=11, shrinkB=11)
+    ax.plot([xs[0], right], [4.55, 4.55], color="0.3", lw=1)
+    arrow(ax, (right, 4.55), (right + 0.6, 4.1), shrinkA=0, shrinkB=0)
+    top = [(4, "max over time\n(2k values)", "#f5e6a8"), (2.6, "dense\n$W_d\\,\\cdot + b_d$", "#f3c9d4")]
+    for y, label, color in [*top, (1.2, "softmax\n$p$(class)", "white")]:
+        box(ax, right + 1.4, y, label, color)
+    arrow(ax, (right + 1.4, 4), (right + 1.4, 2.6), shrinkA=11, shrinkB=11)
+    arrow(ax, (right + 1.4, 2.6), (right + 1.4, 1.2), shrinkA=11, shrinkB=11)
+    ax.text(right + 1.6, 1.9, "logits", fontsize=8)
+    ax.text(-1.65, 2, "forward:\n$h_t, c_t$\nleft → right", fontsize=8, va="center", color=blue)
+    ax.text(-1.65, 3, "backward:\nright → left", fontsize=8, va="center", color=green)
+    return fig
+
+
+COLOR = "#cfe3f5"  # the LSTM's input, in the token-table picture
+
+
+def draw_token_table(vocabulary: int = 30522, d: int = 384, encoder: str = "MiniLM", token: int = 3):
+    """The "+ pretrained" input: a token's row of the frozen table, the trained projection, the LSTM's input.
+
+    Args:
+        vocabulary: the table's rows (the tokenizer's vocabulary).
+        d: the table's width (the encoder's hidden size).
+        encoder: the encoder whose table it is.
+        token: the token id drawn.
+
+    Returns:
+        The matplotlib figure.
+    """
+    from matplotlib.patches import Rectangle
+
+    title = f"LSTM-n-k + pretrained: {encoder}'s {vocabulary:,} x {d} table (d = {d}) projected to the LSTM's width m"
+    fig, ax = canvas((9, 2.8), (0, 10.4), (-0.8, 3.0), title)
+    row = "#f0a040"
+    shapes = [((1.0, 0.1), 1.2, 2.6, "#dddddd"), ((1.0, 1.55), 1.2, 0.18, row), ((3.2, 1.55), 1.6, 0.18, row)]
+    for xy, w, h, color in [*shapes, ((5.5, 0.6), 1.0, 2.1, "#f3c9d4"), ((7.2, 1.55), 0.8, 0.18, COLOR)]:
+        ax.add_patch(Rectangle(xy, w, h, fc=color, ec="0.3"))  # the table, its row, the row laid flat, W_p, e_t
+    ax.text(1.6, -0.1, "token table $E$\n$V \\times d$, frozen", ha="center", va="top", fontsize=9)
+    ax.text(0.05, 1.64, f"token id\n$x_t$ = {token}", va="center", fontsize=9)
+    ax.text(4.0, 1.95, "$E[x_t]$, $d$ values", ha="center", fontsize=9)
+    ax.text(6.0, 1.64, "$W_p$\n$d \\times m$\n$+\\,b_p$", ha="center", va="center", fontsize=9)
+    ax.text(6.0, 0.2, "projection, trained", ha="center", fontsize=9)
+    ax.text(7.6, 1.95, "$e_t$, $m$ values", ha="center", fontsize=9)
+    ax.text(9.4, 1.64, "BiLSTM\ninput", ha="center", va="center", fontsize=9, bbox={"boxstyle": "round", "fc": COLOR})
+    for x0, x1 in [(0.75, 1.0), (2.2, 3.2), (4.8, 5.5), (6.5, 7.2), (8.0, 8.9)]:
+        arrow(ax, (x0, 1.64), (x1, 1.64), color="black", shrinkA=0, shrinkB=0)
+    return fig

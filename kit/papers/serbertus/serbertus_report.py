@@ -29,6 +29,8 @@ import textwrap
 import numpy as np
 
 from ...analysis.baselines import constant_guess
+from ...analysis.pictures import COLORS, arrow, box, canvas
+from ...analysis.scales import plot_scales, scale_table
 from ...analysis.spread import difference, format_mean_se, summarize
 from ...analysis.verdicts import verdict_table
 from ...metrics.task_scores import task_score
@@ -743,3 +745,210 @@ def checks(long, test, plan_rows, done: set, sizes: dict, guesses: dict, tasks, 
         "every score is a finite number": finite(test.value),
         "tables and figures written": all((out / f).exists() for f in _FILES),
     }
+
+
+# --- the "how it works" pictures (one call each in the notebook) ------------------------------------------------
+
+
+def draw_sharing(layers: int = 3, k: int = 2, tasks=("SST", "QQP", "STS")):
+    """Which layers the tasks share in multi-BERT, CerBERTus ``k`` and triple-BERT: one panel each.
+
+    Args:
+        layers: the encoder's transformer layers.
+        k: CerBERTus' task-specific top layers.
+        tasks: the tasks' names, one column each.
+
+    Returns:
+        The matplotlib figure.
+
+    Example:
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> [ax.get_title() for ax in draw_sharing(layers=2, k=1).axes]
+        ['multi-BERT (k = 0)', 'CerBERTus k = 1', 'triple-BERT']
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    rows = ["embeddings", *(f"layer {i}" for i in range(layers)), "pooler", "head"]
+    modes = {"multi-BERT (k = 0)": layers + 2, f"CerBERTus k = {k}": layers + 1 - k, "triple-BERT": 0}  # rows shared
+    n = len(tasks)
+    fig, axes = plt.subplots(1, 3, figsize=(10, 0.53 * len(rows) + 0.6), sharey=True)
+    for ax, (mode, shared) in zip(axes, modes.items()):
+        for r, name in enumerate(rows):
+            if r < shared:  # one box across the tasks: shared weights
+                ax.add_patch(Rectangle((0.05, r + 0.1), n - 0.1, 0.8, fc=COLORS["shared"], ec="gray"))
+                ax.text(n / 2, r + 0.5, f"{name} (shared)", ha="center", va="center", fontsize=8)
+            else:  # one box per task: its own copy
+                for t, task in enumerate(tasks):
+                    ax.add_patch(Rectangle((t + 0.05, r + 0.1), 0.9, 0.8, fc=COLORS["head"], ec="gray"))
+                    ax.text(t + 0.5, r + 0.5, f"{task}\n{name}", ha="center", va="center", fontsize=6.5)
+        ax.set(xlim=(0, n), ylim=(0, len(rows)), title=mode, xticks=[], yticks=[])
+        ax.set_xlabel("input at the bottom, outputs at the top", fontsize=8)
+    handles = [
+        Rectangle((0, 0), 1, 1, fc=COLORS["shared"], ec="gray"),
+        Rectangle((0, 0), 1, 1, fc=COLORS["head"], ec="gray"),
+    ]
+    fig.legend(
+        handles=handles,
+        labels=[f"shared by the {n} tasks", "one copy per task"],
+        loc="lower center",
+        ncol=2,
+        frameon=False,
+        bbox_to_anchor=(0.5, 0.0),
+    )
+    fig.tight_layout(rect=(0, 0.08, 1, 1))  # room for the legend
+    return fig
+
+
+def draw_smart():
+    """SMART's two forward passes, clean and perturbed, and the divergence between them.
+
+    Returns:
+        The matplotlib figure.
+    """
+    boxes = {  # name: (x, y, half width, label); top row: clean, bottom row: perturbed
+        "x": (0.4, 1.0, 0.35, "tokens x"),
+        "emb": (1.75, 1.0, 0.6, "embeddings\ne = emb(x)"),
+        "enc1": (4.9, 1.8, 0.4, "encoder"),
+        "head1": (6.1, 1.8, 0.3, "head"),
+        "p": (7.75, 1.8, 0.9, "p = softmax f(e)"),
+        "noise": (3.3, 0.2, 0.75, "e + δ\nδ: N(0, σ²), ascent"),
+        "enc2": (4.9, 0.2, 0.4, "encoder"),
+        "head2": (6.1, 0.2, 0.3, "head"),
+        "q": (7.75, 0.2, 0.9, "q = softmax f(e + δ)"),
+        "kl": (9.85, 1.0, 0.6, "R_s = KL(sg(q)‖p)\n+ KL(sg(p)‖q)"),
+    }
+    fig, ax = canvas(
+        (10, 2.6),
+        (-0.1, 10.7),
+        (-0.2, 2.4),
+        "SMART: a clean pass (top) and a pass with noise on the embeddings (bottom)",
+    )
+    drawn = {
+        name: box(ax, x, y, label, COLORS["noise"] if name in ("noise", "kl") else COLORS["shared"])
+        for name, (x, y, _w, label) in boxes.items()
+    }
+    for a, b in [
+        ("x", "emb"),
+        ("emb", "enc1"),
+        ("enc1", "head1"),
+        ("head1", "p"),
+        ("emb", "noise"),
+        ("noise", "enc2"),
+        ("enc2", "head2"),
+        ("head2", "q"),
+        ("p", "kl"),
+        ("q", "kl"),
+    ]:
+        arrow(ax, drawn[a], drawn[b], color="gray")
+    ax.text(5.5, 1.0, "the same encoder and head (same weights)", ha="center", fontsize=8, style="italic", color="gray")
+    ax.text(9.85, 2.2, "loss = L + lambda_s · R_s", ha="center", fontsize=9)
+    return fig
+
+
+def draw_layer_rates(layers: int = 12, decays=(0.95, 0.8)):
+    """The learning rate of each layer under layer-wise decay, over the base rate, for a few values of xi.
+
+    Args:
+        layers: the encoder's transformer layers (BERT-base: 12).
+        decays: the values of xi, one bar per group each.
+
+    Returns:
+        The matplotlib figure.
+    """
+    import matplotlib.pyplot as plt
+
+    groups = ["emb"] + [str(i) for i in range(layers)] + ["head"]
+    fig, ax = plt.subplots(figsize=(9, 2.8))
+    width = 0.8 / len(decays)
+    for j, xi in enumerate(decays):
+        rates = [xi**layers] + [xi ** (layers - 1 - i) for i in range(layers)] + [1.0]  # eta_i / eta
+        ax.bar(np.arange(len(groups)) + (j - (len(decays) - 1) / 2) * width, rates, width=width, label=f"xi = {xi}")
+    ax.set_xticks(range(len(groups)), groups)
+    ax.set(
+        xlabel="group (emb = embeddings, 0 = the layer nearest the input)", ylabel="rate / base rate eta", ylim=(0, 1.1)
+    )
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.set_title("Layer-wise decay: each layer learns at xi times the rate of the one above", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+# --- this run beside the committed medium run --------------------------------------------------------------------
+
+
+def options_text(options: dict) -> str:
+    """A data set's options as a person reads them.
+
+    Args:
+        options: ``kit.data.load``'s options (``{"target": "5class"}``).
+
+    Returns:
+        ``"target=5class"``, or ``""`` for none.
+
+    Example:
+        >>> options_text({"target": "5class", "negatives": "mixed"}), options_text({})
+        ('target=5class, negatives=mixed', '')
+    """
+    return ", ".join(f"{key}={value}" for key, value in options.items())
+
+
+def _guess(guesses: dict, tasks: list, task: str, every: str):
+    """A panel's constant guess: the task's, or the tasks' mean for the multitask row; None where one is missing."""
+    if task != every:
+        return guesses.get(task)
+    values = [guesses.get(t) for t in tasks]
+    return None if None in values else float(np.mean(values))
+
+
+def scales_figure(ours, medium, guesses: dict, about: dict, medium_tasks: dict, planned: int, kinds: dict):
+    """This run beside the committed medium run: one panel per task and one for the multitask runs' mean.
+
+    Args:
+        ours: this run's long results without the ensembles (``results.csv``: ``experiment``, ``setting``,
+            ``task``, ``seed``, ``metric``, ``value``).
+        medium: :func:`kit.analysis.medium_results` of notebook 04, or None.
+        guesses: ``{"smoke": {task: guess}, "medium": {task: guess}}``, the constant guesses (0 for Pearson); a
+            task without one gets no line.
+        about: ``{task: what it is at this scale}``, one panel each, in order.
+        medium_tasks: the medium scale's ``tasks`` (its sizes: each task's ``dataset`` and ``options``).
+        planned: the runs the medium run on record planned (seeds included; its plan of that day, not today's).
+        kinds: ``{task: "classification" | "pairs" | "regression" | ...}``.
+
+    Returns:
+        The matplotlib figure.
+    """
+    import matplotlib.pyplot as plt
+
+    keys, tasks = ["experiment", "setting", "task"], list(about)
+    medium = medium if medium is not None else ours.iloc[:0]
+    every = "+".join(tasks)  # the multitask runs' summary row: the mean of the tasks
+    panels = {t: scale_table(ours[ours.task == t], medium[medium.task == t], keys, "test_score") for t in tasks}
+    panels[every] = scale_table(ours[ours.task == every], medium[medium.task == every], keys, "test_mean")
+    fig, axes = plt.subplots(
+        len(panels),
+        1,
+        figsize=(10, 0.45 * sum(map(len, panels.values())) + 1.8 * len(panels)),
+        gridspec_kw={"height_ratios": [len(t) + 2 for t in panels.values()]},
+        squeeze=False,
+    )
+    for ax, (t, table) in zip(axes[:, 0], panels.items()):
+        spec = medium_tasks.get(t)
+        if t == every:
+            title, unit = "the multitask runs, mean of the three tasks", "mean of the 3 (points)"
+        else:
+            unit = "Pearson × 100" if kinds.get(t) == "regression" else "accuracy (%)"
+            options = f" ({options_text(spec['options'])})" if spec and spec["options"] else ""
+            title = about[t] + (f"; at medium: {spec['dataset']}{options}" if spec else "")
+        guess = {scale: _guess(g, tasks, t, every) for scale, g in guesses.items()}
+        label = [": ".join(s.split(" | ")[:2]) for s in table.setting]  # experiment: setting (the panel is the task)
+        plot_scales(table.assign(setting=label), metric_label=f"test {unit}", ax=ax, guess=guess, title=title)
+    reached = int((medium.metric == "seconds").sum())  # one "seconds" row per finished run
+    fig.suptitle(
+        f"This run beside medium (one H200, jax, 2026-11-26, the earlier recipe: weight decay 0.01, head dropout 0.1):\n"
+        f"medium stopped early, after {reached} of its {planned} planned runs",
+        fontsize=10,
+    )
+    fig.tight_layout(rect=(0, 0, 1, 0.97))  # room for the title
+    return fig

@@ -22,6 +22,8 @@ from functools import partial
 import keras
 
 from ...analysis.baselines import constant_guess
+from ...analysis.pictures import arrow, box, canvas
+from ...analysis.scales import plot_scales, scale_table
 from ...analysis.spread import format_mean_se, summarize
 from ..experiment import predictions_path
 from .stack_and_finetune_runs import KEYS
@@ -755,3 +757,296 @@ def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out, m
         if pos
         else {}
     )
+
+
+# --- the "how it works" pictures (one call each in the notebook) ------------------------------------------------
+
+
+def _lanes(ax, y: float, spans: list) -> None:
+    """One strategy's row: the encoder's bar above, the head's below, a span each ``(start, length, part, label)``."""
+    for start, length, part, label in spans:
+        encoder = {"all": "tab:blue", "head": "lightgrey"}.get(part, part)  # a part, or the encoder bar's colour
+        ax.barh(y + 0.18, length, left=start, height=0.32, color=encoder, edgecolor="black")
+        ax.barh(y - 0.18, length, left=start, height=0.32, color="tab:orange", edgecolor="black")
+        ax.text(start + length / 2, y + 0.18, label, ha="center", va="center", fontsize=9)
+
+
+def _lane_legend(ax, grey: str = "encoder frozen") -> None:
+    """The legend of :func:`_lanes`' colours, beside the axes."""
+    from matplotlib.patches import Patch
+
+    handles = [
+        Patch(color="lightgrey", label=grey),
+        Patch(color="tab:blue", label="encoder trains"),
+        Patch(color="tab:orange", label="head trains"),
+    ]
+    ax.legend(handles=handles, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8, frameon=False)
+
+
+def draw_strategies():
+    """The three strategies on a time axis: which part trains in which phase, at which rate.
+
+    Returns:
+        The matplotlib figure.
+
+    Example:
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> [t.get_text() for t in draw_strategies().axes[0].get_yticklabels()]
+        ['stack-and-finetune', 'stack-only', 'finetune-only']
+    """
+    import matplotlib.pyplot as plt
+
+    rows = {
+        "finetune-only": [(0, 3, "all", r"phase 2 only: $\eta_2$")],
+        "stack-only": [(0, 3, "head", r"phase 1 only: $\eta_1$")],
+        "stack-and-finetune": [(0, 2, "head", r"phase 1: $\eta_1$"), (2, 1, "all", r"phase 2: $\eta_2$")],
+    }
+    fig, ax = plt.subplots(figsize=(8, 2.8))
+    for y, spans in enumerate(reversed(rows.values())):
+        _lanes(ax, y, spans)
+    ax.set_yticks(range(3), list(reversed(rows)))
+    ax.set_xlabel("epochs (phase 1 up to its divergence stop, then phase 2)")
+    ax.set_xticks([])
+    _lane_legend(ax)
+    ax.set_title("upper bar: encoder, lower bar: head", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def draw_recompile():
+    """Why Keras recompiles between the phases: the variables a compiled step updates, with and without a recompile.
+
+    Returns:
+        The matplotlib figure.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 3.2))
+    kit_row, flip_row = 0.0, 1.5
+    _lanes(ax, kit_row, [(0, 2, "head", "phase 1"), (2, 2, "all", "phase 2")])
+    _lanes(ax, flip_row, [(0, 2, "head", "phase 1"), (2, 2, "lightgrey", "phase 2: not updated")])
+    events = [
+        (0, flip_row, "compile: T = {head}"),
+        (2, flip_row, "encoder.trainable = True"),
+        (0, kit_row, "compile: T = {head}"),
+        (2, kit_row, "recompile, fresh optimizer: T = {encoder, head}"),
+    ]
+    for x, y, label in events:
+        ax.plot([x, x], [y - 0.4, y + 0.45], color="0.4", lw=1, ls=":")
+        ax.text(x + 0.03, y + 0.38, label, fontsize=8, va="bottom")
+    ax.text(
+        4.08,
+        flip_row,
+        "TensorFlow: runs, encoder\nsilently frozen; torch, jax:\nValueError",
+        fontsize=8,
+        va="center",
+        color="tab:red",
+    )
+    ax.text(4.08, kit_row, "the encoder trains", fontsize=8, va="center")
+    ax.set(xlim=(-0.1, 5.8), ylim=(-0.5, 2.35), xlabel="training steps", xticks=[])
+    ax.set_yticks(
+        [kit_row, flip_row],
+        ["kit.train.stack_and_finetune:\na recompile per phase", "trainable flipped,\nno recompile"],
+    )
+    _lane_legend(ax, grey="encoder not updated")
+    ax.set_title(
+        "a compiled step updates the set T that was trainable at compile time (upper bar: encoder, lower: head)",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    return fig
+
+
+def draw_highway():
+    """The highway BiLSTM head's data flow, from the encoder's token states to the logits.
+
+    Returns:
+        The matplotlib figure.
+    """
+    fig, ax = canvas(
+        (9, 2.6), (-0.3, 9.8), (-0.1, 2.1), "one highway BiLSTM layer (n_layers stacks it), then pooling and the logits"
+    )
+    spots = {
+        "x": (0.5, 1, "token states $x_t$\n(encoder)"),
+        "lstm": (2.8, 1.8, "BiLSTM$(x)_t$"),
+        "wh": (2.8, 1, "$W_h x_t$"),
+        "gate": (2.8, 0.2, r"$g_t = \sigma(W_g x_t + b_g)$"),
+        "mul": (4.7, 0.6, r"$g_t \odot W_h x_t$"),
+        "add": (5.9, 1.2, "+"),
+        "h": (6.7, 1.2, "$h_t$"),
+        "pool": (7.8, 1.2, "max over\ntokens"),
+        "out": (9.1, 1.2, "Dense\n→ logits"),
+    }
+    boxes = {k: box(ax, x, y, s) for k, (x, y, s) in spots.items()}
+    for a, b in [
+        ("x", "lstm"),
+        ("x", "wh"),
+        ("x", "gate"),
+        ("wh", "mul"),
+        ("gate", "mul"),
+        ("lstm", "add"),
+        ("mul", "add"),
+        ("add", "h"),
+        ("h", "pool"),
+        ("pool", "out"),
+    ]:
+        arrow(ax, boxes[a], boxes[b], color="grey")
+    fig.tight_layout()
+    return fig
+
+
+def draw_full_matching(steps: int = 4):
+    """BiMPM's full matching: every forward state of text p against the last forward state of text q.
+
+    Args:
+        steps: the states drawn per text.
+
+    Returns:
+        The matplotlib figure.
+    """
+    fig, ax = canvas((8, 2.8), (-0.6, 2 * steps + 0.6), (-0.2, 3.2))
+    last = 2 * steps  # q_N, the last state of q
+    for i in range(steps):
+        for x, name, colour in ((i, "p", "tab:blue"), (i + steps + 1, "q", "tab:green")):
+            ax.text(
+                x,
+                1.5,
+                f"${name}_{i + 1}$",
+                ha="center",
+                va="center",
+                bbox={"boxstyle": "round", "fc": colour, "alpha": 0.3},
+            )
+        ax.annotate(
+            "",
+            (last, 1.75),
+            (i, 1.75),
+            arrowprops={"arrowstyle": "-", "color": "grey", "connectionstyle": "arc3,rad=-.2"},
+        )
+        ax.annotate("", (i, 0.55), (i, 1.3), arrowprops={"arrowstyle": "->", "color": "black"})
+        ax.text(i, 0.35, f"$m_{i + 1} \\in \\mathbb{{R}}^l$", ha="center", va="center", fontsize=9)
+    ax.text(
+        steps,
+        3.0,
+        r"grey arcs: $m_{i,k} = \cos(W_k \circ p_i,\ W_k \circ q_N)$ for each perspective $k = 1..l$",
+        ha="center",
+        fontsize=9,
+    )
+    ax.text((steps - 1) / 2, -0.05, "text p (forward states): one matching vector per step", ha="center", fontsize=8)
+    ax.text(
+        steps + 1 + (steps - 1) / 2, 1.1, f"text q; $q_N = q_{steps}$, its last forward state", ha="center", fontsize=8
+    )
+    fig.tight_layout()
+    return fig
+
+
+# --- this run beside the committed medium run --------------------------------------------------------------------
+
+#: The metric each kind of task is compared on across the scales (tagging: token accuracy, the only tagging metric
+#: the medium run recorded).
+SCALE_METRIC = {"tagging": "token_accuracy", "classification": "accuracy", "pairs": "accuracy"}
+#: The strategies as the figures name them.
+STRATEGY_NAMES = {
+    "finetune_only": "finetune-only",
+    "finetune_only_matched": "finetune-only, as many epochs",
+    "stack_only": "stack-only",
+    "stack_and_finetune": "stack-and-finetune",
+}
+
+
+def setting_label(setting: str) -> str:
+    """A setting of :func:`kit.analysis.scale_table` (``"task | model | strategy"``) as a person reads it.
+
+    Args:
+        setting: the task, the head and the strategy, joined by " | ".
+
+    Returns:
+        ``"brown_pos: bilstm, stack-and-finetune"``.
+
+    Example:
+        >>> setting_label("wordnet_pairs | bimpm | stack_only")
+        'wordnet_pairs: bimpm, stack-only'
+    """
+    task, model, strategy = setting.split(" | ")
+    return f"{task}: {model}, {STRATEGY_NAMES.get(strategy, strategy)}"
+
+
+def same_tasks_note(ours: list, reached: list, planned: list) -> str:
+    """Whether both scales show the same tasks in a panel, and if not, why.
+
+    Args:
+        ours: this run's tasks of the panel's kind.
+        reached: the medium run's tasks of that kind that have results.
+        planned: the medium plan's tasks of that kind.
+
+    Returns:
+        ``""`` when both show the same tasks, else a sentence naming them and why they differ.
+
+    Example:
+        >>> note = same_tasks_note(["brown_entities"], ["brown_pos"], ["brown_pos", "brown_entities"])
+        >>> note.split(" (")[0]
+        'this run: brown_entities, medium: brown_pos'
+        >>> note.split(" (")[1].split("; ")
+        ['medium stopped before its brown_entities runs', 'this run plans no brown_pos)']
+    """
+    if not reached or set(ours) == set(reached):
+        return ""
+    why = [
+        f"medium stopped before its {t} runs" if t in planned else f"{t} is not in medium's plan"
+        for t in ours
+        if t not in reached
+    ]
+    why += [f"this run plans no {t}" for t in reached if t not in ours]
+    return f"this run: {', '.join(ours)}, medium: {', '.join(reached)} ({'; '.join(why)})"
+
+
+def scales_figure(results, medium, sections: dict, medium_plan: dict, guesses: dict, title: str):
+    """This run beside the committed medium run: one panel per kind of task, each setting at both scales.
+
+    A panel whose scales ran different tasks says so in its title, and why (:func:`same_tasks_note`).
+
+    Args:
+        results: this run's results (``results.csv``).
+        medium: :func:`kit.analysis.medium_results` of notebook 03, or None.
+        sections: ``{kind: [this run's tasks]}`` (``runs.by_section``); a kind without tasks gets no panel.
+        medium_plan: ``{task: kind}`` of the medium scale's plan (its sizes' ``tasks``).
+        guesses: ``{kind: this run's constant guess}`` on the panel's metric (:data:`SCALE_METRIC`), or None.
+        title: the figure's title (this run's scale and backend, where the medium run comes from).
+
+    Returns:
+        The matplotlib figure.
+    """
+    import matplotlib.pyplot as plt
+
+    panels = []
+    for kind, metric in SCALE_METRIC.items():
+        if not sections.get(kind):  # your own data: one kind of task
+            continue
+        theirs = None if medium is None else medium[medium.task.map(medium_plan) == kind]
+        reached = [] if theirs is None else list(dict.fromkeys(theirs.task))
+        table = scale_table(results[results.task.isin(sections[kind])], theirs, list(KEYS[:3]), metric)
+        note = same_tasks_note(list(sections[kind]), reached, [t for t, k in medium_plan.items() if k == kind])
+        panels.append((kind, metric, table, note or ("" if reached else "not reached at medium")))
+    fig, axes = plt.subplots(
+        len(panels),
+        1,
+        figsize=(10, 0.45 * sum(len(p[2]) for p in panels) + 3.8),
+        gridspec_kw={"height_ratios": [len(p[2]) + 1.5 for p in panels]},
+        squeeze=False,
+    )
+    for ax, (kind, metric, table, note) in zip(axes[:, 0], panels):
+        plot_scales(
+            table.assign(setting=[setting_label(s) for s in table.setting]),
+            metric_label=f"test {metric} (%)",
+            guess={"smoke": guesses.get(kind)},
+            ax=ax,
+            title=f"{kind}, {metric}" + (f"\n{note}" if note else ""),
+        )
+    reached = 0 if medium is None else medium.groupby(list(KEYS)).ngroups
+    fig.suptitle(
+        f"{title}\nmedium stopped early after {reached} runs (benchmarks/medium_gpu; no constant guess on "
+        "record there)",
+        fontsize=9,
+    )
+    fig.tight_layout(rect=(0, 0, 1, 0.97))  # room for the title
+    return fig

@@ -19,6 +19,8 @@ import numpy as np
 from ...analysis import attention_maps, classify_heads, verdict_table
 from ...analysis.baselines import constant_guess
 from ...analysis.flops import format_flops
+from ...analysis.pictures import arrow, box, canvas
+from ...analysis.scales import plot_scales, scale_table
 from ...analysis.spread import format_mean_se, summarize
 from ...results import read_results
 from ...retrieval import english_stopwords, word_tokenize
@@ -408,6 +410,9 @@ def collapse_probe(root=None):
 def draw_collapse(probe, medium=None):
     """Stage 1's first steps with the MLM bias at 0 and at the unigram prior: MLM loss and token-state cosine.
 
+    Colour says where the bias starts (red: 0, blue: the unigram prior), the line style which model (solid: medium,
+    dashed: the proxy); the legend has three entries: the two models and the medium GPU runs.
+
     Args:
         probe: ``benchmarks/tlm_collapse/results.csv`` (:mod:`benchmarks.tlm_collapse`): one row per chunk of a
             probe run (``model``, ``prior``, ``seed``, ``step``, ``mlm_loss``, ``token_state_cosine``).
@@ -418,27 +423,35 @@ def draw_collapse(probe, medium=None):
         The matplotlib figure.
     """
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     fig, (loss_ax, cos_ax) = plt.subplots(1, 2, figsize=(11, 3.6))
     colors, styles = {"zero": "tab:red", "unigram": "tab:blue"}, {"medium": "-", "proxy": "--"}
-    for (model, prior, seed), g in probe.groupby(["model", "prior", "seed"], sort=False):
-        label = f"{prior}, {model}, seed {seed}"
-        style = dict(color=colors[prior], ls=styles[model.split()[0]], marker=".", label=label)
+    handles = {}
+    for (model, prior, _seed), g in probe.groupby(["model", "prior", "seed"], sort=False):
+        style = {"color": colors[prior], "ls": styles[model.split()[0]], "marker": "."}
         loss_ax.plot(g.step[g.mlm_loss.notna()], g.mlm_loss.dropna(), **style)
         cos_ax.plot(g.step, g.token_state_cosine, **style)
+        handles.setdefault(model, Line2D([], [], color="0.3", ls=style["ls"], marker=".", label=model))
     if medium is not None:
         m = medium[medium.experiment == "tlm"].pivot_table(
             index=["retrieval", "seed"], columns="metric", values="value"
         )
         steps = sorted(int(c.rsplit("step", 1)[1]) for c in m.columns if c.startswith("stage1_mlm_loss_step"))
-        labelled = set()
         for _, run in m.iterrows():
             stuck = bool(run["mlm_accuracy"] < 0.06)  # the most frequent token's share of the masked tokens: 0.048
-            label = "a medium GPU run (bias 0) " + ("that stayed stuck" if stuck else "that learned")
-            loss_ax.plot(steps, [run[f"stage1_mlm_loss_step{s}"] for s in steps], "x" if stuck else "o", ms=5,
-                         color="black" if stuck else "gray", alpha=0.7, ls=":", lw=0.8,
-                         label=None if stuck in labelled else label)  # fmt: skip
-            labelled.add(stuck)
+            loss_ax.plot(
+                steps,
+                [run[f"stage1_mlm_loss_step{s}"] for s in steps],
+                "x" if stuck else "o",
+                ms=5,
+                color="black" if stuck else "gray",
+                alpha=0.7,
+                ls=":",
+                lw=0.8,
+            )
+        label = "medium GPU runs, bias 0 (x: stayed stuck, o: learned)"
+        handles[label] = Line2D([], [], color="gray", ls=":", marker="x", label=label)
     loss_ax.set(
         xlabel="stage-1 step",
         ylabel="MLM loss (mean over the chunk)",
@@ -451,9 +464,7 @@ def draw_collapse(probe, medium=None):
         ylim=(0, 1.05),
         title="how alike the final token states are (1: all one state)",
     )
-    handles, labels = loss_ax.get_legend_handles_labels()
-    by_label = dict(zip(labels, handles))
-    fig.legend(by_label.values(), by_label.keys(), loc="lower center", ncol=3, fontsize=8, bbox_to_anchor=(0.5, -0.12))
+    fig.legend(handles=list(handles.values()), loc="lower center", ncol=3, fontsize=8, bbox_to_anchor=(0.5, -0.08))
     fig.tight_layout()
     return fig
 
@@ -820,3 +831,247 @@ def checks(tlm, base, main, plan_rows, base_plan, tasks: dict, sizes: dict, out)
         ),
         "constant-guess rows in results.csv for every task": guesses >= set(tasks),
     }
+
+
+# --- the "how it works" pictures (one call each in the notebook) ------------------------------------------------
+
+
+def draw_data_step(long_text_words: int = 64, n_keywords: int = 10):
+    """TLM's data step as a row of boxes: task texts -> queries (RAKE for long ones) -> BM25 -> top-K -> their union.
+
+    Args:
+        long_text_words: the length above which a text's query is its RAKE phrases (``make_queries``).
+        n_keywords: the phrases a long text's query keeps.
+
+    Returns:
+        The matplotlib figure.
+
+    Example:
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> draw_data_step().axes[0].get_title()[:29]
+        'kit.retrieval.select_external'
+    """
+    steps = [
+        ("task text\n(one per query)", "#dbe9f6"),
+        (f"query: the text, or\nits {n_keywords} RAKE phrases\nif over {long_text_words} words", "#fde2c8"),
+        ("BM25 over the\ngeneral corpus", "#e2f0d9"),
+        ("top-K passages\nper query", "#e2f0d9"),
+        ("union of all queries'\npassages, task\ntexts kept out", "#eeeeee"),
+        ("external\ndata S", "#f6d5d5"),
+    ]
+    title = "kit.retrieval.select_external: each task text retrieves K passages; their union is the external data"
+    fig, ax = canvas((10.5, 1.8), (-1.0, 11.6), (-0.6, 0.6), title)
+    boxes = [box(ax, i * 2.15, 0, label, color) for i, (label, color) in enumerate(steps)]
+    for left, right in zip(boxes, boxes[1:]):
+        arrow(ax, left, right, color="black", shrinkA=0, shrinkB=0)
+    return fig
+
+
+def draw_bm25_saturation(k1: float = 1.2, b: float = 0.75, ratios=(0.5, 1.0, 2.0, 4.0)):
+    """BM25's term-frequency part ``tf / (tf + K)``, ``K = k1 (1 - b + b dl / avgdl)``, for documents of a few lengths.
+
+    Args:
+        k1: how fast repeats saturate (``BM25Retriever``'s ``k1``).
+        b: how strongly a long document is discounted (``b``).
+        ratios: the documents' lengths over the mean length, one curve each.
+
+    Returns:
+        The matplotlib figure.
+    """
+    import matplotlib.pyplot as plt
+
+    tf = np.arange(0, 11)
+    fig, ax = plt.subplots(figsize=(8, 2.8))
+    for ratio, style in zip(ratios, ["o-", "s-", "^-", "v-", "d-"]):
+        K = k1 * (1 - b + b * ratio)
+        ax.plot(tf, tf / (tf + K), style, ms=4, label=f"dl / avgdl = {ratio:g}  (K = {K:.2f})")
+    ax.axhline(1, color="gray", ls=":", lw=1)
+    limit = "limit as tf grows: 1 (the weight tends to the idf)"
+    ax.text(0.2, 0.97, limit, ha="left", va="top", fontsize=8, color="gray")
+    ax.set(xlabel="tf: occurrences of the query term in the document", ylabel="tf / (tf + K)", ylim=(0, 1.05))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, title=f"k1 = {k1}, b = {b}", title_fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def draw_masking(mask_rate: float = 0.15, mask_token_rate: float = 0.8, random_token_rate: float = 0.1):
+    """Which tokens MLM masking touches: the share of real tokens that become targets, and how the targets split.
+
+    Args:
+        mask_rate: the share of a sentence's real tokens that become targets (``MLMMasker``'s ``mask_rate``).
+        mask_token_rate: the share of targets replaced by [MASK].
+        random_token_rate: the share replaced by a random non-special token; the rest are kept.
+
+    Returns:
+        The matplotlib figure.
+    """
+    import matplotlib.pyplot as plt
+
+    target, masked, random = 100 * mask_rate, 100 * mask_token_rate, 100 * random_token_rate
+    kept = 100 - masked - random
+    rows = [
+        (
+            "all real tokens",
+            [
+                (f"not a target: {100 - target:g}%", 100 - target, "#eeeeee"),
+                (f"target: {target:g}%", target, "tab:purple"),
+            ],
+        ),
+        (
+            "the targets",
+            [
+                (f"[MASK]: {masked:g}%", masked, "tab:blue"),
+                (f"random\ntoken {random:g}%", random, "tab:orange"),
+                (f"kept\nas is {kept:g}%", kept, "tab:green"),
+            ],
+        ),
+    ]
+    fig, ax = plt.subplots(figsize=(8, 2.1))
+    for y, (_, parts) in enumerate(rows):
+        left = 0
+        for label, share, color in parts:
+            ax.barh(y, share, left=left, color=color, edgecolor="black")
+            ax.text(left + share / 2, y, label, ha="center", va="center", fontsize=8)
+            left += share
+    ax.set_yticks([0, 1], [r[0] for r in rows])
+    ax.invert_yaxis()
+    ax.set(xlabel="share of the row (%); the second row splits the targets", xlim=(0, 100))
+    ax.set_title(
+        f"kit.text.MLMMasker: mask_rate {mask_rate:g} (at most max_predictions targets a sentence),\n"
+        f"mask_token_rate {mask_token_rate:g}, random_token_rate {random_token_rate:g} (never a special token)",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    return fig
+
+
+def draw_stream(rho1: int = 3, rho2: float = 20, steps: int = 12):
+    """Stage 1's stream of batches on a time axis, each batch's loss weights stacked (MLM, then the task).
+
+    Args:
+        rho1: external batches after each internal one.
+        rho2: the internal batch's MLM weight against its task loss, normalised by ``rho2 + 1``.
+        steps: the steps drawn.
+
+    Returns:
+        The matplotlib figure.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 2.6))
+    for step in range(steps):
+        internal = step % (rho1 + 1) == 0
+        w_mlm, w_task = (rho2 / (rho2 + 1), 1 / (rho2 + 1)) if internal else (1.0, 0.0)
+        label = "MLM, internal (task) batch" if internal else "MLM, external (retrieved) batch"
+        ax.bar(
+            step,
+            w_mlm,
+            color="tab:blue" if internal else "tab:green",
+            edgecolor="black",
+            width=0.8,
+            label=label if step <= 1 else None,
+        )
+        ax.bar(
+            step,
+            w_task,
+            bottom=w_mlm,
+            color="tab:orange",
+            edgecolor="black",
+            width=0.8,
+            label="task loss, internal batch" if step == 0 else None,
+        )
+    for step in range(0, steps, rho1 + 1):
+        ax.text(step, 1.03, f"MLM {rho2:g}/{rho2 + 1:g}\ntask 1/{rho2 + 1:g}", ha="center", va="bottom", fontsize=7)
+    if rho1 >= 1 and steps > 1:  # an external batch's weights, over the second one when there are two
+        ax.text(min(2, rho1), 1.03, "MLM 1\ntask 0", ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(steps))
+    ax.set(xlabel="stage-1 step", ylabel="loss weight", ylim=(0, 1.3))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    ax.set_title(
+        f"one internal batch, then rho1 = {rho1} external ones; an internal batch's loss is "
+        "(rho2·MLM + task) / (rho2 + 1)",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    return fig
+
+
+# --- this run beside the committed medium run --------------------------------------------------------------------
+
+#: The keys that name one setting in the long results (``results.csv``, ``benchmarks/medium_gpu/02_results.csv``).
+SCALE_KEYS = ["experiment", "task", "retrieval", "K", "rho1", "rho2"]
+
+
+def setting_label(setting: str) -> str:
+    """A setting of :func:`kit.analysis.scale_table` (its keys joined by " | ") as a person reads it.
+
+    Args:
+        setting: ``"experiment | task | retrieval | K | rho1 | rho2"``.
+
+    Returns:
+        ``"TLM: BM25, K=8, rho1=3, rho2=20"``, ``"TLM: task data only, rho2=20"``, or the baseline's name.
+
+    Example:
+        >>> setting_label("tlm | bbc_news | bm25 | 8 | 3 | 20"), setting_label("tlm | bbc_news | none | 0 | 0 | 20")
+        ('TLM: BM25, K=8, rho1=3, rho2=20', 'TLM: task data only, rho2=20')
+        >>> setting_label("minilm_finetuned | bbc_news | - | 0 | 0 | 0")
+        'minilm fine-tuned (the baseline)'
+    """
+    experiment, _task, retrieval, k, rho1, rho2 = setting.split(" | ")
+    if experiment != "tlm":
+        return experiment.replace("_finetuned", " fine-tuned").replace("_", " ") + " (the baseline)"
+    if retrieval == "none":
+        return f"TLM: task data only, rho2={rho2}"
+    return f"TLM: {'BM25' if retrieval == 'bm25' else retrieval}, K={k}, rho1={rho1}, rho2={rho2}"
+
+
+def scales_figure(ours, medium, guesses: dict, scale: str = "smoke"):
+    """This run beside the committed medium run: one panel per task, each setting's final test accuracy at both.
+
+    Each medium run is also drawn alone (a cross), so the runs stuck at the majority class show apart from those
+    that learned; the title counts them (macro-F1 under 0.1 with five classes: one class predicted).
+
+    Args:
+        ours: this run's long results (``sweep.results(...)``: :data:`SCALE_KEYS`, ``seed``, ``metric``, ``value``).
+        medium: :func:`kit.analysis.medium_results` of notebook 02, or None.
+        guesses: ``{task: this run's constant guess}``, one panel per task, in order.
+        scale: this run's scale, for the title.
+
+    Returns:
+        The matplotlib figure.
+    """
+    import matplotlib.pyplot as plt
+
+    metric = "test_accuracy"
+    medium = medium if medium is not None else ours.iloc[:0]
+    f1, runs = medium[medium.metric == "test_macro_f1"], medium[medium.metric == metric]
+    tables = {
+        name: scale_table(ours[ours.task == name], medium[medium.task == name], SCALE_KEYS, metric) for name in guesses
+    }
+    fig, axes = plt.subplots(
+        len(tables),
+        1,
+        figsize=(9, 0.55 * sum(map(len, tables.values())) + 2 * len(tables)),
+        gridspec_kw={"height_ratios": [len(t) + 2 for t in tables.values()]},
+        squeeze=False,
+    )
+    for ax, (name, table) in zip(axes[:, 0], tables.items()):
+        mine = runs[runs.task == name]  # each medium run: a cross on its row
+        crosses = [(" | ".join(str(getattr(r, k)) for k in SCALE_KEYS), r.value) for r in mine.itertuples()]
+        plot_scales(
+            table.assign(setting=[setting_label(s) for s in table.setting]),
+            metric_label="test accuracy (%)",
+            guess=guesses[name],
+            ax=ax,
+            title=f"{name}: final test accuracy of each setting",
+            runs=[(setting_label(s), v) for s, v in crosses],
+        )
+    stuck = int((f1.value < 0.1).sum())
+    fig.suptitle(
+        f"This {scale} run beside medium (one H200, jax, 2026-11-26): medium stopped early after {len(f1)} "
+        f"runs,\n{stuck} of them stuck at the majority class (benchmarks/medium_gpu)",
+        fontsize=10,
+    )
+    fig.tight_layout(rect=(0, 0, 1, 0.97))  # room for the title
+    return fig

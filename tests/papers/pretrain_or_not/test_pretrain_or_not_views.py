@@ -128,3 +128,22 @@ def test_the_table_view_uses_the_kit_layer():
     assert kit.models.PretrainedTokenEmbedding is lstm_classifier.PretrainedTokenEmbedding
     names = views.run(_table_view())
     assert names["view"].shape == (3, 3)
+
+
+def test_table_view_catches_a_table_that_trains(monkeypatch):
+    """A layer built with the table trainable: one training step moves it, and the view's check says so."""
+    init = lstm_classifier.PretrainedTokenEmbedding.__init__
+    monkeypatch.setattr(
+        lstm_classifier.PretrainedTokenEmbedding,
+        "__init__",
+        lambda self, *a, **k: init(self, *a, **{**k, "trainable_table": True}),
+    )
+    with pytest.raises(AssertionError, match=MISMATCH):
+        views.run(_table_view())
+
+
+def test_table_view_trains_a_step_and_reads_the_layers_own_table():
+    source = _table_view()
+    assert "train_on_batch" in source and "layer.table.embeddings" in source
+    names = views.run(source)
+    assert not np.allclose(names["W_after"], names["W_p"])  # the step moved the projection

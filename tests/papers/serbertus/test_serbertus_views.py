@@ -17,7 +17,7 @@ from kit.optimizers.layerwise_adamw import LayerwiseAdamW
 from tests import views
 
 NOTEBOOK = Path(__file__).resolve().parents[3] / "notebooks" / "04_serbertus.ipynb"
-VIEWS = ("R_s", "learning rates", "shared and per-task")
+VIEWS = ("R_s", "learning rates", "what the tasks share")
 
 
 @pytest.mark.parametrize("cell", views.tagged_cells(NOTEBOOK), ids=views.title)
@@ -37,7 +37,7 @@ def test_views_pass_under_mixed_precision_and_leave_it_set():
         keras.config.set_dtype_policy(before)
 
 
-# --- SMART: R_s by hand at a fixed noise ------------------------------------------------------------------------
+# --- SMART: R_s by hand after one ascent step from a fixed first noise ---------------------------------------------
 
 
 def one_sided_kl(kind, adv, clean):
@@ -67,6 +67,38 @@ def test_smart_view_catches_noise_in_the_wrong_size(monkeypatch):
     )
     with pytest.raises(AssertionError):
         views.run(views.view(NOTEBOOK, "R_s"))
+
+
+def _smart_fails():
+    with pytest.raises(AssertionError, match="Not equal to tolerance"):
+        views.run(views.view(NOTEBOOK, "R_s"))
+
+
+def test_smart_view_takes_one_ascent_step_with_the_kit():
+    source = views.view(NOTEBOOK, "R_s")
+    assert "steps=1" in source and "steps=0" not in source
+    names = views.run(source)
+    assert names["r_s"](names["delta"]) > 1.5 * names["r_s"](names["unit"](names["delta0"]))  # the step matters
+
+
+def test_smart_view_catches_no_ascent_step(monkeypatch):
+    init = smart.SMART.__init__
+    monkeypatch.setattr(smart.SMART, "__init__", lambda self, *a, **k: init(self, *a, **{**k, "steps": 0}))
+    _smart_fails()
+
+
+def test_smart_view_catches_an_l2_normalisation(monkeypatch):
+    monkeypatch.setattr(
+        smart.SMART, "_normalize", lambda self, s: s / (keras.ops.norm(s, axis=-1, keepdims=True) + self.epsilon)
+    )
+    _smart_fails()
+
+
+def test_smart_view_catches_the_stop_gradient_on_the_perturbed_side(monkeypatch):
+    """The ascent climbs KL(stop(p) || q): with the stop on q's side instead, the noise gets no gradient."""
+    inner = smart.inner_divergence
+    monkeypatch.setattr(smart, "inner_divergence", lambda kind, adv, clean: inner(kind, clean, adv))
+    _smart_fails()
 
 
 # --- layer-wise decay: the rate of every group -------------------------------------------------------------------
@@ -106,10 +138,34 @@ def test_sharing_view_catches_cerbertus_sharing_its_top(monkeypatch):
     original = multitask_bert._task_top
     monkeypatch.setattr(multitask_bert, "_task_top", lambda backbone, task, first, k: original(backbone, task, True, k))
     with pytest.raises(AssertionError):
-        views.run(views.view(NOTEBOOK, "shared and per-task"))
+        views.run(views.view(NOTEBOOK, "what the tasks share"))
+
+
+def test_sharing_view_catches_the_bottom_layers_copied_instead_of_the_top(monkeypatch):
+    """CerBERTus with each task's copies at the bottom and the top shared: the same weight counts, other variables."""
+
+    def bottom_per_task(backbone, tasks, k, pooling, inputs):
+        h = multitask_bert._embed(backbone, inputs)
+        branches = multitask_bert._Branches([backbone], {}, {}, {})
+        layers = backbone.transformer_layers
+        for i, task in enumerate(tasks):
+            copy = multitask_bert._copy_layer
+            own = list(layers[:k]) if i == 0 else [copy(x, f"{task}_{x.name}") for x in layers[:k]]
+            h_t = h
+            for layer in own + list(layers[k:]):
+                h_t = layer(h_t, padding_mask=inputs["padding_mask"])
+            pooler = backbone.pooled_dense if i == 0 else multitask_bert._copy_layer(backbone.pooled_dense, f"{task}_p")
+            branches.pooled[task] = pooler(h_t[:, 0, :])
+            branches.tops[task], branches.poolers[task] = own, pooler
+        return branches
+
+    monkeypatch.setattr(multitask_bert, "_build_shared", bottom_per_task)
+    source = views.view(NOTEBOOK, "what the tasks share")
+    with pytest.raises(AssertionError, match="other variables are shared"):
+        views.run(source)
 
 
 def test_sharing_view_catches_triple_bert_sharing_its_encoder(monkeypatch):
     monkeypatch.setattr(multitask_bert, "_clone_backbone", lambda backbone, name, **overrides: backbone)
     with pytest.raises(AssertionError):
-        views.run(views.view(NOTEBOOK, "shared and per-task"))
+        views.run(views.view(NOTEBOOK, "what the tasks share"))

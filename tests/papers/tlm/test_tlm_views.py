@@ -7,6 +7,7 @@ check catches it.
 
 from pathlib import Path
 
+import keras
 import numpy as np
 import pytest
 
@@ -112,6 +113,32 @@ def test_mlm_view_catches_another_mask_token(monkeypatch):
     _fails("MLM masking by hand")
 
 
+def test_mlm_view_catches_random_tokens_drawn_from_the_whole_vocabulary(monkeypatch):
+    init = MLMMasker.__init__
+
+    def whole(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self._random_pool = np.arange(self.vocabulary_size)  # BERT's draw: [PAD], [CLS], [MASK] ... too
+
+    monkeypatch.setattr(MLMMasker, "__init__", whole)
+    _fails("MLM masking by hand")
+
+
+def test_mlm_view_catches_a_masker_without_the_cap(monkeypatch):
+    _patched_init(monkeypatch, max_predictions=40)  # every sentence gets its 15%, long ones more than P
+    _fails("MLM masking by hand")
+
+
+def test_mlm_view_catches_special_tokens_as_targets(monkeypatch):
+    _patched_init(monkeypatch, special_token_ids=[4])  # only [MASK] excluded: [CLS], [SEP] and [PAD] become targets
+    _fails("MLM masking by hand")
+
+
+def test_mlm_view_masks_enough_tokens_to_see_the_shares():
+    names = views.run(views.view(NOTEBOOK, "MLM masking by hand"))
+    assert names["kit_targets"].sum() >= 5000  # a standard error of 0.6 points on the 80%: the 2-point tolerance holds
+
+
 # -- the joint loss -----------------------------------------------------------------------------------------------
 
 
@@ -165,3 +192,32 @@ def test_collapse_picture_reads_the_committed_probe():
     probe = tlm_report.collapse_probe()
     assert probe is not None and {"zero", "unigram"} <= set(probe.prior)
     assert {"step", "mlm_loss", "token_state_cosine", "model", "seed"} <= set(probe.columns)
+
+
+def test_joint_view_catches_an_mlm_mean_over_every_slot(monkeypatch):
+    """The MLM loss averaged over all P slots of a batch (the empty ones too) instead of over its masked tokens."""
+    item = TLMBatches.__getitem__
+
+    def over_slots(self, i):
+        x, y, w = item(self, i)
+        slots = w["mlm"] > 0
+        return x, y, {**w, "mlm": np.where(slots, w["mlm"].max() * slots.mean(), 0.0).astype("float32")}
+
+    monkeypatch.setattr(TLMBatches, "__getitem__", over_slots)
+    _fails("joint loss")
+
+
+def test_joint_view_catches_losses_summed_over_the_batch(monkeypatch):
+    class Summed(keras.losses.SparseCategoricalCrossentropy):
+        def __init__(self, **kwargs):
+            super().__init__(**{**kwargs, "reduction": "sum"})
+
+    monkeypatch.setattr(keras.losses, "SparseCategoricalCrossentropy", Summed)  # what compile_stage1 compiles with
+    _fails("joint loss")
+
+
+def test_joint_view_checks_the_loss_not_only_the_weights():
+    source = views.view(NOTEBOOK, "joint loss")
+    assert "test_on_batch" in source and "compile_stage1" in source
+    names = views.run(source)
+    assert names["l_task"] > 0.1 and names["kit_loss"] > 1.0
