@@ -946,7 +946,8 @@ def scales_figure(ours, medium, guesses: dict, about: dict, medium_tasks: dict, 
         plot_scales(table.assign(setting=label), metric_label=f"test {unit}", ax=ax, guess=guess, title=title)
     reached = int((medium.metric == "seconds").sum())  # one "seconds" row per finished run
     fig.suptitle(
-        f"This run beside medium (one H200, jax, 2026-11-26, the earlier recipe: weight decay 0.01, head dropout 0.1):\n"
+        f"This run beside medium (one H200, jax, 2026-11-26; the earlier recipe: weight decay 0.01, head dropout"
+        f" 0.1):\n"
         f"medium stopped early, after {reached} of its {planned} planned runs",
         fontsize=10,
     )
