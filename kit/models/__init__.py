@@ -22,7 +22,12 @@ from .heads import (
     pair_masks,
     unpack_states,
 )
-from .lstm_classifier import PretrainedTokenEmbedding, build_lstm_classifier, count_params_without_embeddings
+from .lstm_classifier import (
+    PretrainedTokenEmbedding,
+    TokenTable,
+    build_lstm_classifier,
+    count_params_without_embeddings,
+)
 from .mlm_model import MLMModel
 from .multitask_bert import MultitaskBert, cerbertus, multi_bert, parameter_counts, triple_bert
 from .tlm_model import TLMModel, tlm_backbone
@@ -42,6 +47,7 @@ __all__ = [
     "glove_vectors",
     "BiLSTMEncoder",
     "PretrainedTokenEmbedding",
+    "TokenTable",
     "build_lstm_classifier",
     "count_params_without_embeddings",
     "OFFLINE_BACKBONES",

@@ -6,13 +6,14 @@
 """
 
 from ..text.words import english_stopwords, word_tokenize
-from .bm25 import METHODS, BM25Retriever
+from .bm25 import METHODS, BM25Params, BM25Retriever
 from .engines import SearchEngineRetriever, ShardedBM25
 from .external import ExternalSelection, make_queries, random_retrieval, select_external, task_text_mask
 from .keywords import rake_keywords
 
 __all__ = [
     "METHODS",
+    "BM25Params",
     "BM25Retriever",
     "SearchEngineRetriever",
     "ShardedBM25",

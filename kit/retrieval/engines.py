@@ -118,7 +118,7 @@ class ShardedBM25:
     Args:
         corpus: the documents, texts or lists of tokens; shard ``i`` holds a contiguous slice of them.
         n_shards: how many shards, between 1 and the corpus size.
-        **kwargs: :class:`BM25Retriever`'s arguments (``method``, ``k1``, ``b``, ``tokenizer``, ...), for every shard.
+        **kwargs: :class:`BM25Retriever`'s arguments (``method``, ``params``, ``tokenizer``, ...), for every shard.
 
     Raises:
         ValueError: ``n_shards`` is out of range.

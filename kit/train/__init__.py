@@ -3,7 +3,7 @@
 from ..metrics.task_scores import TASK_KINDS, Pearson, task_predictions, task_score
 from ..optimizers import adamw, schedules
 from ..optimizers.layerwise_adamw import LayerwiseAdamW
-from .classify import FitResult, accuracy, fit_classifier, planned_steps, regression_scores
+from .classify import FitRecipe, FitResult, accuracy, fit_classifier, planned_steps, regression_scores
 from .ensemble import TaskEnsemble, average_predictions, dev_gated_ensemble, ensemble_table, predict_average
 from .freeze import STRATEGIES, DivergenceStopping, FreezeState, PhaseResult, StackResult, stack_and_finetune
 from .freeze_helpers import EncoderWatch, ReusableBackbone, optimizer_factory, planned_epochs
@@ -23,7 +23,7 @@ from .multitask import (
 )
 from .smart import SMART, noise_grad
 from .sweep import Sweep
-from .tlm_training import Stage1Result, TLMBatches, train_stage1
+from .tlm_training import Stage1Recipe, Stage1Result, TLMBatches, train_stage1
 
 __all__ = [
     "SMART",
@@ -59,7 +59,9 @@ __all__ = [
     "stack_and_finetune",
     "average_predictions",
     "predict_average",
+    "FitRecipe",
     "FitResult",
+    "Stage1Recipe",
     "Stage1Result",
     "Sweep",
     "TLMBatches",

@@ -5,6 +5,7 @@ implementation (a constant, a swapped term, a changed default) where the kit loo
 check catches it.
 """
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -117,9 +118,11 @@ def test_mlm_view_catches_another_mask_token(monkeypatch):
 
 def test_joint_view_catches_the_unnormalised_internal_loss(monkeypatch):
     init = TLMBatches.__init__
-    monkeypatch.setattr(
-        TLMBatches, "__init__", lambda self, *a, **k: init(self, *a, **{**k, "normalize_internal": False})
-    )
+
+    def wrong(self, task, external, masker, recipe, **kwargs):
+        init(self, task, external, masker, dataclasses.replace(recipe, normalize_internal=False), **kwargs)
+
+    monkeypatch.setattr(TLMBatches, "__init__", wrong)
     _fails("joint loss")
 
 
