@@ -546,7 +546,8 @@ def rich_head(name: str, num_labels: int, sizes: dict) -> keras.layers.Layer:
     """
     if name not in HEADS:
         raise ValueError(f"Unknown head {name!r}; the rich heads are {sorted(HEADS)}.")
-    return getattr(heads, HEADS[name])(num_labels, **sizes["heads"][name], dropout=sizes["dropout"], name=name)
+    head = getattr(heads, HEADS[name])  # a grouped size (DenseNet's blocks, the transformer's layers) is gathered
+    return head.from_sizes(num_labels, sizes["heads"][name], dropout=sizes["dropout"], name=name)
 
 
 #: finetune-only trained for as many epochs as stack-and-finetune's two phases together (``sizes["matched_budget"]``).
