@@ -66,7 +66,7 @@ def test_the_verdict_table_holds_every_comparison_and_the_sentences_quote_it(tmp
     stats = report.accuracy_stats(results)
     t2 = report.table2(stats, table, SPECS, {m: 1 for m in SPECS}, 2250)
     assert t2.loc["LSTM-2-64", "Δ to transformer (points)"].endswith("(found)")
-    checks = report.checks(results, stats, report.gaps(stats, SPECS, SIZES), plan, SPECS, 2, 2250, 250, correct)
+    checks = report.checks(results, stats, report.gaps(stats, SPECS, SIZES), plan, SPECS, 2, correct)
     assert checks["every run's saved test predictions give its test accuracy"]
 
 
