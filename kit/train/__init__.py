@@ -5,7 +5,15 @@ from ..optimizers import adamw, schedules
 from ..optimizers.layerwise_adamw import LayerwiseAdamW
 from .classify import FitRecipe, FitResult, accuracy, fit_classifier, planned_steps, regression_scores
 from .ensemble import TaskEnsemble, average_predictions, dev_gated_ensemble, ensemble_table, predict_average
-from .freeze import STRATEGIES, DivergenceStopping, FreezeState, PhaseResult, StackResult, stack_and_finetune
+from .freeze import (
+    STRATEGIES,
+    DivergenceStopping,
+    FreezeRecipe,
+    FreezeState,
+    PhaseResult,
+    StackResult,
+    stack_and_finetune,
+)
 from .freeze_helpers import EncoderWatch, ReusableBackbone, optimizer_factory, planned_epochs
 from .further_pretraining import MLMBatches, MLMRecipe, MLMResult, further_pretrain
 from .layerwise_decay import format_rate_table, llrd_optimizer, rate_groups, rate_table
@@ -57,6 +65,7 @@ __all__ = [
     "further_pretrain",
     "STRATEGIES",
     "DivergenceStopping",
+    "FreezeRecipe",
     "FreezeState",
     "PhaseResult",
     "StackResult",
