@@ -429,12 +429,23 @@ def stage1_recipe(sizes: dict, rho1: float, rho2: float, chunks: int = 4) -> Sta
 
 
 def stage2_recipe(sizes: dict) -> FitRecipe:
-    """Stage 2's recipe: the classifier alone on the task loss, AdamW decayed linearly to 0 (``stage2_*``)."""
+    """Stage 2's recipe: the classifier alone on the task loss, AdamW decayed linearly to 0 (``stage2_*``).
+
+    Example:
+        >>> r = stage2_recipe({"stage2_lr": 1e-3, "stage2_epochs": 4, "batch_size": 32})
+        >>> r.learning_rate, r.epochs, r.batch_size, r.schedule
+        (0.001, 4, 32, 'linear')
+    """
     return FitRecipe(sizes["stage2_lr"], sizes["stage2_epochs"], sizes["batch_size"], schedule="linear")
 
 
 def baseline_recipe(sizes: dict) -> FitRecipe:
-    """The fine-tuned baseline's recipe (the paper's: AdamW, the rate decayed linearly to 0; ``baseline_*``)."""
+    """The fine-tuned baseline's recipe (the paper's: AdamW, the rate decayed linearly to 0; ``baseline_*``).
+
+    Example:
+        >>> baseline_recipe({"baseline_lr": 2e-4, "baseline_epochs": 1, "baseline_batch": 32}).schedule
+        'linear'
+    """
     return FitRecipe(sizes["baseline_lr"], sizes["baseline_epochs"], sizes["baseline_batch"], schedule="linear")
 
 
