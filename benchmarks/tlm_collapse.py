@@ -78,9 +78,8 @@ def main() -> None:
                                                                    m.special_token_ids))  # fmt: skip
     probe = {k: v[:32] for k, v in x["dev"].items()}
     total = a.total or a.steps
-    make = tlm_training._stream_maker(
-        x["train"], ds.train.y, ext, tokens.masker, S["rho1"], S["rho2"], S["batch_size"], True, a.seed
-    )
+    recipe = tlm_training.Stage1Recipe(rho1=S["rho1"], rho2=S["rho2"], steps=total, batch_size=S["batch_size"])
+    make = tlm_training._stream_maker((x["train"], ds.train.y), ext, tokens.masker, recipe, a.seed)
     tlm_training.compile_stage1(model, learning_rate=S["stage1_lr"], steps=total, warmup=S["warmup"])
     a.out.parent.mkdir(parents=True, exist_ok=True)
     new = not a.out.exists()

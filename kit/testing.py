@@ -50,14 +50,13 @@ def run_layer_test(
     expected_num_trainable_weights: int | None = None,
     expected_num_non_trainable_weights: int | None = None,
     run_training_check: bool = True,
-    run_save_load: bool = True,
     call_kwargs: dict | None = None,
-    atol: float = 1e-5,
 ) -> keras.layers.Layer:
     """Run the standard checks on ``layer_cls(**init_kwargs)`` with ``input_data`` (array or dict).
 
     In order: the config round-trip, an eager call (output shape, weight counts), a symbolic call in a functional
-    model, one ``fit`` step that moves the weights, a ``.keras`` save/load with the same outputs.
+    model, one ``fit`` step that moves the weights, a ``.keras`` save/load with the same outputs (within
+    :data:`SAVE_LOAD_ATOL`).
 
     Args:
         layer_cls: the layer's class.
@@ -67,9 +66,7 @@ def run_layer_test(
         expected_num_trainable_weights: how many trainable weights the built layer has.
         expected_num_non_trainable_weights: how many non-trainable weights it has.
         run_training_check: fit one step to random targets and check the weights changed.
-        run_save_load: save the model as ``.keras``, load it, and compare the outputs.
         call_kwargs: extra arguments of the layer's call.
-        atol: the absolute tolerance of the save/load comparison.
 
     Returns:
         The layer the eager call built.
@@ -85,8 +82,7 @@ def run_layer_test(
     model, eager = _check_symbolic_call(layer_cls, init_kwargs, input_data, call_kwargs, shape)
     if run_training_check:
         _check_fit_step(model, input_data, eager)
-    if run_save_load:
-        _check_save_load(model, input_data, atol)
+    _check_save_load(model, input_data)
     return layer
 
 
@@ -164,7 +160,11 @@ def _check_fit_step(model, input_data, eager) -> None:
     assert any(not np.allclose(b, a) for b, a in zip(before, after)), "fit did not change any weight"
 
 
-def _check_save_load(model, input_data, atol: float) -> None:
+#: The absolute tolerance of :func:`run_layer_test`'s save/load comparison (rtol 1e-5).
+SAVE_LOAD_ATOL = 1e-5
+
+
+def _check_save_load(model, input_data, atol: float = SAVE_LOAD_ATOL) -> None:
     """5. A ``.keras`` save/load gives the same outputs (within ``atol``, rtol 1e-5)."""
     ref = _to_numpy(model(input_data))
     with tempfile.TemporaryDirectory() as tmp:

@@ -10,18 +10,25 @@ from .embeddings import backbone_token_table, glove_table, glove_vectors
 from .heads import (
     BiMPMHead,
     ClassifierHead,
+    DenseBlocks,
     DenseCNNHead,
     HighwayBiLSTMHead,
     MultiPerspectiveMatching,
     RichHead,
     SimTransformerHead,
     TokenTaggerHead,
+    TransformerLayers,
     build_classifier,
     build_stacked_model,
     pair_masks,
     unpack_states,
 )
-from .lstm_classifier import PretrainedTokenEmbedding, build_lstm_classifier, count_params_without_embeddings
+from .lstm_classifier import (
+    PretrainedTokenEmbedding,
+    TokenTable,
+    build_lstm_classifier,
+    count_params_without_embeddings,
+)
 from .mlm_model import MLMModel
 from .multitask_bert import MultitaskBert, cerbertus, multi_bert, parameter_counts, triple_bert
 from .tlm_model import TLMModel, tlm_backbone
@@ -41,6 +48,7 @@ __all__ = [
     "glove_vectors",
     "BiLSTMEncoder",
     "PretrainedTokenEmbedding",
+    "TokenTable",
     "build_lstm_classifier",
     "count_params_without_embeddings",
     "OFFLINE_BACKBONES",
@@ -63,11 +71,13 @@ __all__ = [
     "align_labels",
     "word_pieces",
     "word_predictions",
+    "DenseBlocks",
     "DenseCNNHead",
     "HighwayBiLSTMHead",
     "BiMPMHead",
     "MultiPerspectiveMatching",
     "SimTransformerHead",
+    "TransformerLayers",
     "pair_masks",
     "MultitaskBert",
     "cerbertus",

@@ -3,9 +3,10 @@
 The paper's "LSTM-n-k + Base/Large" feeds a pretrained transformer's token
 embedding table (frozen) through a trainable linear projection into the
 BiLSTM, with the transformer's WordPiece tokenizer. ``PretrainedTokenEmbedding``
-is that table + projection; :func:`build_lstm_classifier` assembles either
-variant, and :func:`count_params_without_embeddings` counts parameters the way
-the paper's Table 2 does (the embedding table left out).
+is that table + projection (a :class:`TokenTable` names the table and its
+padding id); :func:`build_lstm_classifier` assembles either variant, and
+:func:`count_params_without_embeddings` counts parameters the way the paper's
+Table 2 does (the embedding table left out).
 
 >>> m = build_lstm_classifier(vocabulary_size=100, num_classes=2, n_layers=1, cells=8, embedding_dim=16)
 >>> m.output_shape
@@ -13,6 +14,8 @@ the paper's Table 2 does (the embedding table left out).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import keras
 import numpy as np
@@ -106,6 +109,24 @@ class PretrainedTokenEmbedding(keras.layers.Layer):
         return config
 
 
+@dataclass(frozen=True)
+class TokenTable:
+    """A pretrained encoder's token table and the id its tokenizer pads with: "LSTM-n-k + pretrained"'s input.
+
+    Attributes:
+        table: an array ``(vocabulary_size, d)``, e.g. :func:`~kit.models.backbone_token_table`'s.
+        padding_id: the tokenizer's ``pad_token_id``: 0 for BERT's WordPiece, 1 for RoBERTa's ``<pad>``.
+
+    Example:
+        >>> t = TokenTable(np.zeros((10, 4), "float32"), padding_id=1)
+        >>> build_lstm_classifier(10, 2, n_layers=1, cells=3, embedding_dim=5, pretrained=t).output_shape
+        (None, 2)
+    """
+
+    table: np.ndarray
+    padding_id: int = 0
+
+
 def build_lstm_classifier(
     vocabulary_size: int,
     num_classes: int,
@@ -114,54 +135,50 @@ def build_lstm_classifier(
     embedding_dim: int = 300,
     dropout: float = 0.1,
     pooling: str = "max",
-    pretrained_table=None,
-    padding_id: int = 0,
-    name: str | None = None,
+    pretrained: TokenTable | None = None,
 ) -> keras.Model:
-    """Token ids (``padding_id`` = padding, 0 by default) → embeddings → LSTM-n-k → ClassifierHead.
+    """Token ids (the padding id masked: 0, or the pretrained table's) → embeddings → LSTM-n-k → ClassifierHead.
+
+    The model is named ``LSTM-n-k`` (``LSTM-n-k_plus_pretrained`` with a pretrained table).
 
     Args:
         vocabulary_size: the token table's rows.
         num_classes: the logits (1 for regression).
         n_layers: the paper's ``n``: stacked BiLSTM layers.
         cells: the paper's ``k``: LSTM cells per direction.
-        embedding_dim: the embeddings' width (with ``pretrained_table``: the projection's).
+        embedding_dim: the embeddings' width (with ``pretrained``: the projection's).
         dropout: after the embeddings, between the LSTM layers and in the head.
         pooling: ``"max"``, ``"mean"`` or ``"last"`` over the tokens (:class:`BiLSTMEncoder`).
-        pretrained_table: an array ``(vocabulary_size, d)`` (e.g. the MiniLM token embeddings): the embeddings
-            are that frozen table projected to ``embedding_dim`` ("LSTM-n-k + pretrained"), read with the
-            encoder's tokenizer. None: a trainable table, padding 0.
-        padding_id: the tokenizer's ``pad_token_id`` with a pretrained table (RoBERTa's is 1).
-        name: the model's name (default ``LSTM-n-k``, ``_plus_pretrained`` with a table).
+        pretrained: a :class:`TokenTable` (e.g. the MiniLM token embeddings): the embeddings are that frozen table
+            projected to ``embedding_dim`` ("LSTM-n-k + pretrained"), read with the encoder's tokenizer, padding
+            with its ``padding_id``. None: a trainable table, padding 0.
 
     Returns:
         The uncompiled ``keras.Model``: int32 ``token_ids`` in, ``(B, num_classes)`` logits out.
 
     Raises:
-        ValueError: ``padding_id`` other than 0 without a pretrained table.
+        TypeError: ``pretrained`` is not a :class:`TokenTable` (wrap the array: ``TokenTable(table)``).
     """
     token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
-    if pretrained_table is not None:
-        table = np.asarray(pretrained_table)
+    if pretrained is not None:
+        if not isinstance(pretrained, TokenTable):
+            raise TypeError(
+                f"pretrained must be a kit.models.TokenTable, got {type(pretrained).__name__}: wrap the array, "
+                "TokenTable(table, padding_id=tokenizer.pad_token_id)."
+            )
+        table = np.asarray(pretrained.table)
         emb_layer = PretrainedTokenEmbedding(
-            vocabulary_size, table.shape[1], embedding_dim, padding_id=padding_id, name="embedding"
+            vocabulary_size, table.shape[1], embedding_dim, padding_id=pretrained.padding_id, name="embedding"
         )
         emb_layer.set_table(table)
     else:
-        if padding_id != 0:
-            raise ValueError(
-                "A word table from scratch pads with id 0 (kit.text.WordVocab); padding_id is for a "
-                "pretrained table read with its encoder's tokenizer."
-            )
         emb_layer = keras.layers.Embedding(vocabulary_size, embedding_dim, mask_zero=True, name="embedding")
     x = emb_layer(token_ids)
     x = keras.layers.Dropout(dropout)(x)
     x = BiLSTMEncoder(n_layers=n_layers, cells=cells, dropout=dropout, pooling=pooling, name="encoder")(x)
     logits = ClassifierHead(num_classes, dropout=dropout, name="head")(x)
-    suffix = " + pretrained" if pretrained_table is not None else ""
-    return keras.Model(
-        token_ids, logits, name=name or f"LSTM-{n_layers}-{cells}{suffix}".replace(" ", "_").replace("+", "plus")
-    )
+    suffix = "_plus_pretrained" if pretrained is not None else ""
+    return keras.Model(token_ids, logits, name=f"LSTM-{n_layers}-{cells}{suffix}")
 
 
 def count_params_without_embeddings(model: keras.Model) -> int:

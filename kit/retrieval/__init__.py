@@ -6,12 +6,13 @@
 """
 
 from ..text.words import english_stopwords, word_tokenize
-from .bm25 import METHODS, BM25Retriever
+from .bm25 import METHODS, BM25Params, BM25Retriever
 from .external import ExternalSelection, make_queries, random_retrieval, select_external, task_text_mask
 from .keywords import rake_keywords
 
 __all__ = [
     "METHODS",
+    "BM25Params",
     "BM25Retriever",
     "ExternalSelection",
     "make_queries",

@@ -15,7 +15,8 @@ document, ``dl``/``avgdl`` document length and its mean, ``K = k1 (1 - b + b dl 
 - ``"bm25l"``, ``"bm25+"``: rank_bm25's ``BM25L`` and ``BM25Plus``.
 
 A query token counts once per occurrence (as in rank-bm25 and a Lucene
-``match`` query); unknown tokens add nothing.
+``match`` query); unknown tokens add nothing. :class:`BM25Params` sets ``k1``,
+``b``, ``epsilon`` and ``delta`` (each method's default otherwise).
 
 >>> r = BM25Retriever(["the cat sat", "the dog barked", "a cat and a dog"], method="okapi")
 >>> ids, scores = r.retrieve(["cat"], k=2)
@@ -30,6 +31,7 @@ import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -88,38 +90,60 @@ def _run_chunks(work, chunks, n_jobs, bar) -> None:
         bar.close()
 
 
+@dataclass(frozen=True)
+class BM25Params:
+    """The free parameters of a BM25 formula (the module docstring gives each method's); None: the method's default.
+
+    Attributes:
+        k1: the term-frequency saturation (default 1.2 for ``"lucene"``, like Elasticsearch; 1.5 otherwise, like
+            rank-bm25).
+        b: the document-length normalization.
+        epsilon: ``"okapi"``: negative idf is floored to ``epsilon`` x mean idf.
+        delta: ``"bm25l"``/``"bm25+"``'s delta (default 0.5, and 1.0 for ``"bm25+"``).
+
+    Example:
+        >>> r = BM25Retriever(["the cat sat", "a dog"], method="okapi", params=BM25Params(k1=1.2, b=0.3))
+        >>> r.k1, r.b, r.epsilon, BM25Params().resolve("bm25+")
+        (1.2, 0.3, 0.25, (1.5, 0.75, 0.25, 1.0))
+    """
+
+    k1: float | None = None
+    b: float = 0.75
+    epsilon: float = 0.25
+    delta: float | None = None
+
+    def resolve(self, method: str) -> tuple[float, float, float, float]:
+        """``(k1, b, epsilon, delta)`` for ``method``, each default filled in."""
+        k1 = DEFAULT_K1[method] if self.k1 is None else float(self.k1)
+        delta = (1.0 if method == "bm25+" else 0.5) if self.delta is None else float(self.delta)
+        return k1, float(self.b), float(self.epsilon), delta
+
+
 class BM25Retriever:
     """BM25 index over ``corpus`` (texts, or lists of tokens) with rank-bm25's ``get_scores``.
 
     Args:
         corpus: the documents, texts or lists of tokens (a sequence: it is indexed in chunks).
         method: one of :data:`METHODS` (the module docstring gives each one's formula).
-        k1: the term-frequency saturation (default 1.2 for ``"lucene"``, like Elasticsearch; 1.5 otherwise, like
-            rank-bm25).
-        b: the document-length normalization.
+        params: the formula's ``k1``, ``b``, ``epsilon``, ``delta`` (:class:`BM25Params`; default: the method's).
         tokenizer: a callable text → tokens (default :func:`word_tokenize`).
         stopwords: drop English stopwords with the default tokenizer.
-        epsilon: ``"okapi"``: negative idf is floored to ``epsilon`` x mean idf.
-        delta: ``"bm25l"``/``"bm25+"``'s delta (default 0.5, and 1.0 for ``"bm25+"``).
         progress: show a bar while indexing (default: for corpora of 50,000 documents or more).
         chunk_size: documents tokenized and counted per block while indexing.
         _stats: global statistics (df per term, N, avgdl) that :class:`~kit.retrieval.ShardedBM25` shares.
 
     Raises:
         ValueError: an unknown method or an empty corpus.
-        TypeError: a document is neither a string nor a list of strings.
+        TypeError: a document is neither a string nor a list of strings, or ``params`` is not a :class:`BM25Params`.
     """
 
     def __init__(
         self,
         corpus: Sequence,
         method: str = "lucene",
-        k1: float | None = None,
-        b: float = 0.75,
+        params: BM25Params | None = None,
         tokenizer: Callable[[str], list[str]] | None = None,
         stopwords: bool = False,
-        epsilon: float = 0.25,
-        delta: float | None = None,
         progress: bool | None = None,
         chunk_size: int = 20000,
         _stats=None,
@@ -128,11 +152,11 @@ class BM25Retriever:
             raise ValueError(f"Unknown method {method!r}; use one of {METHODS}.")
         if corpus is None or len(corpus) == 0:
             raise ValueError("The corpus is empty: BM25 needs at least one document.")
+        params = BM25Params() if params is None else params
+        if not isinstance(params, BM25Params):
+            raise TypeError(f"params must be a kit.retrieval.BM25Params, got {type(params).__name__}.")
         self.method = method
-        self.k1 = DEFAULT_K1[method] if k1 is None else float(k1)
-        self.b = float(b)
-        self.epsilon = float(epsilon)
-        self.delta = (1.0 if method == "bm25+" else 0.5) if delta is None else float(delta)
+        self.k1, self.b, self.epsilon, self.delta = params.resolve(method)
         self.stopwords = stopwords
         self.tokenizer = tokenizer
         self.n_docs = len(corpus)

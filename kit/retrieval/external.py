@@ -109,39 +109,45 @@ def make_queries(task_texts, long_text_words: int = 64, n_keywords: int = 10) ->
 
 
 def select_external(
-    task_texts, corpus, k: int, retriever: BM25Retriever | None = None, method: str = "lucene",
-    long_text_words: int = 64, n_keywords: int = 10, n_jobs: int | None = None, progress: bool = False,
+    task_texts,
+    corpus,
+    k: int,
+    retriever: BM25Retriever | None = None,
+    queries=None,
+    n_jobs: int | None = None,
+    progress: bool = False,
     exclude_texts=(),
-) -> ExternalSelection:  # fmt: skip
+) -> ExternalSelection:
     """Top-``k`` corpus documents for every task text; their union, task texts themselves excluded.
 
     Args:
-        task_texts: the task's texts, the queries (long ones by their RAKE keywords: :func:`make_queries`).
+        task_texts: the task's texts.
         corpus: the corpus's passages.
         k: the documents retrieved per query.
         retriever: a prebuilt :class:`BM25Retriever` over ``corpus``, or any object with the same
-            ``retrieve(queries, k, exclude=...)`` (default: a new BM25 index of ``corpus``).
-        method: the new index's BM25 method (without ``retriever``).
-        long_text_words: texts with more words than this are queried by keywords.
-        n_keywords: how many RAKE phrases make a long text's query.
+            ``retrieve(queries, k, exclude=...)`` (default: a new ``"lucene"`` BM25 index of ``corpus``; build one for another method).
+        queries: one query per task text (default :func:`make_queries`: the text itself, or its RAKE keywords when
+            longer than 64 words; ``make_queries(task_texts, long_text_words, n_keywords)`` sets both).
         n_jobs: the threads the queries run on.
         progress: show bars while indexing and retrieving.
-        exclude_texts: texts kept out of the results as well as the queries themselves (e.g. the task's dev and
+        exclude_texts: texts kept out of the results as well as the task texts themselves (e.g. the task's dev and
             test texts).
 
     Returns:
         The union of the results, each document once.
 
     Raises:
-        ValueError: there are no task texts.
+        ValueError: there are no task texts, or not one query per task text.
     """
     task_texts = list(task_texts)
     if not task_texts:
         raise ValueError("No task texts: select_external needs at least one query.")
+    queries = make_queries(task_texts) if queries is None else list(queries)
+    if len(queries) != len(task_texts):
+        raise ValueError(f"{len(queries)} queries for {len(task_texts)} task texts: give one query per task text.")
     if retriever is None:
-        retriever = BM25Retriever(corpus, method=method, progress=progress)
+        retriever = BM25Retriever(corpus, method="lucene", progress=progress)
     excluded = task_text_mask(corpus, list(task_texts) + list(exclude_texts))
-    queries = make_queries(task_texts, long_text_words, n_keywords)
     ids, scores = retriever.retrieve(queries, k, exclude=excluded, n_jobs=n_jobs, progress=progress)
     ranks = np.broadcast_to(np.arange(ids.shape[1]), ids.shape)
     qids = np.broadcast_to(np.arange(ids.shape[0])[:, None], ids.shape)

@@ -1,6 +1,6 @@
 """Train a classifier (or regressor) the papers' way: fixed recipe, early stopping on dev, best weights kept.
 
-Two recipes from *To Pretrain or Not to Pretrain*:
+A :class:`FitRecipe` holds the recipe. Two from *To Pretrain or Not to Pretrain*:
 
 - ``schedule="constant"``: Adam at a constant learning rate (the paper's LSTMs,
   batch 64, LR in {2.5e-4, 5e-4, 7.5e-4, 1e-3});
@@ -21,12 +21,12 @@ devices; build the model inside ``distribution.scope()``.
 >>> import keras, numpy as np
 >>> m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
 >>> x, y = np.eye(3, dtype="float32")[[0, 1, 2, 0]], np.array([0, 1, 1, 0])
->>> r = fit_classifier(m, x, y, x, y, learning_rate=0.1, epochs=3, batch_size=2)
+>>> r = fit_classifier(m, (x, y), (x, y), FitRecipe(learning_rate=0.1, epochs=3, batch_size=2))
 >>> r.monitor, 0.0 <= r.best_dev_accuracy <= 1.0
 ('val_accuracy', True)
 >>> reg = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
->>> fit_classifier(reg, x, np.array([0.5, 1.0, 2.0, 0.5]), x, np.array([0.5, 1.0, 2.0, 0.5]),
-...                learning_rate=0.1, epochs=2, batch_size=2).monitor
+>>> scores = np.array([0.5, 1.0, 2.0, 0.5])
+>>> fit_classifier(reg, (x, scores), (x, scores), FitRecipe(learning_rate=0.1, epochs=2, batch_size=2)).monitor
 'val_loss'
 """
 
@@ -83,6 +83,46 @@ class FitResult:
         if self.monitor != "val_accuracy":
             raise AttributeError(f"This fit was a regression (monitor {self.monitor}); read best_dev instead.")
         return self.best_dev
+
+
+SCHEDULES = ("constant", "linear")
+
+
+@dataclass(frozen=True)
+class FitRecipe:
+    """How :func:`fit_classifier` trains: the (peak) rate, epochs, batch, schedule, and how a run may stop.
+
+    Attributes:
+        learning_rate: the (peak) learning rate.
+        epochs: the most epochs the run takes.
+        batch_size: examples per batch.
+        schedule: ``"constant"`` (Adam at a constant rate) or ``"linear"`` (AdamW, decayed linearly to 0).
+        weight_decay: AdamW's weight decay (``schedule="linear"`` only).
+        min_steps: the fewest optimizer steps: a tiny set is repeated in shuffled passes (:func:`repeat_index`).
+        patience: epochs without dev improvement that stop the run (default: never before ``epochs``).
+
+    Raises:
+        ValueError: an unknown schedule, or ``epochs`` or ``batch_size`` below 1.
+
+    Example:
+        >>> lstm = FitRecipe(learning_rate=1e-3, epochs=6, batch_size=64, min_steps=60, patience=2)
+        >>> lstm.schedule, planned_steps(250, lstm.epochs, lstm.batch_size, lstm.min_steps)
+        ('constant', 60)
+    """
+
+    learning_rate: float
+    epochs: int
+    batch_size: int
+    schedule: str = "constant"
+    weight_decay: float = 0.01
+    min_steps: int = 0
+    patience: int | None = None
+
+    def __post_init__(self):
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be 'constant' or 'linear', got {self.schedule!r}.")
+        if self.epochs < 1 or self.batch_size < 1:
+            raise ValueError(f"epochs and batch_size must be >= 1, got {self.epochs}, {self.batch_size}.")
 
 
 def _take(x, idx):
@@ -184,8 +224,8 @@ def is_regression(y) -> bool:
     return np.issubdtype(np.asarray(y).dtype, np.floating)
 
 
-def _check_fit_inputs(model: keras.Model, x_train, y_train, x_dev, y_dev, schedule: str) -> bool:
-    """Check :func:`fit_classifier`'s splits, schedule and targets against the model.
+def _check_fit_inputs(model: keras.Model, x_train, y_train, x_dev, y_dev, recipe) -> bool:
+    """Check :func:`fit_classifier`'s splits and targets against the model, and that ``recipe`` is a recipe.
 
     Args:
         model: the model to fit (one output unit for regression).
@@ -193,21 +233,25 @@ def _check_fit_inputs(model: keras.Model, x_train, y_train, x_dev, y_dev, schedu
         y_train: training targets: integer class labels, or floats for regression.
         x_dev: dev inputs.
         y_dev: dev targets, of the same kind as ``y_train``.
-        schedule: ``"constant"`` or ``"linear"``.
+        recipe: the :class:`FitRecipe`.
 
     Returns:
         Whether the targets mean regression (floats).
 
     Raises:
-        ValueError: an empty split, an unknown schedule, train and dev targets of different kinds, or float
-            targets for a model with more than one output.
+        TypeError: ``recipe`` is not a :class:`FitRecipe`.
+        ValueError: an empty split, train and dev targets of different kinds, or float targets for a model with
+            more than one output.
     """
+    if not isinstance(recipe, FitRecipe):
+        raise TypeError(
+            f"recipe must be a kit.train.FitRecipe, got {type(recipe).__name__}: e.g. "
+            "FitRecipe(learning_rate=1e-3, epochs=6, batch_size=64)."
+        )
     if _len(x_train) == 0:
         raise ValueError("The training split is empty: nothing to fit. Check the data fraction.")
     if _len(x_dev) == 0:
         raise ValueError("The dev split is empty: early stopping needs dev examples.")
-    if schedule not in ("constant", "linear"):
-        raise ValueError(f"schedule must be 'constant' or 'linear', got {schedule!r}.")
     regression = is_regression(y_train)
     if regression != is_regression(y_dev):
         raise ValueError("y_train and y_dev differ in kind (one float, one integer): use the same target for both.")
@@ -220,11 +264,11 @@ def _check_fit_inputs(model: keras.Model, x_train, y_train, x_dev, y_dev, schedu
     return regression
 
 
-def _fit_optimizer(schedule: str, learning_rate: float, steps: int, weight_decay: float):
+def _fit_optimizer(recipe: FitRecipe, steps: int):
     """The recipe's optimizer: Adam at a constant rate, or AdamW (every weight) with the rate decayed linearly to 0."""
-    if schedule == "linear":
-        return adamw(schedules.linear(learning_rate, steps), weight_decay=weight_decay, no_decay=())
-    return keras.optimizers.Adam(schedules.constant(learning_rate))
+    if recipe.schedule == "linear":
+        return adamw(schedules.linear(recipe.learning_rate, steps), weight_decay=recipe.weight_decay, no_decay=())
+    return keras.optimizers.Adam(schedules.constant(recipe.learning_rate))
 
 
 def _compile_fit(model: keras.Model, optimizer, regression: bool) -> tuple[str, str]:
@@ -249,13 +293,13 @@ def _compile_fit(model: keras.Model, optimizer, regression: bool) -> tuple[str, 
     return "val_accuracy", "max"
 
 
-def _top_up(x_train, y_train, epochs: int, batch_size: int, min_steps: int, seed: int):
-    """Repeat a tiny training set (shuffled passes) up to ``min_steps``; return it and the planned steps."""
-    n = _len(x_train)
-    idx = repeat_index(n, epochs, batch_size, min_steps, seed)
+def _top_up(x_train, y_train, recipe: FitRecipe, seed: int):
+    """Repeat a tiny training set (shuffled passes) up to ``recipe.min_steps``; return it and the planned steps."""
+    n, r = _len(x_train), recipe
+    idx = repeat_index(n, r.epochs, r.batch_size, r.min_steps, seed)
     if idx is not None:  # top a tiny set up (shuffled passes) so the run gets enough updates
         x_train, y_train = _take(x_train, idx), np.asarray(y_train)[idx]
-    return x_train, y_train, planned_steps(n, epochs, batch_size, min_steps)
+    return x_train, y_train, planned_steps(n, r.epochs, r.batch_size, r.min_steps)
 
 
 def _scope(model: keras.Model, distribution):
@@ -269,30 +313,29 @@ def _as_targets(y, regression: bool) -> np.ndarray:
 
 
 def fit_classifier(
-    model: keras.Model, x_train, y_train, x_dev, y_dev, *, learning_rate: float, epochs: int, batch_size: int,
-    schedule: str = "constant", weight_decay: float = 0.01, min_steps: int = 0, patience: int | None = None,
-    verbose: int = 0, seed: int = 0, callbacks=None, distribution=None,
-) -> FitResult:  # fmt: skip
-    """Compile ``model`` (logits out; one unit for regression) and fit it; keep the best dev epoch's weights.
+    model: keras.Model,
+    train: tuple,
+    dev: tuple,
+    recipe: FitRecipe,
+    *,
+    seed: int = 0,
+    verbose: int = 0,
+    callbacks=None,
+    distribution=None,
+) -> FitResult:
+    """Compile ``model`` (logits out; one unit for regression) and fit it by ``recipe``; keep the best dev epoch.
 
     Integer ``y`` → cross-entropy, early stopping on ``val_accuracy``; float ``y`` → mean squared
     error, early stopping on ``val_loss``.
 
     Args:
         model: the model to fit; it outputs logits (one unit for regression).
-        x_train: training inputs (an array or a dict of arrays).
-        y_train: training targets: integer class labels, or floats for regression.
-        x_dev: dev inputs, scored after every epoch.
-        y_dev: dev targets, of the same kind as ``y_train``.
-        learning_rate: the (peak) learning rate.
-        epochs: the most epochs the run takes.
-        batch_size: examples per batch.
-        schedule: ``"constant"`` (Adam at a constant rate) or ``"linear"`` (AdamW, decayed linearly to 0).
-        weight_decay: AdamW's weight decay (``schedule="linear"`` only).
-        min_steps: the fewest optimizer steps: a tiny set is repeated in shuffled passes (:func:`repeat_index`).
-        patience: epochs without dev improvement that stop the run (default: never before ``epochs``).
-        verbose: Keras' ``fit`` verbosity.
+        train: ``(x, y)``: training inputs (an array or a dict of arrays) and targets (integer class labels, or
+            floats for regression).
+        dev: ``(x, y)``, scored after every epoch; targets of the same kind as the training ones.
+        recipe: the :class:`FitRecipe` (rate, epochs, batch, schedule, weight decay, ``min_steps``, patience).
         seed: the seed of the repeated passes.
+        verbose: Keras' ``fit`` verbosity.
         callbacks: more Keras callbacks for ``fit``.
         distribution: a ``keras.distribution`` setting; build the model inside its ``scope()``.
 
@@ -300,15 +343,18 @@ def fit_classifier(
         A :class:`FitResult`; the model holds the best dev epoch's weights.
 
     Raises:
-        ValueError: an empty split, an unknown schedule, train and dev targets of different kinds, float targets
-            for a model with more than one output, or a model built outside ``distribution``.
+        TypeError: ``recipe`` is not a :class:`FitRecipe`.
+        ValueError: an empty split, train and dev targets of different kinds, float targets for a model with more
+            than one output, or a model built outside ``distribution``.
     """
-    regression = _check_fit_inputs(model, x_train, y_train, x_dev, y_dev, schedule)
-    x_train, y_train, steps = _top_up(x_train, y_train, epochs, batch_size, min_steps, seed)
+    (x_train, y_train), (x_dev, y_dev) = train, dev
+    regression = _check_fit_inputs(model, x_train, y_train, x_dev, y_dev, recipe)
+    x_train, y_train, steps = _top_up(x_train, y_train, recipe, seed)
+    epochs = recipe.epochs
     with _scope(model, distribution):
-        monitor, mode = _compile_fit(model, _fit_optimizer(schedule, learning_rate, steps, weight_decay), regression)
+        monitor, mode = _compile_fit(model, _fit_optimizer(recipe, steps), regression)
         stop = keras.callbacks.EarlyStopping(
-            monitor=monitor, mode=mode, patience=patience or epochs, restore_best_weights=True
+            monitor=monitor, mode=mode, patience=recipe.patience or epochs, restore_best_weights=True
         )
         y_fit, y_val = _as_targets(y_train, regression), _as_targets(y_dev, regression)
         t = time.perf_counter()
@@ -317,7 +363,7 @@ def fit_classifier(
             y_fit,
             validation_data=(x_dev, y_val),
             epochs=epochs,
-            batch_size=batch_size,
+            batch_size=recipe.batch_size,
             callbacks=[stop, *(callbacks or [])],
             verbose=verbose,
             shuffle=True,

@@ -1,7 +1,8 @@
 """The freeze scheduler: finetune-only, stack-only and stack-and-finetune (arXiv 1907.05338).
 
-``stack_and_finetune(model, encoder, ..., strategy=...)`` trains ``model`` in
-one or two phases:
+``stack_and_finetune(model, encoder, train, dev, recipe, strategy=...)`` trains
+``model`` in one or two phases (the rates, epochs, batch and phase-1 rule: a
+:class:`FreezeRecipe`):
 
 - ``finetune_only``: one phase, everything trainable, ``phase2_lr`` for
   ``phase2_epochs``, the best dev epoch kept (the light-head baseline);
@@ -39,8 +40,8 @@ no Keras); each runs as one recompile and one ``fit``.
 >>> enc = keras.layers.Dense(8, activation="relu", name="encoder")
 >>> model = keras.Model(inp, keras.layers.Dense(2, name="head")(enc(inp)))
 >>> x = np.random.default_rng(0).normal(size=(32, 4)).astype("float32"); y = (x[:, 0] > 0).astype("int32")
->>> r = stack_and_finetune(model, enc, x, y, x, y, strategy="stack_and_finetune",
-...                        phase1_epochs=2, phase2_epochs=2, batch_size=8)
+>>> recipe = FreezeRecipe(phase1_epochs=2, phase2_epochs=2, batch_size=8)
+>>> r = stack_and_finetune(model, enc, (x, y), (x, y), recipe, strategy="stack_and_finetune")
 >>> [(p.name, p.trainable_weights) for p in r.phases]
 [('phase1', 2), ('phase2', 4)]
 >>> enc.trainable
@@ -62,7 +63,7 @@ from .freeze_plan import STRATEGIES as STRATEGIES  # re-exported: kit.train and 
 from .freeze_plan import UNFREEZE as UNFREEZE
 from .freeze_plan import Phase, check_plan, phase_plan
 
-#: ``stack_and_finetune``'s default ``divergence``: the paper's phase-1 rule, ``DivergenceStopping(threshold=0.05,
+#: :class:`FreezeRecipe`'s default ``divergence``: the paper's phase-1 rule, ``DivergenceStopping(threshold=0.05,
 #: patience=2)`` watching ``monitor`` in ``mode``.
 DEFAULT_DIVERGENCE = "default"
 _MAX_WORDS = ("acc", "f1", "auc", "precision", "recall", "pearson", "spearman", "r2")
@@ -392,16 +393,63 @@ class StackResult:
         return rows
 
 
-@dataclass
-class _Recipe:
-    """The compile and fit settings every phase of one :func:`stack_and_finetune` call shares."""
+@dataclass(frozen=True)
+class FreezeRecipe:
+    """How :func:`stack_and_finetune` trains: each phase's rate and epochs, the batch, phase 1's stop, the compile.
 
+    The same recipe serves the three strategies (each reads the phases it runs).
+
+    Attributes:
+        phase1_lr: the learning rate with the encoder frozen (``stack_only``, phase 1).
+        phase2_lr: the learning rate with everything trainable (``finetune_only``, phase 2).
+        phase1_epochs: the frozen stage's epochs.
+        phase2_epochs: the unfrozen stage's epochs.
+        batch_size: examples per batch.
+        divergence: phase 1's stop: a :class:`DivergenceStopping`, a dict of its arguments, or None for no early
+            stop; :data:`DEFAULT_DIVERGENCE`: threshold 0.05, patience 2.
+        patience: epochs without dev improvement that stop the last stage early (None: never).
+        monitor: the best dev epoch is the best ``val_<monitor>`` (default: the first compiled metric).
+        mode: ``"auto"``, ``"max"`` or ``"min"``: whether a higher ``monitor`` is better.
+        optimizer: ``"adamw"`` (BERT-Adam: weight decay ``weight_decay``), ``"adam"``, ``"sgd"`` or a factory
+            ``lr -> optimizer``, called afresh for every phase.
+        weight_decay: AdamW's weight decay.
+        frozen_dropout: keep dropout on in a frozen encoder (default: rates 0, deterministic features).
+        unfreeze: ``"all"`` or ``"gradual"`` (ULMFiT, ``encoder`` a list): phase 2 unfreezes one more group per
+            epoch from the top (``n - 1`` one-epoch steps ``phase2.1`` ...), then trains everything for
+            ``max(1, phase2_epochs - (n - 1))`` epochs.
+        loss: default sparse categorical cross-entropy on logits; e.g. ``"mse"`` for regression.
+        metrics: default ``["accuracy"]``; e.g. ``["mae"]`` for regression (each phase compiles fresh copies; a
+            factory ``() -> list`` works too).
+
+    Example:
+        >>> r = FreezeRecipe(phase1_lr=1e-3, phase2_lr=2e-5, phase1_epochs=5, phase2_epochs=3, divergence=None)
+        >>> r.batch_size, r.optimizer, r.unfreeze
+        (32, 'adamw', 'all')
+    """
+
+    phase1_lr: float = 1e-3
+    phase2_lr: float = 2e-5
+    phase1_epochs: int = 0
+    phase2_epochs: int = 0
+    batch_size: int = 32
+    divergence: DivergenceStopping | dict | str | None = DEFAULT_DIVERGENCE
+    patience: int | None = None
+    monitor: str | None = None
+    mode: str = "auto"
+    optimizer: object = "adamw"
+    weight_decay: float = 0.01
+    frozen_dropout: bool = False
+    unfreeze: str = "all"
+    loss: object = None
+    metrics: object = None
+
+
+@dataclass
+class _Fit:
+    """One :func:`stack_and_finetune` call's compile and fit settings: the recipe, its resolved loss, callbacks."""
+
+    recipe: FreezeRecipe
     loss: object
-    metrics: object  # as passed: each phase compiles fresh copies (_fresh_metrics)
-    optimizer: object  # a name or a factory lr -> optimizer: each phase gets a fresh one (_make_optimizer)
-    weight_decay: float
-    frozen_dropout: bool
-    batch_size: int
     callbacks: list | None
     verbose: int
 
@@ -521,12 +569,12 @@ def _fresh_metrics(metrics):
     return out
 
 
-def _compile(model, recipe: _Recipe, lr: float) -> None:
+def _compile(model, fit: _Fit, lr: float) -> None:
     """Compile ``model`` for its current trainable set: a fresh optimizer at ``lr`` and fresh metrics."""
     model.compile(
-        optimizer=_make_optimizer(recipe.optimizer, lr, recipe.weight_decay),
-        loss=recipe.loss,
-        metrics=_fresh_metrics(recipe.metrics),
+        optimizer=_make_optimizer(fit.recipe.optimizer, lr, fit.recipe.weight_decay),
+        loss=fit.loss,
+        metrics=_fresh_metrics(fit.recipe.metrics),
     )
 
 
@@ -637,9 +685,9 @@ def _check_trainable(freezer: _Freezer, phase: Phase, previous: PhaseResult | No
     return count
 
 
-def _phase_callbacks(recipe: _Recipe, phase: Phase, stop, best: _BestWeights) -> list:
+def _phase_callbacks(callbacks, phase: Phase, stop, best: _BestWeights) -> list:
     """The user's callbacks, then the phase-1 stop (if any), then the best-epoch keeper (in the final stage)."""
-    cbs = list(recipe.callbacks or [])
+    cbs = list(callbacks or [])
     if stop is not None:
         cbs.append(stop)
     if phase.final:
@@ -656,7 +704,7 @@ def _stop_reason(stop, best: _BestWeights) -> str:
 
 
 def _run_phase(
-    phase: Phase, freezer: _Freezer, data: tuple, recipe: _Recipe, stop, best: _BestWeights, previous
+    phase: Phase, freezer: _Freezer, data: tuple, fit: _Fit, stop, best: _BestWeights, previous
 ) -> PhaseResult:
     """Run one phase: freeze its groups, check the trainable set, recompile with a fresh optimizer, fit.
 
@@ -664,7 +712,7 @@ def _run_phase(
         phase: the phase to run (from :func:`kit.train.freeze_plan.phase_plan`).
         freezer: the run's encoder groups and their recorded flags.
         data: ``(x_train, y_train, x_dev, y_dev)``.
-        recipe: the compile and fit settings every phase shares.
+        fit: the compile and fit settings every phase shares.
         stop: the phase-1 :class:`DivergenceStopping`, or ``None``.
         best: the best-epoch keeper (watching the final stage's phases).
         previous: the previous phase's :class:`PhaseResult`, or ``None``.
@@ -676,10 +724,10 @@ def _run_phase(
         RuntimeError: the trainable set is not what ``phase`` asks for (see :func:`_check_trainable`).
     """
     model = freezer.model
-    _freeze_lowest(freezer, phase.frozen_groups, deterministic=not recipe.frozen_dropout)
+    _freeze_lowest(freezer, phase.frozen_groups, deterministic=not fit.recipe.frozen_dropout)
     count = _check_trainable(freezer, phase, previous)
-    _compile(model, recipe, phase.learning_rate)
-    cbs = _phase_callbacks(recipe, phase, stop, best)
+    _compile(model, fit, phase.learning_rate)
+    cbs = _phase_callbacks(fit.callbacks, phase, stop, best)
     best.stopped = False
     x_train, y_train, x_dev, y_dev = data
     t = time.perf_counter()
@@ -688,9 +736,9 @@ def _run_phase(
         y_train,
         validation_data=(x_dev, y_dev),
         epochs=phase.epochs,
-        batch_size=recipe.batch_size,
+        batch_size=fit.recipe.batch_size,
         callbacks=cbs,
-        verbose=recipe.verbose,
+        verbose=fit.verbose,
         shuffle=True,
     )
     seconds = time.perf_counter() - t
@@ -710,7 +758,7 @@ def _run_phase(
     return result
 
 
-def _run_plan(model, groups: list, plan: list[Phase], data: tuple, recipe: _Recipe, divergence, best) -> list:
+def _run_plan(model, groups: list, plan: list[Phase], data: tuple, fit: _Fit, divergence, best) -> list:
     """Run ``plan``'s phases in order (the final stage stops early on ``patience``), then restore the best epoch.
 
     Args:
@@ -718,7 +766,7 @@ def _run_plan(model, groups: list, plan: list[Phase], data: tuple, recipe: _Reci
         groups: the encoder's layers, bottom to top.
         plan: the phases, from :func:`kit.train.freeze_plan.phase_plan`.
         data: ``(x_train, y_train, x_dev, y_dev)``.
-        recipe: the compile and fit settings every phase shares.
+        fit: the compile and fit settings every phase shares.
         divergence: the phase-1 :class:`DivergenceStopping`, or ``None``.
         best: the best-epoch keeper.
 
@@ -732,7 +780,7 @@ def _run_plan(model, groups: list, plan: list[Phase], data: tuple, recipe: _Reci
     try:
         for phase in plan:
             stop = divergence if phase.stops_on_divergence else None
-            phases.append(_run_phase(phase, freezer, data, recipe, stop, best, phases[-1] if phases else None))
+            phases.append(_run_phase(phase, freezer, data, fit, stop, best, phases[-1] if phases else None))
             if best.stopped and phase.final:
                 break
     finally:
@@ -761,42 +809,27 @@ def _stack_result(strategy, phases, monitor, best: _BestWeights, groups, unfreez
 
 
 def stack_and_finetune(
-    model: keras.Model, encoder, x_train, y_train, x_dev, y_dev, *, strategy: str, phase1_lr: float = 1e-3,
-    phase2_lr: float = 2e-5, phase1_epochs: int = 0, phase2_epochs: int = 0, batch_size: int = 32, loss=None,
-    metrics=None, divergence: DivergenceStopping | dict | str | None = DEFAULT_DIVERGENCE, monitor: str | None = None,
-    mode: str = "auto", patience: int | None = None, optimizer="adamw", weight_decay: float = 0.01,
-    frozen_dropout: bool = False, unfreeze: str = "all", callbacks: list | None = None, verbose: int = 0,
-) -> StackResult:  # fmt: skip
+    model: keras.Model,
+    encoder,
+    train: tuple,
+    dev: tuple,
+    recipe: FreezeRecipe,
+    *,
+    strategy: str,
+    callbacks: list | None = None,
+    verbose: int = 0,
+) -> StackResult:
     """Train ``model`` by ``strategy``, freezing ``encoder`` as it says; the last phase keeps its best dev epoch.
 
     Args:
         model: the built model to train (it contains ``encoder``); left compiled for its restored flags.
         encoder: a layer, a layer name, or a list of them (groups, ordered bottom to top).
-        x_train: training inputs.
-        y_train: training labels.
-        x_dev: dev inputs (phase-1 stopping and the best epoch).
-        y_dev: dev labels.
+        train: ``(x, y)``: training inputs and labels.
+        dev: ``(x, y)``: dev inputs and labels (phase-1 stopping and the best epoch).
+        recipe: the :class:`FreezeRecipe` (each phase's rate and epochs, the batch, phase 1's stop, the patience of
+            the last stage, the optimizer, unfreezing, the loss and metrics).
         strategy: ``"finetune_only"`` (one phase, all trainable), ``"stack_only"`` (one phase, encoder frozen) or
             ``"stack_and_finetune"`` (phase 1 as stack-only, stopped by ``divergence``, then phase 2 as finetune-only).
-        phase1_lr: the learning rate with the encoder frozen (``stack_only``, phase 1).
-        phase2_lr: the learning rate with everything trainable (``finetune_only``, phase 2).
-        phase1_epochs: the frozen stage's epochs.
-        phase2_epochs: the unfrozen stage's epochs.
-        batch_size: examples per batch.
-        loss: default sparse categorical cross-entropy on logits; e.g. ``"mse"`` for regression.
-        metrics: default ``["accuracy"]``; e.g. ``["mae"]`` for regression.
-        divergence: phase 1's stop: a :class:`DivergenceStopping`, a dict of its arguments, or None for no early
-            stop; :data:`DEFAULT_DIVERGENCE`: threshold 0.05, patience 2.
-        monitor: the best dev epoch is the best ``val_<monitor>`` (default: the first compiled metric).
-        mode: ``"auto"``, ``"max"`` or ``"min"``: whether a higher ``monitor`` is better.
-        patience: epochs without dev improvement that stop the last stage early (None: never).
-        optimizer: ``"adamw"`` (BERT-Adam: weight decay ``weight_decay``), ``"adam"``, ``"sgd"`` or a factory
-            ``lr -> optimizer``, called afresh for every phase.
-        weight_decay: AdamW's weight decay.
-        frozen_dropout: keep dropout on in a frozen encoder (default: rates 0, deterministic features).
-        unfreeze: ``"all"`` or ``"gradual"`` (ULMFiT, ``encoder`` a list): phase 2 unfreezes one more group per
-            epoch from the top (``n - 1`` one-epoch steps ``phase2.1`` ...), then trains everything for
-            ``max(1, phase2_epochs - (n - 1))`` epochs.
         callbacks: added to every phase's ``fit``.
         verbose: Keras' ``fit`` verbosity.
 
@@ -806,15 +839,22 @@ def stack_and_finetune(
     Raises:
         ValueError: a bad plan (:func:`kit.train.freeze_plan.check_plan`), an unbuilt model, an encoder outside
             it, labels that do not fit, or an empty dev split.
-        TypeError: an encoder that is not a layer, a bad ``divergence``, or an optimizer instance (not a name).
+        TypeError: ``recipe`` is not a :class:`FreezeRecipe`, an encoder that is not a layer, a bad ``divergence``,
+            or an optimizer instance (not a name).
         RuntimeError: the trainable set is not what a phase asks for.
     """
-    check_plan(strategy, unfreeze, phase1_epochs, phase2_epochs)
-    groups, y_train, y_dev, loss = _check_inputs(model, encoder, x_train, y_train, x_dev, y_dev, loss)
-    divergence = _resolve_divergence(divergence, monitor, mode)
-    plan = phase_plan(strategy, len(groups), unfreeze, phase1_lr, phase2_lr, phase1_epochs, phase2_epochs)
-    recipe = _Recipe(loss, metrics, optimizer, weight_decay, frozen_dropout, batch_size, callbacks, verbose)
-    best = _BestWeights(monitor, mode, patience)
-    phases = _run_plan(model, groups, plan, (x_train, y_train, x_dev, y_dev), recipe, divergence, best)
-    _compile(model, recipe, phase2_lr)  # leave the model compiled for its restored flags (evaluate/predict/fit work)
-    return _stack_result(strategy, phases, monitor, best, groups, unfreeze, divergence)
+    if not isinstance(recipe, FreezeRecipe):
+        raise TypeError(
+            f"recipe must be a kit.train.FreezeRecipe, got {type(recipe).__name__}: e.g. "
+            "FreezeRecipe(phase1_epochs=5, phase2_epochs=3)."
+        )
+    r, (x_train, y_train), (x_dev, y_dev) = recipe, train, dev
+    check_plan(strategy, r.unfreeze, r.phase1_epochs, r.phase2_epochs)
+    groups, y_train, y_dev, loss = _check_inputs(model, encoder, x_train, y_train, x_dev, y_dev, r.loss)
+    divergence = _resolve_divergence(r.divergence, r.monitor, r.mode)
+    plan = phase_plan(strategy, len(groups), r.unfreeze, r.phase1_lr, r.phase2_lr, r.phase1_epochs, r.phase2_epochs)
+    fit = _Fit(r, loss, callbacks, verbose)
+    best = _BestWeights(r.monitor, r.mode, r.patience)
+    phases = _run_plan(model, groups, plan, (x_train, y_train, x_dev, y_dev), fit, divergence, best)
+    _compile(model, fit, r.phase2_lr)  # leave the model compiled for its restored flags (evaluate/predict/fit work)
+    return _stack_result(strategy, phases, r.monitor, best, groups, r.unfreeze, divergence)

@@ -17,9 +17,9 @@ BERT-Adam per phase, and each strategy's epochs:
 >>> model = keras.Model(inp, keras.layers.Dense(2)(enc(inp)))
 >>> watch = EncoderWatch(enc)
 >>> x, y = np.ones((8, 4), "float32"), np.zeros(8, "int32")
->>> from kit.train import stack_and_finetune
->>> r = stack_and_finetune(model, enc, x, y, x, y, strategy="stack_and_finetune", phase1_epochs=1, phase2_epochs=1,
-...                        batch_size=4, callbacks=[watch])
+>>> from kit.train import FreezeRecipe, stack_and_finetune
+>>> recipe = FreezeRecipe(phase1_epochs=1, phase2_epochs=1, batch_size=4)
+>>> r = stack_and_finetune(model, enc, (x, y), (x, y), recipe, strategy="stack_and_finetune", callbacks=[watch])
 >>> watch.changed                      # phase 1 (encoder frozen), phase 2 (everything trains)
 [False, True]
 """

@@ -26,7 +26,7 @@ AdamW would only decay it) and is trainable again when this returns; a later
 >>> ids = np.tile(np.array([2, 10, 11, 12, 13, 14, 15, 3]), (16, 1))
 >>> x = {"token_ids": ids, "segment_ids": 0 * ids, "padding_mask": np.ones_like(ids)}
 >>> masker = MLMMasker(30, mask_token_id=4, special_token_ids=[0, 1, 2, 3], max_predictions=2)
->>> result = further_pretrain(bb, x, masker, steps=4, batch_size=8, learning_rate=1e-3, chunks=2)
+>>> result = further_pretrain(bb, x, masker, MLMRecipe(steps=4, batch_size=8, learning_rate=1e-3, chunks=2))
 >>> result.steps, len(result.curve["loss"])
 (4, 2)
 """
@@ -110,11 +110,50 @@ class MLMResult:
     curve: dict = field(default_factory=dict)
 
 
-def _optimizer(model, backbone, schedule, decay: float | None, weight_decay: float):
-    """AdamW clipped to global norm 1, with layer-wise LR decay when ``decay`` is given."""
-    if decay is None:
-        return adamw(schedule, weight_decay, global_clipnorm=1.0)
-    return llrd_optimizer(model, backbone, schedule, decay=decay, weight_decay=weight_decay, global_clipnorm=1.0)
+@dataclass(frozen=True)
+class MLMRecipe:
+    """Further pretraining's recipe: the MLM steps and batch, AdamW's rate, warm-up and decay, how the run is cut.
+
+    Attributes:
+        steps: optimizer steps (>= 1).
+        batch_size: examples per batch.
+        learning_rate: the peak learning rate.
+        decay: layer-wise LR decay (e.g. 0.95; :func:`kit.train.layerwise_decay.llrd_optimizer`), which SerBERTus
+            found hurt less on SST; None: plain AdamW.
+        weight_decay: AdamW's weight decay.
+        warmup: the fraction of the steps spent warming up from 0.
+        chunks: the run is fitted in this many consecutive ``fit`` calls, one point of ``curve`` each.
+
+    Raises:
+        ValueError: ``steps`` or ``batch_size`` below 1.
+
+    Example:
+        >>> MLMRecipe(steps=100).learning_rate, MLMRecipe(steps=100).chunks
+        (1e-05, 5)
+    """
+
+    steps: int
+    batch_size: int = 32
+    learning_rate: float = 1e-5
+    decay: float | None = None
+    weight_decay: float = 0.01
+    warmup: float = 0.06
+    chunks: int = 5
+
+    def __post_init__(self):
+        if self.steps < 1:
+            raise ValueError(f"steps must be >= 1, got {self.steps}.")
+        if self.batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {self.batch_size}.")
+
+
+def _optimizer(model, backbone, schedule, recipe: MLMRecipe):
+    """AdamW clipped to global norm 1, with layer-wise LR decay when ``recipe.decay`` is given."""
+    if recipe.decay is None:
+        return adamw(schedule, recipe.weight_decay, global_clipnorm=1.0)
+    return llrd_optimizer(
+        model, backbone, schedule, decay=recipe.decay, weight_decay=recipe.weight_decay, global_clipnorm=1.0
+    )
 
 
 def _stream(inputs: dict, masker, batch_size: int, seed: int):
@@ -123,27 +162,26 @@ def _stream(inputs: dict, masker, batch_size: int, seed: int):
 
 
 def further_pretrain(
-    backbone, inputs: dict, masker, *, steps: int, batch_size: int = 32, learning_rate: float = 1e-5,
-    decay: float | None = None, weight_decay: float = 0.01, warmup: float = 0.06, chunks: int = 5, seed: int = 0,
-    model: keras.Model | None = None, verbose: int = 0, progress=None,
-) -> MLMResult:  # fmt: skip
-    """Run ``steps`` MLM steps on ``inputs`` (the task texts, preprocessed); updates ``backbone`` in place.
+    backbone,
+    inputs: dict,
+    masker,
+    recipe: MLMRecipe,
+    *,
+    seed: int = 0,
+    model: keras.Model | None = None,
+    verbose: int = 0,
+    progress=None,
+) -> MLMResult:
+    """Run ``recipe.steps`` MLM steps on ``inputs`` (the task texts, preprocessed); updates ``backbone`` in place.
 
-    AdamW (gradients clipped to global norm 1), linear warm-up over ``warmup`` of the steps then cosine decay to 0.
-    The [CLS] pooler is held frozen meanwhile and trainable again when this returns.
+    AdamW (gradients clipped to global norm 1), linear warm-up over ``recipe.warmup`` of the steps then cosine decay
+    to 0. The [CLS] pooler is held frozen meanwhile and trainable again when this returns.
 
     Args:
         backbone: the pretrained BERT backbone, updated in place (fine-tune it afterwards).
         inputs: the task texts, as the preprocessor's dict.
         masker: BERT's dynamic masking (:class:`kit.text.masking.MLMMasker`).
-        steps: optimizer steps (>= 1).
-        batch_size: examples per batch.
-        learning_rate: the peak learning rate.
-        decay: layer-wise LR decay (e.g. 0.95; :func:`kit.train.layerwise_decay.llrd_optimizer`), which
-            SerBERTus found hurt less on SST; None: plain AdamW.
-        weight_decay: AdamW's weight decay.
-        warmup: the fraction of the steps spent warming up from 0.
-        chunks: the run is fitted in this many consecutive ``fit`` calls, one point of ``curve`` each.
+        recipe: the :class:`MLMRecipe` (steps, batch, rate, layer-wise decay, weight decay, warm-up, chunks).
         seed: the seed of the shuffles and the masks.
         model: a :class:`kit.models.mlm_model.MLMModel` of ``backbone`` to reuse (e.g. to evaluate it before
             training with :func:`kit.train.masked_lm.evaluate_mlm`); None builds one.
@@ -154,10 +192,14 @@ def further_pretrain(
         An :class:`MLMResult`.
 
     Raises:
-        ValueError: ``steps`` < 1, or ``inputs`` that :class:`MLMBatches` refuses.
+        TypeError: ``recipe`` is not an :class:`MLMRecipe`.
+        ValueError: ``inputs`` that :class:`MLMBatches` refuses.
     """
-    if steps < 1:
-        raise ValueError(f"steps must be >= 1, got {steps}.")
+    if not isinstance(recipe, MLMRecipe):
+        raise TypeError(
+            f"recipe must be a kit.train.MLMRecipe, got {type(recipe).__name__}: e.g. MLMRecipe(steps=100)."
+        )
+    r = recipe
     if model is None:
         model = MLMModel(backbone, masker.max_predictions)
     # MLM never reads the [CLS] pooler: keep it out of the step (no gradient, so AdamW would only decay it)
@@ -166,16 +208,16 @@ def further_pretrain(
     if pooler is not None:
         pooler.trainable = False
     try:
-        schedule = mlm_schedule(learning_rate, steps, warmup, "cosine")  # warm-up, then cosine to 0
-        optimizer = _optimizer(model, backbone, schedule, decay, weight_decay)
+        schedule = mlm_schedule(r.learning_rate, r.steps, r.warmup, "cosine")  # warm-up, then cosine to 0
+        optimizer = _optimizer(model, backbone, schedule, r)
         model.compile(optimizer=optimizer, loss={"mlm": keras.losses.SparseCategoricalCrossentropy(from_logits=True)})
         t = time.perf_counter()
         curve = fit_in_chunks(
-            model, _stream(inputs, masker, batch_size, seed), steps, chunks, verbose=verbose, progress=progress
+            model, _stream(inputs, masker, r.batch_size, seed), r.steps, r.chunks, verbose=verbose, progress=progress
         )
         seconds = time.perf_counter() - t
     finally:
         if pooler is not None:
             pooler.trainable = pooler_trainable
     seq_len = np.asarray(inputs["token_ids"]).shape[1]
-    return MLMResult(model, steps, steps * batch_size * seq_len, seconds, curve)
+    return MLMResult(model, r.steps, r.steps * r.batch_size * seq_len, seconds, curve)

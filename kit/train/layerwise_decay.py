@@ -215,9 +215,15 @@ def format_rate_table(table: list[dict]) -> str:
 
 
 def llrd_optimizer(
-    model, backbone, learning_rate, decay: float = 0.95, head_multiplier: float = 1.0, embeddings="decay",
-    weight_decay: float = 0.01, global_clipnorm: float | None = None, **adamw_kwargs,
-) -> LayerwiseAdamW:  # fmt: skip
+    model,
+    backbone,
+    learning_rate,
+    decay: float = 0.95,
+    head_multiplier: float = 1.0,
+    embeddings="decay",
+    weight_decay: float = 0.01,
+    **adamw_kwargs,
+) -> LayerwiseAdamW:
     """AdamW with layer-wise learning-rate decay for ``model`` (which contains ``backbone``).
 
     Bias and LayerNorm variables get no weight decay. The table of groups is ``optimizer.rate_table`` (print it
@@ -232,8 +238,8 @@ def llrd_optimizer(
         head_multiplier: the pooler's and task heads' multiplier (the default for unlisted variables).
         embeddings: ``"decay"``, ``"frozen"``, ``"base"`` or a multiplier (see :func:`rate_groups`).
         weight_decay: the decoupled weight decay, applied at each variable's own rate.
-        global_clipnorm: clip the gradients to this global norm across all groups at once (None: no clipping).
-        **adamw_kwargs: more :class:`kit.optimizers.layerwise_adamw.LayerwiseAdamW` (AdamW) arguments.
+        **adamw_kwargs: more :class:`kit.optimizers.layerwise_adamw.LayerwiseAdamW` (AdamW) arguments, e.g.
+            ``global_clipnorm=1.0``: clip the gradients to that global norm across all groups at once.
 
     Returns:
         A :class:`kit.optimizers.layerwise_adamw.LayerwiseAdamW` with ``rate_table`` set.
@@ -263,7 +269,6 @@ def llrd_optimizer(
         default_multiplier=head_multiplier,
         learning_rate=learning_rate,
         weight_decay=weight_decay,
-        global_clipnorm=global_clipnorm,
         **adamw_kwargs,
     )
     optimizer.rate_table = _table(rows, learning_rate)

@@ -345,53 +345,91 @@ class _DevEval(keras.callbacks.Callback):
                 self.best_weights = [np.array(w) for w in self.model.get_weights()]
 
 
+@dataclass(frozen=True)
+class MultitaskRecipe:
+    """How :func:`fit_multitask` runs the mixed stream: epochs, batch, partial batches, the dev epoch it keeps.
+
+    Attributes:
+        epochs: the epochs.
+        batch_size: examples per batch.
+        drop_remainder: drop each task's last partial batch (see :class:`MultitaskBatches`).
+        keep_best: with ``dev``, restore the weights of the epoch with the best mean dev score.
+        eval_batch_size: the batch size dev is scored in (default: ``max(batch_size, 64)``).
+
+    Raises:
+        ValueError: ``epochs`` or ``batch_size`` below 1.
+
+    Example:
+        >>> MultitaskRecipe(epochs=3, batch_size=32, drop_remainder=True).keep_best
+        True
+    """
+
+    epochs: int
+    batch_size: int
+    drop_remainder: bool = False
+    keep_best: bool = True
+    eval_batch_size: int | None = None
+
+    def __post_init__(self):
+        if self.epochs < 1:
+            raise ValueError(f"epochs must be >= 1, got {self.epochs}.")
+        if self.batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {self.batch_size}.")
+
+
 def fit_multitask(
-    model, train: dict, kinds: dict, *, optimizer, epochs: int, batch_size: int, dev: dict | None = None,
-    seed: int = 0, drop_remainder: bool = False, keep_best: bool = True, verbose: int = 0,
-    eval_batch_size: int | None = None, **compile_kwargs,
-) -> MultitaskResult:  # fmt: skip
+    model,
+    train: dict,
+    kinds: dict,
+    recipe: MultitaskRecipe,
+    *,
+    optimizer,
+    dev: dict | None = None,
+    seed: int = 0,
+    verbose: int = 0,
+) -> MultitaskResult:
     """Compile ``model`` for the tasks and fit it on mt-dnn's mixed stream; score ``dev`` after every epoch.
 
     Args:
         model: a model with a dict of outputs ``{task: logits}``, or a :class:`kit.train.smart.SMART` wrapper.
         train: ``{task: (inputs, labels)}``.
         kinds: ``{task: "classification" | "binary" | "regression"}``.
-        optimizer: the optimizer, e.g. an :func:`kit.train.layerwise_decay.llrd_optimizer`.
-        epochs: the epochs (>= 1).
-        batch_size: examples per batch.
+        recipe: the :class:`MultitaskRecipe` (epochs, batch, partial batches, the dev epoch kept).
+        optimizer: the optimizer, e.g. an :func:`kit.train.layerwise_decay.llrd_optimizer` (a fresh compile: more
+            ``compile`` arguments go through :func:`compile_multitask` and a ``model.fit`` of your own).
         dev: ``{task: (inputs, labels)}``, scored after every epoch, or None.
         seed: the seed of the stream's shuffles.
-        drop_remainder: drop each task's last partial batch (see :class:`MultitaskBatches`).
-        keep_best: with ``dev``, restore the weights of the epoch with the best mean dev score.
         verbose: Keras' ``fit`` verbosity.
-        eval_batch_size: the batch size dev is scored in (default: ``max(batch_size, 64)``).
-        **compile_kwargs: more ``compile`` arguments.
 
     Returns:
         A :class:`MultitaskResult`.
 
     Raises:
-        ValueError: ``epochs`` < 1, or data, kinds or a model that :class:`MultitaskBatches` or
-            :func:`compile_multitask` refuse.
+        TypeError: ``recipe`` is not a :class:`MultitaskRecipe`.
+        ValueError: data, kinds or a model that :class:`MultitaskBatches` or :func:`compile_multitask` refuse.
     """
-    if epochs < 1:
-        raise ValueError(f"epochs must be >= 1, got {epochs}.")
-    stream = MultitaskBatches(train, kinds, batch_size, seed=seed, drop_remainder=drop_remainder)
-    compile_multitask(model, {t: kinds[t] for t in stream.tasks}, optimizer, **compile_kwargs)
+    if not isinstance(recipe, MultitaskRecipe):
+        raise TypeError(
+            f"recipe must be a kit.train.MultitaskRecipe, got {type(recipe).__name__}: e.g. "
+            "MultitaskRecipe(epochs=3, batch_size=32)."
+        )
+    r = recipe
+    stream = MultitaskBatches(train, kinds, r.batch_size, seed=seed, drop_remainder=r.drop_remainder)
+    compile_multitask(model, {t: kinds[t] for t in stream.tasks}, optimizer)
     callbacks = []
     if dev:
-        evaluator = _DevEval(dev, kinds, eval_batch_size or max(batch_size, 64), keep_best)
+        evaluator = _DevEval(dev, kinds, r.eval_batch_size or max(r.batch_size, 64), r.keep_best)
         callbacks.append(evaluator)
     t = time.perf_counter()
-    hist = model.fit(stream, epochs=epochs, verbose=verbose, shuffle=False, callbacks=callbacks)
+    hist = model.fit(stream, epochs=r.epochs, verbose=verbose, shuffle=False, callbacks=callbacks)
     seconds = time.perf_counter() - t
-    result = MultitaskResult(hist.history, steps=epochs * len(stream), seconds=seconds)
+    result = MultitaskResult(hist.history, steps=r.epochs * len(stream), seconds=seconds)
     if dev:
         result.dev_scores = evaluator.scores
         means = [s["mean"] for s in evaluator.scores]
         result.best_epoch = int(np.argmax(means))
         result.best = dict(evaluator.scores[result.best_epoch])
         result.best_per_task = {task: max(s[task] for s in evaluator.scores) for task in dev}
-        if keep_best and evaluator.best_weights is not None:
+        if r.keep_best and evaluator.best_weights is not None:
             model.set_weights(evaluator.best_weights)
     return result

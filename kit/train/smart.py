@@ -1,7 +1,8 @@
 """SMART (Jiang et al. 2020): a smoothness-inducing adversarial regulariser, as a wrapper around any BERT model.
 
 ``SMART(model, backbone)`` returns a Keras model to ``compile`` and ``fit`` like
-any other. Its training loss is the task loss plus ``lambda_s · R_s``, where
+any other (the noise's ``epsilon``, ``sigma``, ``eta``, ``steps``, ``norm``: a
+:class:`SmartNoise`). Its training loss is the task loss plus ``lambda_s · R_s``, where
 ``R_s`` compares the model's outputs on the clean input with its outputs when
 a small adversarial perturbation is added to the embedding output:
 
@@ -87,7 +88,9 @@ The gradient with respect to the noise is the one backend-specific piece:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import warnings
+from dataclasses import dataclass
 
 import keras
 from keras import ops
@@ -346,6 +349,56 @@ def _add_to_output(layers, noises):
                 object.__delattr__(layer, "call")
 
 
+@dataclass(frozen=True)
+class SmartNoise:
+    """How SMART draws and sharpens its noise: the paper's ``epsilon``, ``sigma``, ``eta``, the ascent steps, the norm.
+
+    Attributes:
+        epsilon: stabiliser of the normalisation (no ε-ball projection, as in the reference).
+        sigma: standard deviation of the initial noise.
+        eta: ascent step size.
+        steps: ascent steps (0: random noise only).
+        norm: ``"inf"`` (per-token max-abs) or ``"l2"`` (per-token L2) normalisation.
+
+    Raises:
+        ValueError: ``epsilon`` <= 0, ``sigma`` or ``eta`` < 0, ``steps`` not an integer >= 0, or an unknown norm.
+
+    Example:
+        >>> SmartNoise(sigma=1e-2, steps=2)
+        SmartNoise(epsilon=1e-06, sigma=0.01, eta=0.001, steps=2, norm='inf')
+    """
+
+    epsilon: float = 1e-6
+    sigma: float = 1e-5
+    eta: float = 1e-3
+    steps: int = 1
+    norm: str = "inf"
+
+    def __post_init__(self):
+        if self.epsilon <= 0:
+            raise ValueError(f"epsilon must be > 0 (it keeps the normalisation finite), got {self.epsilon}.")
+        if self.sigma < 0 or self.eta < 0:
+            raise ValueError(f"sigma and eta must be >= 0, got sigma={self.sigma}, eta={self.eta}.")
+        if int(self.steps) != self.steps or self.steps < 0:
+            raise ValueError(f"steps must be an integer >= 0, got {self.steps}.")
+        if self.norm not in NORMS:
+            raise ValueError(f"norm must be one of {NORMS}, got {self.norm!r}.")
+        for name in ("epsilon", "sigma", "eta"):  # plain numbers: the config is JSON
+            object.__setattr__(self, name, float(getattr(self, name)))
+        object.__setattr__(self, "steps", int(self.steps))
+
+
+def _smart_noise(noise) -> SmartNoise:
+    """``noise`` as a :class:`SmartNoise` (a dict, a saved config's, becomes one; None: the defaults)."""
+    if noise is None:
+        return SmartNoise()
+    if isinstance(noise, dict):
+        return SmartNoise(**noise)
+    if not isinstance(noise, SmartNoise):
+        raise TypeError(f"noise must be a SmartNoise (or a dict of its fields), got {type(noise).__name__}.")
+    return noise
+
+
 @keras.saving.register_keras_serializable(package="kit")
 class SMART(keras.Model):
     """``model`` trained with the SMART loss: task loss + ``lambda_s · R_s`` (see the module docstring).
@@ -357,11 +410,8 @@ class SMART(keras.Model):
             perturbed (a list for several encoders; a kit multitask model stands
             for all of its encoders).
         lambda_s: weight of ``R_s`` (SerBERTus: 1 to 12; 0 logs R_s without using it).
-        epsilon: stabiliser of the normalisation (no ε-ball projection, as in the reference).
-        sigma: standard deviation of the initial noise.
-        eta: ascent step size.
-        steps: ascent steps (0: random noise only).
-        norm: ``"inf"`` (per-token max-abs) or ``"l2"`` (per-token L2) normalisation.
+        noise: the perturbation's ``epsilon``, ``sigma``, ``eta``, ``steps`` and ``norm`` (a :class:`SmartNoise`, or a
+            dict of its fields; default: the reference code's).
         loss: ``"auto"`` (read from the compiled loss: cross-entropy → ``"kl"``,
             binary cross-entropy → ``"bernoulli"``, MSE/MAE/Huber → ``"mse"``),
             one of those kinds for every output, or a dict of kinds per output
@@ -370,8 +420,9 @@ class SMART(keras.Model):
         **kwargs: ``keras.Model`` arguments (``name`` defaults to ``smart_<model's name>``).
 
     Raises:
-        ValueError: an argument out of range (``lambda_s`` < 0, ``epsilon`` <= 0, ...), an unknown kind or
-            norm, or a backbone that is not part of ``model``.
+        ValueError: an argument out of range (``lambda_s`` < 0, a bad :class:`SmartNoise`), an unknown kind, or a
+            backbone that is not part of ``model``.
+        TypeError: ``noise`` is neither a :class:`SmartNoise` nor a dict.
     """
 
     def __init__(
@@ -379,11 +430,7 @@ class SMART(keras.Model):
         model,
         backbone,
         lambda_s: float = 1.0,
-        epsilon: float = 1e-6,
-        sigma: float = 1e-5,
-        eta: float = 1e-3,
-        steps: int = 1,
-        norm: str = "inf",
+        noise: SmartNoise | dict | None = None,
         loss="auto",
         seed=None,
         **kwargs,
@@ -392,22 +439,14 @@ class SMART(keras.Model):
         super().__init__(**kwargs)
         if lambda_s < 0:
             raise ValueError(f"lambda_s must be >= 0, got {lambda_s}.")
-        if epsilon <= 0:
-            raise ValueError(f"epsilon must be > 0 (it keeps the normalisation finite), got {epsilon}.")
-        if sigma < 0 or eta < 0:
-            raise ValueError(f"sigma and eta must be >= 0, got sigma={sigma}, eta={eta}.")
-        if int(steps) != steps or steps < 0:
-            raise ValueError(f"steps must be an integer >= 0, got {steps}.")
-        if norm not in NORMS:
-            raise ValueError(f"norm must be one of {NORMS}, got {norm!r}.")
+        noise = _smart_noise(noise)
         if isinstance(loss, dict):
             for key, kind in loss.items():
                 _check_kind(kind, f" for output {key!r}")
         elif loss != "auto":
             _check_kind(loss, "")
         self.model = model
-        self.lambda_s, self.epsilon, self.sigma, self.eta = float(lambda_s), float(epsilon), float(sigma), float(eta)
-        self.steps, self.norm, self.loss_kind, self.seed = int(steps), norm, loss, seed
+        self.lambda_s, self.noise, self.loss_kind, self.seed = float(lambda_s), noise, loss, seed
         # plain tuples, not tracked: these layers already belong to ``model`` (saved once, through it)
         object.__setattr__(self, "_backbones", tuple(self._find_backbones(model, backbone)))
         object.__setattr__(self, "_embedding_layers", tuple(_embedding_layer(b) for b in self._backbones))
@@ -487,11 +526,7 @@ class SMART(keras.Model):
                 "model": keras.saving.serialize_keras_object(self.model),
                 "backbone": [b.name for b in self.backbones],
                 "lambda_s": self.lambda_s,
-                "epsilon": self.epsilon,
-                "sigma": self.sigma,
-                "eta": self.eta,
-                "steps": self.steps,
-                "norm": self.norm,
+                "noise": dataclasses.asdict(self.noise),
                 "loss": self.loss_kind,
                 "seed": self.seed,
             }
@@ -502,6 +537,9 @@ class SMART(keras.Model):
     def from_config(cls, config):
         config = dict(config)
         config["model"] = keras.saving.deserialize_keras_object(config["model"])
+        flat = {f.name: config.pop(f.name) for f in dataclasses.fields(SmartNoise) if f.name in config}
+        if flat:  # a file saved before the noise was one argument
+            config["noise"] = {**config.get("noise", {}), **flat}
         return cls(**config)
 
     # --- SMART ------------------------------------------------------------------------------------------------
@@ -549,7 +587,7 @@ class SMART(keras.Model):
         Raises:
             ValueError: ``x`` is not a dict with ``token_ids``.
         """
-        return [keras.random.normal(s, stddev=self.sigma, seed=self.seed_generator) for s in self._noise_shape(x)]
+        return [keras.random.normal(s, stddev=self.noise.sigma, seed=self.seed_generator) for s in self._noise_shape(x)]
 
     def perturbed_outputs(self, x, noises, training=True):
         """``model(x)`` with ``noises[i]`` added to the embedding output of ``backbones[i]``.
@@ -566,11 +604,11 @@ class SMART(keras.Model):
             return self.model(x, training=training)
 
     def _normalize(self, s):
-        if self.norm == "inf":
+        if self.noise.norm == "inf":
             size = ops.max(ops.abs(s), axis=-1, keepdims=True)
         else:
             size = ops.sqrt(ops.sum(ops.square(s), axis=-1, keepdims=True))
-        return s / (size + self.epsilon)
+        return s / (size + self.noise.epsilon)
 
     def _weights(self, sample_weight, key):
         w = _pick(sample_weight, key)
@@ -610,10 +648,10 @@ class SMART(keras.Model):
             adv = dict(_flat(self.perturbed_outputs(x, noises, training=training)))
             return self._total(inner_divergence, ops.sum, adv, clean, kinds, sample_weight)  # a batch sum, as mt-dnn
 
-        for _ in range(self.steps):
+        for _ in range(self.noise.steps):
             grads = noise_grad(inner, noises)
             noises = [
-                ops.stop_gradient(self._normalize(n + self.eta * ops.where(ops.isfinite(g), g, 0.0)))
+                ops.stop_gradient(self._normalize(n + self.noise.eta * ops.where(ops.isfinite(g), g, 0.0)))
                 for n, g in zip(noises, grads)
             ]
         return noises

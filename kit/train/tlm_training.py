@@ -4,7 +4,7 @@ The paper's objective (Sec. 3.2)::
 
     rho1 · E_{x~S}[L_mlm(x)]  +  E_{x,y~T}[rho2 · L_mlm(x) + L_task(f(x), y)]
 
-How the kit turns it into batches and weights (stage 1, :func:`train_stage1`):
+How the kit turns it into batches and weights (stage 1, :func:`train_stage1`, by a :class:`Stage1Recipe`):
 
 - **rho1 is a sampling ratio**, as in the paper's text and the authors' code:
   the stream is one internal batch, then ``rho1`` external batches, repeated
@@ -38,7 +38,7 @@ task loss alone (``kit.train.fit_classifier``).
 >>> masker = MLMMasker(vocabulary_size=50, mask_token_id=4, special_token_ids=[0, 2, 3], max_predictions=2)
 >>> ids = np.tile(np.array([2, 10, 11, 12, 13, 3]), (8, 1))
 >>> x = {"token_ids": ids, "segment_ids": 0 * ids, "padding_mask": np.ones_like(ids)}
->>> stream = TLMBatches(x, np.zeros(8, int), x, masker, rho1=3, rho2=20, batch_size=4, steps=8)
+>>> stream = TLMBatches((x, np.zeros(8, int)), x, masker, Stage1Recipe(rho1=3, rho2=20, steps=8, batch_size=4))
 >>> [stream.kind(i) for i in range(8)]
 ['internal', 'external', 'external', 'external', 'internal', 'external', 'external', 'external']
 >>> _, _, w = stream[0]                     # internal: (20 · MLM + task) / 21
@@ -58,8 +58,65 @@ import numpy as np
 
 from ..optimizers import adamw
 from .classify import check_distribution
-from .masked_lm import INPUT_KEYS, check_inputs, fit_in_chunks, mlm_schedule, pass_rows
+from .masked_lm import INPUT_KEYS, SCHEDULES, check_inputs, fit_in_chunks, mlm_schedule, pass_rows
 from .mlm_prior import PRIORS, set_mlm_prior, unigram_log_prior
+
+
+@dataclass(frozen=True)
+class Stage1Recipe:
+    """TLM stage 1's recipe: the paper's ``rho1`` and ``rho2``, the steps and batch, the optimizer's schedule.
+
+    Attributes:
+        rho1: external batches per internal batch: an integer, or ``math.inf`` for external only ("Ext only").
+        rho2: the weight of the internal MLM loss against the task loss.
+        steps: the optimizer steps (the length of the stream).
+        batch_size: examples per batch.
+        learning_rate: the peak learning rate.
+        warmup: the fraction of the steps spent warming up.
+        weight_decay: AdamW's weight decay.
+        normalize_internal: divide an internal batch's loss by ``rho2 + 1`` (the authors' code); False: the
+            paper's ``rho2 · L_mlm + L_task`` as printed.
+        chunks: the number of ``fit`` calls; ``curve`` holds the mean losses of each chunk.
+        schedule: ``"cosine"`` (decay to 0) or ``"constant"``, after the warm-up.
+        mlm_prior: where the MLM head's output bias starts: ``"unigram"``, the log frequencies of the stream's tokens
+            (:mod:`kit.train.mlm_prior`: without it 3 of 9 medium runs stayed at the most frequent token), or
+            ``"zero"`` (BERT's, as the model was built).
+
+    Raises:
+        ValueError: ``rho1``/``rho2`` < 0, a ``rho1`` that is neither an integer nor ``math.inf``,
+            ``batch_size``/``steps`` < 1, or an unknown ``schedule`` or ``mlm_prior``.
+
+    Example:
+        >>> r = Stage1Recipe(rho1=3, rho2=20, steps=400, batch_size=32)
+        >>> r.learning_rate, r.warmup, r.chunks, r.mlm_prior
+        (0.001, 0.06, 10, 'unigram')
+    """
+
+    rho1: float
+    rho2: float
+    steps: int
+    batch_size: int
+    learning_rate: float = 1e-3
+    warmup: float = 0.06
+    weight_decay: float = 0.01
+    normalize_internal: bool = True
+    chunks: int = 10
+    schedule: str = "cosine"
+    mlm_prior: str = "unigram"
+
+    def __post_init__(self):
+        if self.rho1 < 0 or self.rho2 < 0:
+            raise ValueError(f"rho1 and rho2 must be >= 0, got rho1={self.rho1}, rho2={self.rho2}.")
+        if self.rho1 != math.inf and self.rho1 != int(self.rho1):
+            raise ValueError(
+                f"rho1 is a number of external batches per internal batch: an integer or math.inf, got {self.rho1}."
+            )
+        if self.batch_size < 1 or self.steps < 1:
+            raise ValueError(f"batch_size and steps must be >= 1, got {self.batch_size}, {self.steps}.")
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {SCHEDULES}, got {self.schedule!r}.")
+        if self.mlm_prior not in PRIORS:
+            raise ValueError(f"mlm_prior must be one of {PRIORS}, got {self.mlm_prior!r}.")
 
 
 class TLMBatches(keras.utils.PyDataset):
@@ -70,68 +127,56 @@ class TLMBatches(keras.utils.PyDataset):
     ``sample_weight = {"task": (B,), "mlm": (B, P)}``.
 
     Args:
-        internal: the task's inputs, the preprocessor's dict.
-        labels: the task's labels, one per internal example.
-        external: the retrieved texts' inputs, or None (then ``rho1`` must be 0).
+        task: ``(inputs, labels)``: the task's inputs (the preprocessor's dict) and one label per example.
+        external: the retrieved texts' inputs, or None (then ``recipe.rho1`` must be 0).
         masker: BERT's dynamic masking (:class:`kit.text.masking.MLMMasker`).
-        rho1: external batches per internal batch: an integer, or ``math.inf`` for external only ("Ext only").
-        rho2: the weight of the internal MLM loss against the task loss.
-        batch_size: examples per batch.
-        steps: how many batches (the length of the stream).
+        recipe: the :class:`Stage1Recipe` (its ``rho1``, ``rho2``, ``batch_size``, ``normalize_internal``; its
+            ``steps`` unless ``steps`` is given).
+        steps: how many batches (the length of the stream; default ``recipe.steps``).
         start: offsets the step index, so a run can be fitted in chunks and continue the same stream.
-        normalize_internal: divide an internal batch's loss by ``rho2 + 1`` (the authors' code); False: the
-            paper's ``rho2 · L_mlm + L_task`` as printed.
         seed: the seed of the rows' shuffles and the masks.
 
     Raises:
-        ValueError: no internal examples, labels that do not match them, ``rho1``/``rho2`` < 0, a ``rho1``
-            that is neither an integer nor ``math.inf``, ``rho1`` > 0 without external data, or
-            ``batch_size``/``steps`` < 1.
+        ValueError: no internal examples, labels that do not match them, ``recipe.rho1`` > 0 without external data,
+            or ``steps`` < 1.
     """
 
     def __init__(
         self,
-        internal: dict,
-        labels,
+        task: tuple,
         external: dict | None,
         masker,
+        recipe: Stage1Recipe,
         *,
-        rho1: float,
-        rho2: float,
-        batch_size: int,
-        steps: int,
+        steps: int | None = None,
         start: int = 0,
-        normalize_internal: bool = True,
         seed: int = 0,
     ):
         super().__init__()
+        internal, labels = task
         n_int = check_inputs(internal, "internal (task) inputs")
         if n_int == 0:
             raise ValueError("The task (internal) data is empty: TLM needs labelled task examples.")
         labels = np.asarray(labels)
         if len(labels) != n_int:
             raise ValueError(f"{len(labels)} labels for {n_int} internal examples.")
-        if rho1 < 0 or rho2 < 0:
-            raise ValueError(f"rho1 and rho2 must be >= 0, got rho1={rho1}, rho2={rho2}.")
-        if rho1 != math.inf and rho1 != int(rho1):
-            raise ValueError(
-                f"rho1 is a number of external batches per internal batch: an integer or math.inf, got {rho1}."
-            )
         n_ext = 0 if external is None else check_inputs(external, "external (retrieved) inputs")
+        rho1 = recipe.rho1
         if rho1 > 0 and n_ext == 0:
             raise ValueError(
                 f"rho1={rho1} asks for external batches but no external data was given: pass the "
                 "retrieved texts' inputs, or set rho1=0 to train on task data only."
             )
-        if batch_size < 1 or steps < 1:
-            raise ValueError(f"batch_size and steps must be >= 1, got {batch_size}, {steps}.")
+        steps = recipe.steps if steps is None else steps
+        if steps < 1:
+            raise ValueError(f"steps must be >= 1, got {steps}.")
         self.internal, self.labels, self.external = internal, labels, external
-        self.masker = masker
+        self.masker, self.recipe = masker, recipe
         self.rho1 = rho1 if rho1 == math.inf else int(rho1)
-        self.rho2 = float(rho2)
-        self.batch_size, self.steps, self.start = int(batch_size), int(steps), int(start)
+        self.rho2 = float(recipe.rho2)
+        self.batch_size, self.steps, self.start = int(recipe.batch_size), int(steps), int(start)
         self.seed = int(seed)
-        self.normalize_internal = bool(normalize_internal)
+        self.normalize_internal = bool(recipe.normalize_internal)
         if self.normalize_internal:
             self.internal_weights = (self.rho2 / (self.rho2 + 1), 1.0 / (self.rho2 + 1))
         else:
@@ -240,18 +285,14 @@ def compile_stage1(
     model.compile(optimizer=optimizer, loss={"task": loss, "mlm": loss})
 
 
-def _stream_maker(internal, labels, external, masker, rho1, rho2, batch_size, normalize_internal, seed):
+def _stream_maker(task: tuple, external, masker, recipe: Stage1Recipe, seed: int):
     """A factory ``(start, n) -> TLMBatches``: ``n`` steps of stage 1's stream from step ``start`` on.
 
     Args:
-        internal: the task's inputs.
-        labels: the task's labels.
+        task: ``(inputs, labels)`` of the task.
         external: the retrieved texts' inputs, or ``None``.
         masker: the MLM masker.
-        rho1: external batches per internal batch.
-        rho2: the weight of the internal MLM loss.
-        batch_size: examples per batch.
-        normalize_internal: divide an internal batch's loss by ``rho2 + 1``.
+        recipe: the :class:`Stage1Recipe`.
         seed: the stream's seed (rows and masks).
 
     Returns:
@@ -259,79 +300,68 @@ def _stream_maker(internal, labels, external, masker, rho1, rho2, batch_size, no
     """
 
     def make(start: int, n: int) -> TLMBatches:
-        return TLMBatches(
-            internal,
-            labels,
-            external,
-            masker,
-            rho1=rho1,
-            rho2=rho2,
-            batch_size=batch_size,
-            steps=n,
-            start=start,
-            normalize_internal=normalize_internal,
-            seed=seed,
-        )
+        return TLMBatches(task, external, masker, recipe, steps=n, start=start, seed=seed)
 
     return make
 
 
 def train_stage1(
-    model, internal: dict, labels, external: dict | None, masker, *, rho1: float, rho2: float, steps: int,
-    batch_size: int, learning_rate: float = 1e-3, warmup: float = 0.06, weight_decay: float = 0.01,
-    normalize_internal: bool = True, chunks: int = 10, seed: int = 0, verbose: int = 0, progress=None,
-    distribution=None, schedule: str = "cosine", mlm_prior: str = "unigram",
-) -> Stage1Result:  # fmt: skip
-    """TLM stage 1 on a :class:`kit.models.TLMModel`: ``steps`` optimizer steps of the interleaved stream.
+    model,
+    task: tuple,
+    external: dict | None,
+    masker,
+    recipe: Stage1Recipe,
+    *,
+    seed: int = 0,
+    progress=None,
+    distribution=None,
+) -> Stage1Result:
+    """TLM stage 1 on a :class:`kit.models.TLMModel`: ``recipe.steps`` optimizer steps of the interleaved stream.
 
-    The run is fitted in ``chunks`` consecutive ``fit`` calls on one stream (same optimizer and schedule).
+    The run is fitted in ``recipe.chunks`` consecutive ``fit`` calls on one stream (same optimizer and schedule).
 
     Args:
         model: the two-output model (``task``, ``mlm``).
-        internal: the task's inputs, the preprocessor's dict.
-        labels: the task's labels.
+        task: ``(inputs, labels)``: the task's inputs (the preprocessor's dict) and labels.
         external: the retrieved texts' inputs, or None (with ``rho1=0``).
         masker: BERT's dynamic masking (:class:`kit.text.masking.MLMMasker`).
-        rho1: external batches per internal batch (an integer, or ``math.inf``: external only).
-        rho2: the weight of the internal MLM loss against the task loss.
-        steps: the optimizer steps.
-        batch_size: examples per batch.
-        learning_rate: the peak learning rate.
-        warmup: the fraction of the steps spent warming up.
-        weight_decay: AdamW's weight decay.
-        normalize_internal: divide an internal batch's loss by ``rho2 + 1`` (see :class:`TLMBatches`).
-        chunks: the number of ``fit`` calls; ``curve`` holds the mean losses of each chunk.
+        recipe: the :class:`Stage1Recipe` (``rho1``, ``rho2``, steps, batch, rate, warm-up, chunks, MLM prior).
         seed: the seed of the stream (rows and masks).
-        verbose: Keras' ``fit`` verbosity.
         progress: ``progress(done, steps, logs)``, called after each chunk, or None.
         distribution: a ``keras.distribution`` setting (e.g. ``DataParallel`` on jax) to train across devices;
             build the model inside its scope.
-        schedule: ``"cosine"`` (decay to 0) or ``"constant"``, after the warm-up.
-        mlm_prior: where the MLM head's output bias starts: ``"unigram"``, the log frequencies of the tokens of
-            ``internal`` and ``external`` (:mod:`kit.train.mlm_prior`: without it 3 of 9 medium runs stayed at the
-            most frequent token), or ``"zero"`` (BERT's, as the model was built).
 
     Returns:
         A :class:`Stage1Result`.
 
     Raises:
-        ValueError: arguments :class:`TLMBatches` refuses (checked before anything compiles), a model built
-            outside ``distribution``, an unknown ``schedule`` or ``mlm_prior``.
+        TypeError: ``recipe`` is not a :class:`Stage1Recipe`.
+        ValueError: data :class:`TLMBatches` refuses (checked before anything compiles), or a model built outside
+            ``distribution``.
     """
-    if mlm_prior not in PRIORS:
-        raise ValueError(f"mlm_prior must be one of {PRIORS}, got {mlm_prior!r}.")
-    make_stream = _stream_maker(internal, labels, external, masker, rho1, rho2, batch_size, normalize_internal, seed)
-    stream = make_stream(0, steps)  # the whole run's stream: checks the arguments before anything compiles
+    if not isinstance(recipe, Stage1Recipe):
+        raise TypeError(
+            f"recipe must be a kit.train.Stage1Recipe, got {type(recipe).__name__}: e.g. "
+            "Stage1Recipe(rho1=3, rho2=20, steps=400, batch_size=32)."
+        )
+    internal, r = task[0], recipe
+    make_stream = _stream_maker(task, external, masker, recipe, seed)
+    stream = make_stream(0, r.steps)  # the whole run's stream: checks the arguments before anything compiles
     check_distribution(model, distribution)
     t = time.perf_counter()
-    if mlm_prior == "unigram":
+    if r.mlm_prior == "unigram":
         set_mlm_prior(model, unigram_log_prior([internal, external], masker.vocabulary_size, masker.special_token_ids))
     with distribution.scope() if distribution is not None else contextlib.nullcontext():
         compile_stage1(
-            model, learning_rate=learning_rate, steps=steps, warmup=warmup, weight_decay=weight_decay, schedule=schedule
+            model,
+            learning_rate=r.learning_rate,
+            steps=r.steps,
+            warmup=r.warmup,
+            weight_decay=r.weight_decay,
+            schedule=r.schedule,
         )
-        curve = fit_in_chunks(model, make_stream, steps, chunks, verbose=verbose, progress=progress)
+        curve = fit_in_chunks(model, make_stream, r.steps, r.chunks, progress=progress)
     seconds = time.perf_counter() - t
-    n_int = stream._counts(steps)[0]  # internal batches among steps 0..steps-1
+    n_int = stream._counts(r.steps)[0]  # internal batches among steps 0..steps-1
     seq_len = np.asarray(internal["token_ids"]).shape[1]
-    return Stage1Result(steps, n_int, steps - n_int, steps * batch_size * seq_len, seconds, curve)
+    return Stage1Result(r.steps, n_int, r.steps - n_int, r.steps * r.batch_size * seq_len, seconds, curve)

@@ -7,6 +7,7 @@ import pytest
 from kit.models import (
     BiLSTMEncoder,
     PretrainedTokenEmbedding,
+    TokenTable,
     build_lstm_classifier,
     count_params_without_embeddings,
 )
@@ -188,7 +189,7 @@ def test_a_robertas_padding_id_is_masked_and_survives_save_load(tmp_path):
     """RoBERTa pads with id 1 (id 0 is <s>): the LSTM with its table must ignore id-1 padding, whatever its length."""
     table = np.random.default_rng(0).normal(size=(20, 6)).astype("float32")
     model = build_lstm_classifier(
-        20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, pretrained_table=table, padding_id=1, pooling="mean"
+        20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, pooling="mean", pretrained=TokenTable(table, 1)
     )
     short = np.array([[0, 7, 9, 2]], "int32")  # <s> a b </s>
     padded = np.array([[0, 7, 9, 2, 1, 1, 1]], "int32")  # ... <pad> <pad> <pad>
@@ -200,7 +201,7 @@ def test_a_robertas_padding_id_is_masked_and_survives_save_load(tmp_path):
     assert loaded.get_layer("embedding").padding_id == 1
     np.testing.assert_allclose(keras.ops.convert_to_numpy(loaded(padded)), out, atol=1e-5)
     bert_padded = build_lstm_classifier(
-        20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, pretrained_table=table, pooling="mean"
+        20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, pooling="mean", pretrained=TokenTable(table)
     )
     bert_padded.set_weights(model.get_weights())  # padding 0: the id-1 pads are read as tokens
     assert np.abs(keras.ops.convert_to_numpy(bert_padded(padded)) - out).max() > 1e-4
@@ -208,13 +209,14 @@ def test_a_robertas_padding_id_is_masked_and_survives_save_load(tmp_path):
     out_mask = getattr(layer(padded), "_keras_mask", None)  # the mask Keras attaches to the output
     assert out_mask is not None  # (it does on jax, tensorflow and torch)
     assert keras.ops.convert_to_numpy(out_mask).tolist() == [[True, True, True, True, False, False, False]]
-    with pytest.raises(ValueError, match="pads with id 0"):
-        build_lstm_classifier(20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, padding_id=1)
+    assert model.name == "LSTM-1-4_plus_pretrained"
+    with pytest.raises(TypeError, match="wrap the array"):
+        build_lstm_classifier(20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, pretrained=table)
 
 
 def test_pretrained_table_is_frozen_and_used(tmp_path):
     table = np.random.default_rng(0).normal(size=(20, 6)).astype("float32")
-    model = build_lstm_classifier(20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, pretrained_table=table)
+    model = build_lstm_classifier(20, num_classes=2, n_layers=1, cells=4, embedding_dim=5, pretrained=TokenTable(table))
     emb = model.get_layer("embedding")
     np.testing.assert_allclose(keras.ops.convert_to_numpy(emb.table.embeddings), table)
     x = np.array([[1, 2, 3, 0], [4, 5, 0, 0]] * 4, "int32")

@@ -32,20 +32,10 @@ def _wordpiece_bundle(tmp_path, trained=False):
     )
     model = build_classifier(backbone, num_classes=3)
     if trained:  # compiled with the kit's AdamW: the saved file names kit>AdamW, which a fresh process must find
-        from kit.train import fit_classifier
+        from kit.train import FitRecipe, fit_classifier
 
-        x = compact(pre(TEXTS))
-        fit_classifier(
-            model,
-            x,
-            np.array([0, 1, 2, 1]),
-            x,
-            np.array([0, 1, 2, 1]),
-            learning_rate=1e-3,
-            epochs=1,
-            batch_size=4,
-            schedule="linear",
-        )
+        x, y = compact(pre(TEXTS)), np.array([0, 1, 2, 1])
+        fit_classifier(model, (x, y), (x, y), FitRecipe(1e-3, epochs=1, batch_size=4, schedule="linear"))
     folder = save_bundle(
         tmp_path / "clf",
         model,

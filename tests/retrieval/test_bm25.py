@@ -5,6 +5,7 @@ import pytest
 from rank_bm25 import BM25L, BM25Okapi, BM25Plus
 
 from kit.retrieval import (
+    BM25Params,
     BM25Retriever,
     make_queries,
     rake_keywords,
@@ -56,7 +57,7 @@ def test_parity_with_rank_bm25(name, method, ref_cls):
 def test_parity_real_text_and_parameters(real_corpus):
     for k1, b, eps in ((1.5, 0.75, 0.25), (1.2, 0.3, 0.0), (2.0, 1.0, 0.5)):
         ref = BM25Okapi(real_corpus, k1=k1, b=b, epsilon=eps)
-        ours = BM25Retriever(real_corpus, method="okapi", k1=k1, b=b, epsilon=eps)
+        ours = BM25Retriever(real_corpus, method="okapi", params=BM25Params(k1=k1, b=b, epsilon=eps))
         for q in (["the", "economy", "growth"], ["film", "award", "the", "the"], ["election", "labour", "blair"]):
             assert np.allclose(ours.get_scores(q), ref.get_scores(q), rtol=1e-5, atol=1e-6)
 
@@ -137,13 +138,15 @@ def test_errors(tmp_path):
         BM25Retriever(["fine", 42])
     with pytest.raises(ValueError, match="Unknown method 'bm26'"):
         BM25Retriever(["a"], method="bm26")
+    with pytest.raises(TypeError, match="params must be a kit.retrieval.BM25Params"):
+        BM25Retriever(["a"], params={"k1": 1.2})
     with pytest.raises(FileNotFoundError, match="No BM25 index"):
         BM25Retriever.load(tmp_path / "missing")
 
 
 def test_select_external_union_and_bookkeeping():
     corpus = ["red apple pie", "green apple", "red car", "blue car", "apple", "a red apple"]
-    sel = select_external(["a red apple", "blue car"], corpus, k=2, method="okapi")
+    sel = select_external(["a red apple", "blue car"], corpus, k=2, retriever=BM25Retriever(corpus, method="okapi"))
     assert 5 not in sel.doc_ids and 3 not in sel.doc_ids  # task texts in the corpus are excluded
     assert sel.excluded == 2 and len(set(sel.doc_ids)) == len(sel.doc_ids)
     df = sel.to_frame(corpus, ["a red apple", "blue car"])
@@ -156,6 +159,8 @@ def test_select_external_errors():
         select_external([], ["a"], k=1)
     with pytest.raises(ValueError, match="larger than the corpus"):
         select_external(["a"], ["a b", "b"], k=3)
+    with pytest.raises(ValueError, match="2 queries for 1 task texts"):
+        select_external(["a"], ["a b", "b"], k=1, queries=["a", "b"])
 
 
 def test_random_retrieval():
@@ -177,6 +182,11 @@ def test_rake_and_long_queries():
     long = " ".join(["economy growth slowed sharply"] * 30)
     q = make_queries(["short text", long], long_text_words=64)
     assert q[0] == "short text" and len(q[1].split()) < 20
+    corpus = ["economy growth slowed", "short text here", "sharply rising prices"]
+    by_default = select_external(["short text", long], corpus, k=1)  # the long text is queried by its keywords
+    assert by_default.doc_ids.tolist() == select_external(["short text", long], corpus, k=1, queries=q).doc_ids.tolist()
+    chosen = select_external(["short text", long], corpus, k=1, queries=["rising prices", "prices"])
+    assert chosen.doc_ids.tolist() == [2] and chosen.query_id.tolist() == [0]  # the queries given, not the texts
 
 
 def test_select_external_keeps_dev_and_test_texts_out():
@@ -185,7 +195,8 @@ def test_select_external_keeps_dev_and_test_texts_out():
     corpus = ["The red apple fell", "a red apple pie", "red apple  TREES grow", "blue cars"]
     mask = task_text_mask(corpus, ["red apple trees grow"])
     assert mask.tolist() == [False, False, True, False]
-    sel = select_external(["red apple"], corpus, k=3, method="okapi", exclude_texts=["red apple trees grow"])
+    okapi = BM25Retriever(corpus, method="okapi")
+    sel = select_external(["red apple"], corpus, k=3, retriever=okapi, exclude_texts=["red apple trees grow"])
     assert 2 not in sel.doc_ids.tolist() and sel.excluded == 1
     assert sorted(sel.doc_ids.tolist()) == [0, 1]
 

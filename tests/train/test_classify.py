@@ -7,7 +7,7 @@ import pytest
 
 from kit.analysis import time_inference
 from kit.text import WordVocab
-from kit.train import accuracy, fit_classifier, planned_steps
+from kit.train import FitRecipe, accuracy, fit_classifier, planned_steps
 from kit.train.classify import repeat_index
 
 
@@ -27,7 +27,7 @@ def _model():
 def test_fit_classifier_learns_and_keeps_best(schedule):
     x, y = _toy()
     m = _model()
-    r = fit_classifier(m, x, y, x, y, learning_rate=0.05, epochs=8, batch_size=8, schedule=schedule)
+    r = fit_classifier(m, (x, y), (x, y), FitRecipe(0.05, epochs=8, batch_size=8, schedule=schedule))
     assert r.best_dev_accuracy > 0.85
     assert accuracy(m, x, y) == pytest.approx(r.best_dev_accuracy, abs=1e-6)  # best weights restored
     assert r.steps == 8 * 5 and len(r.history["loss"]) <= 8
@@ -40,7 +40,7 @@ def test_the_best_dev_epoch_is_restored_when_later_epochs_are_worse():
     snapshots = []
     keep = keras.callbacks.LambdaCallback(on_epoch_end=lambda e, logs: snapshots.append(m.get_weights()))
     m = _model()
-    r = fit_classifier(m, x, y, x, 1 - y, learning_rate=0.05, epochs=6, batch_size=8, callbacks=[keep])
+    r = fit_classifier(m, (x, y), (x, 1 - y), FitRecipe(0.05, epochs=6, batch_size=8), callbacks=[keep])
     dev = r.history["val_accuracy"]
     assert r.best_epoch == int(np.argmax(dev)) and dev[-1] < dev[r.best_epoch] - 0.05, dev
     now = m.get_weights()
@@ -57,14 +57,14 @@ def test_regression_targets():
     y = (2 * x[:, 0] - x[:, 1]).astype("float32")
     keras.utils.set_random_seed(0)
     m = keras.Sequential([keras.Input((6,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(1)])
-    r = fit_classifier(m, x, y, x, y, learning_rate=0.02, epochs=30, batch_size=16)
+    r = fit_classifier(m, (x, y), (x, y), FitRecipe(0.02, epochs=30, batch_size=16))
     assert r.monitor == "val_loss" and r.best_dev < 0.2 * y.var()
     scores = regression_scores(m, x, y)
     assert scores["pearson"] > 0.9 and scores["mse"] == pytest.approx(r.best_dev, rel=1e-3)
     with pytest.raises(AttributeError, match="regression"):
         _ = r.best_dev_accuracy
     with pytest.raises(ValueError, match="model has 2 outputs"):
-        fit_classifier(_model(), x, y, x, y, learning_rate=0.1, epochs=1, batch_size=8)
+        fit_classifier(_model(), (x, y), (x, y), FitRecipe(0.1, epochs=1, batch_size=8))
 
 
 @pytest.mark.parametrize("label", ["stars", "score"])
@@ -93,7 +93,7 @@ def test_fit_classifier_under_mixed_precision(policy):
     keras.config.set_dtype_policy(policy)
     try:
         m = _model()
-        r = fit_classifier(m, x, y, x, y, learning_rate=0.05, epochs=6, batch_size=8)
+        r = fit_classifier(m, (x, y), (x, y), FitRecipe(0.05, epochs=6, batch_size=8))
     finally:
         keras.config.set_dtype_policy("float32")
     assert m.layers[0].compute_dtype == policy.split("_")[1] and m.layers[0].kernel.dtype == "float32"
@@ -105,7 +105,7 @@ def test_min_steps_repeats_tiny_sets():
     batches = []
     count = keras.callbacks.LambdaCallback(on_train_batch_end=lambda b, logs: batches.append(b))
     r = fit_classifier(
-        _model(), x, y, x, y, learning_rate=0.01, epochs=2, batch_size=4, min_steps=20, callbacks=[count]
+        _model(), (x, y), (x, y), FitRecipe(0.01, epochs=2, batch_size=4, min_steps=20), callbacks=[count]
     )
     assert r.steps == len(batches) == 20
     # 29 batches of 900 are topped up to 30, not doubled to 57 (the old whole-set repeat)
@@ -118,12 +118,17 @@ def test_min_steps_repeats_tiny_sets():
 
 def test_fit_classifier_errors():
     x, y = _toy()
+    recipe = FitRecipe(learning_rate=0.1, epochs=1, batch_size=4)
     with pytest.raises(ValueError, match="training split is empty"):
-        fit_classifier(_model(), x[:0], y[:0], x, y, learning_rate=0.1, epochs=1, batch_size=4)
+        fit_classifier(_model(), (x[:0], y[:0]), (x, y), recipe)
     with pytest.raises(ValueError, match="dev split is empty"):
-        fit_classifier(_model(), x, y, x[:0], y[:0], learning_rate=0.1, epochs=1, batch_size=4)
+        fit_classifier(_model(), (x, y), (x[:0], y[:0]), recipe)
     with pytest.raises(ValueError, match="schedule must be"):
-        fit_classifier(_model(), x, y, x, y, learning_rate=0.1, epochs=1, batch_size=4, schedule="cosine")
+        FitRecipe(learning_rate=0.1, epochs=1, batch_size=4, schedule="cosine")
+    with pytest.raises(ValueError, match="epochs and batch_size must be >= 1"):
+        FitRecipe(learning_rate=0.1, epochs=0, batch_size=4)
+    with pytest.raises(TypeError, match="recipe must be a kit.train.FitRecipe"):
+        fit_classifier(_model(), (x, y), (x, y), {"learning_rate": 0.1, "epochs": 1, "batch_size": 4})
 
 
 def test_time_inference_reports_context():

@@ -11,7 +11,7 @@ import pytest
 SCRIPT = textwrap.dedent("""
     import jax, keras, numpy as np
     import kit
-    from kit.train import fit_classifier, train_stage1
+    from kit.train import FitRecipe, Stage1Recipe, fit_classifier, train_stage1
     assert len(jax.devices()) == 2, jax.devices()
     dist = keras.distribution.DataParallel(devices=jax.devices())
     rng = np.random.default_rng(0)
@@ -19,13 +19,13 @@ SCRIPT = textwrap.dedent("""
     keras.utils.set_random_seed(0)
     with dist.scope():
         m = keras.Sequential([keras.Input((8,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(2)])
-    r = fit_classifier(m, x, y, x, y, learning_rate=2e-2, epochs=20, batch_size=32, distribution=dist)
+    r = fit_classifier(m, (x, y), (x, y), FitRecipe(2e-2, epochs=20, batch_size=32), distribution=dist)
     devices = len(m.weights[0].value.sharding.device_set)
     print("fit", round(r.best_dev_accuracy, 3), devices)
 
     outside = keras.Sequential([keras.Input((8,)), keras.layers.Dense(2)])
     try:
-        fit_classifier(outside, x, y, x, y, learning_rate=1e-2, epochs=1, batch_size=32, distribution=dist)
+        fit_classifier(outside, (x, y), (x, y), FitRecipe(1e-2, epochs=1, batch_size=32), distribution=dist)
     except ValueError as e:
         print("outside:", "built outside the distribution" in str(e))
 
@@ -37,9 +37,9 @@ SCRIPT = textwrap.dedent("""
     ids = rng.choice([5, 6, 7, 8, 9], size=(64, 12), p=[.6, .1, .1, .1, .1]); ids[:, 0] = 2; ids[:, -1] = 3
     inp = {"token_ids": ids, "segment_ids": 0 * ids, "padding_mask": np.ones_like(ids)}
     masker = MLMMasker(vocabulary_size=40, mask_token_id=4, special_token_ids=[0, 2, 3], max_predictions=2)
-    s1 = train_stage1(tlm, inp, (ids[:, 1] == 5).astype("int64"), inp, masker, rho1=1, rho2=1, steps=30,
-                      batch_size=16, learning_rate=1e-2, chunks=2, distribution=dist,
-                      mlm_prior="zero")  # from log |V|: the loss falls as the head learns the skew
+    recipe = Stage1Recipe(rho1=1, rho2=1, steps=30, batch_size=16, learning_rate=1e-2, chunks=2,
+                          mlm_prior="zero")  # from log |V|: the loss falls as the head learns the skew
+    s1 = train_stage1(tlm, (inp, (ids[:, 1] == 5).astype("int64")), inp, masker, recipe, distribution=dist)
     print("stage1", s1.curve["mlm_loss"][-1] < s1.curve["mlm_loss"][0],
           len(tlm.weights[0].value.sharding.device_set))
 """)

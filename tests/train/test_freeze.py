@@ -4,7 +4,13 @@ import keras
 import numpy as np
 import pytest
 
-from kit.train.freeze import DEFAULT_DIVERGENCE, DivergenceStopping, FreezeState, stack_and_finetune
+from kit.train.freeze import (
+    DEFAULT_DIVERGENCE,
+    DivergenceStopping,
+    FreezeRecipe,
+    FreezeState,
+    stack_and_finetune,
+)
 
 
 def _values(variables):
@@ -65,17 +71,10 @@ def test_frozen_encoder_is_bit_identical_then_trains(tiny_bert):
     result = stack_and_finetune(
         model,
         tiny_bert,
-        x,
-        y,
-        x,
-        y,
+        (x, y),
+        (x, y),
+        FreezeRecipe(phase1_lr=1e-2, phase2_lr=1e-2, phase1_epochs=2, phase2_epochs=1, batch_size=8, divergence=None),
         strategy="stack_and_finetune",
-        phase1_lr=1e-2,
-        phase2_lr=1e-2,
-        phase1_epochs=2,
-        phase2_epochs=1,
-        batch_size=8,
-        divergence=None,
         callbacks=[rec_enc, rec_head],
     )
     assert [p.name for p in result.phases] == ["phase1", "phase2"]
@@ -103,16 +102,10 @@ def test_single_phase_strategies(strategy, frozen):
     r = stack_and_finetune(
         model,
         enc,
-        x,
-        y,
-        x,
-        y,
+        (x, y),
+        (x, y),
+        FreezeRecipe(phase1_lr=1e-2, phase2_lr=1e-2, phase1_epochs=2, phase2_epochs=2, batch_size=16),
         strategy=strategy,
-        phase1_lr=1e-2,
-        phase2_lr=1e-2,
-        phase1_epochs=2,
-        phase2_epochs=2,
-        batch_size=16,
     )
     assert len(r.phases) == 1 and r.phases[0].encoder_frozen == frozen
     assert r.phases[0].trainable_weights == (2 if frozen else 4)
@@ -135,17 +128,10 @@ def test_unfreezing_keeps_deliberately_frozen_parts_frozen():
     r = stack_and_finetune(
         model,
         encoder,
-        x,
-        y,
-        x,
-        y,
+        (x, y),
+        (x, y),
+        FreezeRecipe(phase1_lr=1e-2, phase2_lr=1e-2, phase1_epochs=1, phase2_epochs=2, batch_size=8, divergence=None),
         strategy="stack_and_finetune",
-        phase1_lr=1e-2,
-        phase2_lr=1e-2,
-        phase1_epochs=1,
-        phase2_epochs=2,
-        batch_size=8,
-        divergence=None,
     )
     assert [p.trainable_weights for p in r.phases] == [2, 4]  # head, then head + proj (never the table)
     assert _same(fixed, _values(table.weights))
@@ -159,17 +145,10 @@ def test_phase2_keeps_best_dev_epoch():
     r = stack_and_finetune(
         model,
         enc,
-        x,
-        y,
-        xd,
-        yd,
+        (x, y),
+        (xd, yd),
+        FreezeRecipe(phase1_epochs=1, phase2_epochs=6, phase2_lr=0.5, optimizer="sgd", batch_size=8, divergence=None),
         strategy="stack_and_finetune",
-        phase1_epochs=1,
-        phase2_epochs=6,
-        phase2_lr=0.5,
-        optimizer="sgd",
-        batch_size=8,
-        divergence=None,
     )
     dev = r.phases[-1].history["val_accuracy"]
     assert r.monitor == "accuracy" and r.best_phase == "phase2"
@@ -186,15 +165,10 @@ def test_patience_stops_phase2_early():
     r = stack_and_finetune(
         model,
         enc,
-        x,
-        y,
-        x,
-        flipped,
+        (x, y),
+        (x, flipped),
+        FreezeRecipe(phase2_epochs=20, phase2_lr=5e-2, patience=2, batch_size=8),
         strategy="finetune_only",
-        phase2_epochs=20,
-        phase2_lr=5e-2,
-        patience=2,
-        batch_size=8,
     )
     assert r.phases[0].epochs < 20 and "no dev improvement" in r.phases[0].stopped
 
@@ -207,17 +181,12 @@ def test_regression_loss_and_metrics():
     r = stack_and_finetune(
         model,
         enc,
-        x,
-        y,
-        x,
-        y,
+        (x, y),
+        (x, y),
+        FreezeRecipe(
+            phase1_epochs=2, phase2_epochs=2, batch_size=16, loss="mse", metrics=["mae"], divergence={"threshold": 10.0}
+        ),
         strategy="stack_and_finetune",
-        phase1_epochs=2,
-        phase2_epochs=2,
-        batch_size=16,
-        loss="mse",
-        metrics=["mae"],
-        divergence={"threshold": 10.0},
     )
     assert r.monitor == "mae"
     assert r.best_dev == min(r.phases[-1].history["val_mae"])
@@ -230,17 +199,12 @@ def test_gradual_unfreezing_goes_top_down():
     r = stack_and_finetune(
         model,
         groups,
-        x,
-        y,
-        x,
-        y,
+        (x, y),
+        (x, y),
+        FreezeRecipe(
+            phase1_epochs=1, phase2_epochs=4, phase2_lr=1e-2, batch_size=16, divergence=None, unfreeze="gradual"
+        ),
         strategy="stack_and_finetune",
-        phase1_epochs=1,
-        phase2_epochs=4,
-        phase2_lr=1e-2,
-        batch_size=16,
-        divergence=None,
-        unfreeze="gradual",
         callbacks=[rec],
     )
     assert [p.name for p in r.phases] == ["phase1", "phase2.1", "phase2.2", "phase2.3"]
@@ -341,16 +305,10 @@ def test_divergence_stops_a_real_fit():
     r = stack_and_finetune(
         model,
         enc,
-        x,
-        y,
-        x,
-        1 - y,
+        (x, y),
+        (x, 1 - y),
+        FreezeRecipe(phase1_lr=5e-2, phase1_epochs=30, phase2_epochs=1, batch_size=8, divergence=stop),
         strategy="stack_and_finetune",
-        phase1_lr=5e-2,
-        phase1_epochs=30,
-        phase2_epochs=1,
-        batch_size=8,
-        divergence=stop,
         callbacks=[seen],
     )
     p1 = r.phases[0]
@@ -360,20 +318,25 @@ def test_divergence_stops_a_real_fit():
     assert _same(seen.starts[1], seen.epochs[stop.restored_epoch])
     assert not _same(seen.starts[1], seen.epochs[-1])
     model2, (enc2,) = _dense_model()
-    r2 = stack_and_finetune(model2, enc2, x, y, x, y, strategy="stack_only", phase1_epochs=3, batch_size=8)
+    r2 = stack_and_finetune(
+        model2, enc2, (x, y), (x, y), FreezeRecipe(phase1_epochs=3, batch_size=8), strategy="stack_only"
+    )
     assert r2.phases[0].epochs == 3 and r2.phases[0].stopped == ""
 
 
 def test_default_divergence_is_the_papers_rule():
     model, (enc,) = _dense_model()
     x, y = _data()
-    kw = {"strategy": "stack_only", "phase1_epochs": 1, "batch_size": 16}
-    assert stack_and_finetune(model, enc, x, y, x, y, **kw).info["divergence"] == {"threshold": 0.05, "patience": 2}
-    r = stack_and_finetune(model, enc, x, y, x, y, divergence=DEFAULT_DIVERGENCE, **kw)
-    assert r.info["divergence"] == {"threshold": 0.05, "patience": 2}
-    assert stack_and_finetune(model, enc, x, y, x, y, divergence=None, **kw).info["divergence"] is None
+
+    def run(**recipe):
+        r = FreezeRecipe(phase1_epochs=1, batch_size=16, **recipe)
+        return stack_and_finetune(model, enc, (x, y), (x, y), r, strategy="stack_only").info["divergence"]
+
+    assert run() == {"threshold": 0.05, "patience": 2}
+    assert run(divergence=DEFAULT_DIVERGENCE) == {"threshold": 0.05, "patience": 2}
+    assert run(divergence=None) is None
     with pytest.raises(TypeError, match="a dict of its arguments or None; got str"):
-        stack_and_finetune(model, enc, x, y, x, y, divergence="paper", **kw)
+        run(divergence="paper")
 
 
 def test_divergence_names_missing_metric():
@@ -400,21 +363,9 @@ def test_bad_arguments_give_clear_errors():
     model, (enc,) = _dense_model()
     x, y = _data()
 
-    def run(**kw):
-        return stack_and_finetune(
-            **{
-                "model": model,
-                "encoder": enc,
-                "x_train": x,
-                "y_train": y,
-                "x_dev": x,
-                "y_dev": y,
-                "strategy": "stack_and_finetune",
-                "phase1_epochs": 1,
-                "phase2_epochs": 1,
-                **kw,
-            }
-        )
+    def run(encoder=enc, y_train=y, y_dev=y, strategy="stack_and_finetune", **recipe):
+        recipe = FreezeRecipe(**{"phase1_epochs": 1, "phase2_epochs": 1, **recipe})
+        return stack_and_finetune(model, encoder, (x, y_train), (x, y_dev), recipe, strategy=strategy)
 
     with pytest.raises(ValueError, match="Did you mean 'stack_and_finetune'"):
         run(strategy="stack-and-finetune")
@@ -440,8 +391,12 @@ def test_bad_arguments_give_clear_errors():
         run(strategy="stack_only", phase1_epochs=0)
     with pytest.raises(ValueError, match="unfreeze must be"):
         run(unfreeze="sometimes")
+    with pytest.raises(TypeError, match="recipe must be a kit.train.FreezeRecipe"):
+        stack_and_finetune(model, enc, (x, y), (x, y), {"phase1_epochs": 1}, strategy="stack_only")
     enc.trainable = False
     with pytest.raises(ValueError, match="no trainable weights"):
         run()
     enc.trainable = True
-    assert stack_and_finetune(model, "enc0", x, y, x, y, strategy="stack_only", phase1_epochs=1).phases
+    assert stack_and_finetune(
+        model, "enc0", (x, y), (x, y), FreezeRecipe(phase1_epochs=1), strategy="stack_only"
+    ).phases

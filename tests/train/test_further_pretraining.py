@@ -9,7 +9,7 @@ from kit.models import BertBackbone
 from kit.models.mlm_model import MLMModel
 from kit.testing import run_layer_test, run_precision_test
 from kit.text.masking import MLMMasker
-from kit.train.further_pretraining import MLMBatches, further_pretrain
+from kit.train.further_pretraining import MLMBatches, MLMRecipe, further_pretrain
 from kit.train.masked_lm import evaluate_mlm
 
 PAD, UNK, CLS, SEP, MASK = 0, 1, 2, 3, 4
@@ -49,7 +49,7 @@ def test_mlm_loss_falls_and_updates_the_backbone_in_place():
     assert len([w for w in model.weights if tuple(w.shape) == (VOCAB, 16)]) == 1
     before = evaluate_mlm(model, x, masker)
     emb = keras.ops.convert_to_numpy(bb.token_embedding.embeddings).copy()
-    result = further_pretrain(bb, x, masker, steps=40, batch_size=16, learning_rate=3e-3, chunks=2, model=model)
+    result = further_pretrain(bb, x, masker, MLMRecipe(40, batch_size=16, learning_rate=3e-3, chunks=2), model=model)
     after = evaluate_mlm(model, x, masker)
     assert after["mlm_loss"] < before["mlm_loss"] - 0.5, (before, after)
     assert result.curve["loss"][-1] < result.curve["loss"][0]
@@ -101,7 +101,7 @@ def test_further_pretraining_in_mixed_bfloat16():
     keras.config.set_dtype_policy("mixed_bfloat16")
     try:
         bb, masker = setup()
-        result = further_pretrain(bb, texts(n=16), masker, steps=2, batch_size=8, learning_rate=1e-3, chunks=1)
+        result = further_pretrain(bb, texts(n=16), masker, MLMRecipe(2, batch_size=8, learning_rate=1e-3, chunks=1))
         assert np.isfinite(result.curve["loss"][-1])
         assert keras.backend.standardize_dtype(result.model(masked_inputs())["mlm"].dtype) == "bfloat16"
     finally:
@@ -111,7 +111,7 @@ def test_further_pretraining_in_mixed_bfloat16():
 def test_with_layer_decay_and_batches():
     bb, masker = setup(layers=2)
     x = texts(n=10)
-    result = further_pretrain(bb, x, masker, steps=2, batch_size=4, learning_rate=1e-3, decay=0.5, chunks=1)
+    result = further_pretrain(bb, x, masker, MLMRecipe(2, batch_size=4, learning_rate=1e-3, decay=0.5, chunks=1))
     table = result.model.optimizer.rate_table
     assert [r["multiplier"] for r in table] == [0.25, 0.5, 1.0, 1.0]
     tagged = dict(x, segment_ids=np.repeat(np.arange(10, dtype="int32")[:, None], SEQ, 1))  # row ids, to count
@@ -124,6 +124,8 @@ def test_with_layer_decay_and_batches():
     assert np.bincount(rows, minlength=10).tolist() == [2] * 10
     assert not np.array_equal(s[0][0]["mask_positions"], s[1][0]["mask_positions"])
     with pytest.raises(ValueError, match="steps must be >= 1"):
-        further_pretrain(bb, x, masker, steps=0)
+        MLMRecipe(steps=0)
+    with pytest.raises(TypeError, match="recipe must be a kit.train.MLMRecipe"):
+        further_pretrain(bb, x, masker, {"steps": 2})
     with pytest.raises(ValueError, match="preprocessor's dict"):
         MLMBatches({"token_ids": x["token_ids"]}, masker, 4, 1)

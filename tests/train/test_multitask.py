@@ -11,12 +11,13 @@ from kit.models.multitask_bert import cerbertus, multi_bert, triple_bert
 from kit.train.layerwise_decay import llrd_optimizer
 from kit.train.multitask import (
     MultitaskBatches,
+    MultitaskRecipe,
     compile_multitask,
     evaluate_multitask,
     fit_multitask,
     predict_tasks,
 )
-from kit.train.smart import SMART
+from kit.train.smart import SMART, SmartNoise
 from tests.helpers import tiny_inputs
 
 KINDS = {"sst": "classification", "qqp": "binary", "sts": "regression"}
@@ -121,11 +122,12 @@ def test_inactive_heads_still_move_under_adamw_weight_decay():
 def test_fit_multitask_with_smart_and_llrd_round_trips(tmp_path):
     bb = tiny()
     model = cerbertus(bb, HEADS, k=1, dropout=0.0)
-    smart = SMART(model, model, lambda_s=1.0, sigma=1e-2)
+    smart = SMART(model, model, lambda_s=1.0, noise=SmartNoise(sigma=1e-2))
     opt = llrd_optimizer(model, model, 1e-3, decay=0.9)
     assert [r["group"] for r in opt.rate_table][-2:] == ["layer 1 (x3)", "pooler + heads"]
     train = task_data(sizes=(8, 8, 8))
-    result = fit_multitask(smart, train, KINDS, optimizer=opt, epochs=2, batch_size=8, dev=train, drop_remainder=True)
+    recipe = MultitaskRecipe(epochs=2, batch_size=8, drop_remainder=True)
+    result = fit_multitask(smart, train, KINDS, recipe, optimizer=opt, dev=train)
     assert result.steps == 6 and min(result.history["smart_loss"]) > 0
     assert {"sst_accuracy", "qqp_accuracy", "sts_pearson", "dev_mean"} <= set(result.history)
     assert len(result.dev_scores) == 2 and set(result.dev_scores[0]) == set(KINDS) | {"mean"}
@@ -151,26 +153,19 @@ def test_dev_is_scored_in_the_eval_batch_size(monkeypatch):
     real = mt.evaluate_multitask
     monkeypatch.setattr(mt, "evaluate_multitask", lambda m, d, k, b=64: seen.append(b) or real(m, d, k, b))
     train = task_data(sizes=(8, 8, 8))
+    recipe = MultitaskRecipe(epochs=2, batch_size=8, eval_batch_size=4)
     fit_multitask(
-        multi_bert(tiny(layers=1), HEADS),
-        train,
-        KINDS,
-        optimizer=keras.optimizers.AdamW(1e-3),
-        epochs=2,
-        batch_size=8,
-        dev=train,
-        eval_batch_size=4,
+        multi_bert(tiny(layers=1), HEADS), train, KINDS, recipe, optimizer=keras.optimizers.AdamW(1e-3), dev=train
     )
+    recipe = MultitaskRecipe(epochs=1, batch_size=8)
     fit_multitask(
-        multi_bert(tiny(layers=1), HEADS),
-        train,
-        KINDS,
-        optimizer=keras.optimizers.AdamW(1e-3),
-        epochs=1,
-        batch_size=8,
-        dev=train,
+        multi_bert(tiny(layers=1), HEADS), train, KINDS, recipe, optimizer=keras.optimizers.AdamW(1e-3), dev=train
     )
     assert seen == [4, 4, 64]
+    with pytest.raises(ValueError, match="epochs must be >= 1"):
+        MultitaskRecipe(epochs=0, batch_size=8)
+    with pytest.raises(TypeError, match="recipe must be a kit.train.MultitaskRecipe"):
+        fit_multitask(multi_bert(tiny(layers=1), HEADS), train, KINDS, {"epochs": 1}, optimizer="adam")
 
 
 def test_smart_perturbs_every_encoder_of_a_triple_bert():
@@ -197,9 +192,8 @@ def test_fit_multitask_in_mixed_bfloat16():
     keras.config.set_dtype_policy("mixed_bfloat16")
     try:
         model = multi_bert(tiny(layers=1), HEADS)
-        result = fit_multitask(
-            model, task_data(sizes=(8, 8, 8)), KINDS, optimizer=keras.optimizers.AdamW(1e-3), epochs=1, batch_size=8
-        )
+        recipe = MultitaskRecipe(epochs=1, batch_size=8)
+        result = fit_multitask(model, task_data(sizes=(8, 8, 8)), KINDS, recipe, optimizer=keras.optimizers.AdamW(1e-3))
         assert np.isfinite(result.history["loss"][0]) and np.isfinite(result.history["sts_pearson"][0])
         assert keras.backend.standardize_dtype(model(task_data()["sst"][0])["sst"].dtype) == "bfloat16"
     finally:

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from kit.models import BertBackbone, build_classifier, split_backbone
-from kit.train.smart import SMART, noise_grad, smoothness_divergence
+from kit.train.smart import SMART, SmartNoise, noise_grad, smoothness_divergence
 from tests.helpers import tiny_inputs
 
 CE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
@@ -103,7 +103,7 @@ class FixedNoiseSMART(SMART):
 def test_smart_loss_is_a_batch_mean_and_respects_sample_weights():
     """R([a..a, b..b]) is the mean of R([a..a]) and R([b..b]) (a batch sum would be their sum); weight 0 gives 0."""
     bb, model = tiny()
-    smart = FixedNoiseSMART(model, bb, sigma=1e-2, eta=1e-1)
+    smart = FixedNoiseSMART(model, bb, noise=SmartNoise(sigma=1e-2, eta=1e-1))
     smart.compile("adam", CE)
     x, _ = data(8)
 
@@ -123,12 +123,12 @@ def test_perturbation_has_unit_norm_per_token(norm):
     bb, model = tiny()
     x, _ = data(8)
     # epsilon tiny: the reference's normalisation gives exactly a unit vector per token
-    smart = SMART(model, bb, norm=norm, epsilon=1e-12, loss="kl")
+    smart = SMART(model, bb, noise=SmartNoise(epsilon=1e-12, norm=norm), loss="kl")
     noise = np_(smart.perturbation(x, model(x, training=True))[0])
     size = np.abs(noise).max(-1) if norm == "inf" else np.sqrt((noise**2).sum(-1))
     np.testing.assert_allclose(size, 1.0, rtol=1e-5)
     # the defaults (sigma=1e-5, epsilon=1e-6): max|s| / (max|s| + epsilon), a little under 1
-    default = np_(SMART(model, bb, norm=norm, loss="kl").perturbation(x, model(x, training=True))[0])
+    default = np_(SMART(model, bb, noise={"norm": norm}, loss="kl").perturbation(x, model(x, training=True))[0])
     size = np.abs(default).max(-1) if norm == "inf" else np.sqrt((default**2).sum(-1))
     assert (size < 1.0).all() and (size > 0.5).all()
 
@@ -163,7 +163,7 @@ def test_lambda_positive_trains_differently_and_round_trips(plain_run, tmp_path)
     x, y, start, trained = plain_run
     bb, model = tiny(seed=3)
     model.set_weights(start)
-    smart = SMART(model, bb, lambda_s=5.0, sigma=1e-2, steps=2, norm="l2", seed=5)
+    smart = SMART(model, bb, lambda_s=5.0, noise=SmartNoise(sigma=1e-2, steps=2, norm="l2"), seed=5)
     h = fit(smart, x, y)
     assert min(h["smart_loss"]) > 0
     diff = max(np.abs(a - b).max() for a, b in zip(trained, model.get_weights()))
@@ -174,8 +174,12 @@ def test_lambda_positive_trains_differently_and_round_trips(plain_run, tmp_path)
     loaded = keras.saving.load_model(tmp_path / "smart.keras")
     assert isinstance(loaded, SMART) and loaded.compiled
     np.testing.assert_allclose(np_(loaded(x, training=False)), before, atol=1e-5)
-    for key in ("lambda_s", "steps", "norm", "sigma", "eta", "epsilon", "seed"):
+    for key in ("lambda_s", "noise", "seed"):
         assert getattr(loaded, key) == getattr(smart, key)
+    assert smart.get_config()["noise"] == {"epsilon": 1e-6, "sigma": 1e-2, "eta": 1e-3, "steps": 2, "norm": "l2"}
+    config = smart.get_config()
+    flat = {k: v for k, v in config.items() if k != "noise"} | config["noise"]  # a file saved before the grouping
+    assert SMART.from_config(flat).noise == smart.noise
     assert loaded.backbones[0] is not bb and loaded.embedding_layers[0] is loaded.backbones[0].embeddings_dropout
     assert any(layer is loaded.backbones[0] for layer in loaded.model._flatten_layers())
     # the loaded model's loss is the task loss plus lambda_s * R_s again
@@ -194,7 +198,7 @@ def test_mixed_bfloat16_training():
     keras.config.set_dtype_policy("mixed_bfloat16")
     try:
         bb, model = tiny()
-        smart = SMART(model, bb, lambda_s=1.0, sigma=1e-2)
+        smart = SMART(model, bb, lambda_s=1.0, noise=SmartNoise(sigma=1e-2))
         smart.compile(keras.optimizers.Adam(1e-3), CE)
         x, y = data(8)
         assert keras.backend.standardize_dtype(model(x).dtype) == "bfloat16"
@@ -215,7 +219,13 @@ def test_clear_errors():
     with pytest.raises(ValueError, match="Unknown SMART loss kind 'kld'"):
         SMART(model, bb, loss="kld")
     with pytest.raises(ValueError, match="norm must be one of"):
-        SMART(model, bb, norm="l1")
+        SMART(model, bb, noise={"norm": "l1"})
+    with pytest.raises(ValueError, match="epsilon must be > 0"):
+        SmartNoise(epsilon=0)
+    with pytest.raises(ValueError, match="steps must be an integer >= 0"):
+        SmartNoise(steps=1.5)
+    with pytest.raises(TypeError, match="noise must be a SmartNoise"):
+        SMART(model, bb, noise=(1e-6, 1e-5))
     with pytest.raises(ValueError, match="lambda_s must be >= 0"):
         SMART(model, bb, lambda_s=-1)
     with pytest.raises(ValueError, match="expects probabilities"):

@@ -9,7 +9,7 @@ import pytest
 from kit.models import TLMModel, tlm_backbone
 from kit.testing import run_layer_test
 from kit.text import CompactVocabulary, MLMMasker
-from kit.train import TLMBatches, evaluate_mlm, set_mlm_prior, train_stage1, unigram_log_prior
+from kit.train import Stage1Recipe, TLMBatches, evaluate_mlm, set_mlm_prior, train_stage1, unigram_log_prior
 
 PAD, UNK, CLS, SEP, MASK = 0, 1, 2, 3, 4
 SPECIALS = [PAD, UNK, CLS, SEP]
@@ -125,10 +125,11 @@ def test_compact_vocabulary_keeps_the_most_frequent():
 @pytest.mark.parametrize("rho1,expected", [(0, "IIIIII"), (1, "IEIEIE"), (3, "IEEEIE"), (math.inf, "EEEEEE")])
 def test_stream_interleaves_rho1_external_batches(rho1, expected):
     x = make_inputs()
-    s = TLMBatches(x, np.zeros(64, int), x, masker(), rho1=rho1, rho2=20, batch_size=8, steps=6)
+    recipe = Stage1Recipe(rho1=rho1, rho2=20, steps=6, batch_size=8)
+    s = TLMBatches((x, np.zeros(64, int)), x, masker(), recipe)
     assert "".join(s.kind(i)[0].upper() for i in range(6)) == expected
     # chunks continue the same stream
-    tail = TLMBatches(x, np.zeros(64, int), x, masker(), rho1=rho1, rho2=20, batch_size=8, steps=3, start=3)
+    tail = TLMBatches((x, np.zeros(64, int)), x, masker(), recipe, steps=3, start=3)
     assert [tail.kind(i) for i in range(3)] == [s.kind(i) for i in range(3, 6)]
     np.testing.assert_array_equal(tail[1][0]["token_ids"], s[4][0]["token_ids"])
 
@@ -137,7 +138,9 @@ def test_stream_interleaves_rho1_external_batches(rho1, expected):
 def test_stream_weights(normalize, w_mlm, w_task):
     x = make_inputs()
     y = np.arange(64) % 3
-    s = TLMBatches(x, y, x, masker(), rho1=1, rho2=20, batch_size=8, steps=4, normalize_internal=normalize)
+    s = TLMBatches(
+        (x, y), x, masker(), Stage1Recipe(rho1=1, rho2=20, steps=4, batch_size=8, normalize_internal=normalize)
+    )
     (xi, yi, wi), (_, _, we) = s[0], s[1]
     assert set(xi) == {"token_ids", "segment_ids", "padding_mask", "mask_positions"}
     np.testing.assert_allclose(wi["task"], w_task, rtol=1e-6)
@@ -151,7 +154,7 @@ def test_stream_weights(normalize, w_mlm, w_task):
 def test_stream_visits_every_internal_example_and_masks_afresh():
     x = make_inputs(n=24, pad_from=12)  # 10 maskable tokens per row, 2 masked
     y = np.arange(24)
-    s = TLMBatches(x, y, None, masker(), rho1=0, rho2=1, batch_size=8, steps=6)
+    s = TLMBatches((x, y), None, masker(), Stage1Recipe(rho1=0, rho2=1, steps=6, batch_size=8))
     first_pass = np.concatenate([s[i][1]["task"] for i in range(3)])
     assert sorted(first_pass.tolist()) == list(range(24))  # one pass = a permutation
     second_pass = np.concatenate([s[i][1]["task"] for i in range(3, 6)])
@@ -165,19 +168,24 @@ def test_stream_visits_every_internal_example_and_masks_afresh():
 def test_stream_errors():
     x = make_inputs()
     y = np.zeros(64, int)
+    recipe = Stage1Recipe(rho1=1, rho2=20, steps=4, batch_size=8)
     with pytest.raises(ValueError, match="no external data was given"):
-        TLMBatches(x, y, None, masker(), rho1=3, rho2=20, batch_size=8, steps=4)
+        TLMBatches((x, y), None, masker(), Stage1Recipe(rho1=3, rho2=20, steps=4, batch_size=8))
     with pytest.raises(ValueError, match="an integer or math.inf"):
-        TLMBatches(x, y, x, masker(), rho1=2.5, rho2=20, batch_size=8, steps=4)
+        Stage1Recipe(rho1=2.5, rho2=20, steps=4, batch_size=8)
     with pytest.raises(ValueError, match="labels for 64"):
-        TLMBatches(x, y[:10], x, masker(), rho1=1, rho2=20, batch_size=8, steps=4)
+        TLMBatches((x, y[:10]), x, masker(), recipe)
     with pytest.raises(ValueError, match="internal.*empty"):
         empty = {k: v[:0] for k, v in x.items()}
-        TLMBatches(empty, y[:0], x, masker(), rho1=1, rho2=20, batch_size=8, steps=4)
+        TLMBatches((empty, y[:0]), x, masker(), recipe)
     with pytest.raises(ValueError, match="preprocessor's dict"):
-        TLMBatches({"token_ids": x["token_ids"]}, y, x, masker(), rho1=1, rho2=20, batch_size=8, steps=4)
+        TLMBatches(({"token_ids": x["token_ids"]}, y), x, masker(), recipe)
     with pytest.raises(ValueError, match="rho1 and rho2 must be >= 0"):
-        TLMBatches(x, y, x, masker(), rho1=1, rho2=-1, batch_size=8, steps=4)
+        Stage1Recipe(rho1=1, rho2=-1, steps=4, batch_size=8)
+    with pytest.raises(ValueError, match="batch_size and steps must be >= 1"):
+        Stage1Recipe(rho1=1, rho2=20, steps=0, batch_size=8)
+    with pytest.raises(ValueError, match="schedule must be one of"):
+        Stage1Recipe(rho1=1, rho2=20, steps=4, batch_size=8, schedule="linear")
 
 
 # --- the model -------------------------------------------------------------------------------------------------
@@ -239,7 +247,7 @@ def test_compiled_loss_is_the_documented_objective():
     model = small_model()
     x = make_inputs()
     y = np.arange(64) % 3
-    s = TLMBatches(x, y, x, masker(), rho1=1, rho2=5, batch_size=8, steps=2, normalize_internal=True)
+    s = TLMBatches((x, y), x, masker(), Stage1Recipe(rho1=1, rho2=5, steps=2, batch_size=8, normalize_internal=True))
     from kit.train.tlm_training import compile_stage1
 
     compile_stage1(model, learning_rate=1e-3, steps=10)
@@ -270,20 +278,17 @@ def test_stage1_trains_and_counts():
     y = (x["token_ids"][:, 1] == 5).astype("int64")
     model = small_model(p=2)
     seen = []
-    r = train_stage1(
-        model,
-        x,
-        y,
-        x,
-        masker(max_predictions=2),
+    recipe = Stage1Recipe(
         rho1=1,
         rho2=1,
         steps=60,
         batch_size=16,
         learning_rate=1e-2,
         chunks=3,
-        progress=lambda done, total, logs: seen.append(done),
         mlm_prior="zero",  # from log |V|: the fall is the head learning the skew (the prior would start there)
+    )
+    r = train_stage1(
+        model, (x, y), x, masker(max_predictions=2), recipe, progress=lambda done, total, logs: seen.append(done)
     )
     assert seen == [20, 40, 60]
     assert (r.internal_batches, r.external_batches) == (30, 30)
@@ -307,19 +312,8 @@ def test_stage1_learns_the_task():
     x["token_ids"][np.arange(256), rng.integers(1, 11, 256)] = np.where(y == 1, 5, 6)  # the label's word
     ext = make_inputs(n=256, seq=12, vocab=40, seed=2, pad_from=12)
     model = small_model(classes=2, pooling="mean")
-    train_stage1(
-        model,
-        x,
-        y,
-        ext,
-        masker(max_predictions=2),
-        rho1=3,
-        rho2=20,
-        steps=400,
-        batch_size=32,
-        learning_rate=5e-3,
-        chunks=2,
-    )
+    recipe = Stage1Recipe(rho1=3, rho2=20, steps=400, batch_size=32, learning_rate=5e-3, chunks=2)
+    train_stage1(model, (x, y), ext, masker(max_predictions=2), recipe)
     acc = float((model.classifier().predict(x, verbose=0).argmax(-1) == y).mean())
     # the majority class is ~0.5 (256 texts: one standard error is 0.03). On torch, seeds 0-2: 0.88-0.93 with the
     # MLM bias at 0, 0.79-0.88 with the unigram prior (the default). Here the label words are the two most frequent,
@@ -374,13 +368,15 @@ def test_stage1_sets_the_prior_it_is_asked_for(prior):
     x = make_inputs(n=64, seq=12, pad_from=12)
     ext = make_inputs(n=64, seq=12, seed=3, pad_from=12)
     model, m = small_model(), masker(max_predictions=2)
-    train_stage1(model, x, np.arange(64) % 3, ext, m, rho1=1, rho2=1, steps=2, batch_size=16, learning_rate=0.0,
-                 chunks=1, mlm_prior=prior)  # fmt: skip
+    recipe = Stage1Recipe(rho1=1, rho2=1, steps=2, batch_size=16, learning_rate=0.0, chunks=1, mlm_prior=prior)
+    train_stage1(model, (x, np.arange(64) % 3), ext, m, recipe)
     bias = keras.ops.convert_to_numpy([w for w in model.mlm_head.weights if w.path.endswith("output_bias")][0])
     expected = unigram_log_prior([x, ext], 40, m.special_token_ids) if prior == "unigram" else np.zeros(40)
     np.testing.assert_allclose(bias, expected, atol=1e-6)  # learning rate 0: what stage 1 started from
     with pytest.raises(ValueError, match="mlm_prior must be one of"):
-        train_stage1(model, x, np.arange(64) % 3, ext, m, rho1=1, rho2=1, steps=2, batch_size=16, mlm_prior="bert")
+        Stage1Recipe(rho1=1, rho2=1, steps=2, batch_size=16, mlm_prior="bert")
+    with pytest.raises(TypeError, match="recipe must be a kit.train.Stage1Recipe"):
+        train_stage1(model, (x, np.arange(64) % 3), ext, m, {"rho1": 1, "rho2": 1, "steps": 2, "batch_size": 16})
 
 
 def test_mean_pooling_head_round_trips(tmp_path):
@@ -409,19 +405,8 @@ def test_stage1_under_mixed_precision(policy):
     try:
         model = small_model()
         x = make_inputs(n=64, seq=12, pad_from=12)
-        r = train_stage1(
-            model,
-            x,
-            np.arange(64) % 3,
-            x,
-            masker(max_predictions=2),
-            rho1=1,
-            rho2=1,
-            steps=8,
-            batch_size=16,
-            learning_rate=1e-3,
-            chunks=2,
-        )
+        recipe = Stage1Recipe(rho1=1, rho2=1, steps=8, batch_size=16, learning_rate=1e-3, chunks=2)
+        r = train_stage1(model, (x, np.arange(64) % 3), x, masker(max_predictions=2), recipe)
         ev = evaluate_mlm(model, x, masker(max_predictions=2))
     finally:
         keras.config.set_dtype_policy("float32")

@@ -17,15 +17,16 @@ module                 heads
 """
 
 from .classifier import ClassifierHead, MaskedMeanPooling, build_classifier
-from .dense_cnn import DenseCNNHead
+from .dense_cnn import DenseBlocks, DenseCNNHead
 from .highway import HighwayBiLSTMHead
-from .matching import BiMPMHead, MultiPerspectiveMatching, SimTransformerHead, pair_masks
+from .matching import BiMPMHead, MultiPerspectiveMatching, SimTransformerHead, TransformerLayers, pair_masks
 from .rich_head import RichHead, build_stacked_model, full_mask, unpack_states
 from .token_tagger import TokenTaggerHead
 
 __all__ = [
     "BiMPMHead",
     "ClassifierHead",
+    "DenseBlocks",
     "DenseCNNHead",
     "HighwayBiLSTMHead",
     "MaskedMeanPooling",
@@ -33,6 +34,7 @@ __all__ = [
     "RichHead",
     "SimTransformerHead",
     "TokenTaggerHead",
+    "TransformerLayers",
     "build_classifier",
     "build_stacked_model",
     "full_mask",

@@ -1,7 +1,7 @@
 """A DenseNet-style CNN head over BERT's token states (Experiment B of arXiv 1907.05338).
 
 The token states are projected to ``filters`` channels (1×1 convolution), then
-pass ``blocks`` dense blocks. Inside a block each of ``convs_per_block``
+pass ``blocks`` dense blocks (their layout: a :class:`DenseBlocks`). Inside a block each of ``convs_per_block``
 Conv1D layers (``growth`` filters, ReLU) reads the concatenation of the
 block's input and every earlier layer's output (DenseNet's dense
 connectivity); a 1×1 transition convolution brings the block's concatenation
@@ -13,7 +13,7 @@ initialised. DenseNet's batch normalisation is left out (statistics over
 padded token grids are ill-defined).
 
 >>> import numpy as np
->>> head = DenseCNNHead(num_classes=2, filters=8, growth=4, blocks=2, convs_per_block=2)
+>>> head = DenseCNNHead(num_classes=2, filters=8, dense=DenseBlocks(blocks=2, convs_per_block=2, growth=4))
 >>> states = {"sequence_output": np.ones((3, 7, 16), "float32"), "padding_mask": np.ones((3, 7), "int32")}
 >>> tuple(head(states).shape)
 (3, 2)
@@ -21,11 +21,44 @@ padded token grids are ill-defined).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import keras
 from keras import ops
 
 from ..bilstm import masked_max
-from .rich_head import RichHead, full_mask, unpack_states
+from .rich_head import RichHead, as_group, full_mask, unpack_states
+
+
+@dataclass(frozen=True)
+class DenseBlocks:
+    """The dense blocks' layout: how many, how deep, and each convolution's growth and width (DenseNet's).
+
+    Attributes:
+        blocks: dense blocks.
+        convs_per_block: Conv1D layers per block.
+        growth: the filters of each Conv1D inside a block (DenseNet's growth rate).
+        kernel_size: the width of the Conv1D layers inside a block.
+
+    Raises:
+        ValueError: a size below 1.
+
+    Example:
+        >>> DenseBlocks(blocks=2, convs_per_block=2, growth=16)
+        DenseBlocks(blocks=2, convs_per_block=2, growth=16, kernel_size=3)
+    """
+
+    blocks: int = 4
+    convs_per_block: int = 4
+    growth: int = 32
+    kernel_size: int = 3
+
+    def __post_init__(self):
+        if min(self.blocks, self.convs_per_block, self.growth, self.kernel_size) < 1:
+            raise ValueError(
+                "growth, blocks, convs_per_block and kernel_size must all be >= 1; got "
+                f"{self.growth}, {self.blocks}, {self.convs_per_block}, {self.kernel_size}."
+            )
 
 
 @keras.saving.register_keras_serializable(package="kit")
@@ -35,28 +68,24 @@ class DenseCNNHead(RichHead):
     Args:
         num_classes: the logits (1 for regression).
         filters: the channels of the 1×1 projection and of each block's transition.
-        growth: the filters of each Conv1D inside a block (DenseNet's growth rate).
-        blocks: dense blocks.
-        convs_per_block: Conv1D layers per block.
-        kernel_size: the width of the Conv1D layers inside a block.
+        dense: the blocks' layout (:class:`DenseBlocks`, or a dict of its fields; default: the paper's 4 blocks of 4
+            convolutions, growth 32, width 3).
         dropout: before the logits.
         use_cls: concatenate the ``[CLS]`` state (position 0) to the pooled features.
         **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
 
     Raises:
-        ValueError: ``num_classes`` or a size below 1.
+        ValueError: ``num_classes``, ``filters`` or a size of ``dense`` below 1.
     """
 
-    CONFIG = ("num_classes", "filters", "growth", "blocks", "convs_per_block", "kernel_size", "dropout", "use_cls")
+    CONFIG = ("num_classes", "filters", "dense", "dropout", "use_cls")
+    GROUPS = {"dense": DenseBlocks}
 
     def __init__(
         self,
         num_classes: int,
         filters: int = 128,
-        growth: int = 32,
-        blocks: int = 4,
-        convs_per_block: int = 4,
-        kernel_size: int = 3,
+        dense: DenseBlocks | dict | None = None,
         dropout: float = 0.1,
         use_cls: bool = True,
         **kwargs,
@@ -64,16 +93,12 @@ class DenseCNNHead(RichHead):
         super().__init__(**kwargs)
         if num_classes < 1:
             raise ValueError(f"num_classes must be >= 1 (1 means regression), got {num_classes}.")
-        if min(filters, growth, blocks, convs_per_block, kernel_size) < 1:
-            raise ValueError(
-                "filters, growth, blocks, convs_per_block and kernel_size must all be >= 1; got "
-                f"{filters}, {growth}, {blocks}, {convs_per_block}, {kernel_size}."
-            )
-        self.num_classes, self.filters, self.growth = num_classes, filters, growth
-        self.blocks, self.convs_per_block, self.kernel_size = blocks, convs_per_block, kernel_size
+        if filters < 1:
+            raise ValueError(f"filters must be >= 1, got {filters}.")
+        self.num_classes, self.filters, self.dense = num_classes, filters, as_group(dense, DenseBlocks, "dense")
         self.dropout, self.use_cls = dropout, use_cls
         self.supports_masking = True
-        policy = self.dtype_policy
+        policy, d = self.dtype_policy, self.dense
 
         def conv(units, size, name, act="relu"):
             return keras.layers.Conv1D(
@@ -82,9 +107,10 @@ class DenseCNNHead(RichHead):
 
         self.project = conv(filters, 1, "project")
         self.convs = [
-            [conv(growth, kernel_size, f"block{b}_conv{c}") for c in range(convs_per_block)] for b in range(blocks)
+            [conv(d.growth, d.kernel_size, f"block{b}_conv{c}") for c in range(d.convs_per_block)]
+            for b in range(d.blocks)
         ]
-        self.transitions = [conv(filters, 1, f"block{b}_transition") for b in range(blocks)]
+        self.transitions = [conv(filters, 1, f"block{b}_transition") for b in range(d.blocks)]
         self.dropout_layer = keras.layers.Dropout(dropout, dtype=policy)
         self.logits = keras.layers.Dense(num_classes, kernel_initializer="he_normal", dtype=policy, name="logits")
 
@@ -96,7 +122,7 @@ class DenseCNNHead(RichHead):
             width = self.filters
             for c in convs:
                 c.build(shape[:-1] + (width,))
-                width += self.growth
+                width += self.dense.growth
             transition.build(shape[:-1] + (width,))
         self.logits.build((shape[0], self.filters + (hidden if self.use_cls else 0)))
 

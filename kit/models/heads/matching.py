@@ -45,12 +45,14 @@ transformer kernels are Kaiming (``he_normal``) initialised.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import keras
 import keras_hub
 from keras import ops
 
 from ..bilstm import BiLSTMEncoder, masked_mean
-from .rich_head import RichHead, unpack_states
+from .rich_head import RichHead, as_group, unpack_states
 
 _EPS = 1e-12
 
@@ -319,6 +321,36 @@ class BiMPMHead(RichHead):
         return self.logits(h)
 
 
+@dataclass(frozen=True)
+class TransformerLayers:
+    """The Sim-Transformer's stack of ``keras_hub.layers.TransformerEncoder`` layers: depth, heads and widths.
+
+    Attributes:
+        num_layers: the layers.
+        num_heads: their attention heads.
+        hidden_dim: their width (the projection's; a multiple of ``num_heads``).
+        intermediate_dim: their feed-forward inner size.
+
+    Raises:
+        ValueError: ``num_layers`` below 1, or ``hidden_dim`` not divisible by ``num_heads``.
+
+    Example:
+        >>> TransformerLayers(num_layers=1, num_heads=2, hidden_dim=32, intermediate_dim=64).hidden_dim
+        32
+    """
+
+    num_layers: int = 2
+    num_heads: int = 4
+    hidden_dim: int = 128
+    intermediate_dim: int = 256
+
+    def __post_init__(self):
+        if self.num_layers < 1:
+            raise ValueError(f"num_layers must be >= 1, got {self.num_layers}.")
+        if self.hidden_dim % self.num_heads:
+            raise ValueError(f"hidden_dim ({self.hidden_dim}) must be divisible by num_heads ({self.num_heads}).")
+
+
 @keras.saving.register_keras_serializable(package="kit")
 class SimTransformerHead(RichHead):
     """Sim-Transformer: matching vectors (or token states) → TransformerEncoder layers → side pooling → logits.
@@ -327,10 +359,8 @@ class SimTransformerHead(RichHead):
 
     Args:
         num_classes: the logits (1 for regression).
-        num_layers: ``keras_hub.layers.TransformerEncoder`` layers.
-        num_heads: their attention heads.
-        hidden_dim: their width (the projection's; a multiple of ``num_heads``).
-        intermediate_dim: their feed-forward inner size.
+        transformer: the transformer layers (:class:`TransformerLayers`, or a dict of its fields; default: 2 layers
+            of 4 heads, width 128, feed-forward 256).
         perspectives: the matching's ``l`` (``directions=1``).
         use_matching: run the transformer layers on the matching vectors; False: on the token states themselves.
         dropout: before the projection, inside the transformer layers and before the logits.
@@ -338,38 +368,26 @@ class SimTransformerHead(RichHead):
         **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
 
     Raises:
-        ValueError: ``num_classes`` or ``num_layers`` below 1, or ``hidden_dim`` not divisible by ``num_heads``;
-            when called, an input without ``segment_ids``.
+        ValueError: ``num_classes`` below 1, a bad ``transformer`` (:class:`TransformerLayers`); when called, an
+            input without ``segment_ids``.
 
     Example:
         >>> import numpy as np
-        >>> head = SimTransformerHead(num_classes=2, num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=8,
-        ...                           perspectives=3)
+        >>> layers = TransformerLayers(num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=8)
+        >>> head = SimTransformerHead(num_classes=2, transformer=layers, perspectives=3)
         >>> seg = np.array([[0, 0, 0, 1, 1, 1, 0]]); pad = np.array([[1, 1, 1, 1, 1, 1, 0]])
         >>> states = {"sequence_output": np.ones((1, 7, 6), "float32"), "padding_mask": pad, "segment_ids": seg}
         >>> tuple(head(states).shape)
         (1, 2)
     """
 
-    CONFIG = (
-        "num_classes",
-        "num_layers",
-        "num_heads",
-        "hidden_dim",
-        "intermediate_dim",
-        "perspectives",
-        "use_matching",
-        "dropout",
-        "drop_special",
-    )
+    CONFIG = ("num_classes", "transformer", "perspectives", "use_matching", "dropout", "drop_special")
+    GROUPS = {"transformer": TransformerLayers}
 
     def __init__(
         self,
         num_classes: int,
-        num_layers: int = 2,
-        num_heads: int = 4,
-        hidden_dim: int = 128,
-        intermediate_dim: int = 256,
+        transformer: TransformerLayers | dict | None = None,
         perspectives: int = 20,
         use_matching: bool = True,
         dropout: float = 0.1,
@@ -379,31 +397,27 @@ class SimTransformerHead(RichHead):
         super().__init__(**kwargs)
         if num_classes < 1:
             raise ValueError(f"num_classes must be >= 1 (1 means regression), got {num_classes}.")
-        if num_layers < 1:
-            raise ValueError(f"num_layers must be >= 1, got {num_layers}.")
-        if hidden_dim % num_heads:
-            raise ValueError(f"hidden_dim ({hidden_dim}) must be divisible by num_heads ({num_heads}).")
-        self.num_classes, self.num_layers, self.num_heads = num_classes, num_layers, num_heads
-        self.hidden_dim, self.intermediate_dim, self.perspectives = hidden_dim, intermediate_dim, perspectives
-        self.use_matching, self.dropout, self.drop_special = use_matching, dropout, drop_special
+        self.num_classes, self.transformer = num_classes, as_group(transformer, TransformerLayers, "transformer")
+        self.perspectives, self.use_matching = perspectives, use_matching
+        self.dropout, self.drop_special = dropout, drop_special
         self.supports_masking = True
-        policy = self.dtype_policy
+        policy, t = self.dtype_policy, self.transformer
         self.matching = (
             MultiPerspectiveMatching(perspectives, directions=1, dtype=policy, name="matching")
             if use_matching
             else None
         )
-        self.project = keras.layers.Dense(hidden_dim, kernel_initializer="he_normal", dtype=policy, name="project")
+        self.project = keras.layers.Dense(t.hidden_dim, kernel_initializer="he_normal", dtype=policy, name="project")
         self.encoders = [
             keras_hub.layers.TransformerEncoder(
-                intermediate_dim,
-                num_heads,
+                t.intermediate_dim,
+                t.num_heads,
                 dropout=dropout,
                 kernel_initializer="he_normal",
                 dtype=policy,
                 name=f"transformer_{i}",
             )
-            for i in range(num_layers)
+            for i in range(t.num_layers)
         ]
         self.dropout_layer = keras.layers.Dropout(dropout, dtype=policy)
         self.logits = keras.layers.Dense(num_classes, kernel_initializer="he_normal", dtype=policy, name="logits")
@@ -414,10 +428,10 @@ class SimTransformerHead(RichHead):
             self.matching.build({"p": shape, "q": shape, "p_mask": shape[:-1], "q_mask": shape[:-1]})
             shape = shape[:-1] + (4 * self.perspectives,)
         self.project.build(shape)
-        shape = shape[:-1] + (self.hidden_dim,)
+        shape = shape[:-1] + (self.transformer.hidden_dim,)
         for enc in self.encoders:
             enc.build(shape)
-        self.logits.build((shape[0], 2 * self.hidden_dim))
+        self.logits.build((shape[0], 2 * self.transformer.hidden_dim))
 
     def call(self, inputs, mask=None, training=None):
         seq, a, b = _pair_sides(inputs, mask, self.drop_special, "SimTransformerHead")

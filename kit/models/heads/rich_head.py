@@ -4,7 +4,8 @@ Every rich head of notebook 03 (tagger, DenseNet CNN, highway BiLSTM, BiMPM,
 Sim-Transformer) takes a dict ``{"sequence_output": (B, T, H),
 "padding_mask": (B, T), "segment_ids": (B, T)}`` (the last two optional; a bare
 ``(B, T, H)`` tensor with a Keras mask works too). :class:`RichHead` is their
-base (no output mask, ``get_config`` from the ``CONFIG`` names they list);
+base (no output mask, ``get_config`` from the ``CONFIG`` names they list, a
+group of hyperparameters as a small dataclass: ``GROUPS``, ``from_sizes``);
 :func:`build_stacked_model` wires any such head to a backbone (the "stack" of
 stack-and-finetune), so the backbone stays one layer that the freeze scheduler
 can freeze.
@@ -17,6 +18,8 @@ can freeze.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import keras
 from keras import ops
@@ -59,6 +62,32 @@ class RichHead(keras.layers.Layer):
     """
 
     CONFIG: tuple = ()
+    #: ``{argument: dataclass}``: the hyperparameters a head takes as one group (``get_config`` holds each as a dict).
+    GROUPS: dict = {}
+
+    @classmethod
+    def from_sizes(cls, num_classes: int, sizes: dict, **kwargs):
+        """The head from a flat dict of sizes (a paper's sizes table): each group's fields are gathered into it.
+
+        Args:
+            num_classes: the logits (or tags).
+            sizes: the head's arguments, a group's fields among them by name (e.g. ``blocks``, ``growth``).
+            **kwargs: more arguments (``dropout``, ``name``, ...).
+
+        Returns:
+            The head.
+
+        Example:
+            >>> from kit.models.heads import DenseCNNHead
+            >>> head = DenseCNNHead.from_sizes(2, {"filters": 8, "growth": 4, "blocks": 1, "convs_per_block": 2})
+            >>> head.filters, head.dense.growth, head.dense.kernel_size
+            (8, 4, 3)
+        """
+        return cls(num_classes, **_grouped(cls.GROUPS, sizes), **kwargs)
+
+    @classmethod
+    def from_config(cls, config):
+        return super().from_config(_grouped(cls.GROUPS, config))  # a group's fields saved flat (older files) too
 
     def compute_mask(self, inputs, mask=None):
         return None
@@ -69,8 +98,44 @@ class RichHead(keras.layers.Layer):
 
     def get_config(self):
         config = super().get_config()
-        config.update({name: getattr(self, name) for name in self.CONFIG})
+        for name in self.CONFIG:
+            value = getattr(self, name)
+            config[name] = dataclasses.asdict(value) if dataclasses.is_dataclass(value) else value
         return config
+
+
+def _grouped(groups: dict, args: dict) -> dict:
+    """``args`` with each group's fields, where they stand flat among the others, gathered into its dataclass."""
+    args = dict(args)
+    for name, group in groups.items():
+        names = {f.name for f in dataclasses.fields(group)}
+        fields = {k: args.pop(k) for k in list(args) if k in names}
+        if fields:
+            args[name] = group(**{**dataclasses.asdict(as_group(args.get(name), group, name)), **fields})
+    return args
+
+
+def as_group(value, group, what: str):
+    """``value`` as the dataclass ``group``: a dict (a saved config's) becomes one; None gives the defaults.
+
+    Args:
+        value: a ``group``, a dict of its fields, or None.
+        group: the dataclass.
+        what: the argument's name, for the error.
+
+    Returns:
+        The ``group`` instance.
+
+    Raises:
+        TypeError: ``value`` is none of those.
+    """
+    if value is None:
+        return group()
+    if isinstance(value, dict):
+        return group(**value)
+    if not isinstance(value, group):
+        raise TypeError(f"{what} must be a {group.__name__} (or a dict of its fields), got {type(value).__name__}.")
+    return value
 
 
 def full_mask(seq, mask):

@@ -6,20 +6,20 @@ ids; :func:`lstm_recipe` is the paper's LSTM recipe (shortened at smoke scale, s
 :func:`fit_lstm` trains one LSTM-n-k on such inputs and returns its test accuracy.
 
 >>> recipe = lstm_recipe({**DEFAULTS, **SCALES["smoke"]}, smoke=True)   # the notebook's: 6 epochs of 64, >= 60
->>> recipe["epochs"], recipe["batch_size"], recipe["min_steps"], recipe["schedule"]
+>>> recipe.epochs, recipe.batch_size, recipe.min_steps, recipe.schedule
 (2, 32, 30, 'constant')
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import keras
 
 from ... import config, data
-from ...models import build_lstm_classifier
+from ...models import TokenTable, build_lstm_classifier
 from ...text import WordVocab
-from ...train import accuracy, fit_classifier
+from ...train import FitRecipe, accuracy, fit_classifier
 from .pretrain_or_not_runs import recipe_of
 from .pretrain_or_not_sizes import DEFAULTS, SCALES
 
@@ -88,7 +88,7 @@ def word_inputs(ds, train_texts, sequence_length: int) -> tuple[WordVocab, dict]
     return vocab, encode(ds, train_texts, lambda t: vocab.encode(t, sequence_length))
 
 
-def lstm_recipe(sizes: dict, smoke: bool) -> dict:
+def lstm_recipe(sizes: dict, smoke: bool) -> FitRecipe:
     """The paper's LSTM recipe (Adam at a constant rate); at smoke 2 epochs of batch 32, >= 30 updates.
 
     Args:
@@ -96,15 +96,15 @@ def lstm_recipe(sizes: dict, smoke: bool) -> dict:
         smoke: shorten it (the notebook's smoke runs: 60 updates of batch 64).
 
     Returns:
-        :func:`kit.train.fit_classifier`'s keyword arguments.
+        The :class:`kit.train.FitRecipe`.
     """
-    recipe = dict(recipe_of("lstm", sizes))
-    if smoke:
-        recipe.update(epochs=2, batch_size=32, min_steps=30)
-    return recipe
+    recipe = recipe_of("lstm", sizes)
+    return replace(recipe, epochs=2, batch_size=32, min_steps=30) if smoke else recipe
 
 
-def fit_lstm(s: Setup, x: dict, y, vocabulary_size: int, recipe: dict, seed: int = 0, table=None, lstm=None) -> float:
+def fit_lstm(
+    s: Setup, x: dict, y, vocabulary_size: int, recipe: FitRecipe, seed: int = 0, table=None, lstm=None
+) -> float:
     """Train one LSTM-n-k on ``x`` (``{split: ids}``) from ``seed`` and return its test accuracy.
 
     Args:
@@ -128,9 +128,9 @@ def fit_lstm(s: Setup, x: dict, y, vocabulary_size: int, recipe: dict, seed: int
         n_layers=layers,
         cells=cells,
         embedding_dim=s.sizes["embedding_dim"],
-        pretrained_table=table,
+        pretrained=None if table is None else TokenTable(table),
     )
-    fit_classifier(model, x["train"], y, x["dev"], s.ds.dev.y, seed=seed, **recipe)
+    fit_classifier(model, (x["train"], y), (x["dev"], s.ds.dev.y), recipe, seed=seed)
     score = accuracy(model, x["test"], s.ds.test.y)
     keras.backend.clear_session()
     return score

@@ -409,9 +409,7 @@ def sentences(table, model_specs: dict, train_sizes, timing, sequence_length: in
     return lines
 
 
-def checks(
-    results, stats, gap: dict, plan_rows, model_specs: dict, num_classes: int, largest: int, smallest: int, correct
-) -> dict:
+def checks(results, stats, gap: dict, plan_rows, model_specs: dict, num_classes: int, correct) -> dict:
     """What CI asserts on every run, about the kit rather than the paper.
 
     The sweep is complete and every run's saved 1/0 per test example agrees with its test accuracy, the transformer
@@ -423,17 +421,18 @@ def checks(
         results: the sweep's results (``results.csv``).
         stats: :func:`accuracy_stats`' table.
         gap: :func:`gaps`' differences.
-        plan_rows: the planned runs (:func:`.pretrain_or_not_runs.plan`).
+        plan_rows: the planned runs (:func:`.pretrain_or_not_runs.plan`); their smallest and largest training sizes
+            are the sizes compared.
         model_specs: ``{name: (kind, n_layers, cells)}``.
         num_classes: the task's number of classes (chance is ``1 / num_classes``).
-        largest: the largest training size.
-        smallest: the smallest training size.
         correct: :func:`load_correct`'s 1/0 per test example.
 
     Returns:
         ``{claim: whether it holds}``.
     """
     chance, top = 1 / num_classes, transformer_of(model_specs)
+    sizes = [r["train_examples"] for r in plan_rows]
+    smallest, largest = min(sizes), max(sizes)
     acc = results[results.metric == "test_accuracy"].set_index(["model", "train_examples", "seed"]).value
     return {
         "every run measured": int((results.metric == "test_accuracy").sum()) == len(plan_rows),

@@ -36,11 +36,11 @@ import numpy as np
 
 from ... import config
 from ...analysis import time_inference
-from ...models import build_classifier, build_lstm_classifier, load_backbone, save_bundle
+from ...models import TokenTable, build_classifier, build_lstm_classifier, load_backbone, save_bundle
 from ...models.truncate import truncate_backbone
 from ...results import RunResult
 from ...text import BertPreprocessor, WordVocab
-from ...train import fit_classifier, planned_steps
+from ...train import FitRecipe, fit_classifier, planned_steps
 from .. import experiment as base
 
 #: The depth of the encoders named below (``encoder_layers`` equal to it is the whole encoder).
@@ -204,7 +204,8 @@ def recipes(sizes: dict) -> dict:
         sizes: the scale's sizes (``lstm_*`` and ``transformer_*``: rate, epochs, batch, minimum steps, patience).
 
     Returns:
-        ``{"lstm": ..., "transformer": ...}``, each :func:`kit.train.fit_classifier`'s keyword arguments.
+        ``{"lstm": ..., "transformer": ...}``, each a :class:`kit.train.FitRecipe`'s fields (a table's rows:
+        :func:`recipe_of` makes the recipe).
     """
     return {
         "lstm": dict(
@@ -225,7 +226,7 @@ def recipes(sizes: dict) -> dict:
     }
 
 
-def recipe_of(kind: str, sizes: dict) -> dict:
+def recipe_of(kind: str, sizes: dict) -> FitRecipe:
     """The recipe of a model of ``kind`` (both LSTMs train alike).
 
     Args:
@@ -233,9 +234,15 @@ def recipe_of(kind: str, sizes: dict) -> dict:
         sizes: the scale's sizes.
 
     Returns:
-        One of :func:`recipes`.
+        The :class:`kit.train.FitRecipe` of one of :func:`recipes`.
+
+    Example:
+        >>> from kit.papers.pretrain_or_not.pretrain_or_not_sizes import DEFAULTS, SCALES
+        >>> r = recipe_of("lstm", {**DEFAULTS, **SCALES["smoke"]})
+        >>> r.schedule, r.batch_size
+        ('constant', 64)
     """
-    return recipes(sizes)["transformer" if kind == "transformer" else "lstm"]
+    return FitRecipe(**recipes(sizes)["transformer" if kind == "transformer" else "lstm"])
 
 
 def plan(model_specs: dict, train_sizes: list, sizes: dict) -> list[dict]:
@@ -258,7 +265,7 @@ def plan(model_specs: dict, train_sizes: list, sizes: dict) -> list[dict]:
                 model=name,
                 train_examples=n,
                 seed=s,
-                steps=planned_steps(n, r["epochs"], r["batch_size"], r["min_steps"]),
+                steps=planned_steps(n, r.epochs, r.batch_size, r.min_steps),
             )
             for n in train_sizes
             for s in seeds
@@ -343,8 +350,7 @@ class Experiment(base.Experiment):
                 n_layers=n,
                 cells=k,
                 embedding_dim=self.sizes["embedding_dim"],
-                pretrained_table=self.token_table,
-                padding_id=self.encoder.tokenizer.pad_token_id,
+                pretrained=TokenTable(self.token_table, self.encoder.tokenizer.pad_token_id),
             )
         fresh = load_backbone(self.encoder.name, sequence_length=self.sizes["sequence_length"])
         return build_classifier(
@@ -380,12 +386,10 @@ class Experiment(base.Experiment):
         model = self.make_model(self.models[run["model"]])
         fit = fit_classifier(
             model,
-            self.inputs.of(kind, "train", idx),
-            self.ds.train.y[idx],
-            self.inputs.of(kind, "dev"),
-            self.ds.dev.y,
+            (self.inputs.of(kind, "train", idx), self.ds.train.y[idx]),
+            (self.inputs.of(kind, "dev"), self.ds.dev.y),
+            recipe_of(kind, self.sizes),
             seed=run["seed"],
-            **recipe_of(kind, self.sizes),
         )
         correct = self.correct(model, run)
         metrics = {"test_accuracy": float(correct.mean()), "dev_accuracy": fit.best_dev_accuracy}
@@ -438,9 +442,10 @@ def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequenc
     vocab, table, enc = experiment.inputs.vocab, experiment.token_table, experiment.encoder
     top, family = encoder_name(experiment.sizes), family_name(experiment.sizes)
 
-    def lstm(n_layers, **table_kw):
+    def lstm(n_layers, pretrained=None):
+        rows = len(vocab) if pretrained is None else table.shape[0]
         return lambda: build_lstm_classifier(
-            table.shape[0] if table_kw else len(vocab), 2, n_layers=n_layers, cells=256, embedding_dim=300, **table_kw
+            rows, 2, n_layers=n_layers, cells=256, embedding_dim=300, pretrained=pretrained
         )
 
     builders = {
@@ -448,7 +453,7 @@ def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequenc
         "LSTM-4-256": ("lstm", lstm(4)),
         f"LSTM-4-256 + {family} emb": (
             "lstm+pretrained",
-            lstm(4, pretrained_table=table, padding_id=enc.tokenizer.pad_token_id),
+            lstm(4, TokenTable(table, enc.tokenizer.pad_token_id)),
         ),
         top: (
             "transformer",

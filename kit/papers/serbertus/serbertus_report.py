@@ -444,7 +444,7 @@ def _architecture_panel(ax, arch, size: dict, tasks, guess) -> None:
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=1)
 
 
-def figure(test, dev, arch, size: dict, long, task: str, label: str | None = None, guess=None, tasks=None):
+def figure(test, dev, arch: tuple, long, task: str, label: str | None = None, guess=None, tasks=None):
     """Three panels: SMART's lambda_s sweep, each architecture's scores and size, the MLM loss of further pretraining.
 
     The paper's Figure 4, Table 6, and Figure 5's mechanism.
@@ -452,18 +452,17 @@ def figure(test, dev, arch, size: dict, long, task: str, label: str | None = Non
     Args:
         test: the test scores (:func:`results`).
         dev: the dev scores.
-        arch: :func:`architectures`' scores.
-        size: :func:`architectures`' ``{setting: parameters}``.
+        arch: :func:`architectures`' ``(scores, {setting: parameters})``.
         long: the long results (``results.csv``), for the MLM loss.
         task: the ablation task.
         label: how to name ``task`` (your data), or None.
         guess: ``{task: the constant guess's test score}`` (dashed lines), or None.
-        tasks: the tasks of the architecture panel (default: those ``arch`` scores, its mean last).
+        tasks: the tasks of the architecture panel (default: those the scores hold, their mean last).
 
     Returns:
         The matplotlib figure.
     """
-    shown = label or task
+    shown, (arch, size) = label or task, arch
     import matplotlib.pyplot as plt
 
     tasks = list(tasks or [t for t in dict.fromkeys(arch.task) if t != MEAN])

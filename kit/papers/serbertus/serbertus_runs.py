@@ -3,8 +3,9 @@
 A run is the model, further MLM pretraining, SMART, layer-wise LR decay, the mixed multitask stream, and the
 unrounded dev and test predictions that the dev-gated ensemble averages.
 
-Notebook 04 describes each run by a few settings; :class:`Experiment` calls
-:func:`run_setting` once per (setting, seed) of its sweep and records the run's
+Notebook 04 describes each run by a :class:`Setting` (its one change) and a
+:class:`Recipe` (the rest, the same for every run: ``Recipe.from_sizes``);
+:class:`Experiment` calls :func:`run_setting` once per (setting, seed) of its sweep and records the run's
 rows (one per task, and a summary row for a multitask run: :func:`to_run_result`)
 and its predictions (:func:`load_predictions` reads them back), so a resumed
 sweep can still build the ensembles.
@@ -45,8 +46,8 @@ The recipe is the same for every run; a setting changes one thing:
 >>> bb = BertBackbone(vocabulary_size=30, num_layers=2, num_heads=2, hidden_dim=8,
 ...                   intermediate_dim=16, max_sequence_length=8)
 >>> kinds, heads = {"sst": "classification", "sts": "regression"}, {"sst": 5, "sts": 1}
->>> result = run_setting(bb, data, kinds, heads, architecture="cerbertus", k=1, lambda_s=1.0, decay=0.9,
-...                      learning_rate=1e-3, epochs=1, batch_size=4)
+>>> setting = Setting(architecture="cerbertus", k=1, lambda_s=1.0, decay=0.9)   # the run's one change
+>>> result = run_setting(bb, data, kinds, heads, setting, Recipe(learning_rate=1e-3, epochs=1, batch_size=4))
 >>> result.architecture, result.steps, sorted(result.test), result.smart_loss > 0
 ('CerBERTus k=1', 4, ['sst', 'sts'], True)
 >>> sweep = Sweep(pathlib.Path(tempfile.mkdtemp()) / "results.csv", keys=KEYS, log=lambda *a: None)
@@ -77,10 +78,10 @@ from ...optimizers import schedules
 from ...results import RunResult
 from ...text import CompactVocabulary
 from ...train.ensemble import dev_gated_ensemble
-from ...train.further_pretraining import further_pretrain
+from ...train.further_pretraining import MLMRecipe, further_pretrain
 from ...train.layerwise_decay import llrd_optimizer
-from ...train.multitask import INPUT_KEYS, MultitaskBatches, fit_multitask, predict_tasks
-from ...train.smart import SMART
+from ...train.multitask import INPUT_KEYS, MultitaskBatches, MultitaskRecipe, fit_multitask, predict_tasks
+from ...train.smart import SMART, SmartNoise
 from .. import experiment as base
 
 ARCHITECTURES = ("single", "multi", "cerbertus", "triple")
@@ -297,6 +298,83 @@ def build_model(
 # --- one run -------------------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Setting:
+    """What one run changes (the paper's one change per experiment); everything else is the :class:`Recipe`.
+
+    Attributes:
+        architecture: ``"single"``, ``"multi"``, ``"cerbertus"`` or ``"triple"`` (:func:`build_model`).
+        k: CerBERTus' task-specific top layers.
+        lambda_s: SMART's weight (0: no SMART).
+        decay: the layer-wise decay of the learning rate, in (0, 1] (1: no decay, the same optimizer).
+        mlm_steps: masked-LM steps of further pretraining before fine-tuning (0: none).
+
+    Raises:
+        ValueError: ``decay`` outside (0, 1].
+
+    Example:
+        >>> Setting(architecture="cerbertus", k=1)
+        Setting(architecture='cerbertus', k=1, lambda_s=0.0, decay=1.0, mlm_steps=0)
+    """
+
+    architecture: str = "single"
+    k: int = 0
+    lambda_s: float = 0.0
+    decay: float = 1.0
+    mlm_steps: int = 0
+
+    def __post_init__(self):
+        if not 0 < self.decay <= 1:
+            raise ValueError(f"decay must be in (0, 1] (1 = no layer-wise decay), got {self.decay}.")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """The recipe every run of notebook 04 shares: fine-tuning's, further pretraining's rate, SMART's noise.
+
+    Attributes:
+        learning_rate: the peak learning rate of fine-tuning.
+        epochs: epochs over the mixed stream; with more than 1 the epoch with the best mean dev score is kept.
+        batch_size: the examples in a batch (one task per batch; further pretraining's batches too).
+        warmup: the fraction of the steps the learning rate warms up over (fine-tuning and further pretraining).
+        weight_decay: AdamW's weight decay (not on biases and LayerNorm).
+        dropout: the heads' dropout.
+        mlm_learning_rate: the learning rate of further pretraining.
+        smart: SMART's noise (``epsilon, sigma, eta, steps, norm``: a :class:`kit.train.SmartNoise`).
+        pooling: ``"cls"`` (BERT's pooler) or ``"mean"`` (the tokens' mean).
+        eval_batch_size: the examples per prediction batch.
+
+    Example:
+        >>> from kit.papers.serbertus.serbertus_sizes import DEFAULTS, SCALES
+        >>> r = Recipe.from_sizes({**DEFAULTS, **SCALES["smoke"]})
+        >>> r.smart.sigma, r.eval_batch_size
+        (1e-05, 128)
+    """
+
+    learning_rate: float = 2e-5
+    epochs: int = 1
+    batch_size: int = 32
+    warmup: float = 0.1
+    weight_decay: float = 0.01
+    dropout: float = 0.1
+    mlm_learning_rate: float = 1e-5
+    smart: SmartNoise = SmartNoise()
+    pooling: str = "cls"
+    eval_batch_size: int = 128
+
+    @classmethod
+    def from_sizes(cls, sizes: dict, **changes) -> Recipe:
+        """The scale's recipe: the :data:`RECIPE` sizes (``smart`` a dict of :class:`kit.train.SmartNoise`'s fields).
+
+        Args:
+            sizes: notebook 04's sizes.
+            **changes: fields that differ from the sizes (e.g. ``epochs=1`` for a short solution).
+        """
+        fields = {k: sizes[k] for k in RECIPE}
+        fields["smart"] = SmartNoise(**(fields["smart"] or {}))
+        return cls(**{**fields, **changes})
+
+
 @dataclass
 class SettingResult:
     """What one run produced: the trained model, its scores and unrounded predictions per task, and what it cost.
@@ -356,20 +434,22 @@ def _stack_inputs(parts: list) -> dict:
     return {k: np.concatenate([pad(np.asarray(p[k])) for p in parts]) for k in INPUT_KEYS}
 
 
-def _check_setting(data: dict, kinds: dict, mlm_steps: int, masker, decay: float) -> None:
+def _check_setting(data: dict, kinds: dict, setting: Setting, masker) -> None:
     """Check a setting before anything is seeded or built.
 
     Args:
         data: ``{task: {"train"|"dev"|"test": (inputs, labels)}}``.
         kinds: ``{task: kind}``.
-        mlm_steps: the masked-LM steps of further pretraining (0: none).
-        masker: the :class:`kit.text.MLMMasker` those steps need.
-        decay: the layer-wise decay of the learning rate (1: none).
+        setting: the run's :class:`Setting`.
+        masker: the :class:`kit.text.MLMMasker` its further pretraining needs.
 
     Raises:
-        ValueError: ``data`` is empty, a task lacks a split or has an unknown kind, ``mlm_steps > 0`` without a
-            ``masker``, or ``decay`` is outside (0, 1].
+        ValueError: ``data`` is empty, a task lacks a split or has an unknown kind, or ``mlm_steps > 0`` without a
+            ``masker``.
+        TypeError: ``setting`` is not a :class:`Setting`.
     """
+    if not isinstance(setting, Setting):
+        raise TypeError(f"setting must be a serbertus_runs.Setting, got {type(setting).__name__}.")
     if not data:
         raise ValueError("data is empty: give {task: {'train': (x, y), 'dev': (x, y), 'test': (x, y)}}.")
     for task, splits in data.items():
@@ -377,10 +457,8 @@ def _check_setting(data: dict, kinds: dict, mlm_steps: int, masker, decay: float
         if missing:
             raise ValueError(f"Task {task!r} lacks the split(s) {missing}.")
         check_kind(kinds.get(task), task)
-    if mlm_steps and masker is None:
+    if setting.mlm_steps and masker is None:
         raise ValueError("mlm_steps > 0 needs masker=kit.text.MLMMasker.for_tokenizer(tokenizer, length, ...).")
-    if not 0 < decay <= 1:
-        raise ValueError(f"decay must be in (0, 1] (1 = no layer-wise decay), got {decay}.")
 
 
 def _batches_per_task(train: dict, kinds: dict, batch_size: int) -> dict:
@@ -404,7 +482,7 @@ def _batches_per_task(train: dict, kinds: dict, batch_size: int) -> dict:
     return per_task
 
 
-def _further_pretraining(backbone, train: dict, masker, mlm_steps: int, batch_size, learning_rate, warmup, seed):
+def _further_pretraining(backbone, train: dict, masker, mlm_steps: int, recipe: Recipe, seed: int):
     """Further pretraining: ``mlm_steps`` masked-LM steps of ``backbone`` on the training texts of every task.
 
     Args:
@@ -412,9 +490,7 @@ def _further_pretraining(backbone, train: dict, masker, mlm_steps: int, batch_si
         train: ``{task: (inputs, labels)}``: the tasks' inputs, stacked (their labels are not read).
         masker: the :class:`kit.text.MLMMasker`.
         mlm_steps: the masked-LM steps (0: none).
-        batch_size: the texts in a step.
-        learning_rate: the MLM's learning rate.
-        warmup: the fraction of the steps the rate warms up over.
+        recipe: the run's :class:`Recipe` (its batch size, ``mlm_learning_rate`` and warm-up).
         seed: seeds the masking and the batches.
 
     Returns:
@@ -423,67 +499,53 @@ def _further_pretraining(backbone, train: dict, masker, mlm_steps: int, batch_si
     if not mlm_steps:
         return None
     texts = _stack_inputs([inputs for inputs, _ in train.values()])
-    mlm = further_pretrain(
-        backbone,
-        texts,
-        masker,
-        steps=int(mlm_steps),
-        batch_size=batch_size,
-        learning_rate=learning_rate,
-        warmup=warmup,
-        chunks=min(4, int(mlm_steps)),
-        seed=seed,
-    )
-    return mlm.curve
+    steps = int(mlm_steps)
+    mlm = MLMRecipe(steps, recipe.batch_size, recipe.mlm_learning_rate, warmup=recipe.warmup, chunks=min(4, steps))
+    return further_pretrain(backbone, texts, masker, mlm, seed=seed).curve
 
 
-def _optimizer(model, learning_rate: float, steps: int, warmup: float, decay: float, weight_decay: float):
+def _optimizer(model, recipe: Recipe, steps: int, decay: float):
     """The run's AdamW: the rate warmed up, then cosine-decayed to 0, scaled per layer by ``decay``, clipped.
 
     Args:
         model: the :class:`kit.models.MultitaskBert` whose layers ``decay`` counts.
-        learning_rate: the peak learning rate.
+        recipe: the run's :class:`Recipe` (``learning_rate``, ``warmup``, ``weight_decay``).
         steps: the optimizer steps of the run.
-        warmup: the fraction of ``steps`` the rate warms up over.
         decay: the layer-wise decay (1: every multiplier 1).
-        weight_decay: AdamW's weight decay (not on biases and LayerNorm).
 
     Returns:
         The optimizer (:func:`kit.train.llrd_optimizer`, gradients clipped to global norm 1).
     """
-    schedule = schedules.cosine(learning_rate, steps, round(warmup * steps))
-    return llrd_optimizer(model, model, schedule, decay=decay, weight_decay=weight_decay, global_clipnorm=1.0)
+    schedule = schedules.cosine(recipe.learning_rate, steps, round(recipe.warmup * steps))
+    return llrd_optimizer(model, model, schedule, decay=decay, weight_decay=recipe.weight_decay, global_clipnorm=1.0)
 
 
-def _fit(trained, train: dict, data: dict, kinds: dict, optimizer, epochs: int, batch_size: int, seed, eval_batch_size):
+def _fit(trained, data: dict, kinds: dict, optimizer, recipe: Recipe, seed: int):
     """Train on the mixed stream (each task's last partial batch dropped), keeping the best mean dev epoch.
 
     Args:
         trained: the model, or the SMART wrapper around it.
-        train: ``{task: (inputs, labels)}``.
-        data: ``{task: {"train"|"dev"|"test": (inputs, labels)}}``: its dev sets are scored after every epoch when
-            ``epochs > 1``.
+        data: ``{task: {"train"|"dev"|"test": (inputs, labels)}}``: its training sets make the stream, and its dev
+            sets are scored after every epoch when ``recipe.epochs > 1``.
         kinds: ``{task: kind}``.
         optimizer: the run's optimizer (:func:`_optimizer`).
-        epochs: epochs over the stream.
-        batch_size: the examples in a batch.
+        recipe: the run's :class:`Recipe` (epochs, batch, ``eval_batch_size``).
         seed: seeds the stream's order.
-        eval_batch_size: the examples per dev prediction batch.
 
     Returns:
         :func:`kit.train.fit_multitask`'s result.
     """
+    stream = MultitaskRecipe(
+        recipe.epochs, recipe.batch_size, drop_remainder=True, eval_batch_size=recipe.eval_batch_size
+    )
     return fit_multitask(
         trained,
-        train,
+        {t: splits["train"] for t, splits in data.items()},
         kinds,
+        stream,
         optimizer=optimizer,
-        epochs=epochs,
-        batch_size=batch_size,
-        dev={t: splits["dev"] for t, splits in data.items()} if epochs > 1 else None,
+        dev={t: splits["dev"] for t, splits in data.items()} if recipe.epochs > 1 else None,
         seed=seed,
-        drop_remainder=True,
-        eval_batch_size=eval_batch_size,
     )
 
 
@@ -526,12 +588,16 @@ def _scored_result(model, fit, data: dict, kinds: dict, eval_batch_size: int, st
 
 
 def run_setting(
-    backbone, data: dict, kinds: dict, heads: dict, *, architecture: str = "single", k: int = 0, lambda_s: float = 0.0,
-    decay: float = 1.0, mlm_steps: int = 0, masker=None, learning_rate: float = 2e-5, epochs: int = 1,
-    batch_size: int = 32, warmup: float = 0.1, weight_decay: float = 0.01, dropout: float = 0.1,
-    mlm_learning_rate: float = 1e-5, smart: dict | None = None, seed: int = 0, eval_batch_size: int = 128,
-    pooling: str = "cls",
-) -> SettingResult:  # fmt: skip
+    backbone,
+    data: dict,
+    kinds: dict,
+    heads: dict,
+    setting: Setting = Setting(),
+    recipe: Recipe = Recipe(),
+    *,
+    masker=None,
+    seed: int = 0,
+) -> SettingResult:
     """Train one setting on ``data`` and score it: one run of notebook 04.
 
     Seeds Python, NumPy and Keras with ``seed`` first. The result also holds each task's score on (the first
@@ -543,43 +609,39 @@ def run_setting(
         data: ``{task: {"train"|"dev"|"test": (inputs, labels)}}``.
         kinds: ``{task: kind}`` (:func:`task_kind`).
         heads: ``{task: number of outputs}`` (:func:`task_outputs`).
-        architecture: ``"single"``, ``"multi"``, ``"cerbertus"`` or ``"triple"`` (:func:`build_model`).
-        k: CerBERTus' task-specific top layers.
-        lambda_s: SMART's weight (0: no SMART).
-        decay: the layer-wise decay of the learning rate, in (0, 1] (1: no decay, the same optimizer).
-        mlm_steps: masked-LM steps of further pretraining before fine-tuning (0: none).
-        masker: a :class:`kit.text.MLMMasker` for the backbone's vocabulary; needed when ``mlm_steps > 0``.
-        learning_rate: the peak learning rate of fine-tuning.
-        epochs: epochs over the mixed stream; with more than 1 the epoch with the best mean dev score is kept.
-        batch_size: the examples in a batch (one task per batch; further pretraining's batches too).
-        warmup: the fraction of the steps the learning rate warms up over (fine-tuning and further pretraining).
-        weight_decay: AdamW's weight decay (not on biases and LayerNorm).
-        dropout: the heads' dropout.
-        mlm_learning_rate: the learning rate of further pretraining.
-        smart: SMART's other arguments (``epsilon, sigma, eta, steps, norm``), or None for its defaults.
+        setting: what this run changes (:class:`Setting`: architecture, ``k``, ``lambda_s``, ``decay``,
+            ``mlm_steps``).
+        recipe: what every run shares (:class:`Recipe`; ``Recipe.from_sizes(sizes)`` for the scale's).
+        masker: a :class:`kit.text.MLMMasker` for the backbone's vocabulary; needed when ``setting.mlm_steps > 0``.
         seed: seeds Python, NumPy and Keras first, then SMART's noise, the stream's order and the MLM masking.
-        eval_batch_size: the examples per prediction batch.
-        pooling: ``"cls"`` (BERT's pooler) or ``"mean"`` (the tokens' mean).
 
     Returns:
         The :class:`SettingResult`.
 
     Raises:
         ValueError: ``data`` is empty, a task lacks a split, has an unknown kind or fewer training examples than one
-            batch, ``mlm_steps > 0`` without a ``masker``, or ``decay`` is outside (0, 1].
+            batch, or ``mlm_steps > 0`` without a ``masker``.
+        TypeError: ``setting`` is not a :class:`Setting` or ``recipe`` not a :class:`Recipe`.
     """
-    _check_setting(data, kinds, mlm_steps, masker, decay)
+    _check_setting(data, kinds, setting, masker)
+    if not isinstance(recipe, Recipe):
+        raise TypeError(
+            f"recipe must be a serbertus_runs.Recipe (Recipe.from_sizes(sizes)), got {type(recipe).__name__}."
+        )
     start = time.perf_counter()
     config.set_seed(seed)
     train = {t: splits["train"] for t, splits in data.items()}
-    per_task = _batches_per_task(train, kinds, batch_size)
-    mlm_curve = _further_pretraining(backbone, train, masker, mlm_steps, batch_size, mlm_learning_rate, warmup, seed)
-    model = build_model(backbone, {t: heads[t] for t in data}, architecture, k, dropout, pooling)
-    trained = SMART(model, model, lambda_s=lambda_s, seed=seed, **(smart or {})) if lambda_s > 0 else model
-    optimizer = _optimizer(model, learning_rate, epochs * sum(per_task.values()), warmup, decay, weight_decay)
-    fit = _fit(trained, train, data, kinds, optimizer, epochs, batch_size, seed, eval_batch_size)
-    smart_loss = float(fit.history["smart_loss"][-1]) if lambda_s > 0 else None
-    return _scored_result(model, fit, data, kinds, eval_batch_size, start, smart_loss, mlm_curve)
+    per_task = _batches_per_task(train, kinds, recipe.batch_size)
+    mlm_curve = _further_pretraining(backbone, train, masker, setting.mlm_steps, recipe, seed)
+    model = build_model(
+        backbone, {t: heads[t] for t in data}, setting.architecture, setting.k, recipe.dropout, recipe.pooling
+    )
+    smart = setting.lambda_s > 0
+    trained = SMART(model, model, lambda_s=setting.lambda_s, noise=recipe.smart, seed=seed) if smart else model
+    optimizer = _optimizer(model, recipe, recipe.epochs * sum(per_task.values()), setting.decay)
+    fit = _fit(trained, data, kinds, optimizer, recipe, seed)
+    smart_loss = float(fit.history["smart_loss"][-1]) if smart else None
+    return _scored_result(model, fit, data, kinds, recipe.eval_batch_size, start, smart_loss, mlm_curve)
 
 
 # --- the plan: every setting for every seed ------------------------------------------------------------------------
@@ -587,7 +649,7 @@ def run_setting(
 #: How many training examples per task :func:`run_setting` scores for the train score (the train-test gap).
 TRAIN_SCORED = 128
 
-#: The recipe arguments of :func:`run_setting` that come from the sizes, the same for every run.
+#: The sizes :meth:`Recipe.from_sizes` reads: the recipe of every run.
 RECIPE = (
     "learning_rate",
     "epochs",
@@ -599,7 +661,7 @@ RECIPE = (
     "smart",
     "pooling",
 )
-#: The run keys that are arguments of :func:`run_setting` (the setting's one change).
+#: The run keys that make its :class:`Setting` (the setting's one change).
 OPTIONS = ("architecture", "k", "lambda_s", "decay", "mlm_steps")
 
 
@@ -616,7 +678,7 @@ def settings(sizes: dict, tasks: list) -> list[tuple]:
         tasks: the tasks' names; a multitask setting's ``task`` joins them with ``+``.
 
     Returns:
-        The settings; each ``{option: value}`` holds the :data:`OPTIONS` :func:`run_setting` takes.
+        The settings; each ``{option: value}`` holds :data:`OPTIONS`, the fields of its :class:`Setting`.
     """
     a, every = sizes["ablation_task"], "+".join(tasks)
     out = [("baseline", "single-task", t, {}) for t in tasks]
@@ -732,7 +794,7 @@ class Experiment(base.Experiment):
         self.sizes, self.data, self.make_backbone, self.masker = sizes, data, make_backbone, masker
         self.kinds, self.heads = kinds_and_heads(datasets)
         self.best, self.bundle_args = Path(out) / "best_model", bundle_args
-        self.recipe = {k: sizes[k] for k in RECIPE} | {"masker": masker}
+        self.recipe = Recipe.from_sizes(sizes)
         fingerprinted = {t: [ds.name, ds.sizes()] for t, ds in datasets.items()}
         super().__init__(
             out, {**sizes, "scale": config.scale(), "precision": config.precision(), "data": fingerprinted}
@@ -756,12 +818,19 @@ class Experiment(base.Experiment):
         """
         keras.backend.clear_session()
         config.set_seed(run["seed"])  # before the backbone is built: its dropout layers draw their seeds now
-        options = {k: run[k] for k in OPTIONS if k in run}
+        setting = Setting(**{k: run[k] for k in OPTIONS if k in run})
         tasks = {t: self.data[t] for t in run["task"].split("+")}
-        setting = run_setting(
-            self.make_backbone(), tasks, self.kinds, self.heads, seed=run["seed"], **self.recipe, **options
+        done = run_setting(
+            self.make_backbone(),
+            tasks,
+            self.kinds,
+            self.heads,
+            setting,
+            self.recipe,
+            masker=self.masker,
+            seed=run["seed"],
         )
-        return to_run_result(setting, epochs=self.sizes["epochs"], mlm_steps=options.get("mlm_steps", 0))
+        return to_run_result(done, epochs=self.sizes["epochs"], mlm_steps=setting.mlm_steps)
 
     def keep(self, run: dict, result: RunResult) -> None:
         """Keep a multitask run of the first seed whose mean dev score is the best so far, as a bundle."""

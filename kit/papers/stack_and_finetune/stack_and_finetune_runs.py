@@ -16,8 +16,10 @@ notebook's cells stay short:
 - :class:`ReusableBackbone` gives every run the pretrained encoder afresh
   (weights reset, no reload);
 - :func:`train_strategy` trains it with :func:`kit.train.stack_and_finetune`
-  (the loss and metric that fit the task), watches the encoder's weights
-  (bit-identical through a frozen phase?), and returns the test outputs.
+  by a :class:`kit.train.FreezeRecipe` (:func:`freeze_recipe` builds the
+  scale's; the loss and metric that fit the task, BERT-Adam per phase),
+  watches the encoder's weights (bit-identical through a frozen phase?), and
+  returns the test outputs.
 
 >>> import keras, numpy as np
 >>> from kit.data import Split, TextDataset
@@ -33,8 +35,8 @@ notebook's cells stay short:
 >>> keras.utils.set_random_seed(0)
 >>> bb = BertBackbone(vocabulary_size=9, num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=16,
 ...                   max_sequence_length=8)
->>> run = train_strategy(build_model(bb, task, hidden_dim=8), bb, task, "stack_and_finetune",
-...                      phase1_epochs=2, phase2_epochs=1, batch_size=4)
+>>> recipe = FreezeRecipe(phase1_epochs=2, phase2_epochs=1, batch_size=4)
+>>> run = train_strategy(build_model(bb, task, hidden_dim=8), bb, task, "stack_and_finetune", recipe)
 >>> [p.name for p in run.result.phases], run.encoder_changed, run.test_outputs.shape
 (['phase1', 'phase2'], [False, True], (8, 2))
 """
@@ -44,7 +46,7 @@ from __future__ import annotations
 import gc
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import keras
 import numpy as np
@@ -61,7 +63,7 @@ from ...results import RunResult
 from ...text.alignment import align_labels, word_predictions
 from ...text.wordpiece import BertPreprocessor
 from ...train.ensemble import average_predictions
-from ...train.freeze import STRATEGIES, StackResult, stack_and_finetune
+from ...train.freeze import STRATEGIES, FreezeRecipe, StackResult, stack_and_finetune
 from ...train.freeze_helpers import EncoderWatch, optimizer_factory, planned_epochs
 from .. import experiment as base
 from .stack_and_finetune_sizes import matched_budget
@@ -308,27 +310,55 @@ def loss_and_metrics(task: TaskData):
     return None, None
 
 
+def freeze_recipe(sizes: dict) -> FreezeRecipe:
+    """The scale's freeze-scheduler recipe: each phase's rate and epochs, the batch, phase 1's rule, AdamW's decay.
+
+    Args:
+        sizes: the scale's sizes (``phase1_lr``, ``phase2_lr``, ``phase1_epochs``, ``phase2_epochs``, ``batch_size``,
+            ``weight_decay``, ``divergence_threshold``, ``divergence_patience``).
+
+    Returns:
+        The :class:`kit.train.FreezeRecipe` (:func:`train_strategy` adds the task's loss and BERT-Adam).
+
+    Example:
+        >>> from kit.papers.stack_and_finetune.stack_and_finetune_sizes import DEFAULTS, SCALES
+        >>> r = freeze_recipe({**DEFAULTS, **SCALES["smoke"]})
+        >>> r.phase1_epochs, r.phase2_epochs, r.batch_size, r.divergence
+        (4, 2, 16, {'threshold': 0.05, 'patience': 2})
+    """
+    return FreezeRecipe(
+        phase1_lr=sizes["phase1_lr"],
+        phase2_lr=sizes["phase2_lr"],
+        phase1_epochs=sizes["phase1_epochs"],
+        phase2_epochs=sizes["phase2_epochs"],
+        batch_size=sizes["batch_size"],
+        divergence={"threshold": sizes["divergence_threshold"], "patience": sizes["divergence_patience"]},
+        weight_decay=sizes["weight_decay"],
+    )
+
+
 def train_strategy(
-    model: keras.Model, encoder, task: TaskData, strategy: str, *, phase1_lr: float = 1e-3, phase2_lr: float = 2e-5,
-    phase1_epochs: int = 0, phase2_epochs: int = 0, batch_size: int = 32, divergence="default",
-    patience: int | None = None, weight_decay: float = 0.01, schedule: str = "bert_adam", warmup: float = 0.1,
+    model: keras.Model,
+    encoder,
+    task: TaskData,
+    strategy: str,
+    recipe: FreezeRecipe,
+    *,
+    schedule: str = "bert_adam",
+    warmup: float = 0.1,
     verbose: int = 0,
-) -> StrategyRun:  # fmt: skip
+) -> StrategyRun:
     """Train ``model`` by ``strategy`` on ``task`` (``kit.train.stack_and_finetune``), then predict the test split.
+
+    The recipe's loss and metrics become the task's (:func:`loss_and_metrics`) and its optimizer BERT-Adam per phase
+    (``kit.train.optimizer_factory``: ``schedule``, ``warmup`` and the recipe's weight decay).
 
     Args:
         model: the backbone with its head (:func:`build_model`).
         encoder: the backbone the scheduler freezes, and whose weights are watched.
         task: the encoded task; phase 1 and the best epoch watch its dev ``accuracy`` (for tagging: over words).
         strategy: ``"finetune_only"``, ``"stack_only"`` or ``"stack_and_finetune"``.
-        phase1_lr: the learning rate while the encoder is frozen.
-        phase2_lr: the learning rate with the encoder trainable.
-        phase1_epochs: the most epochs of phase 1 (encoder frozen).
-        phase2_epochs: the epochs of phase 2 (finetune-only's one phase).
-        batch_size: examples per step (prediction: at least 64).
-        divergence: phase 1's stop rule: ``"default"`` (threshold 0.05, patience 2), a DivergenceStopping, a dict, None.
-        patience: epochs without a better dev score that stop the last phase, or None.
-        weight_decay: AdamW's weight decay (none on biases and LayerNorm).
+        recipe: the :class:`kit.train.FreezeRecipe` (:func:`freeze_recipe`; batch size for prediction: at least 64).
         schedule: ``"bert_adam"`` (warm-up, then linear decay over the phase's planned steps) or ``"constant"``.
         warmup: the fraction of a phase's steps spent warming up.
         verbose: Keras' ``fit`` verbosity.
@@ -342,32 +372,22 @@ def train_strategy(
     if strategy not in STRATEGIES:
         raise ValueError(f"Unknown strategy {strategy!r}: use one of {STRATEGIES}.")
     loss, metrics = loss_and_metrics(task)
+    r = recipe
+    steps = task.steps_per_epoch(r.batch_size)
+    bert_adam = optimizer_factory(strategy, steps, r.phase1_epochs, r.phase2_epochs, schedule, warmup, r.weight_decay)
     watch = EncoderWatch(encoder)
     t = time.perf_counter()
     result = stack_and_finetune(
         model,
         encoder,
-        task.x["train"],
-        task.y["train"],
-        task.x["dev"],
-        task.y["dev"],
+        (task.x["train"], task.y["train"]),
+        (task.x["dev"], task.y["dev"]),
+        replace(recipe, loss=loss, metrics=metrics, optimizer=bert_adam),
         strategy=strategy,
-        phase1_lr=phase1_lr,
-        phase2_lr=phase2_lr,
-        phase1_epochs=phase1_epochs,
-        phase2_epochs=phase2_epochs,
-        batch_size=batch_size,
-        loss=loss,
-        metrics=metrics,
-        divergence=divergence,
-        patience=patience,
-        optimizer=optimizer_factory(
-            strategy, task.steps_per_epoch(batch_size), phase1_epochs, phase2_epochs, schedule, warmup, weight_decay
-        ),
         callbacks=[watch],
         verbose=verbose,
     )
-    return _predicted_run(model, task, strategy, result, watch, t, batch_size)
+    return _predicted_run(model, task, strategy, result, watch, t, r.batch_size)
 
 
 def _predicted_run(model, task: TaskData, strategy: str, result: StackResult, watch, started: float, batch_size: int):
@@ -546,33 +566,35 @@ def rich_head(name: str, num_labels: int, sizes: dict) -> keras.layers.Layer:
     """
     if name not in HEADS:
         raise ValueError(f"Unknown head {name!r}; the rich heads are {sorted(HEADS)}.")
-    return getattr(heads, HEADS[name])(num_labels, **sizes["heads"][name], dropout=sizes["dropout"], name=name)
+    head = getattr(heads, HEADS[name])  # a grouped size (DenseNet's blocks, the transformer's layers) is gathered
+    return head.from_sizes(num_labels, sizes["heads"][name], dropout=sizes["dropout"], name=name)
 
 
 #: finetune-only trained for as many epochs as stack-and-finetune's two phases together (``sizes["matched_budget"]``).
 MATCHED = "finetune_only_matched"
 
 
-def recipe_of(strategy: str, recipe: dict) -> tuple[str, dict]:
+def recipe_of(strategy: str, recipe: FreezeRecipe) -> tuple[str, FreezeRecipe]:
     """``(strategy for the freeze scheduler, recipe)`` of a planned strategy.
 
     :data:`MATCHED` is finetune-only whose one phase lasts ``phase1_epochs + phase2_epochs`` epochs.
 
     Args:
         strategy: a strategy of ``kit.train.STRATEGIES`` or :data:`MATCHED`.
-        recipe: the keyword arguments of :func:`train_strategy` (at least ``phase1_epochs``, ``phase2_epochs``).
+        recipe: the :class:`kit.train.FreezeRecipe` (:func:`freeze_recipe`).
 
     Returns:
-        ``(strategy, recipe)`` as given, or for :data:`MATCHED` ``("finetune_only", a recipe with the sum as
+        ``(strategy, recipe)`` as given, or for :data:`MATCHED` ``("finetune_only", the recipe with the sum as
         phase2_epochs)``.
 
     Example:
-        >>> recipe_of(MATCHED, {"phase1_epochs": 4, "phase2_epochs": 2})
-        ('finetune_only', {'phase1_epochs': 4, 'phase2_epochs': 6})
+        >>> strategy, r = recipe_of(MATCHED, FreezeRecipe(phase1_epochs=4, phase2_epochs=2))
+        >>> strategy, r.phase1_epochs, r.phase2_epochs
+        ('finetune_only', 4, 6)
     """
     if strategy != MATCHED:
         return strategy, recipe
-    return "finetune_only", {**recipe, "phase2_epochs": recipe["phase1_epochs"] + recipe["phase2_epochs"]}
+    return "finetune_only", replace(recipe, phase2_epochs=recipe.phase1_epochs + recipe.phase2_epochs)
 
 
 def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
@@ -594,6 +616,7 @@ def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
         Rows ``{task, model, strategy, seed, steps}``.
     """
     out = []
+    epochs = FreezeRecipe(phase1_epochs=sizes["phase1_epochs"], phase2_epochs=sizes["phase2_epochs"])
     rich = (["finetune_only"] if sizes["rich_head_finetune"] else []) + ["stack_only", "stack_and_finetune"]
     for name, task_models in models.items():
         matched = matched_budget(sizes, name)
@@ -602,15 +625,15 @@ def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
         heads += [(h, MATCHED) for h in task_models[1:] if matched and h in (sizes.get("rich_head_matched") or ())]
         for m, s in light + heads:
             for seed in sizes["seeds"]:
-                s_run, r = recipe_of(s, sizes)
-                epochs = planned_epochs(s_run, r["phase1_epochs"], r["phase2_epochs"])
+                s_run, r = recipe_of(s, epochs)
+                most = planned_epochs(s_run, r.phase1_epochs, r.phase2_epochs)
                 out.append(
                     dict(
                         task=name,
                         model=m,
                         strategy=s,
                         seed=seed,
-                        steps=epochs * tasks[name].steps_per_epoch(sizes["batch_size"]),
+                        steps=most * tasks[name].steps_per_epoch(sizes["batch_size"]),
                     )
                 )
     return out
@@ -652,12 +675,8 @@ class Experiment(base.Experiment):
     def __init__(self, sizes: dict, tasks: dict, specs: dict, encoder, tokenizer, out, backbone: str):
         self.sizes, self.tasks, self.specs, self.encoder, self.tokenizer = sizes, tasks, specs, encoder, tokenizer
         self.models = {name: ["light"] + sizes["section_heads"][specs[name]["section"]] for name in tasks}
-        recipe = ("phase1_lr", "phase2_lr", "phase1_epochs", "phase2_epochs", "batch_size", "weight_decay")
-        self.recipe = {k: sizes[k] for k in (*recipe, "schedule", "warmup")}
-        self.recipe["divergence"] = {
-            "threshold": sizes["divergence_threshold"],
-            "patience": sizes["divergence_patience"],
-        }
+        self.recipe = freeze_recipe(sizes)
+        self.schedule = {"schedule": sizes["schedule"], "warmup": sizes["warmup"]}  # BERT-Adam per phase
         fingerprinted = {**sizes, "tasks": specs, "scale": config.scale(), "precision": config.precision()}
         super().__init__(out, {**fingerprinted, "backbone": backbone})
 
@@ -703,7 +722,7 @@ class Experiment(base.Experiment):
         model = self.make_model(run["task"], run["model"])
         strategy, recipe = recipe_of(run["strategy"], self.recipe)
         task = self.tasks[run["task"]]
-        done = train_strategy(model, self.encoder.backbone, task, strategy, **recipe)
+        done = train_strategy(model, self.encoder.backbone, task, strategy, recipe, **self.schedule)
         summary = done.summary()
         summary.pop("steps"), summary.pop("seconds")
         outputs = word_array(task, done.test_outputs) if task.kind == "tagging" else done.test_outputs

@@ -12,6 +12,7 @@ general corpus); :func:`new_tlm` builds a seeded model from scratch on it and :f
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 from ... import analysis, data, models, retrieval, text, train
@@ -82,25 +83,12 @@ def stage1(setup: SimpleNamespace, model, rho1: float, rho2: float, seed: int, s
         rho2: the weight of the task texts' MLM loss against the task loss.
         seed: the stream's seed.
         steps: the optimizer steps (None: the sizes' ``stage1_steps``).
-        **options: more of ``train_stage1``'s arguments (e.g. ``normalize_internal=False``).
+        **options: other fields of its :class:`kit.train.Stage1Recipe` (e.g. ``normalize_internal=False``).
 
     Returns:
         ``train_stage1``'s :class:`kit.train.Stage1Result`.
     """
-    Z = setup.Z
-    return train.train_stage1(
-        model,
-        setup.x["train"],
-        setup.ds.train.y,
-        setup.external if rho1 else None,
-        setup.tokens.masker,
-        rho1=rho1,
-        rho2=rho2,
-        steps=steps or Z["stage1_steps"],
-        batch_size=Z["batch_size"],
-        learning_rate=Z["stage1_lr"],
-        warmup=Z["warmup"],
-        chunks=1 if setup.smoke else 4,
-        seed=seed,
-        **{"mlm_prior": Z.get("mlm_prior", "unigram"), **options},
-    )
+    recipe = runs.stage1_recipe(setup.Z, rho1, rho2, chunks=1 if setup.smoke else 4)
+    recipe = dataclasses.replace(recipe, steps=steps or recipe.steps, **options)
+    task, external = (setup.x["train"], setup.ds.train.y), setup.external if rho1 else None
+    return train.train_stage1(model, task, external, setup.tokens.masker, recipe, seed=seed)

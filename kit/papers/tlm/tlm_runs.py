@@ -35,7 +35,7 @@ from ...models.truncate import truncate_backbone
 from ...results import RunResult
 from ...retrieval import BM25Retriever, random_retrieval, select_external, task_text_mask
 from ...text import CompactVocabulary, MLMMasker
-from ...train import evaluate_mlm, fit_classifier, train_stage1
+from ...train import FitRecipe, Stage1Recipe, evaluate_mlm, fit_classifier, train_stage1
 from .. import experiment as base
 from .tlm_sizes import MODELS
 
@@ -398,6 +398,57 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def stage1_recipe(sizes: dict, rho1: float, rho2: float, chunks: int = 4) -> Stage1Recipe:
+    """Stage 1's recipe at this scale for one setting's ``rho1`` and ``rho2`` (4 chunks: 4 points of the loss curve).
+
+    Args:
+        sizes: the scale's sizes (``stage1_steps``, ``batch_size``, ``stage1_lr``, ``warmup``, ``mlm_prior``).
+        rho1: external batches per internal batch.
+        rho2: the weight of the internal MLM loss.
+        chunks: the ``fit`` calls stage 1 is run in.
+
+    Returns:
+        The :class:`kit.train.Stage1Recipe`.
+
+    Example:
+        >>> from kit.papers.tlm.tlm_sizes import DEFAULTS, SCALES
+        >>> r = stage1_recipe({**DEFAULTS, **SCALES["smoke"]}, rho1=3, rho2=20)
+        >>> r.steps, r.batch_size, r.learning_rate, r.mlm_prior
+        (160, 32, 0.002, 'unigram')
+    """
+    return Stage1Recipe(
+        rho1=rho1,
+        rho2=rho2,
+        steps=sizes["stage1_steps"],
+        batch_size=sizes["batch_size"],
+        learning_rate=sizes["stage1_lr"],
+        warmup=sizes["warmup"],
+        chunks=chunks,
+        mlm_prior=sizes.get("mlm_prior", "unigram"),
+    )
+
+
+def stage2_recipe(sizes: dict) -> FitRecipe:
+    """Stage 2's recipe: the classifier alone on the task loss, AdamW decayed linearly to 0 (``stage2_*``).
+
+    Example:
+        >>> r = stage2_recipe({"stage2_lr": 1e-3, "stage2_epochs": 4, "batch_size": 32})
+        >>> r.learning_rate, r.epochs, r.batch_size, r.schedule
+        (0.001, 4, 32, 'linear')
+    """
+    return FitRecipe(sizes["stage2_lr"], sizes["stage2_epochs"], sizes["batch_size"], schedule="linear")
+
+
+def baseline_recipe(sizes: dict) -> FitRecipe:
+    """The fine-tuned baseline's recipe (the paper's: AdamW, the rate decayed linearly to 0; ``baseline_*``).
+
+    Example:
+        >>> baseline_recipe({"baseline_lr": 2e-4, "baseline_epochs": 1, "baseline_batch": 32}).schedule
+        'linear'
+    """
+    return FitRecipe(sizes["baseline_lr"], sizes["baseline_epochs"], sizes["baseline_batch"], schedule="linear")
+
+
 def new_tlm_model(sizes: dict, tokens, num_classes: int, seed: int, pooling: str | None = None):
     """A TLM model from scratch (BERT + task head + tied MLM head) on ``tokens``' vocabulary, seeded first.
 
@@ -456,14 +507,6 @@ class Experiment(base.Experiment):
         self.sizes, self.tasks, self.tokens, self.selections = sizes, tasks, tokens, selections
         self.encoder = encoder
         self.main = main_setting(sizes)
-        self.stage1 = dict(
-            steps=sizes["stage1_steps"],
-            batch_size=sizes["batch_size"],
-            learning_rate=sizes["stage1_lr"],
-            warmup=sizes["warmup"],
-            chunks=4,
-            mlm_prior=sizes.get("mlm_prior", "unigram"),
-        )
         data = {n: d.sizes() for n, d in tasks.items()}
         super().__init__(out, {**sizes, "scale": config.scale(), "precision": config.precision(), "data": data})
 
@@ -515,16 +558,9 @@ class Experiment(base.Experiment):
         keras.backend.clear_session()  # the previous run's models go before this one's weights are drawn
         ds, x = self.tasks[run["task"]], self.tokens.x[run["task"]]
         model = self.make_tlm(ds.num_classes, run["seed"])
+        recipe = stage1_recipe(self.sizes, run["rho1"], run["rho2"])
         s1 = train_stage1(
-            model,
-            x["train"],
-            ds.train.y,
-            self.external(run),
-            self.tokens.masker,
-            rho1=run["rho1"],
-            rho2=run["rho2"],
-            seed=run["seed"],
-            **self.stage1,
+            model, (x["train"], ds.train.y), self.external(run), self.tokens.masker, recipe, seed=run["seed"]
         )
         result = self.finish(run, model, s1)
         result.seconds = time.perf_counter() - start
@@ -549,18 +585,7 @@ class Experiment(base.Experiment):
         stage1_pred = predict_labels(clf, x["test"])
         stage1_acc, stage1_f1 = scores_of(stage1_pred, ds.test.y)
         mlm = evaluate_mlm(model, x["dev"], self.tokens.masker)
-        fit = fit_classifier(
-            clf,
-            x["train"],
-            ds.train.y,
-            x["dev"],
-            ds.dev.y,
-            learning_rate=s["stage2_lr"],
-            epochs=s["stage2_epochs"],
-            batch_size=s["batch_size"],
-            schedule="linear",
-            seed=seed,
-        )
+        fit = fit_classifier(clf, (x["train"], ds.train.y), (x["dev"], ds.dev.y), stage2_recipe(s), seed=seed)
         pred = predict_labels(clf, x["test"])
         acc, f1 = scores_of(pred, ds.test.y)
         tokens = s1.tokens + fit.steps * s["batch_size"] * s["sequence_length"]
@@ -607,18 +632,7 @@ class Experiment(base.Experiment):
         pretrained = load_backbone(self.encoder.name, sequence_length=s["sequence_length"])
         backbone = truncate_backbone(pretrained.backbone, s["baseline_layers"])
         clf = build_classifier(backbone, ds.num_classes, dropout=0.1, pooling=s["baseline_pooling"])
-        fit = fit_classifier(
-            clf,
-            x["train"],
-            ds.train.y,
-            x["dev"],
-            ds.dev.y,
-            learning_rate=s["baseline_lr"],
-            epochs=s["baseline_epochs"],
-            batch_size=s["baseline_batch"],
-            schedule="linear",
-            seed=run["seed"],
-        )
+        fit = fit_classifier(clf, (x["train"], ds.train.y), (x["dev"], ds.dev.y), baseline_recipe(s), seed=run["seed"])
         pred = predict_labels(clf, x["test"])
         acc, f1 = scores_of(pred, ds.test.y)
         tokens, params = fit.steps * s["baseline_batch"] * s["sequence_length"], backbone.count_params()

@@ -8,6 +8,7 @@ from kit.models.heads.matching import (
     BiMPMHead,
     MultiPerspectiveMatching,
     SimTransformerHead,
+    TransformerLayers,
     pair_masks,
 )
 from kit.testing import run_layer_test, run_precision_test
@@ -52,10 +53,7 @@ HEADS = [
         SimTransformerHead,
         {
             "num_classes": 3,
-            "num_layers": 1,
-            "num_heads": 2,
-            "hidden_dim": 8,
-            "intermediate_dim": 8,
+            "transformer": TransformerLayers(num_layers=1, num_heads=2, hidden_dim=8, intermediate_dim=8),
             "perspectives": 2,
             "use_matching": True,
             "dropout": 0.1,
@@ -169,4 +167,15 @@ def test_pair_heads_need_segments_and_ignore_specials():
         assert ref.shape == (3, 3)
         np.testing.assert_allclose(_out(variant, _scramble(s, s["padding_mask"] == 0)), ref, atol=1e-5)
     with pytest.raises(ValueError, match="divisible by num_heads"):
-        SimTransformerHead(num_classes=2, hidden_dim=6, num_heads=4)
+        SimTransformerHead(num_classes=2, transformer={"hidden_dim": 6, "num_heads": 4})
+    with pytest.raises(ValueError, match="num_layers must be >= 1"):
+        TransformerLayers(num_layers=0)
+    sizes = {"num_layers": 1, "num_heads": 2, "hidden_dim": 8, "intermediate_dim": 16, "perspectives": 3}
+    head = SimTransformerHead.from_sizes(2, sizes, name="sim")  # the paper's flat sizes table, the group gathered
+    assert head.transformer == TransformerLayers(1, 2, 8, 16) and head.perspectives == 3
+    assert head.get_config()["transformer"] == {
+        "num_layers": 1,
+        "num_heads": 2,
+        "hidden_dim": 8,
+        "intermediate_dim": 16,
+    }

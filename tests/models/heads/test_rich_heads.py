@@ -4,7 +4,7 @@ import keras
 import numpy as np
 import pytest
 
-from kit.models.heads.dense_cnn import DenseCNNHead
+from kit.models.heads.dense_cnn import DenseBlocks, DenseCNNHead
 from kit.models.heads.highway import HighwayBiLSTMHead
 from kit.testing import run_layer_test, run_precision_test
 from kit.train.ensemble import average_predictions
@@ -31,10 +31,7 @@ HEADS = [
         {
             "num_classes": 3,
             "filters": 4,
-            "growth": 2,
-            "blocks": 2,
-            "convs_per_block": 2,
-            "kernel_size": 3,
+            "dense": DenseBlocks(blocks=2, convs_per_block=2, growth=2, kernel_size=3),
             "dropout": 0.1,
             "use_cls": True,
         },
@@ -67,14 +64,31 @@ def test_deeper_highway_and_cnn_without_cls():
     ref = _out(deep, s)
     assert ref.shape == (3, 1) and len(deep.trainable_weights) == 2 * (6 + 3) + 2
     np.testing.assert_allclose(_out(deep, _scramble(s, s["padding_mask"] == 0)), ref, atol=1e-5)
-    head = DenseCNNHead(num_classes=2, filters=4, growth=2, blocks=1, convs_per_block=1, use_cls=False, dropout=0.0)
+    head = DenseCNNHead(num_classes=2, filters=4, dense=DenseBlocks(1, 1, growth=2), use_cls=False, dropout=0.0)
     ref = _out(head, s)
     cls_changed = _scramble(s, np.arange(7)[None, :].repeat(3, 0) == 0)
     assert np.abs(_out(head, cls_changed) - ref).max() > 1e-5  # position 0 is a real token for the CNN
     with pytest.raises(ValueError, match="pooling must be one of"):
         HighwayBiLSTMHead(num_classes=2, pooling="last")
     with pytest.raises(ValueError, match="must all be >= 1"):
-        DenseCNNHead(num_classes=2, blocks=0)
+        DenseCNNHead(num_classes=2, dense={"blocks": 0})
+    with pytest.raises(ValueError, match="filters must be >= 1"):
+        DenseCNNHead(num_classes=2, filters=0)
+    with pytest.raises(TypeError, match="dense must be a DenseBlocks"):
+        DenseCNNHead(num_classes=2, dense=(4, 4))
+
+
+def test_a_grouped_head_saves_its_group_as_a_dict_and_reads_the_flat_sizes():
+    """keras-hub's convention: every __init__ argument is a config entry (the group as a plain dict); a paper's flat
+    sizes table (and a config saved before the grouping) gathers into the same head."""
+    head = DenseCNNHead.from_sizes(3, {"filters": 4, "growth": 2, "blocks": 1, "convs_per_block": 2}, dropout=0.0)
+    config = head.get_config()
+    assert (
+        config["dense"] == {"blocks": 1, "convs_per_block": 2, "growth": 2, "kernel_size": 3} and config["filters"] == 4
+    )
+    assert DenseCNNHead.from_config(config).dense == head.dense
+    flat = {k: v for k, v in config.items() if k != "dense"} | {"growth": 2, "blocks": 1, "convs_per_block": 2}
+    assert DenseCNNHead.from_config(flat).get_config() == config
 
 
 def test_average_predictions():

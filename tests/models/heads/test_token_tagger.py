@@ -68,7 +68,7 @@ def test_tagger_head_ignores_padding_states():
 
 
 def test_tagger_trains_with_masked_loss_and_saves(tiny_bert, tmp_path):
-    from kit.train.freeze import stack_and_finetune
+    from kit.train.freeze import FreezeRecipe, stack_and_finetune
 
     keras.utils.set_random_seed(0)
     model = build_stacked_model(tiny_bert, TokenTaggerHead(num_tags=3, n_layers=1, cells=4, name="head"))
@@ -84,17 +84,17 @@ def test_tagger_trains_with_masked_loss_and_saves(tiny_bert, tmp_path):
     r = stack_and_finetune(
         model,
         tiny_bert,
-        x,
-        y,
-        x,
-        y,
+        (x, y),
+        (x, y),
+        FreezeRecipe(
+            phase1_epochs=1,
+            phase2_epochs=1,
+            batch_size=8,
+            loss=MaskedSparseCategoricalCrossentropy(),
+            metrics=[MaskedAccuracy()],
+            divergence=None,
+        ),
         strategy="stack_and_finetune",
-        phase1_epochs=1,
-        phase2_epochs=1,
-        batch_size=8,
-        loss=MaskedSparseCategoricalCrossentropy(),
-        metrics=[MaskedAccuracy()],
-        divergence=None,
     )
     assert r.monitor == "masked_accuracy" and np.isfinite(r.phases[-1].history["loss"]).all()
     path = tmp_path / "tagger.keras"

@@ -27,9 +27,9 @@ def _ds():
 def test_the_recipe_is_the_papers_and_shorter_at_smoke():
     sizes = kit.papers.sizes("pretrain_or_not", "smoke")  # LSTMs: 6 epochs of batch 64, >= 60 updates
     full = ex.lstm_recipe(sizes, smoke=False)
-    assert (full["learning_rate"], full["epochs"], full["batch_size"], full["schedule"]) == (1e-3, 6, 64, "constant")
+    assert (full.learning_rate, full.epochs, full.batch_size, full.schedule) == (1e-3, 6, 64, "constant")
     short = ex.lstm_recipe(sizes, smoke=True)
-    assert (short["epochs"], short["batch_size"], short["min_steps"], short["patience"]) == (2, 32, 30, 2)
+    assert (short.epochs, short.batch_size, short.min_steps, short.patience) == (2, 32, 30, 2)
     assert sizes["lstm_epochs"] == 6  # the scale's sizes are not changed
 
 
@@ -48,7 +48,9 @@ def test_fit_lstm_trains_one_lstm_and_scores_it():
     ds = _ds()
     s = ex.Setup({"embedding_dim": 8, "lstm_sizes": [[1, 4]]}, ds, [24], 4, True)
     vocab, x = ex.word_inputs(ds, TEXTS, 4)
-    recipe = dict(learning_rate=1e-2, epochs=1, batch_size=8, schedule="constant", min_steps=3, patience=1)
+    recipe = kit.train.FitRecipe(
+        learning_rate=1e-2, epochs=1, batch_size=8, schedule="constant", min_steps=3, patience=1
+    )
     acc = ex.fit_lstm(s, x, LABELS, len(vocab), recipe, seed=0)
     assert 0.0 <= acc <= 1.0 and acc * 8 == round(acc * 8)  # a share of the 8 test sentences
 

@@ -73,7 +73,7 @@ def test_the_verdict_table_holds_every_comparison_and_the_sentences_quote_it(tmp
     rows = [("LSTM-2-64", 250, s, "trained_steps", 10.0 + s) for s in range(3)]
     got = report.budgets(pd.DataFrame(rows, columns=["model", "train_examples", "seed", "metric", "value"]))
     assert got == {("LSTM-2-64", 250): {"steps": 11.0}}
-    checks = report.checks(results, stats, report.gaps(stats, SPECS, SIZES), plan, SPECS, 2, 2250, 250, correct)
+    checks = report.checks(results, stats, report.gaps(stats, SPECS, SIZES), plan, SPECS, 2, correct)
     assert checks["every run's saved test predictions give its test accuracy"]
 
 

@@ -19,7 +19,7 @@ from kit.papers.experiment import save_predictions
 from kit.papers.serbertus import serbertus_report as report
 from kit.papers.serbertus import serbertus_runs as serbertus
 from kit.text import CompactVocabulary
-from kit.train import Sweep, predict_tasks
+from kit.train import SmartNoise, Sweep, predict_tasks
 
 KINDS = {"sst": "classification", "qqp": "binary", "sts": "regression"}
 HEADS = {"sst": 5, "qqp": 1, "sts": 1}
@@ -61,9 +61,8 @@ def task_data(n=8):
 @pytest.mark.one_backend  # the notebook's runner; test_run_setting_in_mixed_bfloat16 runs it on every backend
 def test_run_setting_single_task_with_epochs_keeps_the_best_dev_epoch():
     data = {"sst": task_data()["sst"]}
-    r = serbertus.run_setting(
-        tiny(), data, KINDS, HEADS, architecture="single", learning_rate=1e-3, epochs=2, batch_size=4, seed=1
-    )
+    recipe = serbertus.Recipe(learning_rate=1e-3, epochs=2, batch_size=4)
+    r = serbertus.run_setting(tiny(), data, KINDS, HEADS, serbertus.Setting(architecture="single"), recipe, seed=1)
     assert r.architecture == "single-task" and r.steps == 4 and r.smart_loss is None and r.mlm_curve is None
     assert "dev_mean" in r.history and len(r.history["dev_mean"]) == 2
     # the dev score is the kept epoch's, and matches the stored predictions
@@ -81,23 +80,9 @@ def test_run_setting_multitask_with_smart_decay_and_mlm():
     bb = tiny()
     before = keras.ops.convert_to_numpy(bb.transformer_layers[0]._self_attention_layer._query_dense.kernel).copy()
     masker = MLMMasker(VOCAB, mask_token_id=1, special_token_ids=[0, 2, 3], max_predictions=2)
-    r = serbertus.run_setting(
-        bb,
-        task_data(),
-        KINDS,
-        HEADS,
-        architecture="cerbertus",
-        k=1,
-        lambda_s=1.0,
-        decay=0.8,
-        mlm_steps=3,
-        masker=masker,
-        learning_rate=1e-3,
-        epochs=1,
-        batch_size=4,
-        smart={"sigma": 1e-3},
-        seed=0,
-    )
+    setting = serbertus.Setting(architecture="cerbertus", k=1, lambda_s=1.0, decay=0.8, mlm_steps=3)
+    recipe = serbertus.Recipe(learning_rate=1e-3, epochs=1, batch_size=4, smart=SmartNoise(sigma=1e-3))
+    r = serbertus.run_setting(bb, task_data(), KINDS, HEADS, setting, recipe, masker=masker, seed=0)
     assert r.architecture == "CerBERTus k=1" and r.steps == 6 and r.smart_loss > 0
     assert sorted(r.dev) == sorted(KINDS) and r.dev_predictions["sst"].shape == (8, 5)
     assert (
@@ -120,23 +105,9 @@ def test_run_setting_in_mixed_bfloat16():
     try:
         bb = tiny()
         masker = MLMMasker(VOCAB, mask_token_id=1, special_token_ids=[0, 2, 3], max_predictions=2)
-        r = serbertus.run_setting(
-            bb,
-            task_data(),
-            KINDS,
-            HEADS,
-            architecture="cerbertus",
-            k=1,
-            lambda_s=1.0,
-            decay=0.8,
-            mlm_steps=2,
-            masker=masker,
-            learning_rate=1e-3,
-            epochs=2,
-            batch_size=4,
-            smart={"sigma": 1e-3},
-            seed=0,
-        )
+        setting = serbertus.Setting(architecture="cerbertus", k=1, lambda_s=1.0, decay=0.8, mlm_steps=2)
+        recipe = serbertus.Recipe(learning_rate=1e-3, epochs=2, batch_size=4, smart=SmartNoise(sigma=1e-3))
+        r = serbertus.run_setting(bb, task_data(), KINDS, HEADS, setting, recipe, masker=masker, seed=0)
         assert r.smart_loss > 0 and np.isfinite(r.smart_loss)
         assert all(np.isfinite(v) for v in r.history["loss"]) and np.isfinite(r.mlm_curve["loss"]).all()
         assert all(np.isfinite(r.dev[t]) and np.isfinite(r.test[t]) for t in KINDS)
@@ -153,11 +124,15 @@ def test_run_setting_errors():
     with pytest.raises(ValueError, match="lacks the split"):
         serbertus.run_setting(tiny(), {"sst": {"train": data["sst"]["train"]}}, KINDS, HEADS)
     with pytest.raises(ValueError, match="needs masker"):
-        serbertus.run_setting(tiny(), {"sst": data["sst"]}, KINDS, HEADS, mlm_steps=2)
+        serbertus.run_setting(tiny(), {"sst": data["sst"]}, KINDS, HEADS, serbertus.Setting(mlm_steps=2))
     with pytest.raises(ValueError, match="decay must be"):
-        serbertus.run_setting(tiny(), {"sst": data["sst"]}, KINDS, HEADS, decay=1.5)
+        serbertus.Setting(decay=1.5)
     with pytest.raises(ValueError, match="fewer training examples than one batch"):
-        serbertus.run_setting(tiny(), {"sst": data["sst"]}, KINDS, HEADS, batch_size=16)
+        serbertus.run_setting(tiny(), {"sst": data["sst"]}, KINDS, HEADS, recipe=serbertus.Recipe(batch_size=16))
+    with pytest.raises(TypeError, match="setting must be a serbertus_runs.Setting"):
+        serbertus.run_setting(tiny(), {"sst": data["sst"]}, KINDS, HEADS, {"decay": 0.9})
+    with pytest.raises(TypeError, match="recipe must be a serbertus_runs.Recipe"):
+        serbertus.run_setting(tiny(), {"sst": data["sst"]}, KINDS, HEADS, recipe={"epochs": 1})
     with pytest.raises(ValueError, match="one task"):
         serbertus.build_model(tiny(), HEADS, "single")
     with pytest.raises(ValueError, match="k >= 1"):
@@ -174,9 +149,8 @@ def test_rows_predictions_and_ensembles_on_disk(tmp_path):
     for seed in (0, 1):
         for arch in ("multi", "cerbertus"):
             run = {"experiment": "architecture", "setting": f"{arch} k/1", "task": "sst+qqp+sts", "seed": seed}
-            r = serbertus.run_setting(
-                tiny(seed), data, KINDS, HEADS, architecture=arch, k=1, learning_rate=1e-3, batch_size=4, seed=seed
-            )
+            setting, recipe = serbertus.Setting(architecture=arch, k=1), serbertus.Recipe(1e-3, batch_size=4)
+            r = serbertus.run_setting(tiny(seed), data, KINDS, HEADS, setting, recipe, seed=seed)
             result = serbertus.to_run_result(r)
             path = save_predictions(tmp_path, run, serbertus.KEYS, result.predictions)
             sweep.record(run, result)
@@ -241,7 +215,9 @@ def test_task_kinds_slots_and_inputs():
 
 def test_uncompiled_copy_saves_without_the_optimizer(tmp_path):
     data = {"sts": task_data()["sts"]}
-    r = serbertus.run_setting(tiny(), data, KINDS, HEADS, learning_rate=1e-3, batch_size=4, decay=0.9)
+    r = serbertus.run_setting(
+        tiny(), data, KINDS, HEADS, serbertus.Setting(decay=0.9), serbertus.Recipe(learning_rate=1e-3, batch_size=4)
+    )
     assert r.model.compiled
     copy = uncompiled_copy(r.model)
     assert not copy.compiled
@@ -421,7 +397,7 @@ def test_tables_and_the_figure_name_your_data_not_its_slot(tmp_path):
     smart = report.named(report.ablation_tables(test, long, "sst")["smart"], labels)
     assert list(smart.columns)[0] == "my_reviews (in sst's place)"
     arch, size = report.architectures(test, long, 0)
-    fig = report.figure(test, dev, arch, size, long, "sst", label=labels["sst"])
+    fig = report.figure(test, dev, (arch, size), long, "sst", label=labels["sst"])
     titles = [ax.get_title() for ax in fig.axes]
     assert titles[0] == "SMART on my_reviews (in sst's place) (the paper's Figure 4)" and "my_reviews" in titles[2]
     table = report.verdicts(plan, tmp_path, data, kinds, sizes, labels=labels)

@@ -24,6 +24,7 @@ from kit.papers.stack_and_finetune.stack_and_finetune_runs import (
     train_strategy,
 )
 from kit.text import BertPreprocessor, WordPieceTokenizer
+from kit.train.freeze import FreezeRecipe
 from kit.train.freeze_helpers import (
     EncoderWatch,
     ReusableBackbone,
@@ -120,15 +121,8 @@ def test_reusable_backbone_resets_weights_and_flags():
     before = [np.array(w) for w in bert.get_weights()]
     rb = ReusableBackbone(bert)
     task = encode_task(_classes(), _pre())
-    run = train_strategy(
-        build_model(rb.fresh(), task, hidden_dim=4),
-        bert,
-        task,
-        "finetune_only",
-        phase2_lr=1e-2,
-        phase2_epochs=1,
-        batch_size=8,
-    )
+    recipe = FreezeRecipe(phase2_lr=1e-2, phase2_epochs=1, batch_size=8)
+    run = train_strategy(build_model(rb.fresh(), task, hidden_dim=4), bert, task, "finetune_only", recipe)
     assert run.encoder_changed == [True]
     bert.token_embedding.trainable = False
     bert.pooled_dense.trainable = False
@@ -148,9 +142,8 @@ def test_a_run_does_not_depend_on_what_ran_before():
     def run(seed, epochs=2):
         set_seed(seed)
         model = build_model(rb.fresh(), task, hidden_dim=4, dropout=0.3)
-        return train_strategy(
-            model, rb.backbone, task, "finetune_only", phase2_lr=1e-2, phase2_epochs=epochs, batch_size=4
-        ).test_outputs
+        recipe = FreezeRecipe(phase2_lr=1e-2, phase2_epochs=epochs, batch_size=4)
+        return train_strategy(model, rb.backbone, task, "finetune_only", recipe).test_outputs
 
     first = run(0)
     run(1, epochs=3)  # moves the backbone's dropout seed generators on
@@ -178,18 +171,10 @@ def test_train_strategy_watches_the_encoder(strategy, changed):
     bert = _bert()
     task = encode_task(_tags(), _pre(8))
     model = build_model(bert, task, TokenTaggerHead(3, cells=4, name="bilstm"))
-    run = train_strategy(
-        model,
-        bert,
-        task,
-        strategy,
-        phase1_lr=1e-2,
-        phase2_lr=1e-3,
-        phase1_epochs=2,
-        phase2_epochs=1,
-        batch_size=8,
-        divergence=None,
+    recipe = FreezeRecipe(
+        phase1_lr=1e-2, phase2_lr=1e-3, phase1_epochs=2, phase2_epochs=1, batch_size=8, divergence=None
     )
+    run = train_strategy(model, bert, task, strategy, recipe)
     assert run.encoder_changed == changed and run.test_outputs.shape == (8, 8, 3)
     summary = run.summary()
     assert summary["phase1_encoder_frozen"] == int(strategy != "finetune_only")
@@ -348,7 +333,11 @@ def test_matched_budget_runs_finetune_only_for_both_phases():
         ("bimpm", "stack_and_finetune"): 60,
     }
     assert len(rows) == 4 * 3
-    assert recipe_of(MATCHED, sizes)[1]["phase2_epochs"] == 6 and recipe_of("stack_only", sizes)[0] == "stack_only"
+    recipe = FreezeRecipe(phase1_epochs=4, phase2_epochs=2)
+    assert recipe_of(MATCHED, recipe)[1].phase2_epochs == 6 and recipe_of("stack_only", recipe) == (
+        "stack_only",
+        recipe,
+    )
     rows = _results()
     extra = pd.DataFrame(
         [("t", "light", MATCHED, seed, "accuracy", v) for seed, v in enumerate([0.83, 0.85])], columns=rows.columns
@@ -362,18 +351,10 @@ def test_curves_and_the_phase1_story():
     bert = _bert()
     task = encode_task(_classes(), _pre())
     model = build_model(bert, task, hidden_dim=4)
-    run = train_strategy(
-        model,
-        bert,
-        task,
-        "stack_and_finetune",
-        phase1_lr=1e-2,
-        phase2_lr=1e-3,
-        phase1_epochs=2,
-        phase2_epochs=1,
-        batch_size=8,
-        divergence={"threshold": 0.0, "patience": 1},
+    recipe = FreezeRecipe(
+        1e-2, 1e-3, phase1_epochs=2, phase2_epochs=1, batch_size=8, divergence={"threshold": 0.0, "patience": 1}
     )
+    run = train_strategy(model, bert, task, "stack_and_finetune", recipe)
     rows = curve_rows(run, task="t", seed=0)
     assert [r["phase"] for r in rows][-1] == "phase2" and rows[0]["task"] == "t"
     assert rows[0]["encoder_frozen"] and not rows[-1]["encoder_frozen"]
@@ -439,17 +420,8 @@ def test_a_strategy_run_trains_under_mixed_bfloat16(pooling):
         model = build_model(bert, task, hidden_dim=4, pooling=pooling)
         if pooling == "mean":
             assert model.get_layer("mean_pool").compute_dtype == "bfloat16"
-        run = train_strategy(
-            model,
-            bert,
-            task,
-            "stack_and_finetune",
-            phase1_lr=1e-2,
-            phase2_lr=1e-3,
-            phase1_epochs=1,
-            phase2_epochs=1,
-            batch_size=8,
-        )
+        recipe = FreezeRecipe(phase1_lr=1e-2, phase2_lr=1e-3, phase1_epochs=1, phase2_epochs=1, batch_size=8)
+        run = train_strategy(model, bert, task, "stack_and_finetune", recipe)
         assert run.encoder_changed == [False, True] and np.isfinite(run.test_outputs).all()
         assert all(w.dtype == "float32" for w in model.weights if "float" in str(w.dtype))
     finally:

@@ -5,6 +5,7 @@ implementation (a constant, a swapped term, a changed default) where the kit loo
 check catches it.
 """
 
+import dataclasses
 from pathlib import Path
 
 import keras
@@ -144,9 +145,11 @@ def test_mlm_view_masks_enough_tokens_to_see_the_shares():
 
 def test_joint_view_catches_the_unnormalised_internal_loss(monkeypatch):
     init = TLMBatches.__init__
-    monkeypatch.setattr(
-        TLMBatches, "__init__", lambda self, *a, **k: init(self, *a, **{**k, "normalize_internal": False})
-    )
+
+    def wrong(self, task, external, masker, recipe, **kwargs):
+        init(self, task, external, masker, dataclasses.replace(recipe, normalize_internal=False), **kwargs)
+
+    monkeypatch.setattr(TLMBatches, "__init__", wrong)
     _fails("joint loss")
 
 
