@@ -125,7 +125,8 @@ def select_external(
         corpus: the corpus's passages.
         k: the documents retrieved per query.
         retriever: a prebuilt :class:`BM25Retriever` over ``corpus``, or any object with the same
-            ``retrieve(queries, k, exclude=...)`` (default: a new ``"lucene"`` BM25 index of ``corpus``; build one for another method).
+            ``retrieve(queries, k, exclude=...)`` (default: a new ``"lucene"`` BM25 index of ``corpus``;
+            build one for another method).
         queries: one query per task text (default :func:`make_queries`: the text itself, or its RAKE keywords when
             longer than 64 words; ``make_queries(task_texts, long_text_words, n_keywords)`` sets both).
         n_jobs: the threads the queries run on.
