@@ -27,6 +27,7 @@ from ...retrieval import english_stopwords, word_tokenize
 from ..experiment import load_predictions, predictions_path
 from . import tlm_paper as paper
 from .tlm_runs import KEYS, plain_run
+from .tlm_sizes import task_sizes
 
 #: The columns that name a TLM setting in the runs table.
 SETTING = ["task", "retrieval", "K", "rho1", "rho2"]
@@ -216,8 +217,24 @@ def split_runs(runs, sizes: dict) -> tuple:
         ``(TLM runs, baseline runs, the main setting's mask over the TLM runs)``.
     """
     tlm, base = runs[runs.experiment == "tlm"], runs[runs.experiment == "minilm_finetuned"]
-    main = (tlm.retrieval == "bm25") & (tlm.K == sizes["k"]) & (tlm.rho1 == sizes["rho1"]) & (tlm.rho2 == sizes["rho2"])
-    return tlm, base, main
+    return tlm, base, (tlm.retrieval == "bm25") & own_setting(tlm, sizes)
+
+
+def own_setting(tlm, sizes: dict):
+    """The mask over TLM runs trained with their own task's K, rho1 and rho2 (any retrieval; ``per_task`` read).
+
+    Example:
+        >>> import pandas as pd
+        >>> runs = pd.DataFrame({"task": ["a", "b", "b"], "K": [50, 500, 50], "rho1": [1, 19, 1], "rho2": [100] * 3})
+        >>> own_setting(runs, {"k": 50, "rho1": 1, "rho2": 100, "per_task": {"b": {"k": 500, "rho1": 19}}}).tolist()
+        [True, True, False]
+    """
+    own = {t: task_sizes(sizes, t) for t in tlm.task.unique()}
+    return (
+        (tlm.K == tlm.task.map(lambda t: own[t]["k"]))
+        & (tlm.rho1 == tlm.task.map(lambda t: own[t]["rho1"]))
+        & (tlm.rho2 == tlm.task.map(lambda t: own[t]["rho2"]))
+    )
 
 
 def baseline_name(sizes: dict) -> str:
@@ -285,9 +302,9 @@ def ablation_tables(tlm, main, sizes: dict) -> dict:
     Returns:
         ``{name: (ours, the paper's)}``, names ``table3_retrieval`` ... ``table7_stage2``.
     """
-    s, abl = sizes, tlm[tlm.task == sizes["ablation_task"]]
+    s, abl = task_sizes(sizes, sizes["ablation_task"]), tlm[tlm.task == sizes["ablation_task"]]
     base = abl.rho2 == s["rho2"]
-    main_kr = (tlm.rho1 == s["rho1"]) & (tlm.rho2 == s["rho2"]) & (tlm.K == s["k"])
+    main_kr = own_setting(tlm, sizes)
     stage2 = view(tlm[main], "task", ("test_accuracy", "stage1_test_accuracy", "test_macro_f1", "stage1_test_macro_f1"))
     return {
         "table3_retrieval": (view(tlm[main_kr], ["task", "retrieval"]), paper.TABLE3),
@@ -608,8 +625,8 @@ def _comparisons(out, tlm, base, main, tasks: dict, s: dict) -> list[dict]:
 
     Each carries the paper's effect (``tlm_paper.EFFECTS``) and both arms' budgets from what their runs trained.
     """
-    a, ys = s["ablation_task"], {n: ds.test.y for n, ds in tasks.items()}
-    same = (tlm.rho1 == s["rho1"]) & (tlm.rho2 == s["rho2"]) & (tlm.K == s["k"])
+    a, ys, sizes = s["ablation_task"], {n: ds.test.y for n, ds in tasks.items()}, s
+    same, s = own_setting(tlm, sizes), task_sizes(sizes, a)  # every task's own setting; the ablation task's sizes
     abl, fx = tlm[(tlm.retrieval == "bm25") & (tlm.K == s["k"])], paper.EFFECTS
     role = {n: s["tasks"].get(n, "news") if s["tasks"].get(n) in ("news", "reviews") else "news" for n in tasks}
 
@@ -754,7 +771,7 @@ def sentences(table, tlm, base, main, tasks: dict, sizes: dict, unigram: dict, h
     Returns:
         One sentence per line.
     """
-    s, a = sizes, sizes["ablation_task"]
+    s, a = task_sizes(sizes, sizes["ablation_task"]), sizes["ablation_task"]
     lines = _task_lines(table, tlm, base, main, tasks, s)
     ablations = [f"{a}: K={s['k']} vs K=0 (task data alone)"]
     ablations += [f"{a}: rho1={s['rho1']} vs rho1={r}" for r in s["rho1_ablation"]]

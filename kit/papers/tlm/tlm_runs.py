@@ -37,7 +37,7 @@ from ...retrieval import BM25Retriever, random_retrieval, select_external, task_
 from ...text import CompactVocabulary, MLMMasker
 from ...train import FitRecipe, Stage1Recipe, evaluate_mlm, fit_classifier, train_stage1
 from .. import experiment as base
-from .tlm_sizes import MODELS
+from .tlm_sizes import MODELS, task_sizes
 
 #: The Sweep keys of notebook 02's ``results.csv`` (then ``metric, value``).
 KEYS = ("experiment", "task", "retrieval", "K", "rho1", "rho2", "seed")
@@ -129,7 +129,8 @@ def retrieve(tasks: dict, corpus: list, sizes: dict) -> tuple[dict, dict]:
     selections, found_by = {}, {}
     for name, ds in tasks.items():
         keep_out = ds.dev.texts + ds.test.texts
-        for k in [sizes["k"]] + (sizes["k_ablation"] if name == sizes["ablation_task"] else []):
+        main_k = task_sizes(sizes, name)["k"]
+        for k in [main_k] + (sizes["k_ablation"] if name == sizes["ablation_task"] else []):
             t0 = time.perf_counter()
             found = select_external(ds.train.texts, corpus, k=k, retriever=retriever, exclude_texts=keep_out)
             sel = cap_selection(found, limit)
@@ -140,8 +141,8 @@ def retrieve(tasks: dict, corpus: list, sizes: dict) -> tuple[dict, dict]:
                 f"{sel.n_queries} queries in {time.perf_counter() - t0:.1f} s"
             )
         exclude = np.flatnonzero(task_text_mask(corpus, ds.train.texts + keep_out))
-        selections[(name, "random", sizes["k"])] = random_retrieval(
-            len(corpus), len(selections[(name, "bm25", sizes["k"])]), seed=0, exclude=exclude
+        selections[(name, "random", main_k)] = random_retrieval(
+            len(corpus), len(selections[(name, "bm25", main_k)]), seed=0, exclude=exclude
         )
     return selections, found_by
 
@@ -252,16 +253,18 @@ def stage1_flops(sizes: dict, params: int) -> float:
     return float(training_flops(tokens, params))
 
 
-def main_setting(sizes: dict) -> dict:
-    """The paper's main setting at this scale: BM25, top-K, rho1 and rho2 as the sizes say.
+def main_setting(sizes: dict, task: str | None = None) -> dict:
+    """The paper's main setting at this scale: BM25, top-K, rho1 and rho2 as the sizes say (for ``task``: its own).
 
     Args:
-        sizes: the scale's sizes (``k``, ``rho1``, ``rho2``).
+        sizes: the scale's sizes (``k``, ``rho1``, ``rho2``; ``per_task`` overrides, :func:`task_sizes`).
+        task: the task whose setting it is (None: the scale's own values).
 
     Returns:
         ``{"retrieval": "bm25", "K": ..., "rho1": ..., "rho2": ...}``.
     """
-    return dict(retrieval="bm25", K=sizes["k"], rho1=sizes["rho1"], rho2=sizes["rho2"])
+    s = sizes if task is None else task_sizes(sizes, task)
+    return dict(retrieval="bm25", K=s["k"], rho1=s["rho1"], rho2=s["rho2"])
 
 
 def settings(sizes: dict) -> list[tuple]:
@@ -276,10 +279,11 @@ def settings(sizes: dict) -> list[tuple]:
     Returns:
         ``(task, setting)`` pairs, each setting a dict like :func:`main_setting`'s.
     """
-    main, a = main_setting(sizes), sizes["ablation_task"]
+    main, a = main_setting(sizes, sizes["ablation_task"]), sizes["ablation_task"]
     out = []
     for name in sizes["tasks"]:
-        out += [(name, main), (name, {**main, "retrieval": "random"})]
+        own = main_setting(sizes, name)
+        out += [(name, own), (name, {**own, "retrieval": "random"})]
     out += [(a, {**main, "K": k}) for k in sizes["k_ablation"]] + [
         (a, {**main, "rho1": 0, "K": 0, "retrieval": "none"})
     ]
@@ -506,7 +510,6 @@ class Experiment(base.Experiment):
     def __init__(self, sizes: dict, tasks: dict, tokens: Tokens, selections: dict, encoder, out):
         self.sizes, self.tasks, self.tokens, self.selections = sizes, tasks, tokens, selections
         self.encoder = encoder
-        self.main = main_setting(sizes)
         data = {n: d.sizes() for n, d in tasks.items()}
         super().__init__(out, {**sizes, "scale": config.scale(), "precision": config.precision(), "data": data})
 
@@ -660,7 +663,7 @@ class Experiment(base.Experiment):
             if task == s["ablation_task"]:
                 result.model.save(self.out / f"minilm_finetuned_{task}.keras")  # for the attention heads
             return
-        if all(run[k] == v for k, v in self.main.items()):
+        if all(run[k] == v for k, v in main_setting(s, task).items()):
             result.model.save(self.out / f"tlm_{task}.keras")  # the main model of each task, for section 7
             if task == s["ablation_task"]:
                 save_bundle(

@@ -55,3 +55,19 @@ def test_a_tlm_run_and_a_baseline_run_land_whole(experiment):
     row = experiment.sweep.results([baseline]).set_index("metric").value
     assert row["trained_epochs"] == 1 and set(experiment.predictions(baseline)) == {"final"}
     assert [r for r in experiment.sweep.pending([first, baseline])] == []  # both count as done
+
+
+def test_full_scale_runs_each_task_at_the_papers_own_settings():
+    # Table B.1 (small scale): AG News K=50, rho1=1, rho2=100; IMDB K=500, rho1=19, rho2=100
+    full = kit.papers.sizes("tlm", "full")
+    main = {task: setting for task, setting in runs.settings(full) if setting["retrieval"] == "bm25"}
+    assert runs.main_setting(full, "ag_news") == {"retrieval": "bm25", "K": 50, "rho1": 1, "rho2": 100}
+    assert runs.main_setting(full, "imdb") == {"retrieval": "bm25", "K": 500, "rho1": 19, "rho2": 100}
+    random = [(t, s) for t, s in runs.settings(full) if s["retrieval"] == "random"]
+    assert random == [("ag_news", {**runs.main_setting(full, "ag_news"), "retrieval": "random"}),
+                      ("imdb", {**runs.main_setting(full, "imdb"), "retrieval": "random"})]  # fmt: skip
+    ablations = [s for t, s in runs.settings(full) if t == "ag_news" and s["retrieval"] == "bm25"]
+    assert {(s["K"], s["rho1"], s["rho2"]) for s in ablations} == {(50, 1, 100), (5, 1, 100), (50, 3, 100), (50, 1, 20)}
+    assert main  # and smoke, without per-task settings, keeps one setting for every task
+    smoke = kit.papers.sizes("tlm", "smoke")
+    assert {runs.main_setting(smoke, t)["K"] for t in smoke["tasks"]} == {smoke["k"]}
