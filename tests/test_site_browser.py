@@ -42,6 +42,7 @@ def site(tmp_path_factory):
         yield f"http://127.0.0.1:{server.server_address[1]}", index.parent
     finally:
         server.shutdown()
+        server.server_close()  # the listening socket too (an unclosed one is a ResourceWarning, an error here)
 
 
 @pytest.fixture(scope="module")

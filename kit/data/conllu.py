@@ -14,7 +14,7 @@ in Python, ``kit.data.read("treebank.conllu", fmt=ConlluFormat(tag_field="xpos")
 ...         "2\tnos\tnosotros\tPRON\t_\t_\t1\tobj\t_\t_\n3-4\tal\t_\t_\t_\t_\t_\t_\t_\t_\n"
 ...         "3\ta\ta\tADP\t_\t_\t5\tcase\t_\t_\n4\tel\tel\tDET\t_\t_\t5\tdet\t_\t_\n"
 ...         "5\tmar\tmar\tNOUN\t_\t_\t1\tobl\t_\tSpaceAfter=No\n6\t.\t.\tPUNCT\t_\t_\t1\tpunct\t_\t_\n\n")
->>> _ = open(path, "w", encoding="utf-8").write(sent * 20)
+>>> _ = path.write_text(sent * 20, encoding="utf-8")
 >>> ds = conllu_dataset(path, ConlluFormat(), Splits(), name=None, verbose=False)
 >>> ds.label_names, ds.sizes()
 (['ADP', 'DET', 'NOUN', 'PRON', 'PUNCT', 'VERB'], {'train': 16, 'dev': 2, 'test': 2})

@@ -83,7 +83,7 @@ def test_a_file_read_by_kit_data_read_trains_on_this_backend(tmp_path, label):
     m = keras.Sequential(
         [keras.Input((8,)), keras.layers.Dense(16, activation="relu"), keras.layers.Dense(5 if label == "stars" else 1)]
     )
-    r = fit_classifier(m, x, ds.train.y, dev, ds.dev.y, learning_rate=0.02, epochs=3, batch_size=16)
+    r = fit_classifier(m, (x, ds.train.y), (dev, ds.dev.y), FitRecipe(0.02, epochs=3, batch_size=16))
     assert r.steps == 3 * 5 and r.monitor == ("val_accuracy" if label == "stars" else "val_loss")
 
 

@@ -5,6 +5,7 @@ check them against the kit; every test below perturbs the kit where the view's k
 notebook's check then fails.
 """
 
+import dataclasses
 from pathlib import Path
 
 import keras
@@ -83,13 +84,22 @@ def test_smart_view_takes_one_ascent_step_with_the_kit():
 
 def test_smart_view_catches_no_ascent_step(monkeypatch):
     init = smart.SMART.__init__
-    monkeypatch.setattr(smart.SMART, "__init__", lambda self, *a, **k: init(self, *a, **{**k, "steps": 0}))
+
+    def no_step(self, *a, noise=None, **k):
+        init(
+            self,
+            *a,
+            noise=dataclasses.replace(smart.SmartNoise(**noise) if isinstance(noise, dict) else noise, steps=0),
+            **k,
+        )
+
+    monkeypatch.setattr(smart.SMART, "__init__", no_step)
     _smart_fails()
 
 
 def test_smart_view_catches_an_l2_normalisation(monkeypatch):
     monkeypatch.setattr(
-        smart.SMART, "_normalize", lambda self, s: s / (keras.ops.norm(s, axis=-1, keepdims=True) + self.epsilon)
+        smart.SMART, "_normalize", lambda self, s: s / (keras.ops.norm(s, axis=-1, keepdims=True) + self.noise.epsilon)
     )
     _smart_fails()
 

@@ -8,8 +8,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from kit.analysis import medium_results
-from kit.papers import sizes
 from kit.papers.stack_and_finetune import stack_and_finetune_report as report
+from kit.papers.stack_and_finetune.stack_and_finetune_sizes import MEDIUM_ON_RECORD
 from tests.helpers import assert_readable, figure_texts, overlapping_texts
 
 pytestmark = pytest.mark.one_backend
@@ -63,7 +63,7 @@ def _smoke():
 
 
 def test_scales_figure_puts_the_same_task_side_by_side_or_says_why_not():
-    plan = {n: s["section"] for n, s in sizes("stack_and_finetune", "medium")["tasks"].items()}
+    plan = MEDIUM_ON_RECORD  # the tasks the medium run on record planned
     sections = {"tagging": ["brown_entities"], "classification": ["bbc_business_politics"], "pairs": ["wordnet_pairs"]}
     guesses = {"tagging": 0.96, "classification": 0.55, "pairs": 0.5}
     fig = report.scales_figure(_smoke(), medium_results("03"), sections, plan, guesses, "this run (smoke, torch)")

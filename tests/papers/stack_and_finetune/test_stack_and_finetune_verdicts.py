@@ -174,7 +174,7 @@ def test_a_comparison_with_one_seed_is_left_out_and_named(tmp_path):
     assert len(table) == 1
 
 
-def test_the_medium_plan_fine_tunes_the_bilstm_alone_for_both_phases():
+def test_a_matched_plan_fine_tunes_the_bilstm_alone_for_both_phases():
     class T:
         def steps_per_epoch(self, batch_size):
             return 10
@@ -193,4 +193,4 @@ def test_the_medium_plan_fine_tunes_the_bilstm_alone_for_both_phases():
     from kit.papers import sizes as paper_sizes
 
     assert not paper_sizes("stack_and_finetune", "smoke")["rich_head_matched"]
-    assert paper_sizes("stack_and_finetune", "medium")["rich_head_matched"] == ["bilstm"]
+    assert not paper_sizes("stack_and_finetune", "medium")["rich_head_matched"]  # out of ~10 minutes (kit.papers.costs)
