@@ -86,7 +86,9 @@ def test_quiet_hides_keras_notice_of_a_mean_pooled_classifiers_pooler(tiny_bert)
                 kit.quiet()
             model.fit(x, np.array([0, 1]), epochs=1, verbose=0)
         pooler = [w for w in shown if "pooled_dense" in str(w.message)]
-        assert len(pooler) == (0 if quiet else 1), [str(w.message) for w in shown]
+        # jax differentiates every variable (a zero gradient for the pooler): Keras has nothing to say there
+        notices = 0 if quiet or keras.backend.backend() == "jax" else 1
+        assert len(pooler) == notices, [str(w.message) for w in shown]
 
 
 @pytest.mark.one_backend
