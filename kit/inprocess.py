@@ -224,18 +224,7 @@ def _show_figures(plt, outputs: list):
 
 
 def _run_cell(source: str, i: int, namespace: dict, display) -> tuple[str, tuple | None, int | None]:
-    """Run cell ``i``'s ``source`` in ``namespace``, its printing shown and recorded, its last value displayed.
-
-    Args:
-        source: the cell's code.
-        i: the cell's number (in its tracebacks' file name, ``<cell i>``).
-        namespace: the run's one namespace (every cell's names).
-        display: shows the value of a final bare expression (the shim's ``display``).
-
-    Returns:
-        ``(printed, failed, stopped)``: what the cell printed; ``(i, traceback)`` when it raised, else None; ``i``
-        when it was stopped (Ctrl-C, or ``kill`` through kit run), else None.
-    """
+    """Run cell ``i``'s ``source`` in ``namespace``, its printing shown and recorded, its last value displayed."""
     buf = io.StringIO()
     failed = stopped = None
     try:

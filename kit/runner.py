@@ -200,16 +200,7 @@ def _run_with_kernel(path: Path, out: Path, timeout: int, start: float) -> Path:
 
 
 class _KernelRun:
-    """An nbclient run that Ctrl-C and SIGTERM stop cleanly: the progress lines, the signals, the kernel's process.
-
-    nbclient runs in a worker thread, so the signals reach this module's handler (nbclient's own, installed in the
-    main thread only, shuts the kernel down under the running cell). The first signal interrupts the kernel's cell and
-    stops the run before the next cell; a second kills the kernel.
-
-    Args:
-        cells: the notebook's code cells.
-        start: when the run started (``time.time()``), for the progress lines.
-    """
+    """An nbclient run that Ctrl-C and SIGTERM stop cleanly: the progress lines, the signals, the kernel's process."""
 
     def __init__(self, cells: int, start: float):
         self.cells, self.start, self.cell, self.signum, self.client = cells, start, 0, None, None

@@ -125,18 +125,7 @@ def _symbolic_input(a, name=None):
 
 
 def _check_symbolic_call(layer_cls, init_kwargs: dict, input_data, call_kwargs: dict, shape: tuple):
-    """3. A symbolic call builds a functional model with the eager output's batch-free shape.
-
-    Args:
-        layer_cls: the layer's class (a fresh layer is built).
-        init_kwargs: its constructor's arguments.
-        input_data: the batch; its arrays' shapes and dtypes make the model's inputs (a dict's keys name them).
-        call_kwargs: extra arguments of the layer's call.
-        shape: the eager output's shape.
-
-    Returns:
-        ``(model, outputs)``: the functional model and its outputs on ``input_data``, as NumPy.
-    """
+    """3. A symbolic call builds a functional model with the eager output's batch-free shape."""
     sym_inputs = (
         {k: _symbolic_input(v, k) for k, v in input_data.items()}
         if isinstance(input_data, dict)

@@ -118,17 +118,7 @@ def test_jobs(root: Path, backends, pytest_args, plan: dict[str, list[str]]) -> 
 
 
 def _pytest_job(root: Path, backend: str, pytest_args, one_backend: bool) -> tuple[str, list, dict]:
-    """``kit test``'s pytest run on ``backend``, in a temp folder of its own (side by side runs never share one).
-
-    Args:
-        root: the repository's root.
-        backend: the run's ``KERAS_BACKEND``.
-        pytest_args: extra pytest arguments, last on the command line.
-        one_backend: whether this run also takes the tests marked ``one_backend`` (the first backend's run does).
-
-    Returns:
-        ``("pytest <backend>", command, env)``.
-    """
+    """``kit test``'s pytest run on ``backend``, in a temp folder of its own (side by side runs never share one)."""
     return (
         f"pytest {backend}",
         [
@@ -148,16 +138,7 @@ def _pytest_job(root: Path, backend: str, pytest_args, one_backend: bool) -> tup
 
 
 def _notebook_job(root: Path, backend: str, notebook: str) -> tuple[str, list, dict]:
-    """``kit test``'s nbval run of ``notebook`` on ``backend``, at smoke, its outputs under ``runs/nbval-<backend>``.
-
-    Args:
-        root: the repository's root.
-        backend: the run's ``KERAS_BACKEND``.
-        notebook: the notebook's path, relative to ``root``.
-
-    Returns:
-        ``("<notebook's name> on <backend>", command, env)``.
-    """
+    """``kit test``'s nbval run of ``notebook`` on ``backend``, at smoke, its outputs under ``runs/nbval-<backend>``."""
     return (
         f"{Path(notebook).stem} on {backend}",
         [
@@ -251,14 +232,7 @@ def run(root: Path, jobs: list, width: int) -> int:
 
 
 def _thread_env(threads: int) -> dict[str, str]:
-    """The thread limits each of several side-by-side runs gets (what the environment already sets wins).
-
-    Args:
-        threads: threads per run (``cpu_count // jobs``); at 1, XLA's multi-threaded Eigen is turned off too.
-
-    Returns:
-        ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS`` and ``XLA_FLAGS``, less those empty or set in ``os.environ``.
-    """
+    """The thread limits each of several side-by-side runs gets (what the environment already sets wins)."""
     extra = {
         "OMP_NUM_THREADS": str(threads),
         "MKL_NUM_THREADS": str(threads),
@@ -272,17 +246,7 @@ def _thread_env(threads: int) -> dict[str, str]:
 
 
 class _JobPool:
-    """``kit test``'s runs, ``width`` at a time on as many threads, each run a fresh process.
-
-    One at a time, a run prints straight to the terminal; side by side, each writes to ``logs/<label>.log``, shown
-    when it ends (its last 3 lines, or all of it when it failed).
-
-    Args:
-        root: the folder every run starts in (the repository's root).
-        logs: where the side-by-side runs' logs go.
-        width: runs at a time.
-        extra: environment variables every run gets (thread limits, from :func:`_thread_env`).
-    """
+    """``kit test``'s runs, ``width`` at a time on as many threads, each run a fresh process."""
 
     def __init__(self, root: Path, logs: Path, width: int, extra: dict):
         self.root, self.logs, self.width, self.extra = root, logs, width, extra

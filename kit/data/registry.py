@@ -305,12 +305,7 @@ AMAZON_CATEGORIES = ("Sports", "Electronics")
 
 
 def _amazon(name: str, category: str):
-    """Build the builder of Amazon reviews of one category (the paper's Sports and Electronics).
-
-    Your copy of its review file, 1-5 stars (``target="5class"``) or negative 1-2 / positive 4-5
-    (``target="binary"``, 3 stars dropped); no official split, so train/dev/test are 80/10/10 of it, stratified,
-    with the kit's fixed seed.
-    """
+    """Build the builder of Amazon reviews of one category (the paper's Sports and Electronics)."""
 
     def build(folder: Path, target: str = "5class") -> TextDataset:
         folder = Path(folder)

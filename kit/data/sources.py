@@ -325,12 +325,7 @@ def _env_key(name: str) -> str:
 
 
 def _from_your_path(name: str, p: Path, sources: list[Source], expects: str, env_key: str) -> FetchReport:
-    """Use the folder ``p`` as it is, or unpack the original archive ``p`` the way the sources' recipe says.
-
-    Raises:
-        FileNotFoundError: ``p`` does not exist.
-        ValueError: ``p`` is a single file that is not an archive.
-    """
+    """Use the folder ``p`` as it is, or unpack the original archive ``p`` the way the sources' recipe says."""
     if not p.exists():
         raise FileNotFoundError(
             f"{name}: the path you gave does not exist: {p}. Pass the folder (or the original "
@@ -356,22 +351,7 @@ def _from_your_path(name: str, p: Path, sources: list[Source], expects: str, env
 def _from_source(
     name: str, src: Source, root: Path, progress: bool, env_key: str, tried: list[str]
 ) -> FetchReport | None:
-    """Unpack ``src``'s archive into ``root``: one you put in ``downloads/``, else a verified download.
-
-    Args:
-        name: the data set.
-        src: the source to try.
-        root: the data set's cache folder.
-        progress: show a progress bar for large downloads.
-        env_key: the environment variable for a user's copy (named in the messages).
-        tried: what failed so far; a source skipped or failing here is appended.
-
-    Returns:
-        The report, or None when this source was skipped or failed (``tried`` says why).
-
-    Raises:
-        ValueError: the archive you put in ``downloads/`` or the download fails its SHA-256 check.
-    """
+    """Unpack ``src``'s archive into ``root``: one you put in ``downloads/``, else a verified download."""
     placed = config.data_dir() / "downloads" / src.filename
     if src.kind == "url" and placed.is_file():  # an archive the user put where a download would go
         got = sha256_of(placed)

@@ -194,13 +194,7 @@ def _mentions(lemma: str, text: str) -> bool:
 
 
 def _lemma_examples(synsets, index, same_pos: bool):
-    """``(lemma, synset key, example)`` for every example that uses a word with another sense.
-
-    Each example is given to one word: the first of its synset's words (in
-    WordNet's order) that the example uses and that has another sense (in the
-    same part of speech when ``same_pos``). An example sentence that recurs in
-    another synset is used once (its first synset in file order).
-    """
+    """``(lemma, synset key, example)`` for every example that uses a word with another sense."""
     rows, seen = [], set()
     for key, s in synsets.items():
         for example in s.examples:

@@ -203,11 +203,7 @@ def _hf_activation(folder: Path) -> str | None:
 
 
 def _from_preset(preset: str, hidden_activation: str | None, dtype=None) -> BertBackbone:
-    """The kit's :class:`BertBackbone` with the preset's weights.
-
-    A HuggingFace folder is converted straight into it (one build); a keras-hub preset is loaded as keras-hub's
-    class and copied (keras-hub loads its own class only).
-    """
+    """The kit's :class:`BertBackbone` with the preset's weights."""
     try:
         loader = preset_utils.get_preset_loader(preset)
     except (ImportError, AttributeError):  # keras-hub moved its internals: the copy below still works
@@ -266,11 +262,7 @@ def preset_family(preset: str) -> str:
 
 
 def _roberta_from_preset(preset: str, dtype=None) -> BertBackbone:
-    """A RoBERTa checkpoint (keras-hub preset or HuggingFace folder) in the kit's :class:`BertBackbone`.
-
-    Every weight is copied from keras-hub's ``RobertaBackbone`` (whose converter drops HuggingFace's two reserved
-    position rows), the segment embeddings are zero, the pooler fresh; its outputs equal RoBERTa's (tested).
-    """
+    """A RoBERTa checkpoint (keras-hub preset or HuggingFace folder) in the kit's :class:`BertBackbone`."""
     base = keras_hub.models.RobertaBackbone.from_preset(preset, dtype=dtype)
     model = BertBackbone(
         vocabulary_size=base.vocabulary_size,
@@ -431,16 +423,7 @@ def _resolve_backbone(name: str) -> tuple[str, str, str | None]:
 
 
 def _offline_error(name: str, family: str, exc: Exception) -> ConnectionError:
-    """The error for a keras-hub preset that could not be downloaded: where to put a copy, and how to make one.
-
-    Args:
-        name: the preset's name, as given to :func:`load_backbone`.
-        family: ``"bert"`` or ``"roberta"`` (:func:`preset_family`).
-        exc: the download's error (its type is named).
-
-    Returns:
-        The ``ConnectionError`` to raise.
-    """
+    """The error for a keras-hub preset that could not be downloaded: where to put a copy, and how to make one."""
     cls, files = (
         ("RobertaBackbone", "config.json, vocab.json, merges.txt")
         if family == "roberta"

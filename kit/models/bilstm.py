@@ -164,12 +164,7 @@ class BiLSTMEncoder(keras.layers.Layer):
 
     # -- torch: fused LSTM over packed sequences ----------------------------------
     def _torch_params(self, layer, dtype):
-        """The fused kernel's weight list for one bidirectional layer: contiguous, in the input's dtype.
-
-        Keras stores ``kernel`` as (input, 4k); PyTorch wants (4k, input). A bare
-        ``kernel.T`` is a non-contiguous view, which CPU kernels accept and cuDNN
-        rejects ("view size is not compatible with input tensor's size and stride").
-        """
+        """The fused kernel's weight list for one bidirectional layer: contiguous, in the input's dtype."""
         import torch
 
         params = []

@@ -93,22 +93,7 @@ def _embed(backbone, inputs):
 
 
 def _check_arguments(backbone, heads: dict, k: int, share_embeddings: bool, pooling: str) -> tuple[dict, int]:
-    """Validate :class:`MultitaskBert`'s arguments.
-
-    Args:
-        backbone: the pretrained BERT backbone (its depth bounds ``k``).
-        heads: ``{task: outputs}``.
-        k: task-specific top layers.
-        share_embeddings: ``False`` for triple-BERT.
-        pooling: ``"cls"`` or ``"mean"``.
-
-    Returns:
-        ``(heads, k)``: ``heads`` as ``{str: int}`` in the given order, ``k`` as an ``int``.
-
-    Raises:
-        ValueError: an unknown pooling, no task, a bad task name or output count, ``k`` outside
-            ``[0, num_layers]``, or triple-BERT with ``k != num_layers``.
-    """
+    """Validate :class:`MultitaskBert`'s arguments."""
     if pooling not in POOLINGS:
         raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}.")
     heads = {str(t): int(n) for t, n in dict(heads).items()}
@@ -145,17 +130,7 @@ class _Branches:
 
 
 def _task_top(backbone, task: str, first: bool, k: int) -> tuple[list, keras.layers.Layer]:
-    """One task's top ``k`` layers and pooler (CerBERTus' task-specific part).
-
-    Args:
-        backbone: the pretrained backbone.
-        task: the task's name (prefix of its copies' names).
-        first: whether this is the first task, which keeps the backbone's own layers.
-        k: task-specific top layers (0: multi-BERT, every task reads the backbone's pooler).
-
-    Returns:
-        ``(top, pooler)``: the backbone's own layers, or unbuilt copies named ``{task}_{layer}``.
-    """
+    """One task's top ``k`` layers and pooler (CerBERTus' task-specific part)."""
     n_layers = len(backbone.transformer_layers)
     if first or k == 0:
         return list(backbone.transformer_layers[n_layers - k :]), backbone.pooled_dense
@@ -164,18 +139,7 @@ def _task_top(backbone, task: str, first: bool, k: int) -> tuple[list, keras.lay
 
 
 def _build_shared(backbone, tasks: list, k: int, pooling: str, inputs: dict) -> _Branches:
-    """multi-BERT (``k=0``) and CerBERTus: shared embeddings and lower ``L-k`` layers, a top of ``k`` per task.
-
-    Args:
-        backbone: the pretrained backbone (its embeddings and lower layers are shared).
-        tasks: task names, in order (the first keeps the backbone's own top layers and pooler).
-        k: task-specific top layers.
-        pooling: ``"cls"`` or ``"mean"``.
-        inputs: the model's ``keras.Input`` dict.
-
-    Returns:
-        The branches; the copies are built but still hold fresh weights (:func:`_start_copies_pretrained`).
-    """
+    """multi-BERT (``k=0``) and CerBERTus: shared embeddings and lower ``L-k`` layers, a top of ``k`` per task."""
     n_layers = len(backbone.transformer_layers)
     dtype = backbone.dtype_policy
     cls = getattr(backbone, "cls_token_index", 0)
@@ -200,18 +164,7 @@ def _build_shared(backbone, tasks: list, k: int, pooling: str, inputs: dict) -> 
 
 
 def _encoder_output(encoder, pooling: str, mean_name: str, inputs: dict, dtype):
-    """What a head reads from a whole encoder: its [CLS] pooled output or the masked mean of its last layer.
-
-    Args:
-        encoder: a backbone.
-        pooling: ``"cls"`` or ``"mean"``.
-        mean_name: the name of the :class:`MaskedMeanPooling` layer (``"mean"`` only).
-        inputs: the model's ``keras.Input`` dict.
-        dtype: the pooling layer's dtype policy (the pretrained backbone's).
-
-    Returns:
-        The pooled ``(batch, hidden)`` tensor.
-    """
+    """What a head reads from a whole encoder: its [CLS] pooled output or the masked mean of its last layer."""
     out = encoder(inputs)
     if pooling == "cls":
         return out["pooled_output"]
@@ -219,17 +172,7 @@ def _encoder_output(encoder, pooling: str, mean_name: str, inputs: dict, dtype):
 
 
 def _build_independent(backbone, tasks: list, pooling: str, inputs: dict) -> _Branches:
-    """triple-BERT: an independent encoder per task (the backbone for the first, pretrained clones for the others).
-
-    Args:
-        backbone: the pretrained backbone.
-        tasks: task names, in order.
-        pooling: ``"cls"`` or ``"mean"``.
-        inputs: the model's ``keras.Input`` dict.
-
-    Returns:
-        The branches: every task's top is its encoder's whole stack of layers.
-    """
+    """triple-BERT: an independent encoder per task (the backbone for the first, pretrained clones for the others)."""
     branches = _Branches([], {}, {}, {})
     for i, task in enumerate(tasks):
         enc = backbone if i == 0 else _clone_backbone(backbone, f"{task}_{backbone.name}")
@@ -240,17 +183,7 @@ def _build_independent(backbone, tasks: list, pooling: str, inputs: dict) -> _Br
 
 
 def _add_static(backbone, pooled: dict, pooling: str, inputs: dict) -> tuple:
-    """Static BERT: concatenate to every task's pooled output that of a frozen pretrained copy (no dropout).
-
-    Args:
-        backbone: the pretrained backbone (cloned, weights included).
-        pooled: ``{task: pooled output}``.
-        pooling: ``"cls"`` or ``"mean"``.
-        inputs: the model's ``keras.Input`` dict.
-
-    Returns:
-        ``(static_encoder, {task: its pooled output and the frozen one, concatenated})``.
-    """
+    """Static BERT: concatenate to every task's pooled output that of a frozen pretrained copy (no dropout)."""
     static_encoder = _clone_backbone(backbone, f"static_{backbone.name}", dropout=0.0)
     static_encoder.trainable = False
     frozen = _encoder_output(static_encoder, pooling, "static_mean_pool", inputs, backbone.dtype_policy)
@@ -262,15 +195,7 @@ def _add_static(backbone, pooled: dict, pooling: str, inputs: dict) -> tuple:
 
 
 def _start_copies_pretrained(backbone, branches: _Branches, tasks: list, k: int, pooling: str) -> None:
-    """Copy the backbone's top ``k`` layers (and pooler, for ``"cls"``) into the other tasks' built copies.
-
-    Args:
-        backbone: the pretrained backbone.
-        branches: what :func:`_build_shared` built.
-        tasks: task names, in order (the first task holds the originals).
-        k: task-specific top layers.
-        pooling: ``"cls"`` or ``"mean"``.
-    """
+    """Copy the backbone's top ``k`` layers (and pooler, for ``"cls"``) into the other tasks' built copies."""
     n_layers = len(backbone.transformer_layers)
     originals = list(backbone.transformer_layers[n_layers - k :])
     originals += [backbone.pooled_dense] if pooling == "cls" else []

@@ -225,24 +225,7 @@ def is_regression(y) -> bool:
 
 
 def _check_fit_inputs(model: keras.Model, x_train, y_train, x_dev, y_dev, recipe) -> bool:
-    """Check :func:`fit_classifier`'s splits and targets against the model, and that ``recipe`` is a recipe.
-
-    Args:
-        model: the model to fit (one output unit for regression).
-        x_train: training inputs (an array or a dict of arrays).
-        y_train: training targets: integer class labels, or floats for regression.
-        x_dev: dev inputs.
-        y_dev: dev targets, of the same kind as ``y_train``.
-        recipe: the :class:`FitRecipe`.
-
-    Returns:
-        Whether the targets mean regression (floats).
-
-    Raises:
-        TypeError: ``recipe`` is not a :class:`FitRecipe`.
-        ValueError: an empty split, train and dev targets of different kinds, or float targets for a model with
-            more than one output.
-    """
+    """Check :func:`fit_classifier`'s splits and targets against the model, and that ``recipe`` is a recipe."""
     if not isinstance(recipe, FitRecipe):
         raise TypeError(
             f"recipe must be a kit.train.FitRecipe, got {type(recipe).__name__}: e.g. "
@@ -272,16 +255,7 @@ def _fit_optimizer(recipe: FitRecipe, steps: int):
 
 
 def _compile_fit(model: keras.Model, optimizer, regression: bool) -> tuple[str, str]:
-    """Compile ``model`` with the task's loss; return the dev score early stopping watches and its ``mode``.
-
-    Args:
-        model: the model to compile.
-        optimizer: its optimizer.
-        regression: mean squared error on dev loss, else cross-entropy on logits and dev accuracy.
-
-    Returns:
-        ``(monitor, mode)``: ``("val_loss", "min")`` or ``("val_accuracy", "max")``.
-    """
+    """Compile ``model`` with the task's loss; return the dev score early stopping watches and its ``mode``."""
     if regression:
         model.compile(optimizer=optimizer, loss="mse")
         return "val_loss", "min"

@@ -579,25 +579,7 @@ def _compile(model, fit: _Fit, lr: float) -> None:
 
 
 def _check_inputs(model, encoder, x_train, y_train, x_dev, y_dev, loss):
-    """The checks that need the model and the data: built model, encoder groups in it, labels, a dev split.
-
-    Args:
-        model: the model to train.
-        encoder: a layer, a layer name, or a list of them (bottom to top).
-        x_train: training inputs.
-        y_train: training labels.
-        x_dev: dev inputs.
-        y_dev: dev labels.
-        loss: the compiled loss, ``None`` for sparse categorical cross-entropy on logits.
-
-    Returns:
-        ``(groups, y_train, y_dev, loss)``: the encoder's layers, the checked labels and the loss to compile.
-
-    Raises:
-        ValueError: an unbuilt model, an encoder outside the model (or without trainable weights), labels that
-            do not fit the inputs or the default loss, or an empty dev split.
-        TypeError: an encoder that is not a Keras layer.
-    """
+    """The checks that need the model and the data: built model, encoder groups in it, labels, a dev split."""
     if not model.built:
         raise ValueError(f"model {model.name!r} is not built: call it on a batch (or build it) first.")
     groups = _resolve_encoder(model, encoder)
@@ -611,19 +593,7 @@ def _check_inputs(model, encoder, x_train, y_train, x_dev, y_dev, loss):
 
 
 def _resolve_divergence(divergence, monitor: str | None, mode: str) -> DivergenceStopping | None:
-    """The phase-1 stopping callback ``divergence`` asks for (``None``: no early stop).
-
-    Args:
-        divergence: :data:`DEFAULT_DIVERGENCE`, a :class:`DivergenceStopping`, a dict of its arguments, or ``None``.
-        monitor: the metric it watches unless the dict names one.
-        mode: ``"auto"``, ``"max"`` or ``"min"``, unless the dict sets it.
-
-    Returns:
-        A :class:`DivergenceStopping`, or ``None``.
-
-    Raises:
-        TypeError: ``divergence`` is none of the above.
-    """
+    """The phase-1 stopping callback ``divergence`` asks for (``None``: no early stop)."""
     if isinstance(divergence, str) and divergence == DEFAULT_DIVERGENCE:
         return DivergenceStopping(monitor=monitor, mode=mode)
     if isinstance(divergence, dict):
@@ -644,20 +614,7 @@ def _freeze_lowest(freezer: _Freezer, frozen_groups: int, deterministic: bool) -
 
 
 def _check_trainable(freezer: _Freezer, phase: Phase, previous: PhaseResult | None) -> int:
-    """Check that the frozen groups' weights left the trainable set and the others' are in it.
-
-    Args:
-        freezer: the run's encoder groups, set for ``phase``.
-        phase: the phase about to be compiled.
-        previous: the phase before it, or ``None``.
-
-    Returns:
-        ``len(model.trainable_weights)`` in this phase.
-
-    Raises:
-        RuntimeError: a frozen group still has trainable weights, an unfrozen one lacks some, the count did not
-            change although the frozen set did, or nothing at all is trainable.
-    """
+    """Check that the frozen groups' weights left the trainable set and the others' are in it."""
     name, frozen, groups = phase.name, phase.frozen_groups, freezer.groups
     trainable = {id(v) for v in freezer.model.trainable_weights}
     for gi, vars_ in enumerate(freezer.encoder_vars):
@@ -706,23 +663,7 @@ def _stop_reason(stop, best: _BestWeights) -> str:
 def _run_phase(
     phase: Phase, freezer: _Freezer, data: tuple, fit: _Fit, stop, best: _BestWeights, previous
 ) -> PhaseResult:
-    """Run one phase: freeze its groups, check the trainable set, recompile with a fresh optimizer, fit.
-
-    Args:
-        phase: the phase to run (from :func:`kit.train.freeze_plan.phase_plan`).
-        freezer: the run's encoder groups and their recorded flags.
-        data: ``(x_train, y_train, x_dev, y_dev)``.
-        fit: the compile and fit settings every phase shares.
-        stop: the phase-1 :class:`DivergenceStopping`, or ``None``.
-        best: the best-epoch keeper (watching the final stage's phases).
-        previous: the previous phase's :class:`PhaseResult`, or ``None``.
-
-    Returns:
-        The phase's :class:`PhaseResult`.
-
-    Raises:
-        RuntimeError: the trainable set is not what ``phase`` asks for (see :func:`_check_trainable`).
-    """
+    """Run one phase: freeze its groups, check the trainable set, recompile with a fresh optimizer, fit."""
     model = freezer.model
     _freeze_lowest(freezer, phase.frozen_groups, deterministic=not fit.recipe.frozen_dropout)
     count = _check_trainable(freezer, phase, previous)
@@ -759,20 +700,7 @@ def _run_phase(
 
 
 def _run_plan(model, groups: list, plan: list[Phase], data: tuple, fit: _Fit, divergence, best) -> list:
-    """Run ``plan``'s phases in order (the final stage stops early on ``patience``), then restore the best epoch.
-
-    Args:
-        model: the model to train.
-        groups: the encoder's layers, bottom to top.
-        plan: the phases, from :func:`kit.train.freeze_plan.phase_plan`.
-        data: ``(x_train, y_train, x_dev, y_dev)``.
-        fit: the compile and fit settings every phase shares.
-        divergence: the phase-1 :class:`DivergenceStopping`, or ``None``.
-        best: the best-epoch keeper.
-
-    Returns:
-        The phases' :class:`PhaseResult` list; every group's own flags are restored whatever happened.
-    """
+    """Run ``plan``'s phases in order (the final stage stops early on ``patience``), then restore the best epoch."""
     state = FreezeState(groups)
     before = {id(v) for v in model.trainable_weights}
     freezer = _Freezer(model, groups, state, [[v for v in g.trainable_weights if id(v) in before] for g in groups])

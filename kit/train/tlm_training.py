@@ -286,18 +286,7 @@ def compile_stage1(
 
 
 def _stream_maker(task: tuple, external, masker, recipe: Stage1Recipe, seed: int):
-    """A factory ``(start, n) -> TLMBatches``: ``n`` steps of stage 1's stream from step ``start`` on.
-
-    Args:
-        task: ``(inputs, labels)`` of the task.
-        external: the retrieved texts' inputs, or ``None``.
-        masker: the MLM masker.
-        recipe: the :class:`Stage1Recipe`.
-        seed: the stream's seed (rows and masks).
-
-    Returns:
-        A function of ``(start, n)``, what :func:`kit.train.fit_in_chunks` calls for each chunk.
-    """
+    """A factory ``(start, n) -> TLMBatches``: ``n`` steps of stage 1's stream from step ``start`` on."""
 
     def make(start: int, n: int) -> TLMBatches:
         return TLMBatches(task, external, masker, recipe, steps=n, start=start, seed=seed)

@@ -435,19 +435,7 @@ def _stack_inputs(parts: list) -> dict:
 
 
 def _check_setting(data: dict, kinds: dict, setting: Setting, masker) -> None:
-    """Check a setting before anything is seeded or built.
-
-    Args:
-        data: ``{task: {"train"|"dev"|"test": (inputs, labels)}}``.
-        kinds: ``{task: kind}``.
-        setting: the run's :class:`Setting`.
-        masker: the :class:`kit.text.MLMMasker` its further pretraining needs.
-
-    Raises:
-        ValueError: ``data`` is empty, a task lacks a split or has an unknown kind, or ``mlm_steps > 0`` without a
-            ``masker``.
-        TypeError: ``setting`` is not a :class:`Setting`.
-    """
+    """Check a setting before anything is seeded or built."""
     if not isinstance(setting, Setting):
         raise TypeError(f"setting must be a serbertus_runs.Setting, got {type(setting).__name__}.")
     if not data:
@@ -462,19 +450,7 @@ def _check_setting(data: dict, kinds: dict, setting: Setting, masker) -> None:
 
 
 def _batches_per_task(train: dict, kinds: dict, batch_size: int) -> dict:
-    """The full batches each task gives the mixed stream per epoch (its last partial batch dropped).
-
-    Args:
-        train: ``{task: (inputs, labels)}``.
-        kinds: ``{task: kind}``.
-        batch_size: the examples in a batch.
-
-    Returns:
-        ``{task: batches per epoch}``.
-
-    Raises:
-        ValueError: a task has fewer training examples than one batch.
-    """
+    """The full batches each task gives the mixed stream per epoch (its last partial batch dropped)."""
     per_task = MultitaskBatches(train, kinds, batch_size, drop_remainder=True).batches_per_task()
     empty = [t for t, n in per_task.items() if n == 0]
     if empty:
@@ -483,19 +459,7 @@ def _batches_per_task(train: dict, kinds: dict, batch_size: int) -> dict:
 
 
 def _further_pretraining(backbone, train: dict, masker, mlm_steps: int, recipe: Recipe, seed: int):
-    """Further pretraining: ``mlm_steps`` masked-LM steps of ``backbone`` on the training texts of every task.
-
-    Args:
-        backbone: the encoder (trained in place).
-        train: ``{task: (inputs, labels)}``: the tasks' inputs, stacked (their labels are not read).
-        masker: the :class:`kit.text.MLMMasker`.
-        mlm_steps: the masked-LM steps (0: none).
-        recipe: the run's :class:`Recipe` (its batch size, ``mlm_learning_rate`` and warm-up).
-        seed: seeds the masking and the batches.
-
-    Returns:
-        The MLM loss curve (:func:`kit.train.further_pretrain`), or None when ``mlm_steps`` is 0.
-    """
+    """Further pretraining: ``mlm_steps`` masked-LM steps of ``backbone`` on the training texts of every task."""
     if not mlm_steps:
         return None
     texts = _stack_inputs([inputs for inputs, _ in train.values()])
@@ -505,36 +469,13 @@ def _further_pretraining(backbone, train: dict, masker, mlm_steps: int, recipe: 
 
 
 def _optimizer(model, recipe: Recipe, steps: int, decay: float):
-    """The run's AdamW: the rate warmed up, then cosine-decayed to 0, scaled per layer by ``decay``, clipped.
-
-    Args:
-        model: the :class:`kit.models.MultitaskBert` whose layers ``decay`` counts.
-        recipe: the run's :class:`Recipe` (``learning_rate``, ``warmup``, ``weight_decay``).
-        steps: the optimizer steps of the run.
-        decay: the layer-wise decay (1: every multiplier 1).
-
-    Returns:
-        The optimizer (:func:`kit.train.llrd_optimizer`, gradients clipped to global norm 1).
-    """
+    """The run's AdamW: the rate warmed up, then cosine-decayed to 0, scaled per layer by ``decay``, clipped."""
     schedule = schedules.cosine(recipe.learning_rate, steps, round(recipe.warmup * steps))
     return llrd_optimizer(model, model, schedule, decay=decay, weight_decay=recipe.weight_decay, global_clipnorm=1.0)
 
 
 def _fit(trained, data: dict, kinds: dict, optimizer, recipe: Recipe, seed: int):
-    """Train on the mixed stream (each task's last partial batch dropped), keeping the best mean dev epoch.
-
-    Args:
-        trained: the model, or the SMART wrapper around it.
-        data: ``{task: {"train"|"dev"|"test": (inputs, labels)}}``: its training sets make the stream, and its dev
-            sets are scored after every epoch when ``recipe.epochs > 1``.
-        kinds: ``{task: kind}``.
-        optimizer: the run's optimizer (:func:`_optimizer`).
-        recipe: the run's :class:`Recipe` (epochs, batch, ``eval_batch_size``).
-        seed: seeds the stream's order.
-
-    Returns:
-        :func:`kit.train.fit_multitask`'s result.
-    """
+    """Train on the mixed stream (each task's last partial batch dropped), keeping the best mean dev epoch."""
     stream = MultitaskRecipe(
         recipe.epochs, recipe.batch_size, drop_remainder=True, eval_batch_size=recipe.eval_batch_size
     )
@@ -550,21 +491,7 @@ def _fit(trained, data: dict, kinds: dict, optimizer, recipe: Recipe, seed: int)
 
 
 def _scored_result(model, fit, data: dict, kinds: dict, eval_batch_size: int, start: float, smart_loss, mlm_curve):
-    """Predict and score every task's dev and test sets and the first :data:`TRAIN_SCORED` training examples.
-
-    Args:
-        model: the trained :class:`kit.models.MultitaskBert` (not the SMART wrapper).
-        fit: :func:`kit.train.fit_multitask`'s result.
-        data: ``{task: {"train"|"dev"|"test": (inputs, labels)}}``.
-        kinds: ``{task: kind}``.
-        eval_batch_size: the examples per prediction batch.
-        start: ``time.perf_counter()`` when the run began.
-        smart_loss: the final SMART term (None without SMART).
-        mlm_curve: the MLM loss curve of further pretraining (None without it).
-
-    Returns:
-        The :class:`SettingResult`.
-    """
+    """Predict and score every task's dev and test sets and the first :data:`TRAIN_SCORED` training examples."""
     tasks = list(data)
     dev_p = predict_tasks(model, {t: data[t]["dev"][0] for t in tasks}, kinds, eval_batch_size)
     test_p = predict_tasks(model, {t: data[t]["test"][0] for t in tasks}, kinds, eval_batch_size)

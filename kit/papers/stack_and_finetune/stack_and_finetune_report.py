@@ -532,16 +532,7 @@ def constant_guesses(data: dict, tasks: dict) -> dict:
 
 
 def _budget_line(primary: dict, sizes: dict, both: list) -> str:
-    """The sentence on the epochs each strategy trains, and on which tasks finetune-only also ran the same total.
-
-    Args:
-        primary: ``{task: its primary metric}``.
-        sizes: the scale's sizes (``phase1_epochs``, ``phase2_epochs``).
-        both: the tasks with the matched-budget finetune-only runs.
-
-    Returns:
-        One sentence.
-    """
+    """The sentence on the epochs each strategy trains, and on which tasks finetune-only also ran the same total."""
     p1, p2 = sizes["phase1_epochs"], sizes["phase2_epochs"]
     return (
         f"budgets: finetune-only trains {p2} epochs, stack-and-finetune up to {p1} (head only) + {p2}"
@@ -555,18 +546,7 @@ def _budget_line(primary: dict, sizes: dict, both: list) -> str:
 
 
 def _finetune_only_line(stats, name: str, metric: str, sizes: dict, guesses: dict | None) -> str:
-    """The task's finetune-only score (and at the matched budget, and the constant guess, where known).
-
-    Args:
-        stats: :func:`kit.analysis.summarize`'s frame, indexed by ``task, model, strategy, metric``.
-        name: the task.
-        metric: its primary metric.
-        sizes: the scale's sizes (``phase1_epochs``, ``phase2_epochs``).
-        guesses: ``{task: the constant guess}`` or None.
-
-    Returns:
-        One line.
-    """
+    """The task's finetune-only score (and at the matched budget, and the constant guess, where known)."""
     p1, p2 = sizes["phase1_epochs"], sizes["phase2_epochs"]
     ft = stats.loc[(name, "light", "finetune_only", metric)]
     line = f"{name} ({metric}): finetune-only {format_mean_se(ft['mean'], ft['se'], 100, 1)}"
@@ -617,16 +597,7 @@ def verdict_lines(verdicts) -> list[str]:
 
 
 def _run_lines(results, runs_wide, sizes: dict) -> list[str]:
-    """How many phase 1s the divergence rule stopped, and the mean seconds per run of each strategy.
-
-    Args:
-        results: long rows ``task, model, strategy, seed, metric, value``.
-        runs_wide: one row per run (:func:`wide`).
-        sizes: the scale's sizes (``phase1_epochs``).
-
-    Returns:
-        Two lines.
-    """
+    """How many phase 1s the divergence rule stopped, and the mean seconds per run of each strategy."""
     sf = runs_wide[runs_wide.strategy == "stack_and_finetune"]
     stops = (
         f"phase 1 was stopped by the divergence rule in {int(sf.phase1_stopped_early.sum())} of {len(sf)} "

@@ -529,15 +529,7 @@ def draw_heads(probs: np.ndarray, tokens: list, kinds: np.ndarray, title: str, m
 
 
 def _on_vocabulary(vocab, inputs: dict) -> dict:
-    """``inputs`` mapped to a model's compact vocabulary, or as they are when it has none.
-
-    Args:
-        vocab: a :class:`kit.text.CompactVocabulary`, or None (the model reads the full vocabulary).
-        inputs: the preprocessor's dict.
-
-    Returns:
-        The inputs the model reads.
-    """
+    """``inputs`` mapped to a model's compact vocabulary, or as they are when it has none."""
     return vocab(inputs) if vocab is not None else inputs
 
 
@@ -621,10 +613,7 @@ def _budgets(a_rows, b_rows, a_steps: str = "trained_steps", b_steps: str = "tra
 
 
 def _comparisons(out, tlm, base, main, tasks: dict, s: dict) -> list[dict]:
-    """The verdict table's comparisons: retrieval, K, rho1, rho2, stage 2 and TLM vs the baseline, in that order.
-
-    Each carries the paper's effect (``tlm_paper.EFFECTS``) and both arms' budgets from what their runs trained.
-    """
+    """The verdict table's comparisons: retrieval, K, rho1, rho2, stage 2 and TLM vs the baseline, in that order."""
     a, ys, sizes = s["ablation_task"], {n: ds.test.y for n, ds in tasks.items()}, s
     same, s = own_setting(tlm, sizes), task_sizes(sizes, a)  # every task's own setting; the ablation task's sizes
     abl, fx = tlm[(tlm.retrieval == "bm25") & (tlm.K == s["k"])], paper.EFFECTS
@@ -788,15 +777,7 @@ def sentences(table, tlm, base, main, tasks: dict, sizes: dict, unigram: dict, h
 
 
 def _beyond_noise(accuracy: float, guess: float, n: int, z: float = 2.33) -> bool:
-    """Whether ``accuracy`` on ``n`` test examples beats a constant guess's by more than the test set's noise.
-
-    One-sided binomial z-test at 1%: the guess's accuracy varies by ``sqrt(guess (1 - guess) / n)`` on ``n`` examples.
-    (A fixed margin such as 10 points is noise on one backend and signal on another at smoke: 0.329 against a 0.230
-    guess on BBC's 222 test articles is z = 3.5.)
-
-    >>> _beyond_noise(0.329, 0.230, 222), _beyond_noise(0.25, 0.230, 222)
-    (True, False)
-    """
+    """Whether ``accuracy`` on ``n`` test examples beats a constant guess's by more than the test set's noise."""
     return bool((accuracy - guess) / math.sqrt(guess * (1 - guess) / n) > z)
 
 
