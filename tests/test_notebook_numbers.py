@@ -1,10 +1,10 @@
 """Every number a notebook's prose quotes comes from that notebook's outputs, or its sentence names where it is from.
 
-A learner reads the Discussion, "What this run shows" and the Summary as statements about the run above them. So a
-number written there (a decimal, a percentage, a number with thousands separators) must appear in the notebook's
-printed outputs, or the sentence holding it names its source: the paper ("the paper", "Table 2", "Figure 1", "§4"),
-or a file (``benchmarks/medium_gpu``, ``GPU.md``); a cell is named by its section, never its number
-(tests/test_notebook_openings.py).
+A learner reads every markdown cell (the openings, the how-it-works sections, the discussions, the exercises and their
+solutions) as statements about the run around them. So a number written there (a decimal, a percentage, a number with
+thousands separators) must appear in the notebook's printed outputs, or the sentence holding it names its source: the
+paper ("the paper", "Table 2", "Figure 1", "§4"), or a file (``benchmarks/medium_gpu``, ``GPU.md``); a cell is named by
+its section, never its number (tests/test_notebook_openings.py).
 """
 
 import json
@@ -17,8 +17,6 @@ from tests.helpers import notebook_paths
 pytestmark = pytest.mark.one_backend
 
 NOTEBOOKS = notebook_paths(papers_only=True)  # the paper notebooks (kit/notebooks.py)
-#: The markdown sections whose prose is read as what the run showed.
-PROSE_HEADINGS = ("### Discussion", "## Summary", "## 7 · What this run shows", "## 8 · What this run shows")
 #: A decimal, a percentage, or a number with thousands separators (plain integers are counts, years, table numbers).
 NUMBER = re.compile(r"(?<![\w.])[-+−]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+%)")
 #: Words that name where a number comes from, when it is not printed by the notebook itself.
@@ -48,15 +46,17 @@ def _sentences(markdown: str):
     return re.split(r"(?<=[.;:!?])\s+(?=[A-Z*(`\-])", paragraph)
 
 
+#: A fenced code block in markdown (a solution's code): its numbers are settings the code runs with, not claims.
+FENCED = re.compile(r"```.*?```", re.DOTALL)
+
+
 def unsourced_numbers(nb: dict) -> list[tuple[str, str]]:
-    """(number, sentence) for each number in the prose sections found neither in the outputs nor with a source."""
+    """(number, sentence) for each number in any markdown cell found neither in the outputs nor with a source."""
     printed = _outputs(nb)
     printed_plain = printed.replace(",", "")
     missing = []
     for cell in _text(nb, "markdown"):
-        if not cell.lstrip().startswith(PROSE_HEADINGS):
-            continue
-        sentences = _sentences(cell)
+        sentences = _sentences(FENCED.sub(" ", cell))
         for i, sentence in enumerate(sentences):
             if SOURCE.search(sentence) or (i and SOURCE.search(sentences[i - 1])):  # named here or just before
                 continue

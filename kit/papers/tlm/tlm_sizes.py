@@ -20,9 +20,7 @@ MODELS = {
 
 DEFAULTS = {
     "rho1": 3,
-    "rho1_ablation": [1],
     "rho2": 20,
-    "rho2_ablation": [0],
     "warmup": 0.06,
     # where stage 1 starts the MLM head's output bias: "unigram" (log token frequencies; kit.train.mlm_prior) or
     # "zero" (BERT's): with "zero", 3 of 9 medium runs on a GPU stayed at the most frequent token
@@ -38,6 +36,10 @@ SCALES = {
     # 400 and 6, then 300 and 240 with 5), and the MiniLM baseline 1 epoch at 2e-4 (was 2 at 1e-4): 02 went from 35 to
     # 22 to 13 and now ~9.8 minutes on one CPU thread, each notebook under ~10 minutes in CI (README says what moved)
     "smoke": {
+        # the other rho1 and rho2 the ablation task trains; a task's own k, rho1, rho2 (:func:`task_sizes`): none here
+        "rho1_ablation": [1],
+        "rho2_ablation": [0],
+        "per_task": {},
         # the most of the general corpus one task's BM25 selection may take (None: no cap; medium: 5%)
         "max_corpus_share": None,
         "tasks": {"bbc_news": "news", "rt_snippets": "reviews"},
@@ -72,6 +74,10 @@ SCALES = {
     # its Table 2). Stage 1 is 6 x (1e3 x 64 x 128 tokens) x ~33M ~ 1.6e15 FLOPs, ~1/1,700 of the paper's small scale
     # (2.74e18); with stage 2, 1.8e15-2.3e15 (benchmarks/medium_h100)
     "medium": {
+        # the other rho1 and rho2 the ablation task trains; a task's own k, rho1, rho2 (:func:`task_sizes`): none here
+        "rho1_ablation": [1],
+        "rho2_ablation": [0],
+        "per_task": {},
         "tasks": {"bbc_news": "news", "rt_snippets": "reviews"},
         "ablation_task": "bbc_news",
         "max_train": None,
@@ -132,9 +138,7 @@ SCALES = {
         # one model shape and batch for both tasks, and attention 16x cheaper than at 512 (IMDB reviews average ~230
         # words, so a cut at 128 drops part of most of them)
         "k": 50,
-        "rho1": 1,
-        "rho2": 100,
-        "per_task": {"imdb": {"k": 500, "rho1": 19}},
+        "per_task": {"ag_news": {"rho1": 1, "rho2": 100}, "imdb": {"k": 500, "rho1": 19, "rho2": 100}},
         "k_ablation": [5],
         "rho1_ablation": [3],
         "rho2_ablation": [20],
@@ -157,7 +161,8 @@ def task_sizes(sizes: dict, task: str) -> dict:
     """The sizes one task runs with: the scale's, with that task's own ``k``, ``rho1`` and ``rho2`` (``per_task``).
 
     Example:
-        >>> full = {"k": 50, "rho1": 1, "rho2": 100, "per_task": {"imdb": {"k": 500, "rho1": 19}}}
+        >>> own = {"ag_news": {"rho1": 1, "rho2": 100}, "imdb": {"k": 500, "rho1": 19, "rho2": 100}}
+        >>> full = {"k": 50, "rho1": 3, "rho2": 20, "per_task": own}
         >>> [(t["k"], t["rho1"], t["rho2"]) for t in (task_sizes(full, "ag_news"), task_sizes(full, "imdb"))]
         [(50, 1, 100), (500, 19, 100)]
     """
