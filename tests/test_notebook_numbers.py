@@ -22,7 +22,8 @@ NUMBER = re.compile(r"(?<![\w.])[-+−]?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+
 #: Words that name where a number comes from, when it is not printed by the notebook itself.
 SOURCE = re.compile(
     r"the paper|paper's|\bTables?\s+\d|\bFigures?\s+\d|§\s*\d|[\w-]+/[\w./-]+|\b[\w-]+\.(?:md|csv|json)\b"
-    r"|\bbenchmarks?\b|\bSPEC\b|\bGPU\.md\b",
+    r"|\bbenchmarks?\b|\bSPEC\b|\bGPU\.md\b"
+    r"|\bthis solution\b|\bkit\.exercises\b|\bmodel card\b|\bnotebook 0\d\b|\w+'s paper\b|\bpapers'",
     re.IGNORECASE,
 )
 
@@ -46,8 +47,9 @@ def _sentences(markdown: str):
     return re.split(r"(?<=[.;:!?])\s+(?=[A-Z*(`\-])", paragraph)
 
 
-#: A fenced code block in markdown (a solution's code): its numbers are settings the code runs with, not claims.
-FENCED = re.compile(r"```.*?```", re.DOTALL)
+#: Markdown that states no measured number: a fenced code block (a solution's code: the settings it runs with), a
+#: formula (``$...$``: a derivation), a table row (the scale tables: the sizes files are their source).
+NOT_CLAIMS = re.compile(r"```.*?```|\$\$.*?\$\$|\$[^$\n]+\$|^\|.*\|\s*$", re.DOTALL | re.MULTILINE)
 
 
 def unsourced_numbers(nb: dict) -> list[tuple[str, str]]:
@@ -56,7 +58,7 @@ def unsourced_numbers(nb: dict) -> list[tuple[str, str]]:
     printed_plain = printed.replace(",", "")
     missing = []
     for cell in _text(nb, "markdown"):
-        sentences = _sentences(FENCED.sub(" ", cell))
+        sentences = _sentences(NOT_CLAIMS.sub(" ", cell))
         for i, sentence in enumerate(sentences):
             if SOURCE.search(sentence) or (i and SOURCE.search(sentences[i - 1])):  # named here or just before
                 continue
