@@ -5,12 +5,17 @@ Every notebook ends with its exercises, each asked before it is answered (docs/t
 1. a markdown cell ``**Exercise N.** ...``: the question (what to change, what to look at, what to predict);
 2. a code cell tagged ``exercise-starter`` (first line ``# Exercise N · your turn``): a scaffold that runs as is and
    marks where the learner writes (``# YOUR CODE``);
-3. a markdown cell holding, collapsed, a ``<details>`` block with the solution's code (one ```` ```python ```` block)
-   and what it shows.
+3. a code cell tagged ``exercise-check`` (first line ``# Exercise N · check``): one call, e.g.
+   ``ex.check(1, dev_coverage)``, that tries the learner's answer on a small case against the kit and prints
+   ``right: ...`` or ``not yet: ...`` and why, never the solution (:func:`answer`); its value is True or False;
+4. a markdown cell holding, collapsed, a ``<details>`` block with the solution's code (one ```` ```python ```` block)
+   and what it shows. The solution defines the names its check reads.
 
 A solution is written against the kit, not the notebook's variables: it runs on its own, in a fresh namespace, so CI can
 execute it at smoke scale (``kit test`` runs ``python -m kit.exercises`` as its own job) and it breaks loudly when the
-kit changes. (An older layout, the ``<details>`` block in the question's own cell and no starter, still parses.)
+kit changes. The same job runs each check twice: after the untouched starter (it must say ``not yet``) and after the
+solution (it must say ``right``). (An older layout, the ``<details>`` block in the question's own cell and no
+starter, still parses.)
 
 >>> import pathlib
 >>> root = pathlib.Path(__file__).resolve().parent.parent
@@ -24,6 +29,7 @@ Run them: ``python -m kit.exercises notebooks/01_pretrain_or_not.ipynb`` (all of
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import sys
@@ -40,6 +46,35 @@ _DETAILS = re.compile(r"<details>(.*?)</details>", re.S)
 _CODE = re.compile(r"```python\n(.*?)```", re.S)
 #: The tag of an exercise's starter cell.
 STARTER = "exercise-starter"
+#: The tag of the cell that checks an exercise's answer (after its starter).
+CHECK = "exercise-check"
+
+
+def answer(right: bool, why: str) -> bool:
+    """Print a check's verdict on a learner's answer, ``right: why`` or ``not yet: why``; return ``right``.
+
+    Example:
+        >>> answer(False, "dev_coverage returned None: fill in the line under # YOUR CODE")
+        not yet: dev_coverage returned None: fill in the line under # YOUR CODE
+        False
+    """
+    print(f"{'right' if right else 'not yet'}: {why}")
+    return bool(right)
+
+
+def unanswered(value, name: str) -> str | None:
+    """Why ``value`` is no answer yet (a starter's ``...`` or None), or None when it is one.
+
+    Example:
+        >>> unanswered(..., "dev_coverage(s, 300)")
+        'dev_coverage(s, 300) returned ... (the starter as it is): fill in the lines under # YOUR CODE'
+        >>> unanswered(0.5, "dev_coverage(s, 300)") is None
+        True
+    """
+    if value is Ellipsis or value is None:
+        shown = "..." if value is Ellipsis else "None"
+        return f"{name} returned {shown} (the starter as it is): fill in the lines under # YOUR CODE"
+    return None
 
 
 @dataclass
@@ -52,6 +87,7 @@ class Solution:
         question: the exercise's text, up to its ``<details>`` block.
         code: the solution's python block, run on its own.
         starter: the source of its starter cell (tagged ``exercise-starter``), or None where it has none.
+        check: the source of its check cell (tagged ``exercise-check``), or None where it has none.
     """
 
     notebook: str
@@ -59,6 +95,7 @@ class Solution:
     question: str
     code: str
     starter: str | None = None
+    check: str | None = None
 
     @property
     def label(self) -> str:
@@ -110,15 +147,19 @@ def _solution(path: Path, number: int, part: list) -> Solution:
         )
     head = "".join(part[0]["source"])
     question = _EXERCISE.sub("", head.split("<details>")[0], count=1).strip()
-    starters = [c for c in part if c["cell_type"] == "code" and STARTER in c.get("metadata", {}).get("tags", [])]
-    starter = "".join(starters[0]["source"]) if starters else None
-    return Solution(path.stem, number, question, code[0], starter)
+    tagged = {
+        tag: ["".join(c["source"]) for c in part if c["cell_type"] == "code" and tag in c["metadata"].get("tags", [])]
+        for tag in (STARTER, CHECK)
+    }
+    starter, check = (tagged[t][0] if tagged[t] else None for t in (STARTER, CHECK))
+    return Solution(path.stem, number, question, code[0], starter, check)
 
 
 def run(solution: Solution) -> float:
     """Execute one solution in a fresh namespace (nothing from a notebook or an earlier solution); its seconds.
 
-    Keras' session is cleared first.
+    Keras' session is cleared first. Where the exercise has a check, it runs twice: after the untouched starter, in a
+    namespace of its own, where it must say ``not yet``, and after the solution, where it must say ``right``.
 
     Args:
         solution: the solution to run.
@@ -128,14 +169,30 @@ def run(solution: Solution) -> float:
 
     Raises:
         Exception: whatever the solution raises (its traceback names ``<notebook exercise N>``).
+        AssertionError: the check said ``right`` to the starter or ``not yet`` to the solution.
     """
     import keras  # noqa: PLC0415 - a light module: finding the solutions needs no Keras
 
     keras.backend.clear_session()
     start = time.time()
+    if solution.check and solution.starter:
+        said = _value(solution.starter + "\n" + solution.check, {"__name__": "__main__"}, f"{solution.label} starter")
+        assert said is False, f"{solution.label}: its check must say 'not yet' to the untouched starter, got {said!r}"
+    namespace = {"__name__": "__main__"}
     code = compile(solution.code, f"<{solution.label}>", "exec")
-    exec(code, {"__name__": "__main__"})  # the notebooks' own solutions
+    exec(code, namespace)  # the notebooks' own solutions
+    if solution.check:
+        said = _value(solution.check, namespace, f"{solution.label} check")
+        assert said is True, f"{solution.label}: its check must say 'right' to the solution, got {said!r}"
     return time.time() - start
+
+
+def _value(source: str, namespace: dict, label: str):
+    """Run ``source`` in ``namespace``; the value of its last statement when that is an expression (else None)."""
+    tree = ast.parse(source)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, f"<{label}>", "exec"), namespace)  # the notebooks' own cells
+    return None if last is None else eval(compile(ast.Expression(last.value), f"<{label}>", "eval"), namespace)
 
 
 def main(argv=None) -> int:

@@ -121,3 +121,28 @@ def test_a_notebook_by_number():
     assert exercises.find_notebook("00").name == "00_start_here.ipynb"
     with pytest.raises(FileNotFoundError, match="No notebook starting with '77'"):
         exercises.find_notebook("77")
+
+
+def test_a_check_says_not_yet_to_the_starter_and_right_to_the_solution(tmp_path, capsys):
+    question = {"cell_type": "markdown", "metadata": {}, "source": "**Exercise 1.** Square a number."}
+    starter = {"cell_type": "code", "metadata": {"tags": [exercises.STARTER]}, "outputs": [],
+               "source": "# Exercise 1 · your turn\ndef square(x):\n    # YOUR CODE\n    ...\n"}  # fmt: skip
+    check = {"cell_type": "code", "metadata": {"tags": [exercises.CHECK]}, "outputs": [],
+             "source": "# Exercise 1 · check\nfrom kit import exercises as ex\n("
+                       "ex.unanswered(square(3), 'square(3)') is None\n"
+                       "    and ex.answer(square(3) == 9, 'square(3) is 9'))"}  # fmt: skip
+    solution = "<details><summary>Solution</summary>\n\n```python\ndef square(x):\n    return x * x\n```\n</details>"
+    cells = [question, starter, check, {"cell_type": "markdown", "metadata": {}, "source": solution}]
+    nb = tmp_path / "99_checks.ipynb"
+    nb.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    (one,) = exercises.solutions(nb)
+    assert one.check.startswith("# Exercise 1 · check")
+    exercises.run(one)
+    assert "right: square(3) is 9" in capsys.readouterr().out
+    wrong = exercises.Solution("99_checks", 1, "", "def square(x):\n    return x + x\n", one.starter, one.check)
+    with pytest.raises(AssertionError, match="must say 'right' to the solution"):
+        exercises.run(wrong)
+    assert "not yet: square(3) is 9" in capsys.readouterr().out
+    lenient = exercises.Solution("99_checks", 1, "", one.code, "def square(x):\n    return 9\n", one.check)
+    with pytest.raises(AssertionError, match="must say 'not yet' to the untouched starter"):
+        exercises.run(lenient)
