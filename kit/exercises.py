@@ -7,7 +7,7 @@ Every notebook ends with its exercises, each asked before it is answered (docs/t
    marks where the learner writes (``# YOUR CODE``);
 3. a code cell tagged ``exercise-check`` (first line ``# Exercise N · check``): one call, e.g.
    ``ex.check(1, dev_coverage)``, that tries the learner's answer on a small case against the kit and prints
-   ``right: ...`` or ``not yet: ...`` and why, never the solution (:func:`answer`); its value is True or False;
+   ``right: ...`` or ``not yet: ...`` and why, never the solution (:func:`kit.checks.answer`); its value is True or False;
 4. a markdown cell holding, collapsed, a ``<details>`` block with the solution's code (one ```` ```python ```` block)
    and what it shows. The solution defines the names its check reads.
 
@@ -48,33 +48,6 @@ _CODE = re.compile(r"```python\n(.*?)```", re.S)
 STARTER = "exercise-starter"
 #: The tag of the cell that checks an exercise's answer (after its starter).
 CHECK = "exercise-check"
-
-
-def answer(right: bool, why: str) -> bool:
-    """Print a check's verdict on a learner's answer, ``right: why`` or ``not yet: why``; return ``right``.
-
-    Example:
-        >>> answer(False, "dev_coverage returned None: fill in the line under # YOUR CODE")
-        not yet: dev_coverage returned None: fill in the line under # YOUR CODE
-        False
-    """
-    print(f"{'right' if right else 'not yet'}: {why}")
-    return bool(right)
-
-
-def unanswered(value, name: str) -> str | None:
-    """Why ``value`` is no answer yet (a starter's ``...`` or None), or None when it is one.
-
-    Example:
-        >>> unanswered(..., "dev_coverage(s, 300)")
-        'dev_coverage(s, 300) returned ... (the starter as it is): fill in the lines under # YOUR CODE'
-        >>> unanswered(0.5, "dev_coverage(s, 300)") is None
-        True
-    """
-    if value is Ellipsis or value is None:
-        shown = "..." if value is Ellipsis else "None"
-        return f"{name} returned {shown} (the starter as it is): fill in the lines under # YOUR CODE"
-    return None
 
 
 @dataclass

@@ -128,7 +128,7 @@ def test_a_check_says_not_yet_to_the_starter_and_right_to_the_solution(tmp_path,
     starter = {"cell_type": "code", "metadata": {"tags": [exercises.STARTER]}, "outputs": [],
                "source": "# Exercise 1 · your turn\ndef square(x):\n    # YOUR CODE\n    ...\n"}  # fmt: skip
     check = {"cell_type": "code", "metadata": {"tags": [exercises.CHECK]}, "outputs": [],
-             "source": "# Exercise 1 · check\nfrom kit import exercises as ex\n("
+             "source": "# Exercise 1 · check\nfrom kit import checks as ex\n("
                        "ex.unanswered(square(3), 'square(3)') is None\n"
                        "    and ex.answer(square(3) == 9, 'square(3) is 9'))"}  # fmt: skip
     solution = "<details><summary>Solution</summary>\n\n```python\ndef square(x):\n    return x * x\n```\n</details>"
