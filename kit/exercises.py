@@ -7,7 +7,8 @@ Every notebook ends with its exercises, each asked before it is answered (docs/t
    marks where the learner writes (``# YOUR CODE``);
 3. a code cell tagged ``exercise-check`` (first line ``# Exercise N · check``): one call, e.g.
    ``ex.check(1, dev_coverage)``, that tries the learner's answer on a small case against the kit and prints
-   ``right: ...`` or ``not yet: ...`` and why, never the solution (:func:`kit.checks.answer`); its value is True or False;
+   ``right: ...`` or ``not yet: ...`` and why, never the solution (:func:`kit.checks.answer`); its value is True or
+   False;
 4. a markdown cell holding, collapsed, a ``<details>`` block with the solution's code (one ```` ```python ```` block)
    and what it shows. The solution defines the names its check reads.
 
