@@ -5,6 +5,7 @@ run's folder. A table shown as HTML counts by its rows; a figure counts nothing.
 """
 
 import json
+import re
 
 import pytest
 
@@ -25,8 +26,8 @@ def printed_lines(cell: dict) -> int:
             lines += len("".join(out["text"]).splitlines())
         elif out["output_type"] in ("execute_result", "display_data"):
             data = out.get("data", {})
-            if "text/html" in data:
-                lines += "".join(data["text/html"]).count("<tr")
+            if "text/html" in data:  # a table's rows; what a <details> folds away is not shown
+                lines += re.sub(r"<details>.*?</details>", "", "".join(data["text/html"]), flags=re.S).count("<tr")
             elif not any(k.startswith("image/") for k in data):
                 lines += len("".join(data.get("text/plain", "")).splitlines())
     return lines
