@@ -24,6 +24,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ... import analysis, data, models, retrieval, text, train
+from ...checks import answer, unanswered
 from . import tlm_runs as runs
 
 #: What :func:`small_setup` shrinks at smoke scale (a few seconds a stage 1 on one CPU thread).
@@ -129,20 +130,6 @@ def check(number: int, *answers, **kw) -> bool:
     return checks[number](*answers, **kw)
 
 
-def _answer(right: bool, why: str) -> bool:
-    """Print ``right: why`` or ``not yet: why`` (as :func:`kit.exercises.answer`, a floor above papers); ``right``."""
-    print(f"{'right' if right else 'not yet'}: {why}")
-    return bool(right)
-
-
-def _unanswered(value, name: str) -> str | None:
-    """Why ``value`` is no answer yet (the starter's ``...`` or None), as :func:`kit.exercises.unanswered`."""
-    if value is Ellipsis or value is None:
-        shown = "..." if value is Ellipsis else "None"
-        return f"{name} returned {shown} (the starter as it is): fill in the lines under # YOUR CODE"
-    return None
-
-
 def _tiny_setup() -> SimpleNamespace:
     """A stand-in for :func:`small_setup`'s namespace: 8 texts of 6 tokens, 20 ids, a 1-layer x 8 model."""
     rows = np.array([[2, 10, 11, 12, 13, 3], [2, 14, 15, 16, 17, 3]] * 4)
@@ -198,16 +185,16 @@ def _check_1(distinct_share) -> bool:
             got = distinct_share(passages, k, queries)
         except TypeError:  # written for the selection's ids rather than their count
             got = distinct_share(list(range(passages)), k, queries)
-        if why := _unanswered(got, f"distinct_share({passages}, {k}, {queries})"):
-            return _answer(False, why)
+        if why := unanswered(got, f"distinct_share({passages}, {k}, {queries})"):
+            return answer(False, why)
         want = passages / (k * queries)
         if not isinstance(got, (int, float, np.floating)) or not math.isclose(float(got), want, rel_tol=1e-6):
-            return _answer(
+            return answer(
                 False,
                 f"distinct_share({passages}, {k}, {queries}) returned {got!r}: {queries} queries with {k} hits each "
                 "make the denominator; the share is at most 1 and falls when queries share passages",
             )
-    return _answer(True, f"distinct_share gives the right share on {len(cases)} cases (1.0: no two queries share)")
+    return answer(True, f"distinct_share gives the right share on {len(cases)} cases (1.0: no two queries share)")
 
 
 def _check_2(stage1_accuracy) -> bool:
@@ -217,33 +204,33 @@ def _check_2(stage1_accuracy) -> bool:
         built, trained = [], []
         with _spying(sys.modules[__name__], "new_tlm", built), _spying(train, "train_stage1", trained):
             got = stage1_accuracy(setup, pooling)
-        if why := _unanswered(got, f'stage1_accuracy(setup, "{pooling}")'):
-            return _answer(False, why)
+        if why := unanswered(got, f'stage1_accuracy(setup, "{pooling}")'):
+            return answer(False, why)
         if len(built) != 1 or len(trained) != 1:
-            return _answer(
+            return answer(
                 False,
                 f'stage1_accuracy(setup, "{pooling}") built {len(built)} model(s) with ex.new_tlm and ran stage 1 '
                 f"{len(trained)} time(s): build one model and train its stage 1 once (ex.stage1)",
             )
         model, recipe = built[0].result, trained[0].args[4]
         if model.pooling != pooling:
-            return _answer(False, f'asked for pooling "{pooling}", the model\'s task head reads "{model.pooling}"')
+            return answer(False, f'asked for pooling "{pooling}", the model\'s task head reads "{model.pooling}"')
         if recipe.rho2 != 0 or not 0 < recipe.rho1 < math.inf:
-            return _answer(
+            return answer(
                 False,
                 f"stage 1 ran with rho1 = {recipe.rho1}, rho2 = {recipe.rho2}: the exercise wants the interleaved "
                 "stream (retrieved batches between task batches, the sizes' rho1) and no task-text MLM (rho2 = 0)",
             )
         if trained[0].args[0] is not model:
-            return _answer(False, "stage 1 trained another model than the one built with the pooling asked")
+            return answer(False, "stage 1 trained another model than the one built with the pooling asked")
         want = _accuracy(model, setup)
         if not isinstance(got, (int, float, np.floating)) or not math.isclose(float(got), want, abs_tol=1e-9):
-            return _answer(
+            return answer(
                 False,
                 f'stage1_accuracy(setup, "{pooling}") returned {got!r}, not the accuracy of the trained classifier '
                 "on the test split (runs.scores(...)[0]: a share of the test texts, between 0 and 1)",
             )
-    return _answer(
+    return answer(
         True,
         "for both heads: one model built with the pooling asked, stage 1 on the interleaved stream "
         "with rho2 = 0, and its test accuracy returned",
@@ -264,24 +251,24 @@ def _check_3(cycle_shares) -> bool:
     for rho1, rho2, normalize in cases:
         call = f"cycle_shares({rho1}, {rho2}, normalize_internal={normalize})"
         got = cycle_shares(rho1, rho2, normalize_internal=normalize)
-        if why := _unanswered(got, call):
-            return _answer(False, why)
+        if why := unanswered(got, call):
+            return answer(False, why)
         try:
             got = [float(v) for v in (got.values() if isinstance(got, dict) else got)]
         except (TypeError, ValueError):
-            return _answer(False, f"{call} returned {got!r}: return three numbers (task, task-text MLM, retrieved MLM)")
+            return answer(False, f"{call} returned {got!r}: return three numbers (task, task-text MLM, retrieved MLM)")
         if len(got) != 3 or not math.isclose(sum(got), 1, abs_tol=1e-6):
-            return _answer(
+            return answer(
                 False, f"{call} returned {got}: three shares (task, task-text MLM, retrieved MLM) summing to 1"
             )
         if not np.allclose(got, _shares(rho1, rho2, normalize), atol=1e-6):
-            return _answer(
+            return answer(
                 False,
                 f"{call} gives {[round(v, 3) for v in got]}, not the shares of one cycle: one task batch weighing "
                 "rho2 x MLM + task (all of it divided by rho2 + 1 when normalised) and rho1 retrieved batches of "
                 "MLM with weight 1, in the order task, task-text MLM, retrieved MLM",
             )
-    return _answer(True, f"the shares are right on {len(cases)} settings, normalised and as printed")
+    return answer(True, f"the shares are right on {len(cases)} settings, normalised and as printed")
 
 
 def _check_4(two_stages) -> bool:
@@ -302,36 +289,36 @@ def _check_4(two_stages) -> bool:
         ):
             got = two_stages(setup, rho1, steps=4, epochs=1)
         call = f"two_stages(setup, {rho1}, steps=4, epochs=1)"
-        if why := _unanswered(got, call):
-            return _answer(False, why)
+        if why := unanswered(got, call):
+            return answer(False, why)
         if (len(built), len(trained), len(tuned)) != (1, 1, 1):
-            return _answer(
+            return answer(
                 False,
                 f"{call} built {len(built)} model(s) (ex.new_tlm), ran stage 1 {len(trained)} time(s) (ex.stage1) "
                 f"and stage 2 {len(tuned)} time(s) (kit.train.fit_classifier): one of each",
             )
         recipe = trained[0].args[4]
         if recipe.rho1 != rho1 or recipe.rho2 != setup.Z["rho2"] or recipe.steps != 4:
-            return _answer(
+            return answer(
                 False,
                 f"{call}: stage 1 ran with rho1 = {recipe.rho1}, rho2 = {recipe.rho2}, {recipe.steps} steps; "
                 "it should take the rho1 and steps asked and the sizes' rho2",
             )
         clf = tuned[0].args[0]
         if not _shares_weights(built[0].result, clf):
-            return _answer(False, "stage 2 trained a classifier that does not share the stage-1 model's weights")
+            return answer(False, "stage 2 trained a classifier that does not share the stage-1 model's weights")
         try:
             got = [float(v) for v in got]
         except (TypeError, ValueError):
-            return _answer(False, f"{call} returned {got!r}: return two accuracies (after stage 1, after stage 2)")
+            return answer(False, f"{call} returned {got!r}: return two accuracies (after stage 1, after stage 2)")
         want = [tuned[0].before, tuned[0].after]
         if len(got) != 2 or not np.allclose(got, want, atol=1e-9):
-            return _answer(
+            return answer(
                 False,
                 f"{call} returned {got}: not the test accuracy of the classifier just before stage 2 and just "
                 "after it (score it between the two stages, then again)",
             )
-    return _answer(
+    return answer(
         True,
         "for the main rho1 and for Ext only: stage 1 as asked, stage 2 on the same weights, and the "
         "test accuracy before and after stage 2",
@@ -368,19 +355,19 @@ def _check_5(seconds_per_step) -> bool:
     finally:
         train.train_stage1 = real
     call = f"seconds_per_step(model, x, y, masker, n={n}, batch_size=4)"
-    if why := _unanswered(got, call):
-        return _answer(False, why)
+    if why := unanswered(got, call):
+        return answer(False, why)
     if len(ends) != 2:
-        return _answer(
+        return answer(
             False,
             f"{call} ran {len(ends)} chunk(s) of stage 1: run train_stage1 once, in two chunks of n steps "
             "(warm-up, then timed), with a progress callback",
         )
     want = (ends[1] - ends[0]) / n
     if not isinstance(got, (int, float, np.floating)) or not math.isclose(float(got), want, rel_tol=0.25):
-        return _answer(
+        return answer(
             False,
             f"{call} returned {got!r}, but the second chunk of {n} steps took {want:.4f} s a step: time only the "
             "second chunk (the first warms up) and divide by its steps",
         )
-    return _answer(True, f"{call} times the second chunk per step ({1000 * want:.1f} ms a step on this tiny model)")
+    return answer(True, f"{call} times the second chunk per step ({1000 * want:.1f} ms a step on this tiny model)")
