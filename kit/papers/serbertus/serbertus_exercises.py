@@ -19,6 +19,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ... import analysis, config, models, papers, train
+from ...checks import answer, unanswered
 from ...models.compact_backbone import compact_backbone
 from . import serbertus_runs as runs
 
@@ -99,20 +100,6 @@ def mean_se(values) -> str:
     return analysis.format_mean_se(v.mean(), v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan)
 
 
-def _answer(right: bool, why: str) -> bool:
-    """Print ``right: why`` or ``not yet: why`` and return ``right``, as :func:`kit.exercises.answer`."""
-    print(f"{'right' if right else 'not yet'}: {why}")
-    return bool(right)
-
-
-def _unanswered(value, name: str) -> str | None:
-    """Why ``value`` (a starter's ``...`` or None) is no answer yet, as :func:`kit.exercises.unanswered`; else None."""
-    if value is Ellipsis or value is None:
-        shown = "..." if value is Ellipsis else "None"
-        return f"{name} returned {shown} (the starter as it is): fill in the lines under # YOUR CODE"
-    return None
-
-
 def check(number: int, *answers, **kw) -> bool:
     """Say whether an answer to notebook 04's exercise ``number`` is right (``right: why``) or not yet, and why.
 
@@ -147,7 +134,7 @@ def _call(fn, name: str, *args):
         value = fn(*args)
     except Exception as err:  # the learner's code: say what it raised
         return None, f"{name} raised {type(err).__name__}: {err}"
-    return value, _unanswered(value, name)
+    return value, unanswered(value, name)
 
 
 def _unpredicted(prediction, choices) -> str | None:
@@ -166,14 +153,14 @@ def _check_1(noise_norms, prediction=None) -> bool:
     for noise in cases:
         got, why = _call(noise_norms, "noise_norms(noise)", noise)
         if why:
-            return _answer(False, why)
+            return answer(False, why)
         want = (np.abs(noise).max(-1).mean(), np.sqrt((noise**2).sum(-1)).mean())
         try:
             ok = np.allclose(np.asarray(got, dtype=float).ravel(), want, rtol=1e-4, atol=0)
         except (TypeError, ValueError):
             ok = False
         if not ok:
-            return _answer(
+            return answer(
                 False,
                 f"on made-up noise of shape {noise.shape} (batch, length, hidden) noise_norms gave {got!r}: expected "
                 "two numbers, each token's largest |entry| and each token's L2 norm (over the last axis), each "
@@ -181,14 +168,14 @@ def _check_1(noise_norms, prediction=None) -> bool:
             )
     choices = ("epsilon", "sigma", "one")
     if why := _unpredicted(prediction, choices):
-        return _answer(False, f"noise_norms measures right; {why}")
+        return answer(False, f"noise_norms measures right; {why}")
     # one ascent step as the kit's SMART takes it: sigma-sized start, eta x a gradient, divided by the per-token max
     start = rng.normal(0, 1e-5, (4, 6, 32))
     step = start + 1e-3 * rng.normal(0, 1e-3, start.shape)
     final = step / (np.abs(step).max(-1, keepdims=True) + 1e-6)
     size = float(noise_norms(final)[0])
     shows = min(choices, key=lambda c: abs(np.log10(size) - np.log10({"epsilon": 1e-6, "sigma": 1e-5, "one": 1.0}[c])))
-    return _answer(
+    return answer(
         prediction == shows,
         f"noise_norms measures right, and after one step normalised by the per-token inf-norm each token's largest "
         f"entry is {size:.3g}, so the noise is of size {shows} (you predicted {prediction}): epsilon only keeps the "
@@ -200,7 +187,7 @@ def _check_2(results, prediction=None) -> bool:
     """Exercise 2: the run's (train, test, R_s) at lambda_s 0 and 100, and whether lambda_s = 100 fits less."""
     if not isinstance(results, dict) or not {0.0, 100.0} <= set(results):
         got = sorted(results) if isinstance(results, dict) else type(results).__name__
-        return _answer(
+        return answer(
             False,
             f"results holds {got}: fill it with {{lambda_s: train_and_test(setup, lambda_s)}} for lambda_s 0.0 and "
             "100.0 (run the loop under # YOUR CODE)",
@@ -209,21 +196,21 @@ def _check_2(results, prediction=None) -> bool:
     for lam in (0.0, 100.0):
         row = results[lam]
         if not isinstance(row, (tuple, list)) or len(row) != 3:
-            return _answer(False, f"results[{lam}] is {row!r}: expected (training score, test score, R_s)")
+            return answer(False, f"results[{lam}] is {row!r}: expected (training score, test score, R_s)")
         train, test, r_s = row
         if not all(isinstance(s, (int, float, np.floating)) and 0.0 <= s <= 1.0 for s in (train, test)):
-            return _answer(False, f"results[{lam}] scores {train!r}, {test!r}: expected two accuracies in [0, 1]")
+            return answer(False, f"results[{lam}] scores {train!r}, {test!r}: expected two accuracies in [0, 1]")
         rows[lam] = (float(train), float(test), float(r_s or 0.0))
     if rows[100.0][2] <= 0.0:
-        return _answer(False, "R_s in the last epoch is 0 at lambda_s = 100: SMART was not on (pass lambda_s on)")
+        return answer(False, "R_s in the last epoch is 0 at lambda_s = 100: SMART was not on (pass lambda_s on)")
     if rows[0.0][2] != 0.0:
-        return _answer(False, "R_s is not 0 at lambda_s = 0: that run should train without SMART")
+        return answer(False, "R_s is not 0 at lambda_s = 0: that run should train without SMART")
     choices = ("lower", "same", "higher")
     if why := _unpredicted(prediction, choices):
-        return _answer(False, f"the runs are in; {why} (lambda_s = 100's training score against lambda_s = 0's)")
+        return answer(False, f"the runs are in; {why} (lambda_s = 100's training score against lambda_s = 0's)")
     gap = rows[100.0][0] - rows[0.0][0]
     shows = "lower" if gap < -0.02 else "higher" if gap > 0.02 else "same"
-    return _answer(
+    return answer(
         prediction == shows,
         f"your run's training score at lambda_s = 100 came out {shows} than without SMART ({gap:+.3f}); you "
         f"predicted {prediction}. The test scores of one seed on a few dozen examples cannot rank the two",
@@ -248,13 +235,13 @@ def _check_3(adam_moves, prediction=None) -> bool:
     for scale in (1.0, 0.01):
         got, why = _call(adam_moves, f"adam_moves(grads, {scale})", grads, scale)
         if why:
-            return _answer(False, why)
+            return answer(False, why)
         got = np.asarray(got, dtype=float)
         want = _adam_reference(grads, scale)
         if not np.abs(got).any():
-            return _answer(False, "adam_moves left the weights at zero: apply each gradient with adam.apply_gradients")
+            return answer(False, "adam_moves left the weights at zero: apply each gradient with adam.apply_gradients")
         if got.shape != want.shape or not np.allclose(got, want, rtol=1e-3, atol=1e-7):
-            return _answer(
+            return answer(
                 False,
                 f"three made-up gradients x {scale}: your weights differ from the kit's Adam steps (expected one "
                 "Adam step per gradient, scaled by `scale`, from zeros, at the given learning rate)",
@@ -262,10 +249,10 @@ def _check_3(adam_moves, prediction=None) -> bool:
         moved[scale] = got
     choices = ("same", "smaller")
     if why := _unpredicted(prediction, choices):
-        return _answer(False, f"adam_moves is right; {why} (Adam's steps on the gradients / 100 against as given)")
+        return answer(False, f"adam_moves is right; {why} (Adam's steps on the gradients / 100 against as given)")
     ratio = float(np.abs(moved[0.01]).sum() / np.abs(moved[1.0]).sum())
     shows = "same" if ratio > 0.9 else "smaller"
-    return _answer(
+    return answer(
         prediction == shows,
         f"adam_moves is right; on gradients / 100 Adam moved the weights {ratio:.3f} times as far, the {shows} "
         f"(you predicted {prediction}): which is why the kit scales each layer's rate, not its gradient",
@@ -280,17 +267,17 @@ def _check_4(step_length, prediction=None) -> bool:
         after = [b + rng.normal(0, 0.1, b.shape) for b in before]
         got, why = _call(step_length, "step_length(before, after)", before, after)
         if why:
-            return _answer(False, why)
+            return answer(False, why)
         want = np.sqrt(sum(np.sum((a - b) ** 2) for a, b in zip(after, before)))
         if not np.isclose(float(np.asarray(got)), want, rtol=1e-5):
-            return _answer(
+            return answer(
                 False,
                 f"on {len(shapes)} made-up arrays step_length gave {float(np.asarray(got)):.4g}: expected one L2 norm "
                 "of (after - before) over all the arrays together (not a norm per array added up, nor a squared one)",
             )
     choices = ("moves", "stays")
     if why := _unpredicted(prediction, choices):
-        return _answer(False, f"step_length is right; {why} (does a branch move on a batch where its gradient is 0?)")
+        return answer(False, f"step_length is right; {why} (does a branch move on a batch where its gradient is 0?)")
     import keras  # noqa: PLC0415 - keras only when the check runs
 
     w = keras.Variable(np.ones(4, "float32"))
@@ -300,7 +287,7 @@ def _check_4(step_length, prediction=None) -> bool:
     adamw.apply_gradients([(keras.ops.zeros(4), w)])  # the other task's batch: this branch's gradient is 0
     length = float(np.asarray(step_length(before, [keras.ops.convert_to_numpy(w)])))
     shows = "moves" if length > 1e-7 else "stays"
-    return _answer(
+    return answer(
         prediction == shows,
         f"step_length is right; one AdamW step with a zero gradient, after one real one, has length {length:.2g}: the "
         f"weights {shows.replace('moves', 'move').replace('stays', 'stay')} (you predicted {prediction}); think of "
@@ -324,14 +311,14 @@ def _check_5(gated, prediction=None) -> bool:
         for label, order in (("best first", sorted(dev, key=acc.get, reverse=True)), ("given", list(dev))):
             got, why = _call(gated, "gated(dev, y_dev, order)", dev, y_dev, order)
             if why:
-                return _answer(False, why)
+                return answer(False, why)
             kit_order = "best_first" if label == "best first" else "given"
             want = train.dev_gated_ensemble(
                 {m: {"t": p} for m, p in dev.items()}, {"t": y_dev}, {"t": "classification"}, order=kit_order
             )["t"].members
             if list(got) != list(want):
                 kept = "no model" if not list(got) else "other models than the kit's gate"
-                return _answer(
+                return answer(
                     False,
                     f"{count} made-up models on {n} examples, {label} order: your gate kept {kept} (the first always "
                     "joins; a later one joins when the dev accuracy of the members' average does not drop, ties "
@@ -339,11 +326,11 @@ def _check_5(gated, prediction=None) -> bool:
                 )
     choices = (1, 2, 3)
     if why := _unpredicted(prediction, choices):
-        return _answer(False, f"gated is right; {why} (how many of the starter's three models join, best first?)")
+        return answer(False, f"gated is right; {why} (how many of the starter's three models join, best first?)")
     dev, y_dev = _made_up_dev(0)
     acc = {name: float(np.mean(p.argmax(1) == y_dev)) for name, p in dev.items()}
     joined = len(gated(dev, y_dev, sorted(dev, key=acc.get, reverse=True)))
-    return _answer(
+    return answer(
         prediction == joined,
         f"gated agrees with kit.train.dev_gated_ensemble on made-up scores in both orders; on the starter's three "
         f"models, best first, {joined} joined (you predicted {prediction})",

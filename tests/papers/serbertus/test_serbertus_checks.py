@@ -102,14 +102,3 @@ def test_check_5_the_dev_gate(capsys):
 def test_check_names_the_exercises():
     with pytest.raises(ValueError, match="exercises"):
         ex.check(6, None)
-
-
-def test_verdicts_read_as_kit_exercises_says_them(capsys):
-    """The module's own copies (kit.exercises sits a floor above the papers) print and word as the runner's."""
-    from kit import exercises
-
-    assert ex._unanswered(..., "f(x)") == exercises.unanswered(..., "f(x)")
-    assert ex._unanswered(None, "f(x)") == exercises.unanswered(None, "f(x)")
-    assert ex._answer(False, "why") is exercises.answer(False, "why") is False
-    out = capsys.readouterr().out.splitlines()
-    assert out[0] == out[1] == "not yet: why"
