@@ -104,3 +104,294 @@ def classification_setup(fixed: str = "word") -> ExerciseSetup:
     guess = constant_guess(task.y["train"], task.y["test"])
     seeds = sizes["seeds"][:1] if smoke else sizes["seeds"]
     return ExerciseSetup(sizes, smoke, name, task, backbone, ReusableBackbone(backbone), guess, seeds)
+
+
+# ---- the checks: each tries the learner's function on a toy task and a 2-layer toy BERT against the kit's own run ----
+
+_WORDS = ["good", "bad", "film", "a", "play", "##s", "fine", "dull", "the", "show"]
+_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *_WORDS]
+#: The predictions each exercise asks for (its keyword ``prediction``) and what they may be.
+PREDICTIONS = {1: ("negative", "positive"), 2: ("above", "below"), 3: ("all", "gradual")}
+
+
+def check(number: int, *answers, **kw) -> bool:
+    """Say whether an exercise's answer is right or not yet, and why, without giving the solution.
+
+    Each check calls the learner's function on a toy task (a 2-layer random BERT, a few short texts, one or two epochs
+    per phase: seconds on a CPU) and compares what it trains with the kit's own run of the same thing, weight for
+    weight (the test split's class probabilities); ``prediction=`` records what the learner expects, and the check
+    says whether its toy run agrees.
+
+    Args:
+        number: the exercise (1, 2 or 3).
+        *answers: the learner's function: ``run_rule`` (1), ``run_arm`` (2), ``run_unfreeze`` (3).
+        **kw: ``prediction``: 1: the first epoch's gap, ``"negative"`` or ``"positive"``; 2: the highway head's
+            finetune-only run against the light head's, ``"above"`` or ``"below"``; 3: the arm that scores higher,
+            ``"all"`` or ``"gradual"``.
+
+    Returns:
+        True (right) or False (not yet); it prints which and why.
+
+    Raises:
+        ValueError: ``number`` is not an exercise of notebook 03.
+
+    Example:
+        ``check(1, run_rule, prediction="negative")`` prints ``right: ...`` or ``not yet: ...``.
+    """
+    checks = {1: _check_1, 2: _check_2, 3: _check_3}
+    if number not in checks:
+        raise ValueError(f"notebook 03 has exercises 1, 2 and 3, not {number!r}")
+    return checks[number](*answers, **kw)
+
+
+class _Recording(ExerciseSetup):
+    """An :class:`ExerciseSetup` that keeps the class probabilities of every model whose test accuracy it gives."""
+
+    def test_accuracy(self, model) -> float:
+        """The test accuracy, after noting the model's test probabilities in ``self.seen``."""
+        probs = model.predict(self.task.x["test"], verbose=0)
+        self.seen.append(probs)
+        return score(self.task, probs)["accuracy"]
+
+
+def _toy_setup(fixed: str = "word") -> _Recording:
+    """A 2-layer random BERT on 24 toy texts (dev and test apart from train), as ``classification_setup`` gives it."""
+    import keras  # noqa: PLC0415 - the checks alone need Keras
+
+    from ...data import Split, TextDataset  # noqa: PLC0415
+    from ...models import BertBackbone  # noqa: PLC0415
+    from ...text import BertPreprocessor, WordPieceTokenizer  # noqa: PLC0415
+    from .stack_and_finetune_runs import encode_task  # noqa: PLC0415
+
+    keras.utils.set_random_seed(0)
+    bert = BertBackbone(
+        len(_VOCAB), num_layers=2, num_heads=2, hidden_dim=8, intermediate_dim=16, max_sequence_length=8
+    )
+    texts = [
+        ["a good film", "fine plays", "the good show", "a fine film"],
+        ["a bad film", "dull plays", "the dull show"],
+    ]
+
+    def split(n, shift):
+        rows = [(texts[k % 2][(k // 2 + shift) % len(texts[k % 2])], 1 - k % 2) for k in range(n)]
+        return Split([t for t, _ in rows], [y for _, y in rows])
+
+    ds = TextDataset("toy", "classification", {"train": split(24, 0), "dev": split(12, 1), "test": split(14, 2)},
+                     ["neg", "pos"])  # fmt: skip
+    task = encode_task(ds, BertPreprocessor(WordPieceTokenizer(_VOCAB), sequence_length=6))
+    for layer in EMBEDDINGS if fixed == "all" else ("token_embedding",):
+        bert.get_layer(layer).trainable = False
+    sizes = config.paper_sizes("stack_and_finetune", size_table.DEFAULTS, size_table.SCALES)
+    sizes = {**sizes, "batch_size": 8}
+    setup = _Recording(sizes, True, "toy", task, bert, ReusableBackbone(bert), 0.5, [0])
+    setup.seen = []
+    return setup
+
+
+def _fit(setup, model, backbone, recipe, strategy, callbacks=()):
+    """``kit.train.stack_and_finetune`` on the setup's task."""
+    from ...train import stack_and_finetune  # noqa: PLC0415
+
+    task = setup.task
+    train, dev = (task.x["train"], task.y["train"]), (task.x["dev"], task.y["dev"])
+    return stack_and_finetune(model, backbone, train, dev, recipe, strategy=strategy, callbacks=list(callbacks))
+
+
+def _recipe(setup, p1, p2, **kw):
+    """A ``FreezeRecipe`` with the setup's rates and batch size, and ``kw``."""
+    from ...train import FreezeRecipe  # noqa: PLC0415
+
+    s = setup.sizes
+    return FreezeRecipe(phase1_epochs=p1, phase2_epochs=p2, phase1_lr=s["phase1_lr"], phase2_lr=s["phase2_lr"],
+                        batch_size=s["batch_size"], **kw)  # fmt: skip
+
+
+def _ref_rule(setup, threshold, patience, seed, p1, p2):
+    """The kit's run for exercise 1: (phase-1 epochs, the kept epoch counted from 1, test accuracy, the gaps)."""
+    from ...train import DivergenceStopping  # noqa: PLC0415
+    from . import stack_and_finetune_runs as runs  # noqa: PLC0415
+
+    config.set_seed(seed)
+    stop = DivergenceStopping(threshold=threshold, patience=patience)
+    model = runs.build_model(setup.encoder.fresh(), setup.task, runs.rich_head("highway", 2, setup.sizes))
+    recipe = _recipe(setup, p1, p2, divergence=stop, optimizer=setup.optimizer("stack_and_finetune", p1, p2))
+    result = _fit(setup, model, setup.backbone, recipe, "stack_and_finetune")
+    ran = result.phases[0].epochs
+    kept = stop.restored_epoch + 1 if stop.restored_epoch is not None else ran
+    return ran, kept, setup.test_accuracy(model), list(stop.gaps)
+
+
+def _ref_arm(setup, head, strategy, seed, p1, p2):
+    """The kit's run for exercise 2: the test accuracy of ``head`` (None: the light head) trained by ``strategy``."""
+    from . import stack_and_finetune_runs as runs  # noqa: PLC0415
+
+    s = setup.sizes
+    config.set_seed(seed)
+    model = runs.build_model(setup.encoder.fresh(), setup.task, head and runs.rich_head(head, 2, s),
+                             hidden_dim=s["light_hidden_dim"], pooling=s["light_pooling"])  # fmt: skip
+    recipe = _recipe(setup, p1, p2, divergence=setup.divergence(), optimizer=setup.optimizer(strategy, p1, p2))
+    _fit(setup, model, setup.backbone, recipe, strategy)
+    return setup.test_accuracy(model)
+
+
+def _groups(setup) -> list:
+    """The setup's transformer layers, bottom to top."""
+    return [setup.backbone.get_layer(f"transformer_layer_{i}") for i in range(setup.backbone.num_layers)]
+
+
+def _ref_unfreeze(setup, unfreeze, seed, p1, p2):
+    """The kit's run for exercise 3: (test accuracy, per layer the phases it changed in)."""
+    from ...train import EncoderWatch, adamw  # noqa: PLC0415
+    from . import stack_and_finetune_runs as runs  # noqa: PLC0415
+
+    groups = _groups(setup)
+    n = len(groups)
+    config.set_seed(seed)
+    model = runs.build_model(setup.encoder.fresh(), setup.task, runs.rich_head("highway", 2, setup.sizes))
+    watches = [EncoderWatch(g) for g in groups]
+    phase2 = p2 if unfreeze == "gradual" else (n - 1) + max(1, p2 - (n - 1))  # the same phase-2 epochs in both arms
+    optimizer = lambda lr: adamw(lr, setup.sizes["weight_decay"])  # noqa: E731 - a constant rate in both arms
+    recipe = _recipe(setup, p1, phase2, unfreeze=unfreeze, divergence=setup.divergence(), optimizer=optimizer)
+    _fit(setup, model, groups, recipe, "stack_and_finetune", watches)
+    return setup.test_accuracy(model), [w.changed for w in watches]
+
+
+def _same_model(setup, seen: int, got, want, what: str) -> str | None:
+    """Why the learner's run is not the kit's (its accuracy ``got``; its model scored after ``seen``), or None."""
+    import numpy as np  # noqa: PLC0415
+
+    if not isinstance(got, (int, float)) or isinstance(got, bool) or not 0.0 <= float(got) <= 1.0:
+        return f"{what} returned {got!r}: expected the test accuracy, a number from 0 to 1 (setup.test_accuracy(model))"
+    if len(setup.seen) < seen + 2:
+        return f"{what} never scored its model with setup.test_accuracy(model): the check reads the model through it"
+    if not np.allclose(setup.seen[-2], setup.seen[-1], atol=1e-4):
+        return (
+            f"{what} trained a model whose test predictions differ from the kit's run of the same arm "
+            "(same seed, head, strategy, phase epochs, rates, phase-1 rule and optimizer): compare your recipe's "
+            "fields and the model you build with the question's"
+        )
+    if abs(float(got) - want) > 1e-6:
+        return f"{what} returned {float(got):.3f}, but its model's test accuracy is another number: return that"
+    return None
+
+
+def _answer(right: bool, why: str) -> bool:
+    """Print ``right: why`` or ``not yet: why``; return ``right`` (as ``kit.exercises.answer``, floor 7, does)."""
+    print(f"{'right' if right else 'not yet'}: {why}")
+    return bool(right)
+
+
+def _unanswered(value, name: str) -> str | None:
+    """Why ``value`` is the starter's ``...`` or None, or None when it is an answer (``kit.exercises.unanswered``)."""
+    if value is Ellipsis or value is None:
+        shown = "..." if value is Ellipsis else "None"
+        return f"{name} returned {shown} (the starter as it is): fill in the lines under # YOUR CODE"
+    return None
+
+
+def _prediction(number: int, prediction) -> str | None:
+    """Why ``prediction`` is not a recorded prediction for exercise ``number``, or None."""
+    options = PREDICTIONS[number]
+    if prediction not in options:
+        return f"record your prediction first: prediction={options[0]!r} or {options[1]!r} (you passed {prediction!r})"
+    return None
+
+
+def _restoring(gaps: list) -> float:
+    """A threshold at which a patience-1 rule stops after an epoch within it and goes back to that epoch's head."""
+    for k in range(1, len(gaps)):
+        below = max(0.0, *gaps[:k])
+        if gaps[k] > below + 1e-6:
+            return below + 1e-6
+    return 0.0
+
+
+def _check_1(run_rule=None, prediction=None) -> bool:
+    """Exercise 1: ``run_rule`` against the kit's run under a strict and a lax rule; the first gap's sign."""
+    if not callable(run_rule):
+        return _answer(False, f"pass the function: check(1, run_rule, prediction=...), not {run_rule!r}")
+    if (why := _prediction(1, prediction)) is not None:
+        return _answer(False, why)
+    setup = _toy_setup()
+    lax = _ref_rule(setup, 1.0, 2, 0, 3, 1)  # never fires: the gaps of every epoch
+    for threshold, patience in [(1.0, 2), (0.0, 1), (_restoring(lax[3]), 1)]:
+        seen = len(setup.seen)
+        got = run_rule(setup, threshold, patience, seed=0, p1=3, p2=1)
+        what = f"run_rule(setup, {threshold:.3g}, {patience}, p1=3, p2=1)"
+        if (why := _unanswered(got, what)) is not None:
+            return _answer(False, why)
+        want = _ref_rule(setup, threshold, patience, 0, 3, 1)
+        if not isinstance(got, tuple) or len(got) != 3:
+            return _answer(False, f"{what} returned {got!r}: expected (phase-1 epochs, kept epoch, test accuracy)")
+        if (got[0], got[1]) != (want[0], want[1]):
+            return _answer(
+                False,
+                f"on a toy task, {what} said phase 1 ran {got[0]} epoch(s) and kept epoch {got[1]}; the kit's run "
+                "disagrees: pass your DivergenceStopping to the recipe (divergence=stop), read the epochs from the "
+                "result's first phase, and count the kept epoch from 1 (stop.restored_epoch counts from 0; None: "
+                "the last epoch's head)",
+            )
+        if (why := _same_model(setup, seen, got[2], want[2], what)) is not None:
+            return _answer(False, why)
+    sign = "negative" if lax[3][0] < 0 else "positive"
+    return _answer(
+        True,
+        "run_rule matches the kit's run under a never-firing, a strict and a restoring rule on a toy task (epochs, "
+        f"kept head, accuracy); you predicted a {prediction} first gap. The toy (a random 2-layer BERT, 24 texts) "
+        f"showed a {sign} one, no guide to a pretrained encoder: compare your prediction with the first gap your own "
+        "run prints",
+    )
+
+
+def _check_2(run_arm=None, prediction=None) -> bool:
+    """Exercise 2: ``run_arm`` against the kit's run for each of the three arms; the head's finetune-only side."""
+    if not callable(run_arm):
+        return _answer(False, f"pass the function: check(2, run_arm, prediction=...), not {run_arm!r}")
+    if (why := _prediction(2, prediction)) is not None:
+        return _answer(False, why)
+    setup = _toy_setup()
+    acc = {}
+    for head, strategy in [(None, "finetune_only"), ("highway", "finetune_only"), ("highway", "stack_and_finetune")]:
+        what = f"run_arm(setup, {head!r}, {strategy!r}, p1=1, p2=1)"
+        seen = len(setup.seen)
+        got = run_arm(setup, head, strategy, seed=0, p1=1, p2=1)
+        if (why := _unanswered(got, what)) is not None:
+            return _answer(False, why)
+        acc[head, strategy] = _ref_arm(setup, head, strategy, 0, 1, 1)
+        if (why := _same_model(setup, seen, got, acc[head, strategy], what)) is not None:
+            return _answer(False, why)
+    side = "above" if acc["highway", "finetune_only"] > acc[None, "finetune_only"] else "below"
+    agree = "agrees with" if side == prediction else "differs from"
+    return _answer(
+        True,
+        "run_arm trains all three arms as the kit does on a toy task; there the highway head's finetune-only run "
+        f"landed {side} the light head's (ties count as below), which {agree} your prediction: one toy seed, so read "
+        "your own run",
+    )
+
+
+def _check_3(run_unfreeze=None, prediction=None) -> bool:
+    """Exercise 3: ``run_unfreeze`` against the kit's run for both arms, embeddings fixed; the arm that wins."""
+    if not callable(run_unfreeze):
+        return _answer(False, f"pass the function: check(3, run_unfreeze, prediction=...), not {run_unfreeze!r}")
+    if (why := _prediction(3, prediction)) is not None:
+        return _answer(False, why)
+    setup = _toy_setup(fixed="all")
+    acc = {}
+    for unfreeze in ("all", "gradual"):
+        what = f"run_unfreeze(setup, {unfreeze!r}, p1=1, p2=2)"
+        seen = len(setup.seen)
+        got = run_unfreeze(setup, unfreeze, seed=0, p1=1, p2=2)
+        if (why := _unanswered(got, what)) is not None:
+            return _answer(False, why)
+        acc[unfreeze], changed = _ref_unfreeze(setup, unfreeze, 0, 1, 2)
+        if (why := _same_model(setup, seen, got, acc[unfreeze], what)) is not None:
+            return _answer(False, why)
+    best = "gradual" if acc["gradual"] > acc["all"] else "all"
+    agree = "agrees with" if best == prediction else "differs from"
+    return _answer(
+        True,
+        "run_unfreeze trains both arms as the kit does on a toy 2-layer encoder; there "
+        f"{best!r} scored higher (ties count for 'all'), which {agree} your prediction: one toy seed, so read your "
+        "own run and its EncoderWatch lines",
+    )

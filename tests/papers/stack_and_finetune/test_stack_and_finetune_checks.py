@@ -1,0 +1,118 @@
+"""Notebook 03's exercise checks: a right answer passes; the starter's ``...`` and a plausible wrong answer do not."""
+
+import pytest
+
+from kit.papers.stack_and_finetune import stack_and_finetune_exercises as ex
+
+pytestmark = pytest.mark.one_backend
+
+
+def run_rule(setup, threshold, patience, seed=0, p1=3, p2=1):
+    """A right answer to exercise 1: the kit's run."""
+    return tuple(ex._ref_rule(setup, threshold, patience, seed, p1, p2)[:3])
+
+
+def run_arm(setup, head, strategy, seed=0, p1=2, p2=2):
+    """A right answer to exercise 2."""
+    return ex._ref_arm(setup, head, strategy, seed, p1, p2)
+
+
+def run_unfreeze(setup, unfreeze, seed=0, p1=2, p2=2):
+    """A right answer to exercise 3."""
+    return ex._ref_unfreeze(setup, unfreeze, seed, p1, p2)[0]
+
+
+def starter(*args, **kw):
+    """The untouched starter: its body ends in ``...``."""
+    ...
+
+
+def test_exercise_1_right_starter_and_wrong_answers(capsys):
+    assert ex.check(1, run_rule, prediction="negative") is True
+    assert "right: " in capsys.readouterr().out
+
+    assert ex.check(1, starter, prediction="negative") is False
+    assert "returned None (the starter as it is)" in capsys.readouterr().out
+
+    assert ex.check(1, run_rule) is False  # no prediction recorded
+    assert "record your prediction" in capsys.readouterr().out
+
+    def ignores_the_rule(setup, threshold, patience, seed=0, p1=3, p2=1):
+        return run_rule(setup, 1.0, 2, seed, p1, p2)  # the recipe without the learner's DivergenceStopping
+
+    assert ex.check(1, ignores_the_rule, prediction="positive") is False
+    assert "pass your DivergenceStopping" in capsys.readouterr().out
+
+    def counts_from_0(setup, threshold, patience, seed=0, p1=3, p2=1):
+        ran, kept, acc = run_rule(setup, threshold, patience, seed, p1, p2)
+        return ran, kept - 1, acc
+
+    assert ex.check(1, counts_from_0, prediction="negative") is False
+    assert "count the kept epoch from 1" in capsys.readouterr().out
+
+
+def test_exercise_1_sees_a_run_that_forgets_the_restored_head():
+    def keeps_the_last_head(setup, threshold, patience, seed=0, p1=3, p2=1):
+        ran, _, acc = run_rule(setup, threshold, patience, seed, p1, p2)
+        return ran, ran, acc
+
+    assert ex._restoring([0.04, 0.08, -0.04]) == pytest.approx(0.04, abs=1e-5)
+    assert ex._restoring([-0.2, 0.1]) == pytest.approx(0.0, abs=1e-5)
+    assert ex.check(1, keeps_the_last_head, prediction="negative") is False
+
+
+def test_exercise_2_right_starter_and_wrong_answers(capsys):
+    assert ex.check(2, run_arm, prediction="below") is True
+    assert "right: " in capsys.readouterr().out
+    assert ex.check(2, starter, prediction="above") is False
+    assert "the starter as it is" in capsys.readouterr().out
+
+    def ignores_the_strategy(setup, head, strategy, seed=0, p1=2, p2=2):
+        return run_arm(setup, head, "stack_and_finetune", seed, p1, p2)
+
+    assert ex.check(2, ignores_the_strategy, prediction="below") is False
+    assert "differ from the kit's run" in capsys.readouterr().out
+
+    def another_accuracy(setup, head, strategy, seed=0, p1=2, p2=2):
+        return 1.0 - run_arm(setup, head, strategy, seed, p1, p2)
+
+    assert ex.check(2, another_accuracy, prediction="below") is False
+
+
+def test_exercise_3_right_starter_and_wrong_answers(capsys):
+    assert ex.check(3, run_unfreeze, prediction="gradual") is True
+    assert "right: " in capsys.readouterr().out
+    assert ex.check(3, starter, prediction="all") is False
+    assert "the starter as it is" in capsys.readouterr().out
+
+    def one_group(setup, unfreeze, seed=0, p1=2, p2=2):
+        """Passes the whole backbone as one group: "gradual" then unfreezes it all at once."""
+        from kit import config, train
+        from kit.papers.stack_and_finetune import stack_and_finetune_runs as runs
+
+        config.set_seed(seed)
+        model = runs.build_model(setup.encoder.fresh(), setup.task, runs.rich_head("highway", 2, setup.sizes))
+        recipe = ex._recipe(setup, p1, p2, unfreeze=unfreeze, divergence=setup.divergence(),
+                            optimizer=lambda lr: train.adamw(lr, setup.sizes["weight_decay"]))  # fmt: skip
+        ex._fit(setup, model, [setup.backbone], recipe, "stack_and_finetune")
+        return setup.test_accuracy(model)
+
+    assert ex.check(3, one_group, prediction="gradual") is False
+    assert "differ from the kit's run" in capsys.readouterr().out
+
+
+def test_an_unknown_exercise_or_a_missing_function_is_named():
+    with pytest.raises(ValueError, match="exercises 1, 2 and 3"):
+        ex.check(4, run_rule)
+    assert ex.check(1, None, prediction="negative") is False
+
+
+def test_its_verdicts_read_as_kit_exercises_verdicts(capsys):
+    """The paper's floor may not import kit.exercises (floor 7): its copies of answer and unanswered must agree."""
+    from kit import exercises
+
+    assert ex._answer(False, "why") is exercises.answer(False, "why") is False
+    first, second = capsys.readouterr().out.splitlines()
+    assert first == second == "not yet: why"
+    for value in (..., None, 0.5):
+        assert ex._unanswered(value, "f(x)") == exercises.unanswered(value, "f(x)")
