@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ... import config
 from ...analysis.baselines import constant_guess
+from ...checks import answer, unanswered
 from ...models import load_backbone
 from ...models.truncate import truncate_backbone
 from ...train.freeze_helpers import ReusableBackbone, optimizer_factory
@@ -275,20 +276,6 @@ def _same_model(setup, seen: int, got, want, what: str) -> str | None:
     return None
 
 
-def _answer(right: bool, why: str) -> bool:
-    """Print ``right: why`` or ``not yet: why``; return ``right`` (as ``kit.exercises.answer``, floor 7, does)."""
-    print(f"{'right' if right else 'not yet'}: {why}")
-    return bool(right)
-
-
-def _unanswered(value, name: str) -> str | None:
-    """Why ``value`` is the starter's ``...`` or None, or None when it is an answer (``kit.exercises.unanswered``)."""
-    if value is Ellipsis or value is None:
-        shown = "..." if value is Ellipsis else "None"
-        return f"{name} returned {shown} (the starter as it is): fill in the lines under # YOUR CODE"
-    return None
-
-
 def _prediction(number: int, prediction) -> str | None:
     """Why ``prediction`` is not a recorded prediction for exercise ``number``, or None."""
     options = PREDICTIONS[number]
@@ -309,22 +296,22 @@ def _restoring(gaps: list) -> float:
 def _check_1(run_rule=None, prediction=None) -> bool:
     """Exercise 1: ``run_rule`` against the kit's run under a strict and a lax rule; the first gap's sign."""
     if not callable(run_rule):
-        return _answer(False, f"pass the function: check(1, run_rule, prediction=...), not {run_rule!r}")
+        return answer(False, f"pass the function: check(1, run_rule, prediction=...), not {run_rule!r}")
     if (why := _prediction(1, prediction)) is not None:
-        return _answer(False, why)
+        return answer(False, why)
     setup = _toy_setup()
     lax = _ref_rule(setup, 1.0, 2, 0, 3, 1)  # never fires: the gaps of every epoch
     for threshold, patience in [(1.0, 2), (0.0, 1), (_restoring(lax[3]), 1)]:
         seen = len(setup.seen)
         got = run_rule(setup, threshold, patience, seed=0, p1=3, p2=1)
         what = f"run_rule(setup, {threshold:.3g}, {patience}, p1=3, p2=1)"
-        if (why := _unanswered(got, what)) is not None:
-            return _answer(False, why)
+        if (why := unanswered(got, what)) is not None:
+            return answer(False, why)
         want = _ref_rule(setup, threshold, patience, 0, 3, 1)
         if not isinstance(got, tuple) or len(got) != 3:
-            return _answer(False, f"{what} returned {got!r}: expected (phase-1 epochs, kept epoch, test accuracy)")
+            return answer(False, f"{what} returned {got!r}: expected (phase-1 epochs, kept epoch, test accuracy)")
         if (got[0], got[1]) != (want[0], want[1]):
-            return _answer(
+            return answer(
                 False,
                 f"on a toy task, {what} said phase 1 ran {got[0]} epoch(s) and kept epoch {got[1]}; the kit's run "
                 "disagrees: pass your DivergenceStopping to the recipe (divergence=stop), read the epochs from the "
@@ -332,9 +319,9 @@ def _check_1(run_rule=None, prediction=None) -> bool:
                 "the last epoch's head)",
             )
         if (why := _same_model(setup, seen, got[2], want[2], what)) is not None:
-            return _answer(False, why)
+            return answer(False, why)
     sign = "negative" if lax[3][0] < 0 else "positive"
-    return _answer(
+    return answer(
         True,
         "run_rule matches the kit's run under a never-firing, a strict and a restoring rule on a toy task (epochs, "
         f"kept head, accuracy); you predicted a {prediction} first gap. The toy (a random 2-layer BERT, 24 texts) "
@@ -346,23 +333,23 @@ def _check_1(run_rule=None, prediction=None) -> bool:
 def _check_2(run_arm=None, prediction=None) -> bool:
     """Exercise 2: ``run_arm`` against the kit's run for each of the three arms; the head's finetune-only side."""
     if not callable(run_arm):
-        return _answer(False, f"pass the function: check(2, run_arm, prediction=...), not {run_arm!r}")
+        return answer(False, f"pass the function: check(2, run_arm, prediction=...), not {run_arm!r}")
     if (why := _prediction(2, prediction)) is not None:
-        return _answer(False, why)
+        return answer(False, why)
     setup = _toy_setup()
     acc = {}
     for head, strategy in [(None, "finetune_only"), ("highway", "finetune_only"), ("highway", "stack_and_finetune")]:
         what = f"run_arm(setup, {head!r}, {strategy!r}, p1=1, p2=1)"
         seen = len(setup.seen)
         got = run_arm(setup, head, strategy, seed=0, p1=1, p2=1)
-        if (why := _unanswered(got, what)) is not None:
-            return _answer(False, why)
+        if (why := unanswered(got, what)) is not None:
+            return answer(False, why)
         acc[head, strategy] = _ref_arm(setup, head, strategy, 0, 1, 1)
         if (why := _same_model(setup, seen, got, acc[head, strategy], what)) is not None:
-            return _answer(False, why)
+            return answer(False, why)
     side = "above" if acc["highway", "finetune_only"] > acc[None, "finetune_only"] else "below"
     agree = "agrees with" if side == prediction else "differs from"
-    return _answer(
+    return answer(
         True,
         "run_arm trains all three arms as the kit does on a toy task; there the highway head's finetune-only run "
         f"landed {side} the light head's (ties count as below), which {agree} your prediction: one toy seed, so read "
@@ -373,23 +360,23 @@ def _check_2(run_arm=None, prediction=None) -> bool:
 def _check_3(run_unfreeze=None, prediction=None) -> bool:
     """Exercise 3: ``run_unfreeze`` against the kit's run for both arms, embeddings fixed; the arm that wins."""
     if not callable(run_unfreeze):
-        return _answer(False, f"pass the function: check(3, run_unfreeze, prediction=...), not {run_unfreeze!r}")
+        return answer(False, f"pass the function: check(3, run_unfreeze, prediction=...), not {run_unfreeze!r}")
     if (why := _prediction(3, prediction)) is not None:
-        return _answer(False, why)
+        return answer(False, why)
     setup = _toy_setup(fixed="all")
     acc = {}
     for unfreeze in ("all", "gradual"):
         what = f"run_unfreeze(setup, {unfreeze!r}, p1=1, p2=2)"
         seen = len(setup.seen)
         got = run_unfreeze(setup, unfreeze, seed=0, p1=1, p2=2)
-        if (why := _unanswered(got, what)) is not None:
-            return _answer(False, why)
+        if (why := unanswered(got, what)) is not None:
+            return answer(False, why)
         acc[unfreeze], changed = _ref_unfreeze(setup, unfreeze, 0, 1, 2)
         if (why := _same_model(setup, seen, got, acc[unfreeze], what)) is not None:
-            return _answer(False, why)
+            return answer(False, why)
     best = "gradual" if acc["gradual"] > acc["all"] else "all"
     agree = "agrees with" if best == prediction else "differs from"
-    return _answer(
+    return answer(
         True,
         "run_unfreeze trains both arms as the kit does on a toy 2-layer encoder; there "
         f"{best!r} scored higher (ties count for 'all'), which {agree} your prediction: one toy seed, so read your "
