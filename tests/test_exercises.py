@@ -67,6 +67,16 @@ def test_every_exercise_asks_first_with_a_starter_cell_that_runs(notebook):
         exec(compile(s.starter, f"<{s.label} starter>", "exec"), {"__name__": "__main__"})  # runs as is
 
 
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_starter_is_followed_by_a_check_that_answers_back(notebook):
+    # what the check says to the starter and to the solution: the solutions job (python -m kit.exercises --all)
+    for s in exercises.solutions(notebook):
+        assert s.check, f"{s.label}: no check cell (a code cell tagged {exercises.CHECK!r} after the starter)"
+        assert s.check.startswith(f"# Exercise {s.number} · check"), f"{s.label}: check's first line"
+        last = ast.parse(s.check).body[-1]
+        assert isinstance(last, ast.Expr), f"{s.label}: the check's last statement must be its verdict (an expression)"
+
+
 def test_the_ask_first_layout_question_starter_solution(tmp_path):
     cells = [
         {"cell_type": "markdown", "metadata": {}, "source": "## Exercises"},
