@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import keras
+import numpy as np
 
 from ... import config, data
 from ...models import TokenTable, build_lstm_classifier
@@ -134,3 +135,206 @@ def fit_lstm(
     score = accuracy(model, x["test"], s.ds.test.y)
     keras.backend.clear_session()
     return score
+
+
+def check(number: int, *answers, **kw) -> bool:
+    """Say whether the learner's answer to exercise ``number`` is right (``right: ...``) or not yet, and why.
+
+    Each check tries the learner's function on a small case against the kit's own computation, never printing the
+    solution. Exercises 1 and 3 also take the learner's ``prediction`` (3 also the accuracies ``accs`` of its run).
+
+    Args:
+        number: the exercise (1 to 4).
+        *answers: the learner's function (``dev_coverage``, ``three_lstms``, ``seed_spread``, ``time_at``).
+        **kw: ``prediction=`` (exercises 1 and 3), ``accs=`` (exercise 3).
+
+    Returns:
+        True when right, False when not yet.
+
+    Example:
+        check(1, dev_coverage, prediction="more slowly")   # in notebook 01, after the starter
+    """
+    checks = {1: _check_1, 2: _check_2, 3: _check_3, 4: _check_4}
+    if number not in checks:
+        raise ValueError(f"notebook 01 has exercises 1 to 4, not {number!r}: call check(1, ...) to check(4, ...)")
+    return checks[number](*answers, **kw)
+
+
+def _said(value, name: str):
+    """Why ``value`` is no answer yet (``...`` or None), or None (as :func:`kit.exercises.unanswered`, a floor up)."""
+    if value is Ellipsis or value is None:
+        shown = "..." if value is Ellipsis else "None"
+        return f"{name} returned {shown} (the starter as it is): fill in the lines under # YOUR CODE"
+    return None
+
+
+def _verdict(right: bool, why: str) -> bool:
+    """Print ``right: why`` or ``not yet: why``; return ``right`` (as :func:`kit.exercises.answer`, a floor up)."""
+    print(f"{'right' if right else 'not yet'}: {why}")
+    return bool(right)
+
+
+def _check_1(dev_coverage, prediction=None) -> bool:
+    """Exercise 1: the word vocabulary's dev coverage at each training size, and the predicted growth."""
+    s = setup(max_eval=200)
+    got = [dev_coverage(s, n) for n in s.train_sizes]
+    if (why := _said(got[0], f"dev_coverage(s, {s.train_sizes[0]})")) is not None:
+        return _verdict(False, why)
+    want = [WordVocab.fit(first(s.ds, n)[0]).coverage(s.ds.dev.texts) for n in s.train_sizes]
+    if not all(isinstance(g, float | int) and abs(g - w) < 1e-9 for g, w in zip(got, want, strict=True)):
+        return _verdict(
+            False,
+            f"dev_coverage(s, n) at n = {s.train_sizes} does not match the share of dev word tokens known to a "
+            "WordVocab fitted on the first n training sentences only (a share between 0 and 1)",
+        )
+    said = str(prediction or "").lower()
+    if "slow" not in said and "proportion" not in said:
+        return _verdict(False, 'dev_coverage is right; now record your prediction: "in proportion" or "more slowly"')
+    ratio_n, ratio_cov = s.train_sizes[-1] / s.train_sizes[0], want[-1] / want[0]
+    slower = ratio_cov < ratio_n
+    agrees = ("slow" in said) == slower
+    return _verdict(
+        agrees,
+        f"dev_coverage is right; {ratio_n:.0f}x the sentences gave {ratio_cov:.2f}x the coverage: "
+        f"{'more slowly' if slower else 'in proportion'}, "
+        + ("as you predicted" if agrees else "not what you predicted (look at why: which words are new?)"),
+    )
+
+
+class _Spy:
+    """Stands in for :func:`fit_lstm` while a check runs: records each call, returns an accuracy per call kind."""
+
+    def __init__(self, score):
+        """``score(call) -> float``: what the spy returns for a recorded call (a dict of the arguments)."""
+        self.calls, self.score = [], score
+
+    def __call__(self, s, x, y, vocabulary_size, recipe, seed=0, table=None, lstm=None):
+        """Record one training run instead of training it."""
+        call = {"x": x, "y": y, "rows": vocabulary_size, "seed": seed, "table": table}
+        self.calls.append(call)
+        return self.score(call)
+
+
+def _spying(spy, fn, *args):
+    """Call ``fn(*args)`` with :func:`fit_lstm` replaced by ``spy`` (the learner calls ``ex.fit_lstm``)."""
+    real = globals()["fit_lstm"]
+    globals()["fit_lstm"] = spy
+    try:
+        return fn(*args)
+    finally:
+        globals()["fit_lstm"] = real
+
+
+def _same(a, b) -> bool:
+    """Whether two id arrays (or tables) are equal."""
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and bool(np.all(a == b))
+
+
+def _check_2(three_lstms) -> bool:
+    """Exercise 2: three LSTMs on the same sentences (scratch, + GloVe, + MiniLM's table), in that order."""
+    from ...models import backbone_token_table, glove_table, load_backbone  # noqa: PLC0415 - loads weights
+
+    s = setup(max_eval=20)
+    n = 16
+    kinds = {"scratch": 0.61, "glove": 0.62, "minilm": 0.63}
+
+    def kind(call):
+        """Which of the three LSTMs a call trains, by its table."""
+        t = call["table"]
+        return "scratch" if t is None else "glove" if np.shape(t)[-1] == 50 else "minilm"
+
+    spy = _Spy(lambda call: kinds[kind(call)])
+    got = _spying(spy, three_lstms, s, n, lstm_recipe(s.sizes, True))
+    if (why := _said(got, f"three_lstms(s, {n}, recipe)")) is not None:
+        return _verdict(False, why)
+    texts, y = first(s.ds, n)
+    vocab = WordVocab.fit(texts)
+    words = vocab.encode(texts, s.sequence_length)
+    enc = load_backbone("minilm-l6", sequence_length=s.sequence_length)
+    want = {
+        "scratch": (words, len(vocab), None),
+        "glove": (words, len(vocab), glove_table(vocab)[0]),
+        "minilm": (enc.preprocessor(texts)["token_ids"], backbone_token_table(enc).shape[0], backbone_token_table(enc)),
+    }
+    trained = {kind(c): c for c in spy.calls}
+    if len(spy.calls) != 3 or set(trained) != set(want):
+        return _verdict(False, f"expected three ex.fit_lstm runs (no table, GloVe's, MiniLM's), saw {len(spy.calls)}")
+    for k, (x, rows, table) in want.items():
+        c = trained[k]
+        if not (_same(c["x"]["train"], x) and c["rows"] == rows and _same(c["y"], y)):
+            return _verdict(
+                False,
+                f"the {k} LSTM reads the wrong inputs or table size: word ids of the n sentences (vocabulary rows) "
+                "go with no table and with GloVe's, MiniLM's WordPiece ids (its table's rows) with MiniLM's table",
+            )
+        if table is not None and not _same(c["table"], table):
+            return _verdict(False, f"the {k} LSTM's table is not the kit's ({k} for this vocabulary)")
+    if list(np.ravel(got)) != list(kinds.values()):
+        return _verdict(False, "the three LSTMs are right, but return their accuracies as (scratch, GloVe, MiniLM)")
+    return _verdict(True, "three LSTMs on the same sentences and seed: from scratch, + GloVe, + MiniLM's table")
+
+
+def _check_3(seed_spread, prediction=None, accs=None) -> bool:
+    """Exercise 3: one LSTM per seed on the same sentences, then the prediction against Welch's test."""
+    from ...analysis import welch  # noqa: PLC0415 - scipy
+
+    s = setup(max_eval=20)
+    n, seeds = 16, [3, 7, 11]
+    spy = _Spy(lambda call: 0.5 + call["seed"] / 100)
+    got = _spying(spy, seed_spread, s, n, seeds)
+    if (why := _said(got, f"seed_spread(s, {n}, {seeds})")) is not None:
+        return _verdict(False, why)
+    texts, _ = first(s.ds, n)
+    x = WordVocab.fit(texts).encode(texts, s.sequence_length)
+    same_inputs = all(_same(c["x"]["train"], x) for c in spy.calls)
+    in_order = list(np.ravel(got)) == [0.5 + k / 100 for k in seeds]
+    if [c["seed"] for c in spy.calls] != seeds or not same_inputs or not in_order:
+        return _verdict(
+            False,
+            f"seed_spread(s, n, {seeds}) should train one LSTM per seed (seed=k), all on the same word ids of the "
+            "first n sentences, and return their test accuracies in the seeds' order",
+        )
+    said = str(prediction or "").lower()
+    if said not in ("yes", "no"):
+        return _verdict(False, 'seed_spread is right; now record your prediction: "yes" or "no"')
+    if accs is None or len(np.ravel(accs)) < 2:
+        return _verdict(False, "seed_spread is right; now run it with two seeds or more and pass accs=accs")
+    std = float(np.std(np.ravel(accs), ddof=1))
+    se = std / np.sqrt(3)
+    p = welch(0.02, se, 3, 0.0, se, 3).p if std > 0 else 0.0
+    real = p < 0.05
+    agrees = (said == "yes") == real
+    return _verdict(
+        agrees,
+        f"with your run's spread (standard deviation {100 * std:.1f} points), 3 seeds per arm call a 2-point "
+        f"difference {'real' if real else 'noise'} (Welch's p {'<' if real else '>='} 0.05): "
+        + ("as you predicted" if agrees else "not what you predicted"),
+    )
+
+
+def _check_4(time_at) -> bool:
+    """Exercise 4: time_at returns the median milliseconds of kit.analysis.time_inference's row for that model."""
+    from ... import analysis  # noqa: PLC0415 - pandas
+
+    seen = []
+
+    def fake(model, inputs, repeats=5, warmup=1, compiled=True, name=None):
+        """Record the call; a row of made-up timings (a check times nothing)."""
+        seen.append((model, inputs, name))
+        return {"model": name, "median_ms": 12.5, "min_ms": 10.0, "max_ms": 20.0, "repeats": repeats}
+
+    model, x = object(), np.zeros((4, 8), "int32")
+    real = analysis.time_inference
+    analysis.time_inference = fake
+    try:
+        got = time_at(model, x, "probe")
+    finally:
+        analysis.time_inference = real
+    if (why := _said(got, 'time_at(model, x, "probe")')) is not None:
+        return _verdict(False, why)
+    if not seen or seen[-1][0] is not model or seen[-1][1] is not x:
+        return _verdict(False, "time_at should time the model it is given on the batch it is given (time_inference)")
+    if got != 12.5:
+        return _verdict(False, "time_at should return the median of the timed repeats (not the fastest or slowest)")
+    return _verdict(True, "time_at times the given model on the given batch and returns the median milliseconds")
