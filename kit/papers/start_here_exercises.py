@@ -1,7 +1,7 @@
 """Notebook 00's exercise checks: each tries the learner's answer on a small case against the kit, never the solution.
 
 ``from kit.papers import start_here_exercises as ex`` then ``ex.check(N, answer)`` after exercise N's starter: it prints
-``right: ...`` or ``not yet: ...`` and why (:func:`kit.exercises.answer`) and returns True or False. The fine-tuning
+``right: ...`` or ``not yet: ...`` and why (:func:`kit.checks.answer`) and returns True or False. The fine-tuning
 exercises (2 and 3) are checked without training: the check records what the learner's ``run`` builds and fits, so it
 takes seconds.
 
@@ -19,23 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from .. import data, models, train
+from ..checks import answer, unanswered
 
 #: Three sentences for exercise 1: two about a film, one not.
 SENTENCES = ["The film is a delight.", "I enjoyed every minute of this movie.", "Stocks fell sharply."]
-
-
-def _answer(right: bool, why: str) -> bool:
-    """Print ``right: why`` or ``not yet: why`` and return ``right`` (as :func:`kit.exercises.answer`, a floor up)."""
-    print(f"{'right' if right else 'not yet'}: {why}")
-    return bool(right)
-
-
-def _unanswered(value, name: str) -> str | None:
-    """Why ``value`` is no answer yet (``...`` or None), or None (as :func:`kit.exercises.unanswered`, a floor up)."""
-    if value is Ellipsis or value is None:
-        shown = "..." if value is Ellipsis else "None"
-        return f"{name} returned {shown} (the starter as it is): fill in the lines under # YOUR CODE"
-    return None
 
 
 def check(number: int, *answers) -> bool:
@@ -63,8 +50,8 @@ def _check_1(mean_pooled) -> bool:
 
     enc = models.load_backbone("minilm-l6", sequence_length=32)
     got = mean_pooled(enc, SENTENCES)
-    if (why := _unanswered(got, "mean_pooled(enc, three sentences)")) is not None:
-        return _answer(False, why)
+    if (why := unanswered(got, "mean_pooled(enc, three sentences)")) is not None:
+        return answer(False, why)
     x = enc.preprocessor(SENTENCES)
     seq = keras.ops.convert_to_numpy(enc.backbone(x)["sequence_output"])
     mask = np.asarray(x["padding_mask"])[..., None]
@@ -72,14 +59,14 @@ def _check_1(mean_pooled) -> bool:
     want /= np.linalg.norm(want, axis=1, keepdims=True)
     got = np.asarray(keras.ops.convert_to_numpy(got), dtype="float64")
     if got.shape != want.shape:
-        return _answer(False, f"expected one row of {want.shape[1]} numbers per sentence, got shape {got.shape}")
+        return answer(False, f"expected one row of {want.shape[1]} numbers per sentence, got shape {got.shape}")
     if not np.allclose(got, want, atol=1e-4):
-        return _answer(
+        return answer(
             False,
             "the rows are not the unit-length means of the token states over the padding mask (padding tokens "
             "must not count, and each row has length 1)",
         )
-    return _answer(True, f"mean_pooled matches the kit's mean-pooled MiniLM embeddings on {len(SENTENCES)} sentences")
+    return answer(True, f"mean_pooled matches the kit's mean-pooled MiniLM embeddings on {len(SENTENCES)} sentences")
 
 
 @contextlib.contextmanager
@@ -132,53 +119,53 @@ def _fine_tuned(run, target: str):
 def _check_2(run) -> bool:
     """Exercise 2: a 5-way head fitted on the 5-class labels; run returns the test accuracy."""
     got, seen, ds = _fine_tuned(run, "5class")
-    if (why := _unanswered(got, "run(n_train=32, length=16)")) is not None:
-        return _answer(False, why)
+    if (why := unanswered(got, "run(n_train=32, length=16)")) is not None:
+        return answer(False, why)
     if seen["built"] != [ds.num_classes] or len(seen["fit"]) != 1:
-        return _answer(False, f"expected one classifier with a head for the {ds.num_classes} classes, fitted once")
+        return answer(False, f"expected one classifier with a head for the {ds.num_classes} classes, fitted once")
     if not np.array_equal(seen["fit"][0], ds.train.y):
-        return _answer(False, "the classifier should be fitted on the 5-class training labels (data.train.y)")
+        return answer(False, "the classifier should be fitted on the 5-class training labels (data.train.y)")
     accs = [v for k, v in seen["scored"] if k == "acc"]
     if not accs or not isinstance(got, float | int) or got != accs[-1]:
-        return _answer(False, "run should return the test accuracy (kit.train.accuracy on the test split)")
-    return _answer(True, "a 5-class head fitted on the 5-class labels, scored by test accuracy (no training here)")
+        return answer(False, "run should return the test accuracy (kit.train.accuracy on the test split)")
+    return answer(True, "a 5-class head fitted on the 5-class labels, scored by test accuracy (no training here)")
 
 
 def _check_3(run) -> bool:
     """Exercise 3: a one-output head fitted on the ratings; run returns kit.train.regression_scores."""
     got, seen, ds = _fine_tuned(run, "rating")
-    if (why := _unanswered(got, "run(n_train=32, length=16)")) is not None:
-        return _answer(False, why)
+    if (why := unanswered(got, "run(n_train=32, length=16)")) is not None:
+        return answer(False, why)
     if seen["built"] != [1] or len(seen["fit"]) != 1:
-        return _answer(False, "expected one model with a single output (a score, not classes), fitted once")
+        return answer(False, "expected one model with a single output (a score, not classes), fitted once")
     if not np.allclose(seen["fit"][0].astype("float64"), np.asarray(ds.train.y, "float64")):
-        return _answer(False, "the model should be fitted on the ratings themselves (data.train.y)")
+        return answer(False, "the model should be fitted on the ratings themselves (data.train.y)")
     regs = [v for k, v in seen["scored"] if k == "reg"]
     if not regs or not isinstance(got, dict) or got.get("pearson") != regs[-1]["pearson"]:
-        return _answer(False, "run should return the test scores of a regression (kit.train.regression_scores)")
-    return _answer(True, "one output fitted on the ratings, scored by correlations, not accuracy (no training here)")
+        return answer(False, "run should return the test scores of a regression (kit.train.regression_scores)")
+    return answer(True, "one output fitted on the ratings, scored by correlations, not accuracy (no training here)")
 
 
 def _check_4(path, columns) -> bool:
     """Exercise 4: a CSV file and its columns that the reader accepts, the text column holding the texts."""
-    if (why := _unanswered(path, "path")) is not None:
-        return _answer(False, why.replace("returned", "is"))
-    if (why := _unanswered(columns, "columns")) is not None:
-        return _answer(False, why.replace("returned", "is"))
+    if (why := unanswered(path, "path")) is not None:
+        return answer(False, why.replace("returned", "is"))
+    if (why := unanswered(columns, "columns")) is not None:
+        return answer(False, why.replace("returned", "is"))
     path = Path(path)
     if not path.is_file():
-        return _answer(False, f"{path} is no file: write your CSV there, or point path at one")
+        return answer(False, f"{path} is no file: write your CSV there, or point path at one")
     with path.open(newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     header = list(rows[0]) if rows else []
     missing = [c for c in (columns.text, columns.label) if c not in header]
     if missing:
-        return _answer(False, f"{missing} not among the file's columns {header}: name its text and its label column")
+        return answer(False, f"{missing} not among the file's columns {header}: name its text and its label column")
     texts, labels = ([r[c] or "" for r in rows] for c in (columns.text, columns.label))
     if np.mean([len(t) for t in texts]) <= np.mean([len(t) for t in labels]) or len(set(labels)) > len(rows) / 2:
-        return _answer(False, "the text column should hold the texts and the label column a few repeated labels")
+        return answer(False, "the text column should hold the texts and the label column a few repeated labels")
     try:
         mine = data.read(path, columns, verbose=False)
     except (ValueError, KeyError) as e:
-        return _answer(False, f"the reader refused the file: {e}")
-    return _answer(True, f"the reader takes your file: {mine.num_classes} classes, {len(mine.train):,} training rows")
+        return answer(False, f"the reader refused the file: {e}")
+    return answer(True, f"the reader takes your file: {mine.num_classes} classes, {len(mine.train):,} training rows")

@@ -18,6 +18,7 @@ import keras
 import numpy as np
 
 from ... import config, data
+from ...checks import answer, unanswered
 from ...models import TokenTable, build_lstm_classifier
 from ...text import WordVocab
 from ...train import FitRecipe, accuracy, fit_classifier
@@ -160,40 +161,26 @@ def check(number: int, *answers, **kw) -> bool:
     return checks[number](*answers, **kw)
 
 
-def _said(value, name: str):
-    """Why ``value`` is no answer yet (``...`` or None), or None (as :func:`kit.exercises.unanswered`, a floor up)."""
-    if value is Ellipsis or value is None:
-        shown = "..." if value is Ellipsis else "None"
-        return f"{name} returned {shown} (the starter as it is): fill in the lines under # YOUR CODE"
-    return None
-
-
-def _verdict(right: bool, why: str) -> bool:
-    """Print ``right: why`` or ``not yet: why``; return ``right`` (as :func:`kit.exercises.answer`, a floor up)."""
-    print(f"{'right' if right else 'not yet'}: {why}")
-    return bool(right)
-
-
 def _check_1(dev_coverage, prediction=None) -> bool:
     """Exercise 1: the word vocabulary's dev coverage at each training size, and the predicted growth."""
     s = setup(max_eval=200)
     got = [dev_coverage(s, n) for n in s.train_sizes]
-    if (why := _said(got[0], f"dev_coverage(s, {s.train_sizes[0]})")) is not None:
-        return _verdict(False, why)
+    if (why := unanswered(got[0], f"dev_coverage(s, {s.train_sizes[0]})")) is not None:
+        return answer(False, why)
     want = [WordVocab.fit(first(s.ds, n)[0]).coverage(s.ds.dev.texts) for n in s.train_sizes]
     if not all(isinstance(g, float | int) and abs(g - w) < 1e-9 for g, w in zip(got, want, strict=True)):
-        return _verdict(
+        return answer(
             False,
             f"dev_coverage(s, n) at n = {s.train_sizes} does not match the share of dev word tokens known to a "
             "WordVocab fitted on the first n training sentences only (a share between 0 and 1)",
         )
     said = str(prediction or "").lower()
     if "slow" not in said and "proportion" not in said:
-        return _verdict(False, 'dev_coverage is right; now record your prediction: "in proportion" or "more slowly"')
+        return answer(False, 'dev_coverage is right; now record your prediction: "in proportion" or "more slowly"')
     ratio_n, ratio_cov = s.train_sizes[-1] / s.train_sizes[0], want[-1] / want[0]
     slower = ratio_cov < ratio_n
     agrees = ("slow" in said) == slower
-    return _verdict(
+    return answer(
         agrees,
         f"dev_coverage is right; {ratio_n:.0f}x the sentences gave {ratio_cov:.2f}x the coverage: "
         f"{'more slowly' if slower else 'in proportion'}, "
@@ -246,8 +233,8 @@ def _check_2(three_lstms) -> bool:
 
     spy = _Spy(lambda call: kinds[kind(call)])
     got = _spying(spy, three_lstms, s, n, lstm_recipe(s.sizes, True))
-    if (why := _said(got, f"three_lstms(s, {n}, recipe)")) is not None:
-        return _verdict(False, why)
+    if (why := unanswered(got, f"three_lstms(s, {n}, recipe)")) is not None:
+        return answer(False, why)
     texts, y = first(s.ds, n)
     vocab = WordVocab.fit(texts)
     words = vocab.encode(texts, s.sequence_length)
@@ -259,20 +246,20 @@ def _check_2(three_lstms) -> bool:
     }
     trained = {kind(c): c for c in spy.calls}
     if len(spy.calls) != 3 or set(trained) != set(want):
-        return _verdict(False, f"expected three ex.fit_lstm runs (no table, GloVe's, MiniLM's), saw {len(spy.calls)}")
+        return answer(False, f"expected three ex.fit_lstm runs (no table, GloVe's, MiniLM's), saw {len(spy.calls)}")
     for k, (x, rows, table) in want.items():
         c = trained[k]
         if not (_same(c["x"]["train"], x) and c["rows"] == rows and _same(c["y"], y)):
-            return _verdict(
+            return answer(
                 False,
                 f"the {k} LSTM reads the wrong inputs or table size: word ids of the n sentences (vocabulary rows) "
                 "go with no table and with GloVe's, MiniLM's WordPiece ids (its table's rows) with MiniLM's table",
             )
         if table is not None and not _same(c["table"], table):
-            return _verdict(False, f"the {k} LSTM's table is not the kit's ({k} for this vocabulary)")
+            return answer(False, f"the {k} LSTM's table is not the kit's ({k} for this vocabulary)")
     if list(np.ravel(got)) != list(kinds.values()):
-        return _verdict(False, "the three LSTMs are right, but return their accuracies as (scratch, GloVe, MiniLM)")
-    return _verdict(True, "three LSTMs on the same sentences and seed: from scratch, + GloVe, + MiniLM's table")
+        return answer(False, "the three LSTMs are right, but return their accuracies as (scratch, GloVe, MiniLM)")
+    return answer(True, "three LSTMs on the same sentences and seed: from scratch, + GloVe, + MiniLM's table")
 
 
 def _check_3(seed_spread, prediction=None, accs=None) -> bool:
@@ -283,29 +270,29 @@ def _check_3(seed_spread, prediction=None, accs=None) -> bool:
     n, seeds = 16, [3, 7, 11]
     spy = _Spy(lambda call: 0.5 + call["seed"] / 100)
     got = _spying(spy, seed_spread, s, n, seeds)
-    if (why := _said(got, f"seed_spread(s, {n}, {seeds})")) is not None:
-        return _verdict(False, why)
+    if (why := unanswered(got, f"seed_spread(s, {n}, {seeds})")) is not None:
+        return answer(False, why)
     texts, _ = first(s.ds, n)
     x = WordVocab.fit(texts).encode(texts, s.sequence_length)
     same_inputs = all(_same(c["x"]["train"], x) for c in spy.calls)
     in_order = list(np.ravel(got)) == [0.5 + k / 100 for k in seeds]
     if [c["seed"] for c in spy.calls] != seeds or not same_inputs or not in_order:
-        return _verdict(
+        return answer(
             False,
             f"seed_spread(s, n, {seeds}) should train one LSTM per seed (seed=k), all on the same word ids of the "
             "first n sentences, and return their test accuracies in the seeds' order",
         )
     said = str(prediction or "").lower()
     if said not in ("yes", "no"):
-        return _verdict(False, 'seed_spread is right; now record your prediction: "yes" or "no"')
+        return answer(False, 'seed_spread is right; now record your prediction: "yes" or "no"')
     if accs is None or len(np.ravel(accs)) < 2:
-        return _verdict(False, "seed_spread is right; now run it with two seeds or more and pass accs=accs")
+        return answer(False, "seed_spread is right; now run it with two seeds or more and pass accs=accs")
     std = float(np.std(np.ravel(accs), ddof=1))
     se = std / np.sqrt(3)
     p = welch(0.02, se, 3, 0.0, se, 3).p if std > 0 else 0.0
     real = p < 0.05
     agrees = (said == "yes") == real
-    return _verdict(
+    return answer(
         agrees,
         f"with your run's spread (standard deviation {100 * std:.1f} points), 3 seeds per arm call a 2-point "
         f"difference {'real' if real else 'noise'} (Welch's p {'<' if real else '>='} 0.05): "
@@ -331,10 +318,10 @@ def _check_4(time_at) -> bool:
         got = time_at(model, x, "probe")
     finally:
         analysis.time_inference = real
-    if (why := _said(got, 'time_at(model, x, "probe")')) is not None:
-        return _verdict(False, why)
+    if (why := unanswered(got, 'time_at(model, x, "probe")')) is not None:
+        return answer(False, why)
     if not seen or seen[-1][0] is not model or seen[-1][1] is not x:
-        return _verdict(False, "time_at should time the model it is given on the batch it is given (time_inference)")
+        return answer(False, "time_at should time the model it is given on the batch it is given (time_inference)")
     if got != 12.5:
-        return _verdict(False, "time_at should return the median of the timed repeats (not the fastest or slowest)")
-    return _verdict(True, "time_at times the given model on the given batch and returns the median milliseconds")
+        return answer(False, "time_at should return the median of the timed repeats (not the fastest or slowest)")
+    return answer(True, "time_at times the given model on the given batch and returns the median milliseconds")
