@@ -8,6 +8,11 @@ import os
 if "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_level=0").strip()
 
+# Figures draw off screen in every test (a test that draws needs no display); set before matplotlib is imported.
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import sys
+
 import numpy as np
 import pytest
 
@@ -29,6 +34,14 @@ def pytest_report_header(config):
         f"KERAS_BACKEND={os.environ.get('KERAS_BACKEND', '(unset: tensorflow)')}, "
         f"KIT_SCALE={os.environ.get('KIT_SCALE', 'smoke')}"
     )
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close every figure a test drew (nothing to do where no test imported pyplot)."""
+    yield
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
 
 
 @pytest.fixture

@@ -1,22 +1,13 @@
 """Notebook 00's pictures and the diagram helpers (kit.analysis.pictures): each draws, labelled, from one call."""
 
-import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 
 from kit.analysis import pictures
 from tests.helpers import assert_readable, figure_texts
 
 pytestmark = pytest.mark.one_backend
-
-
-@pytest.fixture(autouse=True)
-def _close():
-    yield
-    plt.close("all")
 
 
 def test_wordpiece_picture_spells_the_word_and_labels_the_packed_rows():

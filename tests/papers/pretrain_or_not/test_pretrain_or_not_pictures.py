@@ -1,21 +1,11 @@
 """Notebook 01's pictures (pretrain_or_not_report.draw_*): each draws from one call, labelled, no raw values."""
 
-import matplotlib
 import pytest
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 
 from kit.papers.pretrain_or_not import pretrain_or_not_report as report
 from tests.helpers import assert_readable, figure_texts
 
 pytestmark = pytest.mark.one_backend
-
-
-@pytest.fixture(autouse=True)
-def _close():
-    yield
-    plt.close("all")
 
 
 def test_bilstm_picture_has_a_column_per_word_and_both_directions():

@@ -1,11 +1,7 @@
 """Notebook 04's pictures (serbertus_report): one call each, labelled, no raw dicts in the titles."""
 
-import matplotlib
 import pandas as pd
 import pytest
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 
 from kit.analysis import medium_results
 from kit.papers import sizes
@@ -13,12 +9,6 @@ from kit.papers.serbertus import serbertus_report as report
 from tests.helpers import assert_readable, figure_texts, overlapping_texts
 
 pytestmark = pytest.mark.one_backend
-
-
-@pytest.fixture(autouse=True)
-def _close():
-    yield
-    plt.close("all")
 
 
 def test_sharing_picture_shares_the_rows_each_architecture_shares():

@@ -1,11 +1,7 @@
 """Notebook 03's pictures (stack_and_finetune_report): one call each, labelled, the scales' tasks explained."""
 
-import matplotlib
 import pandas as pd
 import pytest
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 
 from kit.analysis import medium_results
 from kit.papers.stack_and_finetune import stack_and_finetune_report as report
@@ -13,12 +9,6 @@ from kit.papers.stack_and_finetune.stack_and_finetune_sizes import MEDIUM_ON_REC
 from tests.helpers import assert_readable, figure_texts, overlapping_texts
 
 pytestmark = pytest.mark.one_backend
-
-
-@pytest.fixture(autouse=True)
-def _close():
-    yield
-    plt.close("all")
 
 
 def test_the_how_it_works_pictures_are_labelled():

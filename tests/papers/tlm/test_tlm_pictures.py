@@ -1,24 +1,14 @@
 """Notebook 02's pictures (tlm_report): each draws from one call, labelled, no raw dicts, labels apart."""
 
-import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 
 from kit.analysis import medium_results
 from kit.papers.tlm import tlm_report as report
 from tests.helpers import assert_readable, figure_texts, overlapping_texts
 
 pytestmark = pytest.mark.one_backend
-
-
-@pytest.fixture(autouse=True)
-def _close():
-    yield
-    plt.close("all")
 
 
 def test_the_how_it_works_pictures_are_labelled():
