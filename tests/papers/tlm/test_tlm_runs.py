@@ -68,6 +68,7 @@ def test_full_scale_runs_each_task_at_the_papers_own_settings():
                       ("imdb", {**runs.main_setting(full, "imdb"), "retrieval": "random"})]  # fmt: skip
     ablations = [s for t, s in runs.settings(full) if t == "ag_news" and s["retrieval"] == "bm25"]
     assert {(s["K"], s["rho1"], s["rho2"]) for s in ablations} == {(50, 1, 100), (5, 1, 100), (50, 3, 100), (50, 1, 20)}
-    assert main  # and smoke, without per-task settings, keeps one setting for every task
+    assert set(main) == {"ag_news", "imdb"}  # every task has its main setting
+    # smoke, without per-task settings, keeps one setting for every task
     smoke = kit.papers.sizes("tlm", "smoke")
     assert {runs.main_setting(smoke, t)["K"] for t in smoke["tasks"]} == {smoke["k"]}
