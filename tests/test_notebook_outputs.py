@@ -54,3 +54,15 @@ def test_lines_are_counted_as_a_reader_sees_them():
         ]
     }
     assert printed_lines(cell) == 2 + 3 + 0 + 2
+
+
+@pytest.mark.parametrize("notebook", notebook_paths(), ids=lambda p: p.stem)
+def test_every_cell_with_outputs_was_run(notebook):
+    """nbval fails a cell that shows outputs but has no execution count ("Unrun reference cell has outputs")."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    unrun = [
+        f"cell {i}: {''.join(c['source']).splitlines()[0][:60]!r}"
+        for i, c in enumerate(cells)
+        if c["cell_type"] == "code" and c.get("outputs") and c.get("execution_count") is None
+    ]
+    assert not unrun, f"{notebook.name}: outputs with no execution count (renumber the code cells): " + "; ".join(unrun)
