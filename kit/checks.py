@@ -33,3 +33,44 @@ def unanswered(value, name: str) -> str | None:
         shown = "..." if value is Ellipsis else "None"
         return f"{name} returned {shown} (the starter as it is): fill in the lines under # YOUR CODE"
     return None
+
+
+def unpredicted(prediction, choices) -> str | None:
+    """Why ``prediction`` is not yet recorded (None, or not one of ``choices``), or None when it is.
+
+    A predict-then-run exercise asks for the prediction before the run; its check compares it with what the run shows.
+
+    Example:
+        >>> unpredicted(None, ("widen", "narrow"))
+        "record your prediction first: prediction = one of ('widen', 'narrow') (before you run the code)"
+        >>> unpredicted("wider", ("widen", "narrow"))
+        "prediction 'wider' is not one of ('widen', 'narrow')"
+        >>> unpredicted("widen", ("widen", "narrow")) is None
+        True
+    """
+    if prediction is None:
+        return f"record your prediction first: prediction = one of {choices} (before you run the code)"
+    if prediction not in choices:
+        return f"prediction {prediction!r} is not one of {choices}"
+    return None
+
+
+def direction(diff: float, se: float, df: float | None = None, alpha: float = 0.05) -> tuple[str, float]:
+    """What a run shows of a difference: ``"higher"``, ``"lower"`` or ``"same"`` (within the noise), and its p-value.
+
+    A two-sided test of ``diff`` against 0 with standard error ``se``: Student's t with ``df`` degrees of freedom (a
+    test over seeds), or the normal distribution when ``df`` is None (a test over test examples).
+
+    Example:
+        >>> direction(0.10, 0.02)[0], direction(-0.01, 0.02)[0], direction(-0.10, 0.02)[0]
+        ('higher', 'same', 'lower')
+        >>> round(direction(0.05, 0.02, df=2)[1], 3)      # 2 degrees of freedom: far less sure than the normal
+        0.13
+    """
+    from scipy import stats  # noqa: PLC0415 - scipy only when a check runs
+
+    if not se > 0:
+        return ("same" if diff == 0 else "higher" if diff > 0 else "lower"), 0.0 if diff else 1.0
+    z = abs(diff) / se
+    p = float(2 * (stats.norm.sf(z) if df is None else stats.t.sf(z, df)))
+    return ("same" if p >= alpha else "higher" if diff > 0 else "lower"), p

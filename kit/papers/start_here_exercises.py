@@ -3,7 +3,8 @@
 ``from kit.papers import start_here_exercises as ex`` then ``ex.check(N, answer)`` after exercise N's starter: it prints
 ``right: ...`` or ``not yet: ...`` and why (:func:`kit.checks.answer`) and returns True or False. The fine-tuning
 exercises (2 and 3) are checked without training: the check records what the learner's ``run`` builds and fits, so it
-takes seconds.
+takes seconds; then it compares the learner's recorded ``prediction`` with what their own run showed (``acc=``,
+``scores=``), by a test over the test sentences.
 
 >>> check(4, None, None)
 not yet: path is None (the starter as it is): fill in the lines under # YOUR CODE
@@ -18,19 +19,22 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import data, models, train
-from ..checks import answer, unanswered
+from .. import config, data, models, train
+from ..checks import answer, unanswered, unpredicted
 
 #: Three sentences for exercise 1: two about a film, one not.
 SENTENCES = ["The film is a delight.", "I enjoyed every minute of this movie.", "Stocks fell sharply."]
 
 
-def check(number: int, *answers) -> bool:
+def check(number: int, *answers, **kw) -> bool:
     """Say whether the learner's answer to notebook 00's exercise ``number`` is right or not yet, and why.
 
     Args:
         number: the exercise (1 to 4).
         *answers: exercise 1: ``mean_pooled``; 2 and 3: ``run``; 4: ``path, columns``.
+        **kw: exercise 2: ``prediction`` (``"above the guess"`` or ``"at the guess"``) and ``acc``, the test accuracy
+            ``run()`` returned; exercise 3: ``prediction`` (``"above 0"`` or ``"about 0"``, the test Pearson) and
+            ``scores``, what ``run()`` returned.
 
     Returns:
         True when right, False when not yet.
@@ -41,7 +45,7 @@ def check(number: int, *answers) -> bool:
     checks = {1: _check_1, 2: _check_2, 3: _check_3, 4: _check_4}
     if number not in checks:
         raise ValueError(f"notebook 00 has exercises 1 to 4, not {number!r}: call check(1, ...) to check(4, ...)")
-    return checks[number](*answers)
+    return checks[number](*answers, **kw)
 
 
 def _check_1(mean_pooled) -> bool:
@@ -116,8 +120,19 @@ def _fine_tuned(run, target: str):
     return got, seen, wanted
 
 
-def _check_2(run) -> bool:
-    """Exercise 2: a 5-way head fitted on the 5-class labels; run returns the test accuracy."""
+def _test_data(target: str):
+    """The sentences the solution's ``run()`` reads at this scale: smoke, 300 training and 200 test sentences."""
+    if config.scale() == "smoke":
+        return data.load("rt_snippets", target=target).subsample(max_train=300, max_eval=200)
+    return data.load("rt_snippets", target=target).subsample(max_train=config.sizes()["max_train_examples"])
+
+
+def _check_2(run, prediction=None, acc=None) -> bool:
+    """Exercise 2: a 5-way head fitted on the 5-class labels; run returns the test accuracy; then the prediction."""
+    from scipy import stats  # noqa: PLC0415 - scipy only when a check runs
+
+    from ..analysis import constant_guess  # noqa: PLC0415 - pandas only when a check runs
+
     got, seen, ds = _fine_tuned(run, "5class")
     if (why := unanswered(got, "run(n_train=32, length=16)")) is not None:
         return answer(False, why)
@@ -128,11 +143,27 @@ def _check_2(run) -> bool:
     accs = [v for k, v in seen["scored"] if k == "acc"]
     if not accs or not isinstance(got, float | int) or got != accs[-1]:
         return answer(False, "run should return the test accuracy (kit.train.accuracy on the test split)")
-    return answer(True, "a 5-class head fitted on the 5-class labels, scored by test accuracy (no training here)")
+    choices = ("above the guess", "at the guess")
+    if why := unpredicted(prediction, choices):
+        return answer(False, f"run is right (a 5-class head, scored by test accuracy); {why}")
+    if not isinstance(acc, float | int) or not 0 <= acc <= 1:
+        return answer(False, "run is right; now run it (acc = run()) and pass acc=acc to compare with your prediction")
+    test = _test_data("5class")
+    guess = constant_guess(test.train.y, test.test.y)
+    n = len(test.test)
+    p = stats.binomtest(round(acc * n), n, guess, alternative="greater").pvalue
+    shows = choices[0] if p < 0.05 else choices[1]
+    return answer(
+        prediction == shows,
+        f"your run's test accuracy {acc:.3f} against the constant guess {guess:.3f} on {n} test sentences: "
+        f"{100 * (acc - guess):+.1f} points, one-sided binomial p = {p:.3g}, so {shows} (you predicted {prediction})",
+    )
 
 
-def _check_3(run) -> bool:
-    """Exercise 3: a one-output head fitted on the ratings; run returns kit.train.regression_scores."""
+def _check_3(run, prediction=None, scores=None) -> bool:
+    """Exercise 3: a one-output head fitted on the ratings; run returns kit.train.regression_scores; the prediction."""
+    from scipy import stats  # noqa: PLC0415 - scipy only when a check runs
+
     got, seen, ds = _fine_tuned(run, "rating")
     if (why := unanswered(got, "run(n_train=32, length=16)")) is not None:
         return answer(False, why)
@@ -143,7 +174,20 @@ def _check_3(run) -> bool:
     regs = [v for k, v in seen["scored"] if k == "reg"]
     if not regs or not isinstance(got, dict) or got.get("pearson") != regs[-1]["pearson"]:
         return answer(False, "run should return the test scores of a regression (kit.train.regression_scores)")
-    return answer(True, "one output fitted on the ratings, scored by correlations, not accuracy (no training here)")
+    choices = ("above 0", "about 0")
+    if why := unpredicted(prediction, choices):
+        return answer(False, f"run is right (one output, scored by correlations); {why}")
+    if not isinstance(scores, dict) or "pearson" not in scores:
+        return answer(False, "run is right; now run it (scores = run()) and pass scores=scores")
+    r, n = float(scores["pearson"]), len(_test_data("rating").test)
+    t = r * np.sqrt((n - 2) / max(1e-12, 1 - r * r))
+    p = float(stats.t.sf(t, n - 2))
+    shows = choices[0] if p < 0.05 else choices[1]
+    return answer(
+        prediction == shows,
+        f"your run's test Pearson r = {r:.3f} on {n} sentences (predicting the training mean: no correlation): "
+        f"one-sided t = {t:.2f}, df = {n - 2}, p = {p:.3g}, so {shows} (you predicted {prediction})",
+    )
 
 
 def _check_4(path, columns) -> bool:

@@ -36,17 +36,30 @@ def _run(target, classes, score, n_train=300, length=32):
     return score(model, x_test, data.test.y)
 
 
-def test_check_2_five_classes(capsys):
-    assert ex.check(2, lambda n_train, length: _run("5class", None, kit.train.accuracy, n_train, length)) is True
-    assert ex.check(2, lambda n_train, length: ...) is False
-    assert ex.check(2, lambda n_train, length: _run("5class", 2, kit.train.accuracy, n_train, length)) is False
+def test_check_2_five_classes_and_the_prediction(capsys):
+    right = lambda n_train, length: _run("5class", None, kit.train.accuracy, n_train, length)  # noqa: E731
+    guess = 0.355  # the constant guess on the 200 smoke test sentences (asserted below from the check's own line)
+    assert ex.check(2, right, prediction="above the guess", acc=0.43) is True  # 86 of 200: binomial p = .017
+    assert f"constant guess {guess:.3f}" in capsys.readouterr().out
+    assert ex.check(2, right, prediction="at the guess", acc=0.43) is False  # the run disagrees
+    assert ex.check(2, right, prediction="above the guess", acc=0.38) is False  # 76 of 200: p = .25, within noise
+    assert ex.check(2, right, acc=0.43) is False and "record your prediction" in capsys.readouterr().out
+    assert ex.check(2, right, prediction="above the guess") is False and "acc=acc" in capsys.readouterr().out
+    assert ex.check(2, lambda n_train, length: ..., prediction="above the guess", acc=0.43) is False
+    wrong = lambda n_train, length: _run("5class", 2, kit.train.accuracy, n_train, length)  # noqa: E731
+    assert ex.check(2, wrong, prediction="above the guess", acc=0.43) is False
     assert "5 classes" in capsys.readouterr().out
 
 
-def test_check_3_a_rating(capsys):
+def test_check_3_a_rating_and_the_prediction(capsys):
     right = lambda n_train, length: _run("rating", 1, kit.train.regression_scores, n_train, length)  # noqa: E731
-    assert ex.check(3, right) is True
-    assert ex.check(3, lambda n_train, length: ...) is False
+    assert ex.check(3, right, prediction="above 0", scores={"pearson": 0.3}) is True  # t = 4.4, df = 198
+    assert "df = 198" in capsys.readouterr().out
+    assert ex.check(3, right, prediction="about 0", scores={"pearson": 0.3}) is False
+    assert ex.check(3, right, prediction="about 0", scores={"pearson": 0.05}) is True  # p = .24
+    assert ex.check(3, right, prediction="above 0") is False and "scores=scores" in capsys.readouterr().out
+    assert ex.check(3, right) is False and "record your prediction" in capsys.readouterr().out
+    assert ex.check(3, lambda n_train, length: ..., prediction="above 0", scores={"pearson": 0.3}) is False
     five = lambda n_train, length: _run("5class", None, kit.train.accuracy, n_train, length)  # noqa: E731
     assert ex.check(3, five) is False  # the classes again, not the rating
     assert "single output" in capsys.readouterr().out

@@ -18,7 +18,7 @@ import keras
 import numpy as np
 
 from ... import config, data
-from ...checks import answer, unanswered
+from ...checks import answer, unanswered, unpredicted
 from ...models import TokenTable, build_lstm_classifier
 from ...text import WordVocab
 from ...train import FitRecipe, accuracy, fit_classifier
@@ -142,12 +142,14 @@ def check(number: int, *answers, **kw) -> bool:
     """Say whether the learner's answer to exercise ``number`` is right (``right: ...``) or not yet, and why.
 
     Each check tries the learner's function on a small case against the kit's own computation, never printing the
-    solution. Exercises 1 and 3 also take the learner's ``prediction`` (3 also the accuracies ``accs`` of its run).
+    solution. Exercises 1, 3 and 4 also take the learner's ``prediction`` (3 also the accuracies ``accs`` of its run, 4
+    the timings of its run, ``timings``).
 
     Args:
         number: the exercise (1 to 4).
         *answers: the learner's function (``dev_coverage``, ``three_lstms``, ``seed_spread``, ``time_at``).
-        **kw: ``prediction=`` (exercises 1 and 3), ``accs=`` (exercise 3).
+        **kw: ``prediction=`` (exercises 1, 3 and 4), ``accs=`` (exercise 3), ``timings=`` (exercise 4:
+            ``kit.analysis.time_inference``'s rows, a list or a DataFrame).
 
     Returns:
         True when right, False when not yet.
@@ -300,8 +302,8 @@ def _check_3(seed_spread, prediction=None, accs=None) -> bool:
     )
 
 
-def _check_4(time_at) -> bool:
-    """Exercise 4: time_at returns the median milliseconds of kit.analysis.time_inference's row for that model."""
+def _check_4(time_at, prediction=None, timings=None) -> bool:
+    """Exercise 4: time_at returns time_inference's median; then the prediction against the run's timings."""
     from ... import analysis  # noqa: PLC0415 - pandas
 
     seen = []
@@ -324,4 +326,35 @@ def _check_4(time_at) -> bool:
         return answer(False, "time_at should time the model it is given on the batch it is given (time_inference)")
     if got != 12.5:
         return answer(False, "time_at should return the median of the timed repeats (not the fastest or slowest)")
-    return answer(True, "time_at times the given model on the given batch and returns the median milliseconds")
+    choices = ("faster", "slower", "mixed")
+    if why := unpredicted(prediction, choices):
+        return answer(False, f"time_at is right; {why} (is the LSTM faster than MiniLM-L6 at both lengths?)")
+    return _lead_at_each_length(prediction, timings)
+
+
+def _lead_at_each_length(prediction: str, timings) -> bool:
+    """Exercise 4's prediction against the first LSTM's speed-up over MiniLM-L6 at each length of ``timings``."""
+    import pandas as pd
+
+    try:
+        t = pd.DataFrame(timings)
+        fastest = t.groupby(["model", "sequence_length"]).min_ms.min()
+        lstm = next(m for m in t.model if str(m).startswith("LSTM"))
+        lengths = sorted(set(t.sequence_length[t.model == lstm]) & set(t.sequence_length[t.model == "MiniLM-L6"]))
+    except (KeyError, TypeError, ValueError, AttributeError, StopIteration):
+        lengths = []
+    if len(lengths) < 2:
+        return answer(
+            False,
+            "time_at is right; now time an LSTM (a model named LSTM-...) and MiniLM-L6 at two sequence lengths and "
+            "pass timings=rows (kit.analysis.time_inference's rows, with model, sequence_length and min_ms)",
+        )
+    lead = [float(fastest["MiniLM-L6", n] / fastest[lstm, n]) for n in lengths]
+    shows = "faster" if min(lead) > 1 else "slower" if max(lead) < 1 else "mixed"
+    return answer(
+        prediction == shows,
+        f"{lstm} ran "
+        + ", ".join(f"{x:.1f}x as fast as MiniLM-L6 at {n} tokens" for x, n in zip(lead, lengths))
+        + f" (the fastest of each model's repeats), so {shows} (you predicted {prediction}); how the lead moves with "
+        "the length is a small change at batch 4 on a shared CPU: time it twice before you read it",
+    )

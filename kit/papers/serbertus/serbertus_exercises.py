@@ -19,7 +19,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ... import analysis, config, models, papers, train
-from ...checks import answer, unanswered
+from ...checks import answer, unanswered, unpredicted
 from ...models.compact_backbone import compact_backbone
 from . import serbertus_runs as runs
 
@@ -137,15 +137,6 @@ def _call(fn, name: str, *args):
     return value, unanswered(value, name)
 
 
-def _unpredicted(prediction, choices) -> str | None:
-    """Why ``prediction`` is not yet recorded (None, or not one of ``choices``), or None when it is."""
-    if prediction is None:
-        return f"record your prediction first: prediction = one of {choices} (before you run the code)"
-    if prediction not in choices:
-        return f"prediction {prediction!r} is not one of {choices}"
-    return None
-
-
 def _check_1(noise_norms, prediction=None) -> bool:
     """Exercise 1: noise_norms per token (inf-norm and L2) and the size of the noise after one ascent step."""
     rng = np.random.default_rng(1)
@@ -167,7 +158,7 @@ def _check_1(noise_norms, prediction=None) -> bool:
                 "averaged over the tokens",
             )
     choices = ("epsilon", "sigma", "one")
-    if why := _unpredicted(prediction, choices):
+    if why := unpredicted(prediction, choices):
         return answer(False, f"noise_norms measures right; {why}")
     # one ascent step as the kit's SMART takes it: sigma-sized start, eta x a gradient, divided by the per-token max
     start = rng.normal(0, 1e-5, (4, 6, 32))
@@ -206,7 +197,7 @@ def _check_2(results, prediction=None) -> bool:
     if rows[0.0][2] != 0.0:
         return answer(False, "R_s is not 0 at lambda_s = 0: that run should train without SMART")
     choices = ("lower", "same", "higher")
-    if why := _unpredicted(prediction, choices):
+    if why := unpredicted(prediction, choices):
         return answer(False, f"the runs are in; {why} (lambda_s = 100's training score against lambda_s = 0's)")
     gap = rows[100.0][0] - rows[0.0][0]
     shows = "lower" if gap < -0.02 else "higher" if gap > 0.02 else "same"
@@ -248,7 +239,7 @@ def _check_3(adam_moves, prediction=None) -> bool:
             )
         moved[scale] = got
     choices = ("same", "smaller")
-    if why := _unpredicted(prediction, choices):
+    if why := unpredicted(prediction, choices):
         return answer(False, f"adam_moves is right; {why} (Adam's steps on the gradients / 100 against as given)")
     ratio = float(np.abs(moved[0.01]).sum() / np.abs(moved[1.0]).sum())
     shows = "same" if ratio > 0.9 else "smaller"
@@ -276,7 +267,7 @@ def _check_4(step_length, prediction=None) -> bool:
                 "of (after - before) over all the arrays together (not a norm per array added up, nor a squared one)",
             )
     choices = ("moves", "stays")
-    if why := _unpredicted(prediction, choices):
+    if why := unpredicted(prediction, choices):
         return answer(False, f"step_length is right; {why} (does a branch move on a batch where its gradient is 0?)")
     import keras  # noqa: PLC0415 - keras only when the check runs
 
@@ -325,7 +316,7 @@ def _check_5(gated, prediction=None) -> bool:
                     "included)",
                 )
     choices = (1, 2, 3)
-    if why := _unpredicted(prediction, choices):
+    if why := unpredicted(prediction, choices):
         return answer(False, f"gated is right; {why} (how many of the starter's three models join, best first?)")
     dev, y_dev = _made_up_dev(0)
     acc = {name: float(np.mean(p.argmax(1) == y_dev)) for name, p in dev.items()}

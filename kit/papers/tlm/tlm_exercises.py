@@ -24,11 +24,11 @@ from types import SimpleNamespace
 import numpy as np
 
 from ... import analysis, data, models, retrieval, text, train
-from ...checks import answer, unanswered
+from ...checks import answer, direction, unanswered, unpredicted
 from . import tlm_runs as runs
 
 #: What :func:`small_setup` shrinks at smoke scale (a few seconds a stage 1 on one CPU thread).
-SMOKE = dict(max_train=200, max_eval=100, sequence_length=32, vocabulary_size=2000, batch_size=16, stage1_steps=48)
+SMOKE = dict(max_train=200, max_eval=300, sequence_length=32, vocabulary_size=2000, batch_size=16, stage1_steps=48)
 
 
 def small_setup(session) -> SimpleNamespace:
@@ -197,8 +197,30 @@ def _check_1(distinct_share) -> bool:
     return answer(True, f"distinct_share gives the right share on {len(cases)} cases (1.0: no two queries share)")
 
 
-def _check_2(stage1_accuracy) -> bool:
-    """Exercise 2: stage 1 with the task head on [CLS] or on the token mean, then its test accuracy."""
+def _test_texts() -> int:
+    """How many test texts :func:`small_setup` scores at this scale (the exercises' runs)."""
+    from ... import config, papers  # noqa: PLC0415 - papers imports the paper packages
+
+    Z = papers.sizes("tlm")
+    if config.scale() == "smoke":
+        Z.update(SMOKE)
+    return len(data.load(Z["ablation_task"], max_train=Z["max_train"], max_eval=Z["max_eval"], seed=0).test)
+
+
+def _compare(a, b, n: int) -> tuple[str, str]:
+    """``a`` against ``b`` (one accuracy or difference per seed): higher, lower or same, and the test that says so."""
+    a, b = np.ravel(np.asarray(a, float)), np.ravel(np.asarray(b, float))
+    if len(a) >= 2 and len(a) == len(b):
+        d = a - b
+        shows, p = direction(d.mean(), d.std(ddof=1) / math.sqrt(len(d)), df=len(d) - 1)
+        return shows, f"{100 * d.mean():+.1f} points, paired t over {len(d)} seeds, df = {len(d) - 1}, p = {p:.3g}"
+    pa, pb = float(a.mean()), float(b.mean())
+    shows, p = direction(pa - pb, math.sqrt((pa * (1 - pa) + pb * (1 - pb)) / n))
+    return shows, f"{100 * (pa - pb):+.1f} points, one seed: a z-test over the {n} test texts, p = {p:.3g}"
+
+
+def _check_2(stage1_accuracy, prediction=None, acc=None) -> bool:
+    """Exercise 2: stage 1 with the task head on [CLS] or on the token mean, its test accuracy; the prediction."""
     setup = _tiny_setup()
     for pooling in ("cls", "mean"):
         built, trained = [], []
@@ -230,10 +252,21 @@ def _check_2(stage1_accuracy) -> bool:
                 f'stage1_accuracy(setup, "{pooling}") returned {got!r}, not the accuracy of the trained classifier '
                 "on the test split (runs.scores(...)[0]: a share of the test texts, between 0 and 1)",
             )
+    choices = ("cls", "mean", "same")
+    if why := unpredicted(prediction, choices):
+        return answer(False, f"stage1_accuracy is right; {why} (which head scores higher after stage 1?)")
+    if not isinstance(acc, dict) or not all(np.size(acc.get(k, [])) for k in ("cls", "mean")):
+        return answer(
+            False,
+            'stage1_accuracy is right; now run it and pass acc={"cls": [...], "mean": [...]}, one test accuracy '
+            "per seed for each head",
+        )
+    shows, test = _compare(acc["mean"], acc["cls"], _test_texts())
+    shows = {"higher": "mean", "lower": "cls"}.get(shows, "same")
     return answer(
-        True,
-        "for both heads: one model built with the pooling asked, stage 1 on the interleaved stream "
-        "with rho2 = 0, and its test accuracy returned",
+        prediction == shows,
+        f"the token-mean head against the [CLS] head after stage 1: {test}, so {shows} "
+        f"({'within the noise' if shows == 'same' else 'higher'}; you predicted {prediction})",
     )
 
 
@@ -271,7 +304,7 @@ def _check_3(cycle_shares) -> bool:
     return answer(True, f"the shares are right on {len(cases)} settings, normalised and as printed")
 
 
-def _check_4(two_stages) -> bool:
+def _check_4(two_stages, prediction=None, results=None) -> bool:
     """Exercise 4: test accuracy after stage 1 and after stage 2 on the same weights."""
     setup = _tiny_setup()
     for rho1 in (setup.Z["rho1"], math.inf):
@@ -318,10 +351,30 @@ def _check_4(two_stages) -> bool:
                 f"{call} returned {got}: not the test accuracy of the classifier just before stage 2 and just "
                 "after it (score it between the two stages, then again)",
             )
+    choices = ("main", "ext only", "same")
+    if why := unpredicted(prediction, choices):
+        return answer(False, f"two_stages is right; {why} (which setting gains more from stage 2?)")
+    try:
+        main = next(k for k in results if k != math.inf)
+        runs_ = {k: np.asarray([[float(a1), float(a2)] for a1, a2 in results[k]]) for k in (main, math.inf)}
+        gains = {k: v[:, 1] - v[:, 0] for k, v in runs_.items()}
+    except (TypeError, ValueError, KeyError, StopIteration, IndexError):
+        return answer(
+            False,
+            "two_stages is right; now run it and pass results={rho1: [two_stages(setup, rho1, seed) for seed in "
+            "setup.seeds]} for the main rho1 and math.inf",
+        )
+    if len(gains[main]) >= 2 and len(gains[main]) == len(gains[math.inf]):
+        shows, test = _compare(gains[math.inf], gains[main], _test_texts())
+    else:  # one seed: four accuracies on the same texts, taken as independent (an approximation)
+        n, d = _test_texts(), float(gains[math.inf].mean() - gains[main].mean())
+        acc = np.concatenate([v.mean(0) for v in runs_.values()])
+        shows, p = direction(d, math.sqrt(float((acc * (1 - acc)).sum()) / n))
+        test = f"{100 * d:+.1f} points, one seed: a z-test over the {n} test texts, p = {p:.3g}"
+    shows = {"higher": "ext only", "lower": "main"}.get(shows, "same")
     return answer(
-        True,
-        "for the main rho1 and for Ext only: stage 1 as asked, stage 2 on the same weights, and the "
-        "test accuracy before and after stage 2",
+        prediction == shows,
+        f"stage 2's gain for Ext only against the main rho1 = {main}: {test}, so {shows} (you predicted {prediction})",
     )
 
 
@@ -331,7 +384,7 @@ def _shares_weights(model, clf) -> bool:
     return bool(clf.weights) and all(id(v) in own for v in clf.weights)
 
 
-def _check_5(seconds_per_step) -> bool:
+def _check_5(seconds_per_step, prediction=None, per_step=None) -> bool:
     """Exercise 5: seconds per stage-1 step over the second of two chunks of n steps."""
     setup, n = _tiny_setup(), 3
     ends: list[float] = []  # when each chunk ended, by the check's clock
@@ -370,4 +423,20 @@ def _check_5(seconds_per_step) -> bool:
             f"{call} returned {got!r}, but the second chunk of {n} steps took {want:.4f} s a step: time only the "
             "second chunk (the first warms up) and divide by its steps",
         )
-    return answer(True, f"{call} times the second chunk per step ({1000 * want:.1f} ms a step on this tiny model)")
+    choices = ("under 2x", "2x or more")
+    if why := unpredicted(prediction, choices):
+        return answer(False, f"{call} times right; {why} (how many times a compact step is the full one?)")
+    try:
+        compact, full = (float(v) for v in per_step)
+    except (TypeError, ValueError):
+        return answer(
+            False,
+            f"{call} times right; now time both models and pass per_step=[compact seconds, full seconds]",
+        )
+    ratio = full / compact
+    shows = choices[ratio >= 2]
+    return answer(
+        prediction == shows,
+        f"a full-vocabulary step took {ratio:.1f}x the compact one in your run, so {shows} (you predicted "
+        f"{prediction}); {100 * (1 - 1 / ratio):.0f}% of a full step is the extra vocabulary rows",
+    )

@@ -64,11 +64,28 @@ def test_check_3_the_seeds_and_the_prediction(capsys):
     assert ex.check(3, lambda s, n, seeds: _spread(s, n, seeds, same_seed=True), prediction="no", accs=noisy) is False
 
 
-def test_check_4_time_at(capsys):
-    assert ex.check(4, lambda m, x, name: kit.analysis.time_inference(m, x, repeats=5, name=name)["median_ms"])
-    assert ex.check(4, lambda m, x, name: ...) is False
-    assert ex.check(4, lambda m, x, name: kit.analysis.time_inference(m, x, name=name)["min_ms"]) is False
-    assert "median" in capsys.readouterr().out
+def _rows(lstm_ms, minilm_ms, lengths=(32, 128)):
+    """time_inference-like rows: the LSTM's and MiniLM-L6's fastest times at each length (the check reads min_ms)."""
+    rows = [{"model": "LSTM-2-256", "sequence_length": n, "min_ms": ms} for n, ms in zip(lengths, lstm_ms)]
+    return rows + [{"model": "MiniLM-L6", "sequence_length": n, "min_ms": ms} for n, ms in zip(lengths, minilm_ms)]
+
+
+def test_check_4_time_at_and_the_prediction(capsys):
+    right = lambda m, x, name: kit.analysis.time_inference(m, x, repeats=5, name=name)["median_ms"]  # noqa: E731
+    faster = _rows([2.0, 6.0], [10.0, 60.0])  # 5x at 32 tokens, 10x at 128
+    assert ex.check(4, right, prediction="faster", timings=faster) is True
+    assert "5.0x as fast as MiniLM-L6 at 32 tokens" in capsys.readouterr().out
+    assert ex.check(4, right, prediction="slower", timings=faster) is False
+    assert ex.check(4, right, prediction="mixed", timings=_rows([2.0, 30.0], [10.0, 20.0])) is True  # 5x, then 0.7x
+    assert ex.check(4, right, prediction="slower", timings=_rows([20.0, 30.0], [10.0, 20.0])) is True
+    import pandas as pd
+
+    assert ex.check(4, right, prediction="faster", timings=pd.DataFrame(faster)) is True  # the solution's table
+    assert ex.check(4, right, prediction="faster", timings=faster[:1]) is False and "two sequence lengths" in (
+        capsys.readouterr().out
+    )
+    assert ex.check(4, right, timings=faster) is False and "record your prediction" in capsys.readouterr().out
+    assert ex.check(4, lambda m, x, name: ..., prediction="faster", timings=faster) is False
 
 
 def test_check_names_its_exercises():

@@ -52,7 +52,18 @@ def _stage1_accuracy(rho1=None, rho2=0):
 
 
 def test_check_2(capsys):
-    assert said(capsys, 2, _stage1_accuracy())[0] is True
+    far = {"cls": [0.25], "mean": [0.60]}  # one seed, 35 points apart on the test texts: z > 4
+    value, out = said(capsys, 2, _stage1_accuracy(), prediction="mean", acc=far)
+    assert value is True and "z-test over the 222 test texts" in out
+    assert said(capsys, 2, _stage1_accuracy(), prediction="cls", acc=far)[0] is False
+    assert said(capsys, 2, _stage1_accuracy(), prediction="same", acc={"cls": [0.25], "mean": [0.30]})[0] is True
+    seeds = {"cls": [0.30, 0.31, 0.29], "mean": [0.50, 0.55, 0.52]}
+    value, out = said(capsys, 2, _stage1_accuracy(), prediction="mean", acc=seeds)
+    assert value is True and "paired t over 3 seeds, df = 2" in out
+    value, out = said(capsys, 2, _stage1_accuracy(), prediction="mean")
+    assert value is False and 'acc={"cls"' in out
+    value, out = said(capsys, 2, _stage1_accuracy(), acc=far)
+    assert value is False and "record your prediction" in out
     value, out = said(capsys, 2, _stage1_accuracy(rho2=20))  # the sizes' rho2 kept
     assert value is False and "rho2 = 0" in out
     assert said(capsys, 2, _stage1_accuracy(rho1=0))[0] is False  # the task alone: no interleaved stream
@@ -99,7 +110,14 @@ def _two_stages(score_before_stage2=True, same_weights=True):
 
 
 def test_check_4(capsys):
-    assert said(capsys, 4, _two_stages())[0] is True
+    ext_gains = {1: [(0.50, 0.55)], float("inf"): [(0.25, 0.60)]}  # one seed: +5 against +35 points
+    value, out = said(capsys, 4, _two_stages(), prediction="ext only", results=ext_gains)
+    assert value is True and "one seed" in out
+    assert said(capsys, 4, _two_stages(), prediction="main", results=ext_gains)[0] is False
+    close = {1: [(0.50, 0.55)], float("inf"): [(0.48, 0.54)]}
+    assert said(capsys, 4, _two_stages(), prediction="same", results=close)[0] is True
+    value, out = said(capsys, 4, _two_stages(), prediction="same")
+    assert value is False and "results={rho1" in out
     value, out = said(capsys, 4, _two_stages(same_weights=False))
     assert value is False and "share" in out
     value, out = said(capsys, 4, _two_stages(score_before_stage2=False))
@@ -121,7 +139,12 @@ def _seconds_per_step(timed_chunk=1, divide=True):
 
 
 def test_check_5(capsys):
-    assert said(capsys, 5, _seconds_per_step())[0] is True
+    value, out = said(capsys, 5, _seconds_per_step(), prediction="2x or more", per_step=[0.1, 0.33])
+    assert value is True and "3.3x" in out
+    assert said(capsys, 5, _seconds_per_step(), prediction="under 2x", per_step=[0.1, 0.33])[0] is False
+    assert said(capsys, 5, _seconds_per_step(), prediction="under 2x", per_step=[0.1, 0.15])[0] is True
+    value, out = said(capsys, 5, _seconds_per_step(), prediction="under 2x")
+    assert value is False and "per_step=" in out
     value, out = said(capsys, 5, _seconds_per_step(divide=False))  # the chunk's seconds, not per step
     assert value is False and "second chunk" in out
 
