@@ -41,6 +41,7 @@ def _wordpiece_with(**changes):
     ],
     ids=["continuation-prefix", "word-length-limit"],
 )
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_wordpiece_view_catches_a_changed_tokenizer(monkeypatch, changes):
     source = views.view(NOTEBOOK, "View: WordPiece")
     monkeypatch.setattr(kit.text.wordpiece, "models", _wordpiece_with(**changes))
@@ -48,6 +49,7 @@ def test_wordpiece_view_catches_a_changed_tokenizer(monkeypatch, changes):
         views.run(source)
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_wordpiece_view_catches_a_lost_piece(monkeypatch):
     """A tokenizer whose output loses the last piece of a text."""
     source = views.view(NOTEBOOK, "View: WordPiece")
@@ -61,6 +63,7 @@ def test_wordpiece_view_catches_a_lost_piece(monkeypatch):
         views.run(source)
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_head_view_catches_mean_pooling(monkeypatch):
     source = views.view(NOTEBOOK, "View: the classification head")
     monkeypatch.setattr(kit.models, "build_classifier", functools.partial(kit.models.build_classifier, pooling="mean"))
@@ -68,6 +71,7 @@ def test_head_view_catches_mean_pooling(monkeypatch):
         views.run(source)
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_head_view_catches_a_temperature(monkeypatch):
     source = views.view(NOTEBOOK, "View: the classification head")
     call = kit.models.ClassifierHead.call
@@ -91,6 +95,7 @@ def _attention_fails(monkeypatch, name, replacement):
         views.run(source)
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_attention_view_catches_a_dropped_scale(monkeypatch):
     """Softmax(Q K^T) without the 1 / sqrt(d_h): Keras scales the queries, so scale them back up first."""
     compute = MHA._compute_attention
@@ -101,11 +106,13 @@ def test_attention_view_catches_a_dropped_scale(monkeypatch):
     _attention_fails(monkeypatch, "_compute_attention", unscaled)
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_attention_view_catches_a_dropped_padding_mask(monkeypatch):
     softmax = MHA._masked_softmax
     _attention_fails(monkeypatch, "_masked_softmax", lambda self, scores, attention_mask=None: softmax(self, scores))
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_attention_view_catches_keys_and_queries_swapped(monkeypatch):
     compute = MHA._compute_attention
 
@@ -139,6 +146,7 @@ class _ProbabilityCrossentropy(keras.losses.SparseCategoricalCrossentropy):
         super().__init__(**{**kwargs, "from_logits": False})
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 @pytest.mark.parametrize("loss", [_SummedCrossentropy, _ProbabilityCrossentropy], ids=["summed", "not-from-logits"])
 def test_head_view_catches_another_loss_in_fit_classifier(monkeypatch, loss):
     source = views.view(NOTEBOOK, "View: the classification head")

@@ -48,12 +48,14 @@ def _wrap_encoder(monkeypatch, change):
     monkeypatch.setattr(bilstm.BiLSTMEncoder, "call", perturbed)
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_lstm_view_catches_mean_pooling_instead_of_max(monkeypatch):
     monkeypatch.setattr(bilstm, "masked_max", bilstm.masked_mean)  # where BiLSTMEncoder.call looks it up
     with pytest.raises(AssertionError, match=MISMATCH):
         views.run(_lstm_view())
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_lstm_view_catches_a_dropped_backward_direction(monkeypatch):
     def forward_only(self, pooled):
         keep = np.concatenate([np.ones(self.cells), np.zeros(self.cells)]).astype("float32")
@@ -64,6 +66,7 @@ def test_lstm_view_catches_a_dropped_backward_direction(monkeypatch):
         views.run(_lstm_view())
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_lstm_view_catches_swapped_directions(monkeypatch):
     def swapped(self, pooled):
         return keras.ops.concatenate([pooled[:, self.cells :], pooled[:, : self.cells]], axis=-1)
@@ -73,6 +76,7 @@ def test_lstm_view_catches_swapped_directions(monkeypatch):
         views.run(_lstm_view())
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_lstm_view_catches_a_shifted_head(monkeypatch):
     call = classifier.ClassifierHead.call
     monkeypatch.setattr(classifier.ClassifierHead, "call", lambda self, x, training=None: call(self, x) + 0.01)
@@ -93,6 +97,7 @@ def _table_view():
     return views.view(NOTEBOOK, "projected pretrained token table")
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_table_view_catches_a_dropped_projection_bias(monkeypatch):
     call = lstm_classifier.PretrainedTokenEmbedding.call
     monkeypatch.setattr(
@@ -104,6 +109,7 @@ def test_table_view_catches_a_dropped_projection_bias(monkeypatch):
         views.run(_table_view())
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_table_view_catches_an_off_by_one_lookup(monkeypatch):
     def shifted(self, token_ids):
         ids = keras.ops.minimum(keras.ops.convert_to_tensor(token_ids) + 1, self.vocabulary_size - 1)
@@ -114,6 +120,7 @@ def test_table_view_catches_an_off_by_one_lookup(monkeypatch):
         views.run(_table_view())
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_table_view_catches_padding_left_unmasked(monkeypatch):
     monkeypatch.setattr(
         lstm_classifier.PretrainedTokenEmbedding,
@@ -130,6 +137,7 @@ def test_the_table_view_uses_the_kit_layer():
     assert names["view"].shape == (3, 3)
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_table_view_catches_a_table_that_trains(monkeypatch):
     """A layer built with the table trainable: one training step moves it, and the view's check says so."""
     init = lstm_classifier.PretrainedTokenEmbedding.__init__

@@ -46,12 +46,14 @@ def one_sided_kl(kind, adv, clean):
     return smart.inner_divergence(kind, adv, clean)
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_smart_view_catches_a_one_sided_kl(monkeypatch):
     monkeypatch.setattr(smart, "smoothness_divergence", one_sided_kl)
     with pytest.raises(AssertionError):
         views.run(views.view(NOTEBOOK, "R_s"))
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_smart_view_catches_a_sum_over_the_batch(monkeypatch):
     original = smart.smoothness_divergence
     monkeypatch.setattr(smart, "smoothness_divergence", lambda kind, adv, clean: 2 * original(kind, adv, clean))
@@ -59,6 +61,7 @@ def test_smart_view_catches_a_sum_over_the_batch(monkeypatch):
         views.run(views.view(NOTEBOOK, "R_s"))
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_smart_view_catches_noise_in_the_wrong_size(monkeypatch):
     original = smart.SMART.perturbed_outputs
     monkeypatch.setattr(
@@ -82,6 +85,7 @@ def test_smart_view_takes_one_ascent_step_with_the_kit():
     assert names["r_s"](names["delta"]) > 1.5 * names["r_s"](names["unit"](names["delta0"]))  # the step matters
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_smart_view_catches_no_ascent_step(monkeypatch):
     init = smart.SMART.__init__
 
@@ -97,6 +101,7 @@ def test_smart_view_catches_no_ascent_step(monkeypatch):
     _smart_fails()
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_smart_view_catches_an_l2_normalisation(monkeypatch):
     monkeypatch.setattr(
         smart.SMART, "_normalize", lambda self, s: s / (keras.ops.norm(s, axis=-1, keepdims=True) + self.noise.epsilon)
@@ -104,6 +109,7 @@ def test_smart_view_catches_an_l2_normalisation(monkeypatch):
     _smart_fails()
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_smart_view_catches_the_stop_gradient_on_the_perturbed_side(monkeypatch):
     """The ascent climbs KL(stop(p) || q): with the stop on q's side instead, the noise gets no gradient."""
     inner = smart.inner_divergence
@@ -114,6 +120,7 @@ def test_smart_view_catches_the_stop_gradient_on_the_perturbed_side(monkeypatch)
 # --- layer-wise decay: the rate of every group -------------------------------------------------------------------
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_llrd_view_catches_embeddings_at_the_bottom_layers_rate(monkeypatch):
     monkeypatch.setattr(
         layerwise_decay, "_embedding_multiplier", lambda embeddings, decay, n_layers: decay ** (n_layers - 1)
@@ -122,6 +129,7 @@ def test_llrd_view_catches_embeddings_at_the_bottom_layers_rate(monkeypatch):
         views.run(views.view(NOTEBOOK, "learning rates"))
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_llrd_view_catches_electras_convention(monkeypatch):
     original = layerwise_decay.rate_groups
 
@@ -135,6 +143,7 @@ def test_llrd_view_catches_electras_convention(monkeypatch):
         views.run(views.view(NOTEBOOK, "learning rates"))
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_llrd_view_catches_an_optimizer_that_ignores_its_multipliers(monkeypatch):
     monkeypatch.setattr(LayerwiseAdamW, "rate_multiplier", lambda self, variable: self.default_multiplier)
     with pytest.raises(AssertionError):
@@ -144,6 +153,7 @@ def test_llrd_view_catches_an_optimizer_that_ignores_its_multipliers(monkeypatch
 # --- multitask sharing: the weights of each architecture ---------------------------------------------------------
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_sharing_view_catches_cerbertus_sharing_its_top(monkeypatch):
     original = multitask_bert._task_top
     monkeypatch.setattr(multitask_bert, "_task_top", lambda backbone, task, first, k: original(backbone, task, True, k))
@@ -151,6 +161,7 @@ def test_sharing_view_catches_cerbertus_sharing_its_top(monkeypatch):
         views.run(views.view(NOTEBOOK, "what the tasks share"))
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_sharing_view_catches_the_bottom_layers_copied_instead_of_the_top(monkeypatch):
     """CerBERTus with each task's copies at the bottom and the top shared: the same weight counts, other variables."""
 
@@ -175,6 +186,7 @@ def test_sharing_view_catches_the_bottom_layers_copied_instead_of_the_top(monkey
         views.run(source)
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_sharing_view_catches_triple_bert_sharing_its_encoder(monkeypatch):
     monkeypatch.setattr(multitask_bert, "_clone_backbone", lambda backbone, name, **overrides: backbone)
     with pytest.raises(AssertionError):

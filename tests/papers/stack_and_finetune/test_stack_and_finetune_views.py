@@ -48,12 +48,14 @@ def _never_unfreeze(phases):
     return [p._replace(frozen_groups=phases[0].frozen_groups) for p in phases]
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_freeze_view_catches_swapped_rates(monkeypatch):
     _perturbed_plan(monkeypatch, _swap_rates)
     with pytest.raises(AssertionError):
         views.run(views.view(NOTEBOOK, "freeze schedule by hand"))
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 @pytest.mark.parametrize("word", ["freeze schedule by hand", "without a recompile"])
 def test_freeze_views_catch_a_schedule_that_never_unfreezes(monkeypatch, word):
     _perturbed_plan(monkeypatch, _never_unfreeze)
@@ -61,6 +63,7 @@ def test_freeze_views_catch_a_schedule_that_never_unfreezes(monkeypatch, word):
         views.run(views.view(NOTEBOOK, word))
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 @pytest.mark.parametrize("word", ["freeze schedule by hand", "without a recompile"])
 def test_freeze_views_catch_a_missing_recompile(monkeypatch, word):
     """Compile once only: TensorFlow silently keeps the encoder frozen (the view's check), torch and jax raise."""
@@ -77,6 +80,7 @@ def test_freeze_views_catch_a_missing_recompile(monkeypatch, word):
         views.run(views.view(NOTEBOOK, word))
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_highway_view_catches_an_inverted_gate(monkeypatch):
     init = HighwayBiLSTMHead.__init__
 
@@ -90,12 +94,14 @@ def test_highway_view_catches_an_inverted_gate(monkeypatch):
         views.run(views.view(NOTEBOOK, "highway BiLSTM head by hand"))
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_highway_view_catches_mean_pooling_for_max(monkeypatch):
     monkeypatch.setattr(highway, "masked_max", highway.masked_mean)
     with pytest.raises(AssertionError):
         views.run(views.view(NOTEBOOK, "highway BiLSTM head by hand"))
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_matching_view_catches_a_perspective_forgotten_on_one_side(monkeypatch):
     unit = matching._unit
     monkeypatch.setattr(
@@ -105,6 +111,7 @@ def test_matching_view_catches_a_perspective_forgotten_on_one_side(monkeypatch):
         views.run(views.view(NOTEBOOK, "full matching by hand"))
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_matching_view_catches_a_wrong_epsilon(monkeypatch):
     monkeypatch.setattr(matching, "_EPS", 1.0)
     with pytest.raises(AssertionError):

@@ -45,17 +45,20 @@ def _fails(word):
 # -- queries (RAKE) ------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_query_view_catches_a_changed_word_limit(monkeypatch):
     monkeypatch.setattr(external.make_queries, "__defaults__", (100, 10))  # the text is no longer "long"
     _fails("query by hand")
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_query_view_catches_a_changed_stopword_list(monkeypatch):
     stop = keywords.english_stopwords()
     monkeypatch.setattr(keywords, "english_stopwords", lambda: frozenset(stop - {"the", "and"}))
     _fails("query by hand")
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_query_view_catches_a_changed_ranking(monkeypatch):
     rake = keywords.rake_keywords
     monkeypatch.setattr(external, "rake_keywords", lambda text, n=10, max_words=4: rake(text, n, max_words)[::-1])
@@ -65,17 +68,20 @@ def test_query_view_catches_a_changed_ranking(monkeypatch):
 # -- BM25 ---------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_bm25_view_catches_okapis_term_weight(monkeypatch):
     weights = bm25._weights
     monkeypatch.setattr(bm25, "_weights", lambda method, *a: weights("okapi" if method == "lucene" else method, *a))
     _fails("BM25 by hand")
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_bm25_view_catches_an_idf_without_the_one(monkeypatch):
     monkeypatch.setattr(bm25, "_idf", lambda method, df, n, eps: np.log((n - df + 0.5) / (df + 0.5)))
     _fails("BM25 by hand")
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_bm25_view_catches_a_length_norm_with_b_swapped(monkeypatch):
     weights = bm25._weights
     monkeypatch.setattr(
@@ -98,22 +104,26 @@ def _patched_init(monkeypatch, **changes):
     monkeypatch.setattr(MLMMasker, "__init__", wrong)
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_mlm_view_catches_a_changed_default_mask_rate(monkeypatch):
     init = MLMMasker.__init__
     monkeypatch.setattr(MLMMasker, "__init__", lambda self, *a, **k: init(self, *a, **{"mask_rate": 0.25, **k}))
     _fails("MLM masking by hand")
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_mlm_view_catches_masking_every_target(monkeypatch):
     _patched_init(monkeypatch, mask_token_rate=1.0, random_token_rate=0.0)  # no random tokens, none kept
     _fails("MLM masking by hand")
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_mlm_view_catches_another_mask_token(monkeypatch):
     _patched_init(monkeypatch, mask_token_id=5)
     _fails("MLM masking by hand")
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_mlm_view_catches_random_tokens_drawn_from_the_whole_vocabulary(monkeypatch):
     init = MLMMasker.__init__
 
@@ -125,11 +135,13 @@ def test_mlm_view_catches_random_tokens_drawn_from_the_whole_vocabulary(monkeypa
     _fails("MLM masking by hand")
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_mlm_view_catches_a_masker_without_the_cap(monkeypatch):
     _patched_init(monkeypatch, max_predictions=40)  # every sentence gets its 15%, long ones more than P
     _fails("MLM masking by hand")
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_mlm_view_catches_special_tokens_as_targets(monkeypatch):
     _patched_init(monkeypatch, special_token_ids=[4])  # only [MASK] excluded: [CLS], [SEP] and [PAD] become targets
     _fails("MLM masking by hand")
@@ -143,6 +155,7 @@ def test_mlm_view_masks_enough_tokens_to_see_the_shares():
 # -- the joint loss -----------------------------------------------------------------------------------------------
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_joint_view_catches_the_unnormalised_internal_loss(monkeypatch):
     init = TLMBatches.__init__
 
@@ -153,12 +166,14 @@ def test_joint_view_catches_the_unnormalised_internal_loss(monkeypatch):
     _fails("joint loss")
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_joint_view_catches_a_shifted_stream(monkeypatch):
     kind = TLMBatches.kind
     monkeypatch.setattr(TLMBatches, "kind", lambda self, i: kind(self, i + 1))
     _fails("joint loss")
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_joint_view_catches_swapped_internal_weights(monkeypatch):
     init = TLMBatches.__init__
 
@@ -173,11 +188,13 @@ def test_joint_view_catches_swapped_internal_weights(monkeypatch):
 # -- the MLM head's unigram prior -----------------------------------------------------------------------------------
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_prior_view_catches_another_smoothing(monkeypatch):
     monkeypatch.setattr(mlm_prior.unigram_log_prior, "__defaults__", ((), 1.0))
     _fails("unigram prior by hand")
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_prior_view_catches_counted_special_tokens(monkeypatch):
     prior = mlm_prior.unigram_log_prior
     monkeypatch.setattr(
@@ -186,6 +203,7 @@ def test_prior_view_catches_counted_special_tokens(monkeypatch):
     _fails("unigram prior by hand")
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_prior_view_catches_a_prior_that_is_not_written(monkeypatch):
     monkeypatch.setattr(train, "set_mlm_prior", lambda model, log_prior: None)
     _fails("unigram prior by hand")
@@ -197,6 +215,7 @@ def test_collapse_picture_reads_the_committed_probe():
     assert {"step", "mlm_loss", "token_state_cosine", "model", "seed"} <= set(probe.columns)
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_joint_view_catches_an_mlm_mean_over_every_slot(monkeypatch):
     """The MLM loss averaged over all P slots of a batch (the empty ones too) instead of over its masked tokens."""
     item = TLMBatches.__getitem__
@@ -210,6 +229,7 @@ def test_joint_view_catches_an_mlm_mean_over_every_slot(monkeypatch):
     _fails("joint loss")
 
 
+@pytest.mark.one_backend  # the kit perturbed: the check's logic, the same on every backend
 def test_joint_view_catches_losses_summed_over_the_batch(monkeypatch):
     class Summed(keras.losses.SparseCategoricalCrossentropy):
         def __init__(self, **kwargs):
