@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from tests.helpers import write_roberta_preset
+from tests.helpers import tiny_backbone, write_roberta_preset
 
 
 def pytest_configure(config):
@@ -81,17 +81,7 @@ def reference():
 @pytest.fixture
 def tiny_bert():
     """A small random BERT (kit's BertBackbone) for fast layer and save/load tests."""
-    from kit.models import BertBackbone
-
-    return BertBackbone(
-        vocabulary_size=64,
-        num_layers=2,
-        num_heads=2,
-        hidden_dim=16,
-        intermediate_dim=32,
-        max_sequence_length=16,
-        hidden_activation="gelu",
-    )
+    return tiny_backbone()
 
 
 @pytest.fixture(scope="module")

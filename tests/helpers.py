@@ -21,6 +21,32 @@ def notebook_paths(papers_only: bool = False, root: Path = ROOT) -> list[Path]:
     return [root / "notebooks" / f"{nb.stem}.ipynb" for nb in notebooks.NOTEBOOKS if nb.paper or not papers_only]
 
 
+#: The tiny random BERT's sizes (the ``tiny_bert`` fixture's): :func:`tiny_backbone`'s defaults.
+TINY_BERT = {
+    "vocabulary_size": 64,
+    "num_layers": 2,
+    "num_heads": 2,
+    "hidden_dim": 16,
+    "max_sequence_length": 16,
+    "hidden_activation": "gelu",
+}
+
+
+def tiny_backbone(seed=None, **sizes):
+    """A tiny random ``kit.models.BertBackbone``: :data:`TINY_BERT` with ``sizes`` (any BertBackbone keyword) over it.
+
+    ``intermediate_dim`` is twice ``hidden_dim`` unless given; ``seed`` (when given) seeds Keras first.
+    """
+    import keras
+
+    from kit.models import BertBackbone
+
+    if seed is not None:
+        keras.utils.set_random_seed(seed)
+    sizes = {**TINY_BERT, **sizes}
+    return BertBackbone(**{"intermediate_dim": 2 * sizes["hidden_dim"], **sizes})
+
+
 def tiny_inputs(batch=4, seq=10, vocab=64, seed=0):
     rng = np.random.default_rng(seed)
     mask = np.ones((batch, seq), "int32")

@@ -12,6 +12,7 @@ import pytest
 from kit.models import BertBackbone, build_classifier, build_lstm_classifier
 from kit.models.bundle import load_bundle, save_bundle
 from kit.text import BertPreprocessor, CompactVocabulary, WordPieceTokenizer, WordVocab
+from tests.helpers import tiny_backbone
 
 TEXTS = ["a fine film", "a bad film", "films are fine", "bad"]
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "fine", "film", "##s", "bad", "are", "."]
@@ -21,15 +22,7 @@ def _wordpiece_bundle(tmp_path, trained=False):
     keras.utils.set_random_seed(0)
     pre = BertPreprocessor(WordPieceTokenizer(VOCAB), sequence_length=8, max_sequence_length=16)
     compact = CompactVocabulary.fit([pre(TEXTS)["token_ids"]], max_size=9, special_ids=[0, 1, 2, 3, 4], unk_id=1)
-    backbone = BertBackbone(
-        vocabulary_size=compact.size,
-        num_layers=1,
-        num_heads=2,
-        hidden_dim=8,
-        intermediate_dim=16,
-        max_sequence_length=16,
-        hidden_activation="gelu",
-    )
+    backbone = tiny_backbone(vocabulary_size=compact.size, num_layers=1, hidden_dim=8)
     model = build_classifier(backbone, num_classes=3)
     if trained:  # compiled with the kit's AdamW: the saved file names kit>AdamW, which a fresh process must find
         from kit.train import FitRecipe, fit_classifier

@@ -9,7 +9,7 @@ import keras
 import keras_hub
 import pytest
 
-from kit.models import BertBackbone
+from tests.helpers import tiny_backbone
 
 BACKBONE_ATTRS = {  # attribute: what the kit uses it for
     "token_embedding": "SMART's embedding split, TLM's tied MLM head, the LSTM's pretrained token table",
@@ -30,15 +30,7 @@ FIX = (
 
 @pytest.fixture(scope="module")
 def backbone():
-    return BertBackbone(
-        vocabulary_size=30,
-        num_layers=2,
-        num_heads=2,
-        hidden_dim=8,
-        intermediate_dim=16,
-        max_sequence_length=8,
-        hidden_activation="gelu",
-    )
+    return tiny_backbone(vocabulary_size=30, hidden_dim=8, max_sequence_length=8)
 
 
 @pytest.mark.parametrize("attr", sorted(BACKBONE_ATTRS))

@@ -9,7 +9,6 @@ import keras
 import numpy as np
 import pytest
 
-from kit.models import BertBackbone
 from kit.models.multitask_bert import (
     MultitaskBert,
     cerbertus,
@@ -18,24 +17,15 @@ from kit.models.multitask_bert import (
     triple_bert,
 )
 from kit.testing import run_layer_test, run_precision_test
-from tests.helpers import tiny_inputs
+from tests.helpers import tiny_backbone, tiny_inputs
 
 HEADS = {"sst": 5, "qqp": 1, "sts": 1}
 VOCAB, SEQ = 32, 10
 
 
-def tiny(seed=0, dtype=None, layers=3):
-    keras.utils.set_random_seed(seed)
-    return BertBackbone(
-        vocabulary_size=VOCAB,
-        num_layers=layers,
-        num_heads=2,
-        hidden_dim=8,
-        intermediate_dim=16,
-        max_sequence_length=SEQ,
-        dropout=0.0,
-        hidden_activation="gelu",
-        dtype=dtype,
+def tiny(seed=0, layers=3, **more):
+    return tiny_backbone(
+        seed, vocabulary_size=VOCAB, num_layers=layers, hidden_dim=8, max_sequence_length=SEQ, dropout=0.0, **more
     )
 
 
@@ -209,18 +199,7 @@ VARIABLES_BY_MODE = {
 @pytest.mark.parametrize("mode", list(VARIABLES_BY_MODE))
 def test_each_mode_creates_the_same_variables_as_before(mode):
     kwargs, expected = VARIABLES_BY_MODE[mode]
-    keras.utils.set_random_seed(0)
-    bb = BertBackbone(
-        vocabulary_size=VOCAB,
-        num_layers=3,
-        num_heads=2,
-        hidden_dim=8,
-        intermediate_dim=16,
-        max_sequence_length=SEQ,
-        dropout=0.0,
-        hidden_activation="gelu",
-        name="bert",  # named, so the clones' names do not depend on what the session built before
-    )
+    bb = tiny(name="bert")  # named, so the clones' names do not depend on what the session built before
     model = MultitaskBert(bb, HEADS, **kwargs)
     rows = [(v.path, tuple(int(d) for d in v.shape), bool(v.trainable)) for v in model.weights]
     layers = [layer.name for layer in model.layers]

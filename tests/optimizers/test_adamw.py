@@ -5,11 +5,11 @@ import keras
 import numpy as np
 import pytest
 
-from kit.models import BertBackbone, build_classifier
+from kit.models import build_classifier
 from kit.optimizers import schedules
 from kit.optimizers.adamw import NO_DECAY_NAMES, AdamW, adamw, fused_available
 from kit.train.layerwise_decay import llrd_optimizer
-from tests.helpers import tiny_inputs
+from tests.helpers import tiny_backbone, tiny_inputs
 
 CE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 VOCAB, SEQ = 40, 10
@@ -17,16 +17,8 @@ TORCH = keras.backend.backend() == "torch"
 
 
 def tiny(seed=0, layers=2):
-    keras.utils.set_random_seed(seed)
-    bb = BertBackbone(
-        vocabulary_size=VOCAB,
-        num_layers=layers,
-        num_heads=2,
-        hidden_dim=8,
-        intermediate_dim=16,
-        max_sequence_length=SEQ,
-        dropout=0.0,
-    )
+    bb = tiny_backbone(seed, vocabulary_size=VOCAB, num_layers=layers, hidden_dim=8, max_sequence_length=SEQ,
+                       dropout=0.0, hidden_activation="gelu_approximate")  # fmt: skip
     return bb, build_classifier(bb, 3, dropout=0.0)
 
 

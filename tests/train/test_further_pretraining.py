@@ -5,12 +5,12 @@ import keras
 import numpy as np
 import pytest
 
-from kit.models import BertBackbone
 from kit.models.mlm_model import MLMModel
 from kit.testing import run_layer_test, run_precision_test
 from kit.text.masking import MLMMasker
 from kit.train.further_pretraining import MLMBatches, MLMRecipe, further_pretrain
 from kit.train.masked_lm import evaluate_mlm
+from tests.helpers import tiny_backbone
 
 PAD, UNK, CLS, SEP, MASK = 0, 1, 2, 3, 4
 VOCAB, SEQ = 40, 12
@@ -25,17 +25,14 @@ def texts(n=96, seed=0):
     return {"token_ids": ids, "segment_ids": np.zeros_like(ids), "padding_mask": np.ones_like(ids)}
 
 
+def bert(seed=None, layers=1, dtype=None):
+    """The file's tiny BERT: 40 tokens, 12 positions, no dropout, keras-hub's approximate GELU."""
+    return tiny_backbone(seed, vocabulary_size=VOCAB, num_layers=layers, max_sequence_length=SEQ, dropout=0.0,
+                         hidden_activation="gelu_approximate", dtype=dtype)  # fmt: skip
+
+
 def setup(seed=0, layers=1, decay=None):
-    keras.utils.set_random_seed(seed)
-    bb = BertBackbone(
-        vocabulary_size=VOCAB,
-        num_layers=layers,
-        num_heads=2,
-        hidden_dim=16,
-        intermediate_dim=32,
-        max_sequence_length=SEQ,
-        dropout=0.0,
-    )
+    bb = bert(seed, layers)
     masker = MLMMasker(VOCAB, MASK, [PAD, UNK, CLS, SEP], max_predictions=3)
     return bb, masker
 
@@ -78,22 +75,9 @@ def test_mlm_model_contract_save_load_and_precision(tmp_path):
     assert loaded.mlm_head.token_embedding is loaded.backbone.token_embedding
 
     def with_policy(dtype=None, **kwargs):
-        return MLMModel(setup_backbone(dtype), **kwargs)
+        return MLMModel(bert(dtype=dtype), **kwargs)
 
     run_precision_test(with_policy, {"max_predictions": 3}, x, policies=("mixed_bfloat16",))
-
-
-def setup_backbone(dtype):
-    return BertBackbone(
-        vocabulary_size=VOCAB,
-        num_layers=1,
-        num_heads=2,
-        hidden_dim=16,
-        intermediate_dim=32,
-        max_sequence_length=SEQ,
-        dropout=0.0,
-        dtype=dtype,
-    )
 
 
 def test_further_pretraining_in_mixed_bfloat16():

@@ -5,7 +5,7 @@ import keras
 import numpy as np
 import pytest
 
-from kit.models import BertBackbone, build_classifier
+from kit.models import build_classifier
 from kit.train.layerwise_decay import (
     LayerwiseAdamW,
     format_rate_table,
@@ -13,24 +13,15 @@ from kit.train.layerwise_decay import (
     rate_groups,
     rate_table,
 )
-from tests.helpers import tiny_inputs
+from tests.helpers import tiny_backbone, tiny_inputs
 
 CE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 VOCAB, SEQ, LAYERS = 32, 10, 4
 
 
-def tiny(seed=0, layers=LAYERS, dtype=None):
-    keras.utils.set_random_seed(seed)
-    bb = BertBackbone(
-        vocabulary_size=VOCAB,
-        num_layers=layers,
-        num_heads=2,
-        hidden_dim=8,
-        intermediate_dim=16,
-        max_sequence_length=SEQ,
-        dropout=0.0,
-        dtype=dtype,
-    )
+def tiny(seed=0, layers=LAYERS):
+    bb = tiny_backbone(seed, vocabulary_size=VOCAB, num_layers=layers, hidden_dim=8, max_sequence_length=SEQ,
+                       dropout=0.0, hidden_activation="gelu_approximate")  # fmt: skip
     return bb, build_classifier(bb, 3, dropout=0.0)
 
 

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from kit.metrics.task_scores import Pearson, task_predictions, task_score
-from kit.models import BertBackbone
 from kit.models.multitask_bert import cerbertus, multi_bert, triple_bert
 from kit.train.layerwise_decay import llrd_optimizer
 from kit.train.multitask import (
@@ -18,7 +17,7 @@ from kit.train.multitask import (
     predict_tasks,
 )
 from kit.train.smart import SMART, SmartNoise
-from tests.helpers import tiny_inputs
+from tests.helpers import tiny_backbone, tiny_inputs
 
 KINDS = {"sst": "classification", "qqp": "binary", "sts": "regression"}
 HEADS = {"sst": 5, "qqp": 1, "sts": 1}
@@ -26,16 +25,8 @@ VOCAB, SEQ = 32, 10
 
 
 def tiny(seed=0, layers=2):
-    keras.utils.set_random_seed(seed)
-    return BertBackbone(
-        vocabulary_size=VOCAB,
-        num_layers=layers,
-        num_heads=2,
-        hidden_dim=8,
-        intermediate_dim=16,
-        max_sequence_length=SEQ,
-        dropout=0.0,
-    )
+    return tiny_backbone(seed, vocabulary_size=VOCAB, num_layers=layers, hidden_dim=8, max_sequence_length=SEQ,
+                         dropout=0.0, hidden_activation="gelu_approximate")  # fmt: skip
 
 
 def task_data(sizes=(20, 10, 5), seed=0):

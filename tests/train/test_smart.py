@@ -4,26 +4,17 @@ import keras
 import numpy as np
 import pytest
 
-from kit.models import BertBackbone, build_classifier, split_backbone
+from kit.models import build_classifier, split_backbone
 from kit.train.smart import SMART, SmartNoise, noise_grad, smoothness_divergence
-from tests.helpers import tiny_inputs
+from tests.helpers import tiny_backbone, tiny_inputs
 
 CE = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 VOCAB, SEQ = 32, 10
 
 
 def tiny(seed=0, dropout=0.0, classes=3, dtype=None):
-    keras.utils.set_random_seed(seed)
-    bb = BertBackbone(
-        vocabulary_size=VOCAB,
-        num_layers=1,
-        num_heads=2,
-        hidden_dim=8,
-        intermediate_dim=16,
-        max_sequence_length=SEQ,
-        dropout=dropout,
-        hidden_activation="gelu",
-        dtype=dtype,
+    bb = tiny_backbone(
+        seed, vocabulary_size=VOCAB, num_layers=1, hidden_dim=8, max_sequence_length=SEQ, dropout=dropout, dtype=dtype
     )
     return bb, build_classifier(bb, classes, dropout=dropout)
 

@@ -1,20 +1,16 @@
 """Notebook 04's exercise helpers: the optimizer of the recipe and the mean ± SE over seeds (no data loaded)."""
 
-import keras
 import numpy as np
 
-from kit.models import BertBackbone
 from kit.papers.serbertus import serbertus_exercises as ex
 from kit.papers.serbertus import serbertus_runs as runs
+from tests.helpers import tiny_backbone
 
 S = {"learning_rate": 1e-3, "warmup": 0.1, "weight_decay": 0.01}
 
 
 def model():
-    keras.utils.set_random_seed(0)
-    bb = BertBackbone(
-        vocabulary_size=30, num_layers=2, num_heads=2, hidden_dim=8, intermediate_dim=16, max_sequence_length=8
-    )
+    bb = tiny_backbone(0, vocabulary_size=30, hidden_dim=8, max_sequence_length=8, hidden_activation="gelu_approximate")
     return runs.build_model(bb, {"sst": 2}, "single", pooling="mean")
 
 

@@ -1,18 +1,17 @@
 """``kit.models.parameter_counts`` counts what the models build, for both poolings (notebook 04's size table)."""
 
-import keras
 import pytest
 
-from kit.models import BertBackbone, parameter_counts
+from kit.models import parameter_counts
 from kit.papers.serbertus import serbertus_runs as runs
+from tests.helpers import tiny_backbone
 
 HEADS = {"sst": 5, "qqp": 1, "sts": 1}
 
 
 def tiny():
-    keras.utils.set_random_seed(0)
-    return BertBackbone(
-        vocabulary_size=30, num_layers=3, num_heads=2, hidden_dim=8, intermediate_dim=16, max_sequence_length=8
+    return tiny_backbone(
+        0, vocabulary_size=30, num_layers=3, hidden_dim=8, max_sequence_length=8, hidden_activation="gelu_approximate"
     )
 
 

@@ -12,7 +12,6 @@ import pytest
 import kit
 from kit.data import Split, TextDataset
 from kit.metrics.task_scores import task_score
-from kit.models import BertBackbone
 from kit.models.bundle import uncompiled_copy
 from kit.models.compact_backbone import compact_backbone
 from kit.papers.experiment import save_predictions
@@ -20,6 +19,7 @@ from kit.papers.serbertus import serbertus_report as report
 from kit.papers.serbertus import serbertus_runs as serbertus
 from kit.text import CompactVocabulary
 from kit.train import SmartNoise, Sweep, predict_tasks
+from tests.helpers import tiny_backbone
 
 KINDS = {"sst": "classification", "qqp": "binary", "sts": "regression"}
 HEADS = {"sst": 5, "qqp": 1, "sts": 1}
@@ -27,16 +27,8 @@ VOCAB, SEQ = 40, 8
 
 
 def tiny(seed=0, vocab=VOCAB, dropout=0.0):
-    keras.utils.set_random_seed(seed)
-    return BertBackbone(
-        vocabulary_size=vocab,
-        num_layers=2,
-        num_heads=2,
-        hidden_dim=8,
-        intermediate_dim=16,
-        max_sequence_length=SEQ,
-        dropout=dropout,
-    )
+    return tiny_backbone(seed, vocabulary_size=vocab, hidden_dim=8, max_sequence_length=SEQ, dropout=dropout,
+                         hidden_activation="gelu_approximate")  # fmt: skip
 
 
 def inputs(n, seed, low=4, high=VOCAB):

@@ -1,29 +1,22 @@
 """Notebook 03's exercise set-up: the pieces each solution takes from ``stack_and_finetune_exercises``."""
 
-import keras
 import pytest
 
 from kit.data import Split, TextDataset
-from kit.models import BertBackbone
 from kit.papers import sizes
 from kit.papers.stack_and_finetune import stack_and_finetune_exercises as ex
 from kit.papers.stack_and_finetune.stack_and_finetune_runs import build_model, encode_task
 from kit.text import BertPreprocessor, WordPieceTokenizer
 from kit.train.freeze_helpers import ReusableBackbone
+from tests.helpers import tiny_backbone
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "good", "bad", "film", "a", "play", "##s"]
 
 
 def _setup():
     """An ExerciseSetup on a 1-layer BERT and 16 toy texts, as classification_setup would give it."""
-    keras.utils.set_random_seed(0)
-    bert = BertBackbone(
-        vocabulary_size=len(VOCAB),
-        num_layers=1,
-        num_heads=2,
-        hidden_dim=8,
-        intermediate_dim=16,
-        max_sequence_length=16,
+    bert = tiny_backbone(
+        0, vocabulary_size=len(VOCAB), num_layers=1, hidden_dim=8, hidden_activation="gelu_approximate"
     )
     s = Split(["a good film", "a bad film", "good plays", "bad plays"] * 4, [1, 0, 1, 1] * 4)
     ds = TextDataset("toy", "classification", {"train": s, "dev": s, "test": s}, ["neg", "pos"])

@@ -31,6 +31,7 @@ from kit.train.freeze_helpers import (
     optimizer_factory,
     planned_epochs,
 )
+from tests.helpers import tiny_backbone
 
 VOCAB = [
     "[PAD]",
@@ -57,17 +58,8 @@ def _pre(length=10):
     return BertPreprocessor(WordPieceTokenizer(VOCAB), sequence_length=length)
 
 
-def _bert(seed=0):
-    keras.utils.set_random_seed(seed)
-    return BertBackbone(
-        vocabulary_size=len(VOCAB),
-        num_layers=1,
-        num_heads=2,
-        hidden_dim=8,
-        intermediate_dim=16,
-        max_sequence_length=16,
-        hidden_activation="gelu",
-    )
+def _bert(seed=0, layers=1):
+    return tiny_backbone(seed, vocabulary_size=len(VOCAB), num_layers=layers, hidden_dim=8)
 
 
 def _classes():
@@ -381,16 +373,7 @@ def test_curves_and_the_phase1_story():
 def test_truncated_backbone_is_the_bottom_of_the_original():
     from kit.models.truncate import truncate_backbone
 
-    keras.utils.set_random_seed(0)
-    bert = BertBackbone(
-        vocabulary_size=len(VOCAB),
-        num_layers=3,
-        num_heads=2,
-        hidden_dim=8,
-        intermediate_dim=16,
-        max_sequence_length=16,
-        hidden_activation="gelu",
-    )
+    bert = _bert(layers=3)
     x = _pre()(["a good film", "mary went to paris ."])
     assert truncate_backbone(bert, None) is bert and truncate_backbone(bert, 3) is bert
     one = truncate_backbone(bert, 1)
