@@ -354,6 +354,11 @@ def _check_4(two_stages, prediction=None, results=None) -> bool:
     choices = ("main", "ext only", "same")
     if why := unpredicted(prediction, choices):
         return answer(False, f"two_stages is right; {why} (which setting gains more from stage 2?)")
+    return _stage2_gains(prediction, results)
+
+
+def _stage2_gains(prediction: str, results) -> bool:
+    """Exercise 4's prediction against the run: stage 2's gain for Ext only against the main rho1's, and its test."""
     try:
         main = next(k for k in results if k != math.inf)
         runs_ = {k: np.asarray([[float(a1), float(a2)] for a1, a2 in results[k]]) for k in (main, math.inf)}
