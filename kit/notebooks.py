@@ -46,21 +46,21 @@ class Notebook:
 #: Every notebook, in order. CI's backend for each: the one that runs it fastest on a 2-core CPU, all three covered
 #: (benchmarks/README.md says why each).
 NOTEBOOKS: tuple[Notebook, ...] = (
-    Notebook("00", "00_start_here", None, "Start here", "tensorflow", 3.2,
+    Notebook("00", "00_start_here", None, "Start here", "tensorflow", 9.8,
              ("classification", "regression", "pairs", "pair_regression")),
-    Notebook("01", "01_pretrain_or_not", "pretrain_or_not", "To Pretrain or Not to Pretrain", "torch", 6.4,
+    Notebook("01", "01_pretrain_or_not", "pretrain_or_not", "To Pretrain or Not to Pretrain", "torch", 12.5,
              ("classification",)),
-    Notebook("02", "02_tlm", "tlm", "TLM: NLP from scratch without large-scale pretraining", "torch", 6.4,
+    Notebook("02", "02_tlm", "tlm", "TLM: NLP from scratch without large-scale pretraining", "torch", 14.5,
              ("classification",)),
-    Notebook("03", "03_stack_and_finetune", "stack_and_finetune", "To Tune or Not to Tune", "torch", 7.3,
+    Notebook("03", "03_stack_and_finetune", "stack_and_finetune", "To Tune or Not to Tune", "torch", 16.0,
              ("tagging", "classification", "pairs")),
-    Notebook("04", "04_serbertus", "serbertus", "SerBERTus", "jax", 10.0,
+    Notebook("04", "04_serbertus", "serbertus", "SerBERTus", "jax", 20.6,
              ("classification", "pairs", "pair_regression", "regression")),
 )  # fmt: skip
 
 #: Minutes ``kit test``'s other runs took in CI (benchmarks/README.md#ci-what-each-run-costs), by label or by the
 #: name before " on ": only the order of its queue reads them.
-OTHER_RUN_MINUTES = {"pytest jax": 10.2, "pytest tensorflow": 10.1, "pytest torch": 6.6, "solutions": 2.7}
+OTHER_RUN_MINUTES = {"pytest jax": 13.7, "pytest tensorflow": 26.9, "pytest torch": 21.0, "solutions": 6.7}
 
 
 def notebook(number: str) -> Notebook:

@@ -8,7 +8,7 @@ runs on its backend, is in benchmarks/README.md#ci-what-each-run-costs.
 >>> plan["tensorflow"], plan["jax"]
 (['notebooks/00_start_here.ipynb'], ['notebooks/04_serbertus.ipynb'])
 >>> [job[0] for job in longest_first(test_jobs(REPO, ["torch"], [], plan))][:2]
-['04_serbertus on jax', '03_stack_and_finetune on torch']
+['pytest torch', '04_serbertus on jax']
 """
 
 from __future__ import annotations
