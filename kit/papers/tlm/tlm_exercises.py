@@ -214,9 +214,14 @@ def _compare(a, b, n: int) -> tuple[str, str]:
         d = a - b
         shows, p = direction(d.mean(), d.std(ddof=1) / math.sqrt(len(d)), df=len(d) - 1)
         return shows, f"{100 * d.mean():+.1f} points, paired t over {len(d)} seeds, df = {len(d) - 1}, p = {p:.3g}"
-    pa, pb = float(a.mean()), float(b.mean())
-    shows, p = direction(pa - pb, math.sqrt((pa * (1 - pa) + pb * (1 - pb)) / n))
-    return shows, f"{100 * (pa - pb):+.1f} points, one seed: a z-test over the {n} test texts, p = {p:.3g}"
+    return _one_seed(float(a.mean() - b.mean()), [a.mean(), b.mean()], n)
+
+
+def _one_seed(diff: float, accuracies, n: int) -> tuple[str, str]:
+    """One seed's difference ``diff`` of the ``accuracies`` on ``n`` test texts (taken as independent): a z-test."""
+    acc = np.asarray(accuracies, float)
+    shows, p = direction(diff, math.sqrt(float((acc * (1 - acc)).sum()) / n))
+    return shows, f"{100 * diff:+.1f} points, one seed: a z-test over the {n} test texts, p = {p:.3g}"
 
 
 def _check_2(stage1_accuracy, prediction=None, acc=None) -> bool:
@@ -372,10 +377,8 @@ def _stage2_gains(prediction: str, results) -> bool:
     if len(gains[main]) >= 2 and len(gains[main]) == len(gains[math.inf]):
         shows, test = _compare(gains[math.inf], gains[main], _test_texts())
     else:  # one seed: four accuracies on the same texts, taken as independent (an approximation)
-        n, d = _test_texts(), float(gains[math.inf].mean() - gains[main].mean())
-        acc = np.concatenate([v.mean(0) for v in runs_.values()])
-        shows, p = direction(d, math.sqrt(float((acc * (1 - acc)).sum()) / n))
-        test = f"{100 * d:+.1f} points, one seed: a z-test over the {n} test texts, p = {p:.3g}"
+        d = float(gains[math.inf].mean() - gains[main].mean())
+        shows, test = _one_seed(d, np.concatenate([v.mean(0) for v in runs_.values()]), _test_texts())
     shows = {"higher": "ext only", "lower": "main"}.get(shows, "same")
     return answer(
         prediction == shows,
