@@ -1,10 +1,7 @@
 """The dataset type every loader returns: named splits of texts and labels.
 
-A :class:`Split` holds parallel lists: ``texts`` (and ``texts_b`` for sentence
-pairs) and ``labels``. Labels are integer ids into ``label_names`` for
-classification, floats for regression, and lists of tag ids for tagging (then
-``texts`` holds token lists). A :class:`TextDataset` bundles ``train``, ``dev``
-and ``test`` splits with the task type and a licence line.
+A :class:`Split` holds parallel ``texts`` (token lists for tagging), ``texts_b`` for pairs, and ``labels``; a
+:class:`TextDataset` bundles ``train``, ``dev`` and ``test`` with the task and a licence line.
 
 >>> from kit.data import TextDataset, Split
 >>> s = Split(texts=["good", "bad"], labels=[1, 0])
@@ -32,8 +29,8 @@ class Split:
 
     Attributes:
         texts: the texts, or token lists for tagging.
-        labels: integer ids into the data set's ``label_names`` for classes, floats for regression, lists of tag
-            ids for tagging; None for an unlabeled corpus.
+        labels: ids into the data set's ``label_names`` for classes, floats for regression, lists of tag ids for
+            tagging; None for an unlabeled corpus.
         texts_b: the second texts of sentence pairs, or None.
 
     Raises:
@@ -67,14 +64,7 @@ class Split:
         return self.texts if self.texts_b is None else (self.texts, self.texts_b)
 
     def take(self, index) -> Split:
-        """Pick the rows at ``index``, as a new split.
-
-        Args:
-            index: an array of row positions.
-
-        Returns:
-            A new :class:`Split` of those rows, in that order (ragged labels, tagging's, stay lists).
-        """
+        """A new :class:`Split` of the rows at ``index``, in that order (ragged labels, tagging's, stay lists)."""
         index = np.asarray(index, dtype=int)
         pick = lambda seq: None if seq is None else [seq[i] for i in index]  # noqa: E731
         labels = (
@@ -85,14 +75,7 @@ class Split:
         return Split(texts=pick(self.texts), labels=labels, texts_b=pick(self.texts_b))
 
     def head(self, n: int) -> Split:
-        """Take the first ``n`` rows (all of them when there are fewer), as a new split.
-
-        Args:
-            n: how many rows.
-
-        Returns:
-            A new :class:`Split`.
-        """
+        """A new :class:`Split` of the first ``n`` rows (all of them when there are fewer)."""
         return self.take(np.arange(min(n, len(self))))
 
 
@@ -106,8 +89,7 @@ class TextDataset:
 
     Attributes:
         name: the data set's name.
-        task: one of :data:`TASKS`: ``"classification"``, ``"regression"``, ``"pairs"``, ``"pair_regression"``,
-            ``"tagging"`` or ``"corpus"``.
+        task: one of :data:`TASKS`.
         splits: the named splits, usually ``train``, ``dev`` and ``test`` (a corpus: ``all``).
         label_names: the class or tag names, in label-id order; None for regression and corpora.
         licence: the licence line.
@@ -164,23 +146,13 @@ class TextDataset:
         return None if self.label_names is None else len(self.label_names)
 
     def sizes(self) -> dict[str, int]:
-        """Count the rows of each split.
-
-        Returns:
-            ``{split name: rows}``, in the splits' order.
-        """
+        """``{split name: rows}``, in the splits' order."""
         return {k: len(v) for k, v in self.splits.items()}
 
     def subsample(self, max_train: int | None = None, max_eval: int | None = None, seed: int = 0) -> TextDataset:
-        """Make a smaller copy (seeded, stratified for classes) for the smoke scale.
+        """A smaller copy for the smoke scale (seeded, stratified for classes).
 
-        Args:
-            max_train: the most rows ``train`` keeps, or None for all.
-            max_eval: the most rows every other split keeps, or None for all.
-            seed: the seed of the pick.
-
-        Returns:
-            A copy whose splits have at most that many rows each (a split already small enough is kept as it is).
+        At most ``max_train`` rows in train and ``max_eval`` in each other split; None keeps all.
         """
         new = {}
         for name, split in self.splits.items():
@@ -195,11 +167,7 @@ class TextDataset:
     def select_classes(self, names) -> TextDataset:
         """Keep only the rows of the classes ``names``, relabelled 0..n-1 in that order, e.g. 2 of Yahoo's 10.
 
-        Args:
-            names: the classes to keep, in their new order.
-
-        Returns:
-            A copy with those rows and ``label_names``; ``info["classes_from"]`` keeps the old names.
+        ``info["classes_from"]`` keeps the old names.
 
         Raises:
             ValueError: the set has no class labels (not classification or pairs), or a name is not one of its classes.
@@ -228,17 +196,7 @@ class TextDataset:
         return replace(self, splits=new, label_names=names, info={**self.info, "classes_from": self.label_names})
 
     def to_frame(self, split: str = "train"):
-        """Show a split as a pandas DataFrame (label names, not ids, where known).
-
-        Args:
-            split: the split's name.
-
-        Returns:
-            A DataFrame with columns ``text`` (or ``text_a`` and ``text_b`` for pairs) and ``label`` when labelled.
-
-        Raises:
-            KeyError: the data set has no such split.
-        """
+        """A split as a pandas DataFrame: ``text`` (pairs: ``text_a``, ``text_b``), ``label`` (names where known)."""
         import pandas as pd
 
         s = self[split]
@@ -255,11 +213,7 @@ class TextDataset:
         return pd.DataFrame(cols)
 
     def summary(self) -> str:
-        """Describe the data set in one paragraph: name, task, sizes, classes and licence.
-
-        Returns:
-            A few lines: the sizes, the classes with their counts in train (or how many labels), the licence.
-        """
+        """A few lines: name, task, sizes, the classes with their train counts (or how many labels), the licence."""
         parts = [f"{self.name} ({self.task}): " + ", ".join(f"{k} {v:,}" for k, v in self.sizes().items())]
         if self.label_names is not None:
             counts = (

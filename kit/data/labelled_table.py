@@ -1,12 +1,8 @@
-"""What every format of labelled rows shares (CSV, JSON Lines, Parquet, a Hugging Face dataset): the later steps.
+"""What every format of labelled rows (CSV, JSON Lines, Parquet, a Hugging Face dataset) shares: the later steps.
 
-:func:`kit.data.read` takes the columns (:class:`Columns`) and the split (:class:`Splits`) once, whatever the
-format. A format's reader checks the columns it was asked for, then adds each row to a :class:`Table` of strings,
-column by column, as a CSV reader sees them (a label ``1`` becomes ``"1"``, ``0.5`` becomes ``"0.5"``, ``true``
-becomes ``"true"``). From there the checks and the messages are the same for every format: a missing label, an empty
-text, the task and its labels (one class only, an unknown label), the split (a class with fewer than 3 rows) and the
-:class:`TextDataset`. Messages name the row where it is: ``line N`` in a text file (CSV, JSON Lines), ``row N`` in a
-table (Parquet, a Hugging Face dataset).
+A reader checks the columns (:class:`Columns`), then adds each row to a :class:`Table` of strings, as a CSV reader
+sees them (``1`` → ``"1"``, ``true`` → ``"true"``); checks, messages, task, labels, split (:class:`Splits`) and the
+:class:`TextDataset` are then the same for every format. Messages say ``line N`` (CSV, JSON Lines) or ``row N``.
 
 >>> table = Table(Request(Columns(text="review", label="stars")), "mine.jsonl")
 >>> read_records(table, [(i + 1, {"review": f"text {i}", "stars": i % 2 == 0}) for i in range(10)])
@@ -40,14 +36,9 @@ SPLIT_NAMES = ("train", "dev", "test")
 
 @dataclass(frozen=True)
 class Columns:
-    """The columns of labelled rows to read: a text (or a pair's two texts) and a label.
+    """The columns of labelled rows to read: a text (or a pair's ``text_a`` and ``text_b``) and a label.
 
-    Attributes:
-        text: the text column (single texts).
-        label: the label column (classes or scores).
-        text_a: the first text column of a pair (give ``text_b`` too).
-        text_b: the second text column of a pair.
-        label_names: the classes in their order (default: a ``ClassLabel``'s names, else the labels sorted).
+    ``label_names``: the classes in their order (default: a ``ClassLabel``'s names, else the labels sorted).
 
     Example:
         >>> Columns(text_a="q1", text_b="q2", label="dup").texts
@@ -78,16 +69,10 @@ class Columns:
 
 @dataclass(frozen=True)
 class Splits:
-    """How the rows are split into train, dev and test: seeded (stratified for classes), or by a column.
+    """How rows are split into train, dev, test: seeded (stratified for classes), or by a ``column`` of train/dev/test.
 
-    A folder or a ``DatasetDict`` keeps its own splits and cuts the ones it lacks from train with ``dev``, ``test``
-    and ``seed``.
-
-    Attributes:
-        column: a column holding ``train``/``dev``/``test`` for each row, instead of the seeded split.
-        dev: the fraction of rows in dev.
-        test: the fraction of rows in test.
-        seed: the seed of the split.
+    ``dev`` and ``test`` are fractions of the rows. A folder or a ``DatasetDict`` keeps its own splits and cuts the ones
+    it lacks from train with ``dev``, ``test`` and ``seed``.
 
     Example:
         >>> Splits(dev=0.2, seed=1)
@@ -102,15 +87,9 @@ class Splits:
 
 @dataclass(frozen=True)
 class Request:
-    """What :func:`kit.data.read` was asked for, for labelled rows: the columns, the split, the task, empty texts.
+    """What :func:`kit.data.read` was asked for, for labelled rows; checked when made (:func:`check_request`).
 
-    Checked when made (:func:`check_request`).
-
-    Attributes:
-        columns: the columns to read.
-        splits: how the rows are split.
-        task: the task asked for, or None to infer it.
-        skip_empty: drop the rows with an empty text instead of stopping.
+    ``task`` None infers it; ``skip_empty`` drops the rows with an empty text instead of stopping.
     """
 
     columns: Columns
@@ -166,14 +145,10 @@ def check_request(request: Request) -> None:
 
 
 def check_columns(source: str, found: list[str], wanted: list[str], hint: str = "", kind: str = "columns") -> None:
-    """Check that every column the caller named is among those ``found``.
+    """Check that every column named (``wanted``) is among those ``found`` in ``source``.
 
-    Args:
-        source: the file's name, as the message starts.
-        found: the columns the file has.
-        wanted: the columns the caller named.
-        hint: a sentence added to the message (with its leading space), or ``""``.
-        kind: what the file calls its columns, e.g. ``"keys"`` for JSON objects.
+    ``hint`` is a sentence added to the message (with its leading space); ``kind`` what the file calls its columns
+    (``"keys"`` for JSON objects).
 
     Raises:
         KeyError: a named column is not there; the message lists the ones there are.
@@ -197,14 +172,14 @@ class Table:
     """The rows a reader kept, column by column, as strings, and how the file was read.
 
     Attributes:
-        request: what was asked for (the columns, the split, the task, empty texts).
+        request: what was asked for.
         source: the file's name, as messages start (``mine.csv``).
-        word: what the messages call a row's place: ``"line"`` (a text file) or ``"row"`` (a table).
-        info: how the file was read (its encoding, its delimiter ...), kept in the data set's ``info``.
-        no_rows: what the message says when no rows are left, after the file's name.
+        word: a row's place in messages: ``"line"`` (a text file) or ``"row"`` (a table).
+        info: how the file was read (encoding, delimiter ...), kept in the data set's ``info``.
+        no_rows: the message when no rows are left, after the file's name.
         description: the data set's description (default ``"your data: <file>"``).
-        values: each named column's fields, one per kept row (texts as written, the others stripped).
-        lines: where each kept row is (a line or row number, or e.g. ``"3 of split 'train'"``), for the messages.
+        values: each named column's fields per kept row (texts as written, the others stripped).
+        lines: where each kept row is (a line or row number, or e.g. ``"3 of split 'train'"``).
         empty_text: where the rows with an empty text are.
         given: each kept row's split as its container kept them (a ``DatasetDict``'s), or None.
         class_names: the label's own class names (a ``ClassLabel``'s), or None.
@@ -244,7 +219,7 @@ class Table:
         return f"{self.source}, {self.word} {line}"
 
     def add(self, line, cells: dict[str, str]) -> None:
-        """Add one row's fields (every named column's, as a string), checking its label and its texts.
+        """Add one row's fields (every named column's, as a string), checking its label and texts.
 
         Raises:
             ValueError: the label is missing (a missing-label value named in ``label_names`` is a class).
@@ -265,11 +240,7 @@ class Table:
         self.lines.append(line)
 
     def missing_label(self, line, shown: str, end: str = ".") -> None:
-        """Stop at a row whose label is missing, naming the row, the column, the value (``shown``) and ``end``.
-
-        Raises:
-            ValueError: always.
-        """
+        """Raise ValueError for a row with a missing label: the row, the column, the value (``shown``), then ``end``."""
         raise ValueError(
             f"{self.at(line)}: the label in column {self.columns.label!r} is missing ({shown}). "
             f"Fill it in or drop the row{end}"
@@ -277,11 +248,7 @@ class Table:
 
 
 def read_records(table: Table, records) -> None:
-    """Add rows of values (a JSON object, a table's row) to ``table``, each field made the string a CSV would hold.
-
-    Args:
-        table: the table to add to.
-        records: ``(line, {column: value})`` pairs; the values are strings, numbers, booleans or None.
+    """Add ``(line, {column: value})`` rows (JSON objects, table rows) to ``table``, values as a CSV would hold them.
 
     Raises:
         ValueError: a row lacks a named column, its label is missing or not one value, or a text is not a string.
@@ -352,7 +319,7 @@ def _cell(table: Table, line, column: str, value) -> str:
 
 
 def check_rows(table: Table) -> None:
-    """Check that no text is empty (unless they are skipped) and that rows are left.
+    """Check that no text is empty (unless skipped) and that rows are left.
 
     Raises:
         ValueError: rows have an empty text and ``skip_empty`` is off, or no rows are left.
@@ -381,11 +348,8 @@ def check_rows(table: Table) -> None:
 class Labels(NamedTuple):
     """The task chosen and the labels encoded for it.
 
-    Attributes:
-        task: the task (``"classification"``, ``"regression"``, ``"pairs"`` or ``"pair_regression"``).
-        reason: why that task, as printed and kept in ``info["task_reason"]``.
-        values: the class ids (int32), or the numbers to predict (float32).
-        names: the class names, or None for regression.
+    ``reason``: why that task (``info["task_reason"]``); ``values``: class ids (int32) or numbers (float32); ``names``:
+    the classes, None for regression.
     """
 
     task: str
@@ -395,13 +359,12 @@ class Labels(NamedTuple):
 
 
 def task_and_labels(table: Table) -> Labels:
-    """Choose the task (the one asked for, or inferred from the labels) and encode the labels for it.
+    """The task (asked for, or inferred from the labels) and the labels encoded for it.
 
-    The classes are ``label_names`` if given, else the label's own names (a ``ClassLabel``'s), else the labels sorted.
+    Classes: ``label_names`` if given, else the label's own names (a ``ClassLabel``'s), else the labels sorted.
 
     Raises:
-        ValueError: a regression label is not a number, the labels hold one class only, or a label is not in the
-            class names.
+        ValueError: a regression label is not a number, one class only, or a label not in the class names.
     """
     raw_labels, lines, label = table.labels, table.lines, table.columns.label
     label_names, reason = table.columns.label_names, "label_names given"
@@ -514,17 +477,9 @@ def _check_class_sizes(table: Table, labels: Labels) -> None:
 def labelled_dataset(table: Table, *, name: str, source: str = "", verbose: bool = True) -> TextDataset:
     """Choose the task, encode the labels, split the rows and build the :class:`TextDataset`, as every format does.
 
-    Args:
-        table: the rows read (checked by :func:`check_rows`).
-        name: the data set's name.
-        source: where the data came from (the file's path), kept in the data set.
-        verbose: print the number of rows, the task and why, and the split sizes.
-
-    Returns:
-        The data set; its ``info`` holds the task's reason, how the file was read and the rows skipped.
-
-    Raises:
-        ValueError: the labels or the split do not fit (see :func:`task_and_labels`, :func:`split_rows`).
+    ``table`` is checked by :func:`check_rows`; ``source`` (the file's path) is kept in the data set; ``verbose`` prints
+    the rows, the task and why, and the split sizes. ``info`` holds the task's reason, how the file was read, rows
+    skipped.
 
     Example:
         >>> table = Table(Request(Columns(text="t", label="l")), "mine.csv")

@@ -1,10 +1,8 @@
 """Your own data in a notebook: from ``kit run NN --data FILE ...`` to a :class:`TextDataset`, checked on the way.
 
-``kit run`` (and ``kit lab``) build an :class:`OwnData` from their data flags (:meth:`OwnData.from_flags`: the flags
-checked together, so a mistake stops before a kernel starts), pass it to the notebook's kernel as environment
-variables (:meth:`OwnData.env`), and read it there as the notebook will (:func:`check_data`). A notebook's
-parameters cell turns the same variables into a :class:`TextDataset` with :func:`notebook_dataset`, through
-:func:`kit.data.read`.
+``kit run`` (and ``kit lab``) check the data flags together (:meth:`OwnData.from_flags`), pass them to the kernel as
+environment variables (:meth:`OwnData.env`) and read the data as the notebook will (:func:`check_data`); the
+notebook's parameters cell reads it with :func:`notebook_dataset`.
 
 >>> OwnData.from_env({}) is None           # no KIT_DATA_FILE set: the notebook's default data
 True
@@ -72,21 +70,12 @@ class OwnData:
         cls, data, columns: Columns | None = None, *, task=None, skip_empty=False, encoding=None, delimiter=None,
         tag_column=None,
     ) -> OwnData | None:  # fmt: skip
-        r"""The user's data from ``kit run``'s (or ``kit lab``'s) data flags, checked together.
+        r"""The user's data from ``kit run``'s (or ``kit lab``'s) data flags, checked together; None without ``data``.
 
-        A relative path is read from the folder the command was typed in (the kernel gets the absolute path).
-
-        Args:
-            data: the user's file or folder (``--data``); None: the notebook's own data, and no other flag may be given.
-            columns: the columns named (``--text``, ``--label``, ``--text-a``, ``--text-b``).
-            task: the task asked for (``--task``; ``"tagging"``: CoNLL tagged tokens, as a ``.conll`` name says).
-            skip_empty: drop rows with an empty text instead of stopping (``--skip-empty``).
-            encoding: a text file's encoding when it is not UTF-8 (CSV, JSON Lines, CoNLL, CoNLL-U).
-            delimiter: a CSV's delimiter when it is not found from the header (``tab``, ``TAB`` or ``\t``: a tab).
-            tag_column: tagged tokens' tag column (CoNLL: a number from 0; CoNLL-U: a field's name or 1-10).
-
-        Returns:
-            The user's data, or None without ``data``.
+        A relative ``data`` is read from the folder the command was typed in (the kernel gets the absolute path);
+        without it no other flag may be given. ``task="tagging"``: CoNLL tagged tokens, as a ``.conll`` name says.
+        ``encoding``: a text file's when not UTF-8; ``delimiter``: a CSV's when the header does not show it (``tab``,
+        ``TAB`` or ``\t``: a tab); ``tag_column``: CoNLL's number from 0, or CoNLL-U's field name or 1-10.
 
         Raises:
             FileNotFoundError: ``data`` is not there, or is a file inside a saved Hugging Face dataset.
@@ -127,17 +116,12 @@ class OwnData:
 
     @classmethod
     def from_env(cls, environ: Mapping | None = None) -> OwnData | None:
-        """Read the user's data from ``KIT_DATA_FILE`` & co. (:data:`OWN_DATA_ENV`), as :meth:`env` wrote them.
+        """The user's data from ``KIT_DATA_FILE`` & co. (:data:`OWN_DATA_ENV`), as :meth:`env` wrote them.
 
-        Args:
-            environ: the variables (default: this process's environment).
-
-        Returns:
-            The user's data, or None when no file is set (the notebook's default data).
+        ``environ`` defaults to this process's environment. None when no file is set (the notebook's default data).
 
         Raises:
-            ValueError: a column or option variable is set without ``KIT_DATA_FILE``, or the variables do not fit
-                together (as :meth:`from_flags` says).
+            ValueError: a variable is set without ``KIT_DATA_FILE``, or they do not fit together (:meth:`from_flags`).
         """
         environ = os.environ if environ is None else environ
         values = {k: environ.get(v) or None for k, v in OWN_DATA_ENV.items()}
@@ -196,11 +180,7 @@ class OwnData:
         return f"{self.file} ({cols}, label={c.label!r}" + (f", task={self.task!r}" if self.task else "") + ")"
 
     def load(self, verbose: bool = True) -> TextDataset:
-        """Read the data with :func:`kit.data.read`.
-
-        Raises:
-            ValueError: the reader stops on the file (it names the line and fix).
-        """
+        """Read the data with :func:`kit.data.read` (a ValueError names the line and the fix)."""
         return read(self.file, self.columns, self.fmt, task=self.task, skip_empty=self.skip_empty, verbose=verbose)
 
 
@@ -285,16 +265,9 @@ def _rows_format(kind: str, flags: dict) -> CsvFormat | JsonlFormat | None:
 
 
 def check_kind(ds: TextDataset, tasks, notebook: str = "this notebook", needs: str | None = None) -> TextDataset:
-    """Check that ``ds``'s task is one of ``tasks``, what a notebook's experiment can use.
+    """``ds``, unchanged, once its task is checked to be one of ``tasks``, what the notebook's experiment can use.
 
-    Args:
-        ds: the data set.
-        tasks: the tasks the notebook can use.
-        notebook: the notebook, as the message names it.
-        needs: what the notebook needs, in words (default: the tasks joined by "or", then "data").
-
-    Returns:
-        ``ds``, unchanged.
+    ``needs``: what the notebook needs, in words (default: the tasks joined by "or", then "data").
 
     Raises:
         ValueError: its task is not one of ``tasks``; the message says what the notebook needs.
@@ -316,16 +289,8 @@ def check_kind(ds: TextDataset, tasks, notebook: str = "this notebook", needs: s
 def check_data(env: Mapping, tasks=None, notebook: str = "this notebook") -> TextDataset | None:
     """Read the user's data from a run's environment (:meth:`OwnData.env`) as the notebook will, before it starts.
 
-    Every problem with the file (encoding, columns, empty texts, a class too small, the wrong kind of data for the
-    notebook) stops within seconds with the notebook's own message.
-
-    Args:
-        env: the run's environment variables.
-        tasks: the tasks the notebook can use, or None for any.
-        notebook: the notebook, as the message names it.
-
-    Returns:
-        The user's data set, or None when ``env`` names no file.
+    Every problem (encoding, columns, empty texts, a class too small, data the notebook cannot use, for ``tasks`` not
+    None) stops within seconds with the notebook's own message. None when ``env`` names no file.
 
     Raises:
         ValueError: the file does not read as the flags say, or holds a kind of data the notebook cannot use.
@@ -342,20 +307,10 @@ def notebook_dataset(
     default, *, tasks=("classification",), needs: str = "single texts with class labels",
     notebook: str = "this notebook", verbose: bool = True,
 ) -> TextDataset:  # fmt: skip
-    """Load the user's data (``kit run --data ...``) if a file is set, else ``default()``.
+    """The user's data (``kit run --data ...``), checked against ``tasks``, if a file is set; else ``default()``.
 
-    A notebook states what its experiment can use (``tasks``, and ``needs`` in words); data of another
-    kind stops at once with a message that says what it needs (``kit run`` checks the same before a kernel starts).
-
-    Args:
-        default: a function that returns the notebook's own data set.
-        tasks: the tasks the notebook's experiment can use.
-        needs: what it needs, in words.
-        notebook: the notebook, as the message names it.
-        verbose: print what the reader found (rows, task, split sizes).
-
-    Returns:
-        The user's data set, checked against ``tasks``, or ``default()`` (not checked).
+    Data of another kind stops at once saying what the notebook ``needs`` (``kit run`` checks the same before a kernel
+    starts); ``verbose`` prints what the reader found.
 
     Raises:
         ValueError: the user's data is of another kind, or the file cannot be read.

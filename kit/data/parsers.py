@@ -1,8 +1,6 @@
-"""Parsers: one function per file format, each from a folder to rows.
+"""Parsers: one function per file format, each from a folder to plain Python rows (splitting is the caller's).
 
-Every parser raises a clear error naming the file (and line, for text
-formats) when the input is not what it expects. They return plain Python
-(lists of texts, labels, token/tag lists) and leave splitting to the caller.
+Bad input raises a clear error naming the file (and line, for text formats).
 """
 
 from __future__ import annotations
@@ -30,14 +28,7 @@ def _need(path: Path, what: str) -> Path:
 
 
 def read_text(path: Path) -> str:
-    """Read a text file: UTF-8 (BOM-tolerant), falling back to Latin-1 for old files.
-
-    Args:
-        path: the file.
-
-    Returns:
-        Its text.
-    """
+    """A text file's text: UTF-8 (BOM-tolerant), falling back to Latin-1 for old files."""
     raw = path.read_bytes()
     try:
         return raw.decode("utf-8-sig")
@@ -46,17 +37,9 @@ def read_text(path: Path) -> str:
 
 
 def lines(text: str) -> list[str]:
-    r"""Split on line feeds only (CRLF tolerated).
+    r"""Split on line feeds only (CRLF tolerated); no empty last line for a final line feed.
 
-    ``str.splitlines`` also breaks at U+2028, U+0085, form feeds and other
-    characters that can sit inside a text field, which would cut one record
-    in two.
-
-    Args:
-        text: the text.
-
-    Returns:
-        Its lines, without their line ends (no empty last line for a final line feed).
+    ``str.splitlines`` also breaks at U+2028, U+0085, form feeds ..., which can sit inside a text field.
 
     Example:
         >>> lines("a\u2028b\tc\r\nd\n")
@@ -82,16 +65,10 @@ FIVE_CLASS_NAMES = ["very negative", "negative", "neutral", "positive", "very po
 
 
 def parse_vader(folder: Path, which: str) -> tuple[list[str], np.ndarray]:
-    """Read the texts and mean human ratings of one VADER ground-truth file (``id<TAB>rating<TAB>text``).
+    """The texts and mean human ratings of one VADER ground-truth file (``id<TAB>rating<TAB>text``).
 
-    Args:
-        folder: the folder holding the ground-truth files.
-        which: the file's key in :data:`VADER_FILES`: ``rt_snippets``, ``amazon_snippets``, ``nyt_snippets`` or
-            ``tweets``.
-
-    Returns:
-        ``(texts, ratings)``: the ratings are float64 means on -4..+4 (float64: bin edges like -2.4 must compare
-        exactly).
+    ``which`` is the file's key in :data:`VADER_FILES`. Returns ``(texts, ratings)``, ratings float64 means on -4..+4
+    (float64: bin edges like -2.4 must compare exactly).
 
     Raises:
         FileNotFoundError: the file is not in ``folder``.
@@ -114,19 +91,10 @@ def parse_vader(folder: Path, which: str) -> tuple[list[str], np.ndarray]:
 
 
 def vader_targets(ratings: np.ndarray, target: str):
-    """Map VADER's mean ratings to a target.
+    """VADER's mean ratings (-4..+4) as ``(keep_mask, labels, label_names)`` for ``target``.
 
-    Args:
-        ratings: the mean ratings, -4..+4.
-        target: ``"binary"`` (positive > 0; the neutral 0.0 dropped), ``"5class"`` (bins at
-            :data:`FIVE_CLASS_EDGES`, lower edge inclusive) or ``"rating"`` (the number, float32).
-
-    Returns:
-        ``(keep_mask, labels, label_names)``: which rows are kept, their labels, and the class names (None for
-        ``rating``).
-
-    Raises:
-        ValueError: an unknown target.
+    ``target``: ``"binary"`` (positive > 0; the neutral 0.0 dropped), ``"5class"`` (bins at :data:`FIVE_CLASS_EDGES`,
+    lower edge inclusive) or ``"rating"`` (the number, float32; ``label_names`` None).
     """
     if target == "binary":
         keep = ratings != 0
@@ -144,16 +112,10 @@ def vader_targets(ratings: np.ndarray, target: str):
 
 
 def parse_bbc(folder: Path) -> tuple[list[str], list[str]]:
-    """Read BBC News' articles (title + body, one paragraph per line) and their topic folder names.
-
-    Args:
-        folder: the folder with one subfolder of ``.txt`` articles per topic (``business/``, ``tech/``, ...).
-
-    Returns:
-        ``(texts, labels)``: the labels are the topic folders' names.
+    """BBC News' articles (title + body, one paragraph per line) and their labels, the topic folders' names.
 
     Raises:
-        FileNotFoundError: ``folder`` has no topic folders.
+        FileNotFoundError: ``folder`` has no topic folders (``business/``, ``tech/``, ...).
     """
     folder = Path(folder)
     classes = sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
@@ -175,13 +137,7 @@ _BROWN_SUFFIXES = ("-tl", "-hl", "-nc")
 
 
 def simplify_brown_tag(tag: str) -> str:
-    """Drop Brown's title/headline/cited markers and the foreign-word prefix: ``np-tl`` → ``np``.
-
-    Args:
-        tag: a Brown tag.
-
-    Returns:
-        The tag, lower-cased, without ``fw-`` in front and ``-tl``, ``-hl``, ``-nc`` at its end.
+    """Drop Brown's title/headline/cited markers and the foreign-word prefix, lower-cased: ``np-tl`` → ``np``.
 
     Example:
         >>> simplify_brown_tag("NP-TL"), simplify_brown_tag("fw-nps-hl")
@@ -200,14 +156,10 @@ def simplify_brown_tag(tag: str) -> str:
 
 
 def parse_brown(folder: Path, simplify: bool = True):
-    """Read the Brown corpus' documents of tagged sentences (``word/tag`` tokens, one sentence per line).
+    """The Brown corpus' files ``ca01`` ... ``cr09`` (``word/tag`` tokens, a sentence per line).
 
-    Args:
-        folder: the folder with the Brown files ``ca01`` ... ``cr09``.
-        simplify: fold the tags with :func:`simplify_brown_tag`.
-
-    Returns:
-        ``[(doc_id, genre, [(tokens, tags), ...]), ...]``: the file's name and its genre letter (``a`` ... ``r``).
+    Returns ``[(doc_id, genre, [(tokens, tags), ...]), ...]``: the file's name and its genre letter (``a`` ... ``r``);
+    ``simplify`` folds the tags with :func:`simplify_brown_tag`.
 
     Raises:
         FileNotFoundError: ``folder`` has no Brown files.
@@ -279,15 +231,9 @@ def _strip_templates(text: str) -> str:
 
 
 def wiki_to_text(markup: str) -> str:
-    """Turn wiki markup into plain text, paragraphs separated by blank lines (regex-based, like gensim's filter_wiki).
+    """Wiki markup as plain text, paragraphs separated by blank lines (regex-based, like gensim's filter_wiki).
 
     Templates, references, tables, files and categories go; links keep their text; headings end a paragraph.
-
-    Args:
-        markup: an article's wiki markup.
-
-    Returns:
-        The plain text.
     """
     text = _strip_templates(markup)
     for _ in range(2):  # links nest one level inside file captions
@@ -297,17 +243,9 @@ def wiki_to_text(markup: str) -> str:
 
 
 def parse_wiki_dump(path: Path, min_words: int = 25) -> tuple[list[str], list[str]]:
-    """Read the paragraphs of a Wikipedia XML dump's articles (main namespace, redirects skipped).
+    """``(paragraphs, titles)`` of Wikipedia XML dump's articles (``.xml.bz2`` or plain; main namespace, no redirect).
 
-    Args:
-        path: the dump, ``.xml.bz2`` or plain XML.
-        min_words: the fewest words a paragraph keeps; paragraphs with leftover markup are dropped too.
-
-    Returns:
-        ``(paragraphs, titles)``: each paragraph with its whitespace collapsed, and its article's title.
-
-    Raises:
-        FileNotFoundError: there is no such file.
+    Whitespace is collapsed; paragraphs under ``min_words`` words or with leftover markup are dropped.
     """
     path = _need(Path(path), "a Wikipedia XML dump (.xml.bz2)")
     paragraphs, titles = [], []
@@ -333,14 +271,7 @@ def parse_wiki_dump(path: Path, min_words: int = 25) -> tuple[list[str], list[st
 
 
 def chunk_words(text: str, max_words: int = 128) -> list[str]:
-    """Split a long paragraph into passages of at most ``max_words`` words.
-
-    Args:
-        text: the paragraph.
-        max_words: the most words a passage has.
-
-    Returns:
-        The passages, in order (the last may be short).
+    """Split a long paragraph into passages of at most ``max_words`` words, in order (the last may be short).
 
     Example:
         >>> chunk_words("a b c d e", max_words=2)
@@ -351,15 +282,9 @@ def chunk_words(text: str, max_words: int = 128) -> list[str]:
 
 
 def parse_paragraph_files(files, min_words: int = 25, max_words: int = 128) -> list[str]:
-    """Turn plain-text files into passages: split on blank lines (or lines), chunk long ones.
+    """Plain-text files as passages: split on blank lines (or lines), long ones chunked (:func:`chunk_words`).
 
-    Args:
-        files: the text files.
-        min_words: the fewest words a paragraph, and a chunk of it, keeps.
-        max_words: the most words a passage has (:func:`chunk_words`).
-
-    Returns:
-        The passages, whitespace collapsed, in file order.
+    Whitespace collapsed, in file order; paragraphs and chunks under ``min_words`` words are dropped.
     """
     out = []
     for f in files:
@@ -376,14 +301,7 @@ def parse_paragraph_files(files, min_words: int = 25, max_words: int = 128) -> l
 
 
 def read_tsv_rows(path: Path, expect_header: bool = True):
-    """Read the rows of a GLUE-style TSV (no quoting) with their line numbers.
-
-    Args:
-        path: the TSV file.
-        expect_header: the first line is a header.
-
-    Returns:
-        ``(header, rows)``: the header's fields (None without one), and ``(line number, fields)`` per non-blank row.
+    """``(header, rows)`` of a GLUE-style TSV (no quoting): header None without one, ``(line number, fields)`` per row.
 
     Raises:
         FileNotFoundError: there is no such file.
@@ -409,22 +327,13 @@ def _col(header, name, path):
 
 
 def parse_glue_tsv(path: Path, task: str):
-    """Read a GLUE TSV: SST-2, QQP or STS-B.
+    """``(texts_a, texts_b, labels)`` of a GLUE TSV: ``task`` ``"sst2"``, ``"qqp"`` or ``"stsb"``.
 
-    The columns: SST-2 (sentence, label), QQP (question1, question2, is_duplicate), STS-B (sentence1, sentence2,
-    score).
-
-    Args:
-        path: the TSV file (``train.tsv`` or ``dev.tsv``).
-        task: ``"sst2"``, ``"qqp"`` or ``"stsb"``.
-
-    Returns:
-        ``(texts_a, texts_b, labels)``: ``texts_b`` is None for SST-2; labels are int32, float32 scores for STS-B.
+    Columns: SST-2 (sentence, label), QQP (question1, question2, is_duplicate), STS-B (sentence1, sentence2, score).
+    ``texts_b`` is None for SST-2; labels int32, float32 scores for STS-B.
 
     Raises:
-        FileNotFoundError: there is no such file.
-        ValueError: an unknown task, a missing column, a row with another number of fields, or a label that is not
-            a number.
+        ValueError: an unknown task, a missing column, a row with another number of fields, or a non-number label.
     """
     header, rows = read_tsv_rows(path)
     spec = {
@@ -455,13 +364,9 @@ def parse_glue_tsv(path: Path, task: str):
 
 
 def parse_ptb_tree_line(line: str) -> tuple[str, int]:
-    """Read SST's PTB tree line ``(3 (2 It) (4 (2 's) ...))`` as its sentence and its root label.
+    """SST's PTB tree line ``(3 (2 It) (4 (2 's) ...))`` as ``(sentence, root label 0-4)``.
 
-    Args:
-        line: one tree.
-
-    Returns:
-        ``(sentence, root label 0-4)``: the leaves joined by spaces, ``-LRB-``/``-RRB-`` back to brackets.
+    The leaves are joined by spaces, ``-LRB-``/``-RRB-`` back to brackets.
 
     Raises:
         ValueError: the line is not an SST tree.
@@ -480,16 +385,9 @@ def parse_ptb_tree_line(line: str) -> tuple[str, int]:
 
 
 def parse_sst_trees(path: Path):
-    """Read an SST tree file (one PTB tree per line) as sentences and root labels, SST-5's classes.
-
-    Args:
-        path: the tree file (``train.txt``, ``dev.txt`` or ``test.txt``).
-
-    Returns:
-        ``(texts, labels)``: labels 0-4, int32.
+    """An SST tree file (a PTB tree per line) as ``(texts, labels)``: root labels 0-4, SST-5's classes, int32.
 
     Raises:
-        FileNotFoundError: there is no such file.
         ValueError: a line is not an SST tree (with its line number).
     """
     path = _need(Path(path), "an SST tree file (train.txt/dev.txt/test.txt)")
@@ -507,13 +405,9 @@ def parse_sst_trees(path: Path):
 
 
 def parse_imdb_split(folder: Path):
-    """Read one split of IMDB's reviews: ``aclImdb/<split>/{pos,neg}/*.txt``.
+    """One split of IMDB's reviews, ``aclImdb/<split>/{pos,neg}/*.txt``, as ``(texts, labels)``.
 
-    Args:
-        folder: the split's folder (``aclImdb/train`` or ``aclImdb/test``).
-
-    Returns:
-        ``(texts, labels)``: ``<br />`` as spaces; labels neg 0, pos 1, int32.
+    ``<br />`` becomes a space; labels neg 0, pos 1, int32.
 
     Raises:
         FileNotFoundError: ``pos/`` or ``neg/`` is missing.
@@ -532,37 +426,19 @@ def parse_imdb_split(folder: Path):
 
 
 def parse_conll(path: Path, tag_column: int = -1):
-    """Read a CoNLL-2003 file: ``token POS chunk NER`` per line, blank line between sentences.
+    """A CoNLL-2003 file (``token POS chunk NER`` per line) as ``(tokens, tags)`` per sentence.
 
-    Args:
-        path: the file.
-        tag_column: the tag's column, 0-based (-1: the last, NER).
-
-    Returns:
-        ``(tokens, tags)`` per sentence (:func:`conll_sentences`).
-
-    Raises:
-        FileNotFoundError: there is no such file.
-        ValueError: a line does not fit the file's form.
+    ``tag_column`` is 0-based (-1: the last, NER); see :func:`conll_sentences`.
     """
     path = _need(Path(path), "a CoNLL file")
     return conll_sentences(read_text(path), path.name, tag_column)
 
 
 def conll_sentences(text: str, name: str = "the file", tag_column: int = -1) -> list[tuple[list, list]]:
-    r"""Read the sentences of CoNLL-form ``text``.
+    r"""``(tokens, tags)`` per sentence of CoNLL-form ``text`` (``name``: the file, as messages name it).
 
-    A token per line, its columns separated by spaces or tabs, the token first and the tag in column
-    ``tag_column``; a blank line ends a sentence, ``-DOCSTART-`` lines are skipped. Every line must have as many
-    columns as the first.
-
-    Args:
-        text: the file's text.
-        name: the file, as the messages name it.
-        tag_column: the tag's column, 0-based (-1: the last).
-
-    Returns:
-        ``(tokens, tags)`` per sentence.
+    A token per line, columns split by spaces or tabs, the token first, the tag in column ``tag_column`` (0-based, -1:
+    the last); a blank line ends a sentence, ``-DOCSTART-`` lines are skipped.
 
     Raises:
         ValueError: a line has another number of columns than the first (or fewer than 2), ``tag_column`` does not
@@ -603,20 +479,13 @@ def conll_sentences(text: str, name: str = "the file", tag_column: int = -1) -> 
 
 
 def parse_class_csv(path: Path, n_text_cols: int, n_classes: int):
-    r"""Read AG News (class, title, description) / Yelp (class, text) / Yahoo! Answers: headerless CSV, classes 1..n.
+    r"""AG News (class, title, description) / Yelp (class, text) / Yahoo! Answers: headerless CSV, classes 1..n.
 
-    Args:
-        path: the CSV file (``train.csv`` or ``test.csv``).
-        n_text_cols: how many text fields follow the class; they are joined by spaces.
-        n_classes: how many classes (the class field is 1..n_classes).
-
-    Returns:
-        ``(texts, labels)``: escaped ``\n`` as spaces and ``\"`` as quotes; labels 0..n_classes-1, int32.
+    Returns ``(texts, labels)``: the ``n_text_cols`` text fields joined by spaces, escaped ``\n`` as spaces and ``\"``
+    as quotes; labels 0..n_classes-1, int32.
 
     Raises:
-        FileNotFoundError: there is no such file.
-        ValueError: a row has another number of fields, its class is not a number or outside 1..n, or there are no
-            rows.
+        ValueError: a row has another number of fields, its class is not a number or outside 1..n, or no rows.
     """
     path = _need(Path(path), "a CSV file")
     texts, labels = [], []
@@ -651,22 +520,13 @@ AMAZON_PATTERNS = ("*.json.gz", "*.json", "*.jsonl.gz", "*.jsonl")
 
 
 def parse_amazon_reviews(path: Path) -> tuple[list[str], np.ndarray, int]:
-    """Read one Amazon review file (JSON lines, plain or ``.gz``); the 2014 release's Python-literal lines too.
+    """One Amazon review file (JSON lines, plain or ``.gz``; the 2014 release's Python-literal lines too).
 
-    Each line is a review: ``{"overall": 5.0, "reviewText": "...", ...}`` (2014, 2018) or ``{"rating": 5.0,
-    "text": "...", ...}`` (2023).
-
-    Args:
-        path: the review file.
-
-    Returns:
-        ``(texts, stars, no_text)``: texts, stars 1-5 as 0-4 (int32), and how many reviews had no text (dropped: a
-        rating with nothing to read).
+    A line: ``{"overall": 5.0, "reviewText": ...}`` (2014, 2018) or ``{"rating": 5.0, "text": ...}`` (2023). Returns
+    ``(texts, stars, no_text)``: stars 1-5 as 0-4 (int32), and how many reviews had no text (dropped).
 
     Raises:
-        FileNotFoundError: there is no such file.
-        ValueError: a rating outside 1-5 or a line that is not a review (stops with its line number), or no review
-            has text.
+        ValueError: a rating outside 1-5 or a line that is not a review (with its line number), or no review has text.
     """
     path = _need(Path(path), "an Amazon review file (JSON lines)")
     opener = gzip.open if path.suffix == ".gz" else open
@@ -719,12 +579,6 @@ def _amazon_review(path: Path, lineno: int, line: str) -> tuple[int, str]:
 
 def clean_control_chars(text: str) -> str:
     r"""Drop Unicode category-C characters (control, format, ...), keeping tab, newline and CR as spaces.
-
-    Args:
-        text: the text.
-
-    Returns:
-        The cleaned text.
 
     Example:
         >>> clean_control_chars("a\tb\x00c\u200bd")

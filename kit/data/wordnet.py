@@ -1,19 +1,8 @@
 r"""WordNet 3.0 (Debian ``wordnet-base``): a parser and two sentence-pair tasks built from it.
 
-:func:`parse_wordnet` reads ``data.noun``, ``data.verb``, ``data.adj`` and
-``data.adv`` (one synset per line: offset, lemmas, pointers, ``| gloss``; the
-gloss is a definition followed by quoted example sentences).
-
-- :func:`wordnet_pairs` (task ``"pairs"``): (definition of a synset, example
-  sentence) labelled ``same`` when the example illustrates that synset and
-  ``different`` when it illustrates another sense of the same word (a hard
-  negative: same word, other meaning).
-- :func:`wordnet_graded` (task ``"pair_regression"``): (example sentence,
-  definition) scored 0-5 by the Wu-Palmer similarity of the two synsets in
-  WordNet's hypernym hierarchy. The scores come from the hierarchy, not from
-  human ratings.
-
-Both split train/dev/test *by word* (lemma), so no word is seen in two splits.
+:func:`wordnet_pairs` (``"pairs"``: definition, example; ``same`` or a hard negative, another sense of the word) and
+:func:`wordnet_graded` (``"pair_regression"``: 0-5 by Wu-Palmer similarity in the hypernym hierarchy, not human
+ratings). Both split train/dev/test *by word* (lemma), so no word is in two splits.
 
 >>> text = ('00001740 03 n 01 entity 0 000 | that which exists; "an entity"\n'
 ...         '00002137 03 n 02 abstraction 0 abstract_entity 0 001 @ 00001740 n 0000 | a concept\n')
@@ -48,10 +37,10 @@ _EXAMPLE = re.compile(r'"([^"]+)"')
 
 @dataclass(frozen=True)
 class Synset:
-    """One synset: where it is, its words, its definition and examples, its hypernyms.
+    """One synset of a ``data.*`` file.
 
     Attributes:
-        pos: the part of speech: ``n``, ``v``, ``a`` (satellites included) or ``r``.
+        pos: ``n``, ``v``, ``a`` (satellites included) or ``r``.
         offset: its byte offset in its ``data.*`` file, WordNet's id within the part of speech.
         lemmas: its words, lower-case, spaces for underscores, adjective markers removed.
         definition: the gloss' definition.
@@ -73,16 +62,7 @@ class Synset:
 
 
 def split_gloss(gloss: str) -> tuple[str, tuple[str, ...]]:
-    """Split a gloss into its definition and its quoted examples.
-
-    ``'a dog; "the dog barked"'`` → ``('a dog', ('the dog barked',))``; attributions after quotes are dropped, and
-    so are one-word quotes.
-
-    Args:
-        gloss: the text after a data line's ``|``.
-
-    Returns:
-        ``(definition, examples)``.
+    """A gloss (text after ``|``) as ``(definition, examples)``; attributions and one-word quotes are dropped.
 
     Example:
         >>> split_gloss('intended to deceive; "deceitful advertising"; "thin ice" - S.T.Coleridge')
@@ -98,17 +78,9 @@ def split_gloss(gloss: str) -> tuple[str, tuple[str, ...]]:
 
 
 def parse_data_lines(lines, pos: str, source: str = "data file") -> dict[tuple[str, int], Synset]:
-    """Read the synsets from the lines of one ``data.*`` file (licence header lines start with two spaces).
+    """``{(pos, offset): Synset}`` from the lines of one ``data.*`` file (licence lines start with two spaces).
 
-    A line is ``offset lex_filenum ss_type w_cnt words... p_cnt pointers... | gloss``.
-
-    Args:
-        lines: the file's lines.
-        pos: the file's part of speech (``n``, ``v``, ``a`` or ``r``).
-        source: the file, as the messages name it.
-
-    Returns:
-        ``{(pos, offset): Synset}``.
+    A line: ``offset lex_filenum ss_type w_cnt words... p_cnt pointers... | gloss``; messages name it ``source``.
 
     Raises:
         ValueError: a line is not a WordNet data line, or has another number of words than it says.
@@ -146,18 +118,10 @@ def parse_data_lines(lines, pos: str, source: str = "data file") -> dict[tuple[s
 
 
 def parse_wordnet(folder, pos: tuple[str, ...] = ("n", "v", "a", "r")) -> dict[tuple[str, int], Synset]:
-    """Read all synsets of the ``data.*`` files in ``folder``.
-
-    Args:
-        folder: a ``usr/share/wordnet`` or WordNet ``dict/`` folder.
-        pos: the parts of speech to read (``data.noun``, ``data.verb``, ``data.adj``, ``data.adv``).
-
-    Returns:
-        ``{(pos, offset): Synset}`` over those files.
+    """``{(pos, offset): Synset}`` of the ``data.*`` files of parts of speech ``pos`` in ``folder`` (``dict/``).
 
     Raises:
         FileNotFoundError: a ``data.*`` file is not in ``folder``.
-        ValueError: a line is not a WordNet data line.
     """
     folder = Path(folder)
     synsets = {}
@@ -173,14 +137,7 @@ def parse_wordnet(folder, pos: tuple[str, ...] = ("n", "v", "a", "r")) -> dict[t
 
 
 def senses_by_lemma(synsets: dict) -> dict[str, list[tuple[str, int]]]:
-    """Index the synsets by their words.
-
-    Args:
-        synsets: ``{(pos, offset): Synset}``.
-
-    Returns:
-        ``lemma → [synset keys]`` in file order (all parts of speech).
-    """
+    """``lemma → [synset keys]`` in file order (all parts of speech) for ``{(pos, offset): Synset}``."""
     index = defaultdict(list)
     for key, s in synsets.items():
         for lemma in s.lemmas:
@@ -224,24 +181,11 @@ NEGATIVES = ("hard", "random", "mixed")
 
 
 def pair_rows(synsets: dict, seed: int = SPLIT_SEED, negatives: str = "hard") -> list[dict]:
-    """Make the rows of :func:`wordnet_pairs` before splitting: one positive and one negative per example.
+    """The rows of :func:`wordnet_pairs` before splitting: one positive and one negative per example.
 
-    A hard negative is drawn (seeded) from the word's other senses in the same
-    part of speech when it has any, else from its other parts of speech; a
-    random negative is any other synset's definition; ``"mixed"`` takes either,
-    half and half.
-
-    Args:
-        synsets: ``{(pos, offset): Synset}``.
-        seed: the seed of the draws.
-        negatives: one of :data:`NEGATIVES`: ``"hard"``, ``"random"`` or ``"mixed"``.
-
-    Returns:
-        Each row: ``lemma``, ``definition``, ``example``, ``label`` (1 same synset, 0 another synset), ``synset``
-        and ``example_synset`` keys.
-
-    Raises:
-        ValueError: ``negatives`` is not one of :data:`NEGATIVES`.
+    ``negatives`` (:data:`NEGATIVES`): ``"hard"``, drawn (seeded) from the word's other senses in its part of speech,
+    else the others; ``"random"``, any other synset's definition; ``"mixed"``, either, half and half.
+    A row: ``lemma``, ``definition``, ``example``, ``label`` (1 same synset, 0 another), ``synset``, ``example_synset``.
     """
     if negatives not in NEGATIVES:
         raise ValueError(f"negatives must be one of {NEGATIVES}, got {negatives!r}.")
@@ -305,32 +249,12 @@ def _to_dataset(name, task, rows, label_key, label_names, seed, info) -> TextDat
 def wordnet_pairs(folder, seed: int = SPLIT_SEED, negatives: str = "hard") -> TextDataset:
     """Gloss-example matching from WordNet 3.0: does this example sentence illustrate this definition?
 
-    For each example sentence in WordNet that uses one of its synset's words,
-    where that word has another sense: one pair (the synset's definition, the
-    example) labelled 1 (``same``), and one pair (the definition of another
-    sense of that word, the example) labelled 0 (``different``). So the set is
-    balanced exactly, and every negative is hard: the word in the example is
-    the word the wrong definition defines. ``texts`` are definitions,
-    ``texts_b`` examples. Split 80/10/10 by word, seeded; rows shuffled.
-
-    From wordnet-base 3.0 this makes 69,324 pairs (34,662 examples, 12,355
-    words): train 55,578 / dev 6,824 / test 6,922. No example sentence is in
-    two splits; a definition can be (2,231 of 31,044 are), when its synset has
-    two words that fell in different splits.
-
-    ``negatives="random"`` pairs each example instead with the definition of a
-    random synset that does not contain the word (an easy negative: the topic
-    alone tells them apart), ``"mixed"`` with either, half and half, seeded.
-    Hard negatives need a model that knows word senses; a small model learns
-    the mixed set from a few hundred pairs.
-
-    Args:
-        folder: the WordNet 3.0 dict folder with ``data.noun``, ``data.verb``, ... (e.g. ``/usr/share/wordnet``).
-        seed: the seed of the negatives, the split by word and the shuffle.
-        negatives: ``"hard"``, ``"random"`` or ``"mixed"``.
-
-    Returns:
-        The ``pairs`` data set, labels ``different`` (0) and ``same`` (1); ``info`` says how it was split and paired.
+    Per example sentence using a word of its synset that has another sense: (definition, example) labelled 1 (``same``)
+    and (another sense's definition, example) labelled 0 (``different``): balanced, every negative hard. ``texts`` are
+    definitions, ``texts_b`` examples; split 80/10/10 by word, seeded; shuffled. From wordnet-base 3.0: 69,324 pairs
+    (34,662 examples, 12,355 words), train 55,578 / dev 6,824 / test 6,922; no example in two splits, a definition can
+    be (2,231 of 31,044). ``negatives="random"`` pairs the example with a random synset lacking the word (easy: the
+    topic tells), ``"mixed"`` half each; a small model learns the mixed set from a few hundred pairs.
 
     Raises:
         FileNotFoundError: a ``data.*`` file is not in ``folder``.
@@ -359,20 +283,12 @@ _ROOT = ("*", 0)  # one virtual root above every top synset (verbs have hundreds
 
 
 class Hierarchy:
-    """Hypernym paths of a set of synsets (``@`` and ``@i`` pointers), for Wu-Palmer similarity.
+    """Hypernym paths of ``synsets`` (``@``, ``@i``; those outside it ignored), for Wu-Palmer similarity.
 
-    ``depth(s)`` counts nodes on the shortest path from the virtual root to
-    ``s`` (the root has depth 1, noun ``entity`` 2). For two synsets,
-    ``wup = 2·depth(c) / (d1 + d2 + 2·depth(c))`` where ``c`` is the deepest
-    common hypernym (a synset counts as its own hypernym) and ``d1``, ``d2``
-    the shortest hypernym-path distances from each synset to ``c``. 1.0 for the
-    same synset; lower the farther apart. This is NLTK's ``wup_similarity``
-    with ``simulate_root=True`` except that depths are shortest-path depths
-    throughout (NLTK mixes in the longest path for ``c``).
-
-    Args:
-        synsets: ``{(pos, offset): Synset}``; hypernyms outside it are ignored (a synset without any hangs from the
-            virtual root).
+    ``depth(s)``: nodes on the shortest path from the virtual root (depth 1; noun ``entity`` 2).
+    ``wup = 2·depth(c) / (d1 + d2 + 2·depth(c))``, ``c`` the deepest common hypernym (a synset is its own), ``d1``,
+    ``d2`` the shortest distances to it. NLTK's ``wup_similarity`` with ``simulate_root=True``, but with shortest-path
+    depths throughout (NLTK uses the longest path for ``c``).
     """
 
     def __init__(self, synsets: dict):
@@ -381,14 +297,7 @@ class Hierarchy:
         self._depth: dict = {}
 
     def ancestors(self, key) -> dict:
-        """Find every hypernym of synset ``key`` and its shortest distance (cached).
-
-        Args:
-            key: a synset's ``(pos, offset)``.
-
-        Returns:
-            ``{hypernym (self and the virtual root included): shortest distance}``.
-        """
+        """``{hypernym (self and the virtual root included): shortest distance}`` of synset ``key`` (cached)."""
         if key in self._up:
             return self._up[key]
         dist, frontier = {key: 0}, [key]
@@ -406,26 +315,11 @@ class Hierarchy:
         return dist
 
     def depth(self, key) -> int:
-        """Count the nodes on the shortest path from the virtual root to ``key`` (the root 1, noun ``entity`` 2).
-
-        Args:
-            key: a synset's ``(pos, offset)``.
-
-        Returns:
-            The depth.
-        """
+        """The nodes on the shortest path from the virtual root to ``key`` (the root 1, noun ``entity`` 2)."""
         return self.ancestors(key)[_ROOT] + 1
 
     def wup(self, a, b) -> float:
-        """Compute the Wu-Palmer similarity of synsets ``a`` and ``b`` (0 < wup <= 1).
-
-        Args:
-            a: a synset's ``(pos, offset)``.
-            b: another's.
-
-        Returns:
-            ``2·depth(c) / (d1 + d2 + 2·depth(c))``; 1.0 for the same synset.
-        """
+        """The Wu-Palmer similarity of synsets ``a`` and ``b`` (0 < wup <= 1; 1.0 for the same synset)."""
         up_a, up_b = self.ancestors(a), self.ancestors(b)
         common = set(up_a) & set(up_b)
         c = max(common, key=lambda k: (self.depth(k), -(up_a[k] + up_b[k]), k))
@@ -434,18 +328,11 @@ class Hierarchy:
 
 
 def graded_rows(synsets: dict, seed: int = SPLIT_SEED, others_per_example: int = 2, unrelated: int = 0) -> list[dict]:
-    """Make the rows of :func:`wordnet_graded` before splitting (nouns and verbs only).
+    """The rows of :func:`wordnet_graded` before splitting (nouns and verbs only).
 
-    Args:
-        synsets: ``{(pos, offset): Synset}``; only nouns and verbs are used.
-        seed: the seed of the picks.
-        others_per_example: how many other senses of the word to pair with each example (seeded pick).
-        unrelated: how many more pairs per example with the definition of a random synset of the same part of
-            speech that does not contain the word.
-
-    Returns:
-        Each row: ``lemma``, ``example``, ``definition``, ``score`` (5 x Wu-Palmer, 3 decimals), ``synset`` and
-        ``example_synset`` keys.
+    Per example: ``others_per_example`` other senses of the word (seeded), and ``unrelated`` random same-part-of-speech
+    synsets lacking the word. A row: ``lemma``, ``example``, ``definition``, ``score`` (5 x Wu-Palmer, 3 decimals),
+    ``synset``, ``example_synset``.
     """
     synsets = {k: s for k, s in synsets.items() if k[0] in ("n", "v")}
     index = senses_by_lemma(synsets)
@@ -482,34 +369,13 @@ def graded_rows(synsets: dict, seed: int = SPLIT_SEED, others_per_example: int =
 def wordnet_graded(folder, seed: int = SPLIT_SEED, unrelated: int = 0) -> TextDataset:
     """Graded sense similarity from WordNet 3.0 (nouns, verbs): a stand-in for STS-B's 0-5 scores.
 
-    For each noun or verb example sentence that uses one of its synset's words
-    where that word has other senses in the same part of speech: the pair
-    (example, definition of the example's own synset) scores 5.0, and pairs
-    (example, definition of another sense of that word) for up to two other
-    senses (seeded pick) score ``5 · wup(example's synset, that sense)``, the
-    Wu-Palmer similarity on WordNet's hypernym hierarchy (see
-    :class:`Hierarchy`). **The scores are computed from WordNet's hierarchy,
-    not rated by people**, so they measure taxonomic closeness of two senses
-    (e.g. two kinds of container score high even when the sentence plainly
-    means one of them). ``texts`` are examples, ``texts_b`` definitions;
-    labels are float32 in [0, 5]. Split 80/10/10 by word, seeded.
-
-    From wordnet-base 3.0 this makes 49,772 pairs (17,787 examples, 6,530
-    words): train 39,628 / dev 5,080 / test 5,064; 35.4% of the pairs score
-    5.0, the rest spread over [0.43, 4.77] (mean of all 2.94).
-
-    ``unrelated=n`` adds, per example, ``n`` pairs with the definition of a
-    random noun (verb) synset that does not contain the word, scored the same
-    way (mostly low): the scores then span "same sense", "other sense of the
-    word" and "another topic", a range a small model can learn from few pairs.
-
-    Args:
-        folder: the WordNet 3.0 dict folder with ``data.noun`` and ``data.verb`` (e.g. ``/usr/share/wordnet``).
-        seed: the seed of the picks, the split by word and the shuffle.
-        unrelated: ``n``, the unrelated pairs per example (0, 1 or 2 through :func:`kit.data.load`).
-
-    Returns:
-        The ``pair_regression`` data set; ``info`` says how it was split and scored.
+    Per noun/verb example using a word of its synset with other senses in that part of speech: (example, own
+    definition) scores 5.0; up to two other senses (seeded) score ``5 · wup`` (:class:`Hierarchy`). **Scores come from
+    WordNet's hierarchy, not people**: taxonomic closeness (two kinds of container score high). ``texts`` are examples,
+    ``texts_b`` definitions; float32 in [0, 5]; split 80/10/10 by word, seeded. From wordnet-base 3.0: 49,772 pairs
+    (17,787 examples, 6,530 words), train 39,628 / dev 5,080 / test 5,064; 35.4% score 5.0, the rest in [0.43, 4.77]
+    (mean 2.94). ``unrelated=n`` (0-2 through :func:`kit.data.load`) adds ``n`` pairs per example with a random synset
+    lacking the word (mostly low), a range a small model learns from few pairs.
 
     Raises:
         FileNotFoundError: ``data.noun`` or ``data.verb`` is not in ``folder``.
