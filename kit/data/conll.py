@@ -1,10 +1,8 @@
 r"""Tagged tokens in CoNLL form for :func:`kit.data.read`: a token per line, its tag in a column, to a tagging set.
 
-Notebook 03's tagging task (the paper's NER) can run on it: ``kit run 03 --data my.conll`` (``--tag-column N`` when the
-tag is not the last column). A folder with CoNLL-2003's file names (``eng.train``/``eng.testa``/``eng.testb`` or
-``train.txt``/``valid.txt``/``test.txt``) keeps its own splits; a single file is split by sentences (seeded). What
-CoNLL and CoNLL-U (:mod:`kit.data.conllu`) share lives here too: which names are tagged tokens, the seeded split of
-sentences, and the tagging data set.
+Notebook 03's tagging task: ``kit run 03 --data my.conll`` (``--tag-column N`` when the tag is not last). A folder
+with CoNLL-2003's file names keeps its splits; a file is split by sentences (seeded). What CoNLL and CoNLL-U
+(:mod:`kit.data.conllu`) share lives here too: tagged names, the split of sentences, the tagging data set.
 
 >>> import tempfile, os
 >>> path = Path(tempfile.mkdtemp()) / "mine.conll"
@@ -76,17 +74,12 @@ def is_conllu_file(path) -> bool:
 def conll_dataset(path: Path, fmt: ConllFormat, splits: Splits, name: str | None, verbose: bool = True) -> TextDataset:
     """Read a CoNLL-form file (or a folder of CoNLL-2003's three files) into a tagging :class:`TextDataset`.
 
-    Texts are token lists, labels tag ids (``label_names`` sorted). Lines may be separated by spaces or tabs and end
-    in CRLF; ``-DOCSTART-`` lines are skipped.
-
-    Returns:
-        The data set; its ``info`` holds ``tag_column`` and, for chunk tags (``B-``, ``I-``, ``S-``, ``E-``), the
-        ``entities`` per split.
+    Texts are token lists, labels tag ids (``label_names`` sorted); spaces or tabs, CRLF fine, ``-DOCSTART-`` skipped.
+    ``info``: ``tag_column`` and, for chunk tags (``B-``, ``I-``, ``S-``, ``E-``), the ``entities`` per split.
 
     Raises:
         FileNotFoundError: the folder has no file for a split.
-        ValueError: a malformed line (it stops with its line number), every token has the same tag, or the file is
-            CoNLL-U.
+        ValueError: a malformed line (with its line number), every token has the same tag, or the file is CoNLL-U.
     """
     if path.is_dir():
         files = {k: next((path / c for c in names if (path / c).is_file()), None) for k, names in SPLIT_FILES.items()}

@@ -1,12 +1,9 @@
 r"""Universal Dependencies treebanks: a CoNLL-U file (or a treebank's folder) to a tagging :class:`TextDataset`.
 
-CoNLL-U (https://universaldependencies.org/format.html) is the form of every UD treebank: a word per line in ten
-tab-separated fields, which its documentation numbers 1-10: 1 ID, 2 FORM, 3 LEMMA, 4 UPOS, 5 XPOS, 6 FEATS, 7 HEAD,
-8 DEPREL, 9 DEPS, 10 MISC. Lines starting with ``#`` are comments (``# text = ...`` is the sentence as written), a
-blank line ends a sentence. Multiword tokens (ID ``1-2``, e.g. Spanish *vámonos* = *vamos* + *nos*) and empty nodes
-(ID ``8.1``, an elided word of the enhanced graph) are skipped for tagging: the texts are the syntactic words' FORMs.
-Notebook 03's tagging task runs on it: ``kit run 03 --data treebank.conllu`` (UPOS; ``--tag-column xpos`` or ``5``);
-in Python, ``kit.data.read("treebank.conllu", fmt=ConlluFormat(tag_field="xpos"))``.
+CoNLL-U (https://universaldependencies.org/format.html): a word per line in ten tab-separated fields numbered 1-10
+(:data:`FIELDS`), ``#`` comments (``# text = ...``: the sentence as written), a blank line after each sentence.
+Multiword tokens (ID ``1-2``, Spanish *vámonos* = *vamos* + *nos*) and empty nodes (ID ``8.1``) are skipped: texts
+are the syntactic words' FORMs. Notebook 03: ``kit run 03 --data treebank.conllu`` (UPOS; ``--tag-column xpos``).
 
 >>> import tempfile
 >>> path = Path(tempfile.mkdtemp()) / "es.conllu"
@@ -64,15 +61,10 @@ _TEXT = re.compile(r"#\s*text\s*=(.*)")
 
 
 def field_number(tag_field: str | int, name: str = "the file") -> int:
-    """Turn a CoNLL-U field's name or number into its number, 1-10 as CoNLL-U's documentation numbers them.
+    """A CoNLL-U field's number, 1-10, from its name (``"upos"``, ``"xpos"``, ``"deprel"``, ...; any case) or number.
 
-    Args:
-        tag_field: a name (``"upos"``, ``"xpos"``, ``"deprel"``, ``"lemma"``, ``"feats"``, ...; any case) or a number
-            1-10 (1 ID, 2 FORM, 3 LEMMA, 4 UPOS, 5 XPOS, 6 FEATS, 7 HEAD, 8 DEPREL, 9 DEPS, 10 MISC), or its digits.
-        name: the file, as the messages name it.
-
-    Returns:
-        The field's number, 1-10.
+    Numbers as CoNLL-U's documentation: 1 ID, 2 FORM, 3 LEMMA, 4 UPOS, 5 XPOS, 6 FEATS, 7 HEAD, 8 DEPREL, 9 DEPS,
+    10 MISC (or its digits). ``name``: the file, as messages name it.
 
     Raises:
         ValueError: an unknown name, a number outside 1-10, or the ID or FORM field (the word, not a tag).
@@ -109,9 +101,8 @@ class ConlluFormat:
     """How to read CoNLL-U (:func:`kit.data.read`): which field holds the tags, and the encoding.
 
     Attributes:
-        tag_field: the field with the tags, by name (``"upos"``, ``"xpos"``, ``"deprel"``, ``"lemma"``, ``"feats"``
-            ...; any case) or by number as CoNLL-U's documentation numbers them: 1 ID, 2 FORM, 3 LEMMA, 4 UPOS,
-            5 XPOS, 6 FEATS, 7 HEAD, 8 DEPREL, 9 DEPS, 10 MISC.
+        tag_field: the tags' field, by name (``"upos"``, ``"xpos"``, ``"deprel"`` ...; any case) or number 1-10
+            (:func:`field_number`).
         encoding: the file's encoding; None reads UTF-8, or UTF-16 where a BOM says so.
     """
 
@@ -124,22 +115,16 @@ def conllu_dataset(
 ) -> TextDataset:
     """Read a CoNLL-U file (or a treebank's folder of them) into a tagging :class:`TextDataset`.
 
-    Texts are the words' FORMs (multiword-token lines like ``1-2`` and empty nodes like ``8.1`` skipped), labels tag
-    ids of the chosen field (``label_names`` sorted). A folder keeps a treebank's splits: UD's
-    ``<lang>_<treebank>-ud-train.conllu``, ``-ud-dev.conllu``, ``-ud-test.conllu`` (or ``train.conllu``,
-    ``dev.conllu``, ``test.conllu``); a split it lacks (often dev) is split off train, seeded. A single file is split by
-    sentences, seeded. UTF-8 (a BOM is fine) and CRLF line ends are read.
-
-    Returns:
-        The data set; its ``info`` holds ``tag_field`` (the name), ``tag_field_number`` (1-10), ``sentence_text``
-        (per split, each sentence's ``# text``, or None where it has none), ``multiword_tokens`` and
-        ``empty_nodes`` (the lines skipped) and ``split`` (where the splits come from).
+    Texts: the words' FORMs; labels: tag ids of the chosen field (``label_names`` sorted). A folder keeps a treebank's
+    splits (``<lang>_<treebank>-ud-train.conllu``, ``-ud-dev``, ``-ud-test``, or ``train.conllu`` ...; a missing one,
+    often dev, is split off train, seeded); a file is split by sentences, seeded. UTF-8 (BOM fine), CRLF read. ``info``:
+    ``tag_field``, ``tag_field_number``, ``sentence_text`` (each sentence's ``# text`` or None, per split),
+    ``multiword_tokens`` and ``empty_nodes`` (lines skipped), ``split`` (where the splits come from).
 
     Raises:
         FileNotFoundError: the folder has no ``.conllu`` file for train.
-        ValueError: a malformed line (it stops with the file and line: not 10 tab-separated fields, a bad ID, IDs
-            that do not count up from 1, ``_`` in the tag field), an unknown field or one outside 1-10, the ID or
-            FORM field as the tag, fewer than 2 distinct tags, or no sentences.
+        ValueError: a malformed line (with file and line: not 10 tab-separated fields, a bad ID, IDs not counting up
+            from 1, ``_`` in the tag field), a bad field or ID/FORM as the tag, under 2 distinct tags, or no sentences.
     """
     number = field_number(fmt.tag_field, path.name)
     files = _split_files(path) if path.is_dir() else {"all": path}
@@ -177,14 +162,10 @@ def conllu_dataset(
 
 
 def turkish_web_treebank() -> Path:
-    """Fetch Google's Turkish Web Treebank (CoNLL-U: UPOS and XPOS, 2,541 sentences; Apache 2.0) into the data cache.
+    """Fetch Google's Turkish Web Treebank (CoNLL-U: UPOS, XPOS, 2,541 sentences; Apache 2.0): ``web.conllu``'s path.
 
-    It comes from the ``turkish-treebanks`` 1.0.0 wheel on PyPI (:data:`TURKISH_WEB_TREEBANK`, checked against its
-    SHA-256 before it is unpacked) and is cached under :func:`kit.config.data_dir` (``turkish_web_treebank/``); set
-    ``KIT_DATA_TURKISH_WEB_TREEBANK`` to a folder holding ``web.conllu`` (or to the wheel) to use your copy.
-
-    Returns:
-        The path of ``web.conllu``.
+    From the ``turkish-treebanks`` 1.0.0 wheel on PyPI (:data:`TURKISH_WEB_TREEBANK`, SHA-256 checked), cached under
+    :func:`kit.config.data_dir`; set ``KIT_DATA_TURKISH_WEB_TREEBANK`` to a folder with ``web.conllu`` (or the wheel).
 
     Raises:
         FileNotFoundError: no source answered (offline, ``KIT_OFFLINE=1``), or your folder has no ``web.conllu``.

@@ -1,10 +1,8 @@
 """CSV and TSV files with a header row, for :func:`kit.data.read`: the file, its header, its rows.
 
-The file is read with Python's CSV reader over the whole file, so a quoted field may hold line breaks, delimiters and
-doubled quotes, and texts come back exactly as written (CRLF, BOM and UTF-16 with a BOM are handled). Nothing is
-guessed silently: an encoding that is not UTF-8, a file that is not text, an empty or "nan" label, a text column named
-twice, each stops with a message that names the file, the line and the fix. The steps after the rows (the task, the
-split, the data set) are :mod:`kit.data.labelled_table`'s, shared with the other formats.
+Python's CSV reader over the whole file: quoted fields may hold line breaks, delimiters, doubled quotes; texts come
+back as written (CRLF, BOM, UTF-16 with a BOM handled). Nothing is guessed silently: a bad encoding, a non-text
+file, an empty or "nan" label, a column named twice stop with the file, the line and the fix.
 """
 
 from __future__ import annotations
@@ -26,8 +24,7 @@ class CsvFormat:
     """How to read a CSV or TSV file (:func:`kit.data.read`).
 
     Attributes:
-        encoding: the file's encoding; None reads UTF-8, or UTF-16 where a BOM says so (e.g. ``"cp1252"`` for a
-            Windows/Excel file).
+        encoding: the file's encoding; None reads UTF-8, or UTF-16 where a BOM says so (``"cp1252"``: Windows/Excel).
         delimiter: the delimiter; None: tab for ``.tsv``/``.tab``, else the one of ``, TAB ; |`` that finds the
             columns in the header.
     """
@@ -37,15 +34,7 @@ class CsvFormat:
 
 
 def csv_table(path: Path, request: Request, fmt: CsvFormat) -> Table:
-    r"""Decode ``path``, read its header and check the named columns, then read its rows.
-
-    Args:
-        path: the file.
-        request: the columns to read and what to do with empty texts.
-        fmt: the encoding and the delimiter.
-
-    Returns:
-        The rows kept, column by column, with the encoding and delimiter used.
+    r"""Decode ``path``, check its header has the named columns, then read its rows (``info``: encoding, delimiter).
 
     Raises:
         ValueError: the file does not fit (not text, empty, not valid CSV, a row of another width); the message names

@@ -1,11 +1,8 @@
-"""Read a Debian package (``.deb``) in pure Python: the ``ar`` archive, then its ``data.tar.*``.
+"""Read a Debian package (``.deb``) in pure Python: the ``ar`` archive, then its ``data.tar.*`` (no ``ar``/``dpkg``).
 
-A ``.deb`` is an ``ar`` archive of three members: ``debian-binary`` (the
-format version, ``2.0``), ``control.tar.*`` (package metadata) and
-``data.tar.*`` (the files it installs, with paths like
-``./usr/share/wordnet/data.noun``). The data tarball is compressed with xz,
-gzip, bzip2, or zstd (zstd needs Python 3.14's ``compression.zstd`` or the
-``zstandard`` package), or not at all. No ``ar``/``dpkg`` binary is needed.
+A ``.deb`` is an ``ar`` archive of ``debian-binary`` (``2.0``), ``control.tar.*`` and ``data.tar.*`` (the files, as
+``./usr/share/wordnet/data.noun``), the last compressed with xz, gzip, bzip2, zstd (Python 3.14's
+``compression.zstd`` or the ``zstandard`` package) or not at all.
 
 >>> import io
 >>> blob = make_deb({"usr/share/doc/x/hello.txt": b"hi"})
@@ -37,13 +34,7 @@ _HEADER = 60
 
 
 def read_ar(stream) -> list[tuple[str, bytes]]:
-    """Read the members of an ``ar`` archive (common and GNU name forms).
-
-    Args:
-        stream: a binary stream at the archive's start.
-
-    Returns:
-        ``(name, bytes)`` for each member, in order.
+    """``(name, bytes)`` of each member of the ``ar`` archive at ``stream``'s start, in order (common and GNU names).
 
     Raises:
         ValueError: the stream is not an ``ar`` archive, or a header or member is cut short (a damaged download).
@@ -107,18 +98,13 @@ def _norm(name: str) -> str:
 
 
 def deb_files(deb, prefix: str = "") -> dict[str, bytes]:
-    """Read the regular files under ``prefix`` in a ``.deb``'s ``data.tar.*``.
+    """``{path relative to prefix: bytes}`` of the regular files under ``prefix`` in a ``.deb``'s ``data.tar.*``.
 
-    Args:
-        deb: the package, a path or a binary stream.
-        prefix: the folder inside the package (``./`` or ``/`` at its start ignored); ``""`` for all files.
-
-    Returns:
-        ``{path relative to prefix: bytes}`` (paths with ``..`` are skipped).
+    ``deb``: a path or a binary stream; ``prefix``: ``./`` or ``/`` at its start ignored, ``""`` for all; paths with
+    ``..`` are skipped.
 
     Raises:
-        ValueError: the file is not a Debian package, or its data tarball has an unknown compression (or zstd
-            without a zstd decoder).
+        ValueError: not a Debian package, or its data tarball's compression is unknown (or zstd without a decoder).
     """
     if isinstance(deb, (str, os.PathLike)):
         with open(deb, "rb") as f:
@@ -138,18 +124,9 @@ def deb_files(deb, prefix: str = "") -> dict[str, bytes]:
 
 
 def extract_deb(deb_path, dest_dir, prefix: str = "") -> Path:
-    """Unpack the files under ``prefix`` of a ``.deb`` into ``dest_dir``.
+    """Unpack the files under ``prefix`` (e.g. ``"usr/share/wordnet/"``) of a ``.deb`` into ``dest_dir``; returns it.
 
-    The folder is written atomically (staged beside it, then renamed); an
-    existing ``dest_dir`` is replaced.
-
-    Args:
-        deb_path: the package.
-        dest_dir: the folder to write.
-        prefix: the folder inside the package, e.g. ``"usr/share/wordnet/"``.
-
-    Returns:
-        ``dest_dir``, as a :class:`~pathlib.Path`.
+    Written atomically (staged beside it, then renamed); an existing ``dest_dir`` is replaced.
 
     Raises:
         FileNotFoundError: nothing lies under ``prefix``.
@@ -174,14 +151,9 @@ def extract_deb(deb_path, dest_dir, prefix: str = "") -> Path:
 
 
 def make_deb(files: dict[str, bytes], compression: str = "xz") -> bytes:
-    """Build a minimal ``.deb`` holding ``files``, for tests.
+    """A minimal ``.deb``'s bytes holding ``files`` (``{path: bytes}``), for tests.
 
-    Args:
-        files: ``{path: bytes}``, the data tarball's files.
-        compression: the tarballs' compression: ``"xz"``, ``"gz"``, ``"bz2"`` or ``""`` for none.
-
-    Returns:
-        The package's bytes.
+    ``compression``: the tarballs', ``"xz"``, ``"gz"``, ``"bz2"`` or ``""`` for none.
     """
 
     def tar_bytes(entries: dict[str, bytes]) -> bytes:

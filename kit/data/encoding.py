@@ -1,7 +1,6 @@
 """Bytes to text for the files a user brings (CSV, CoNLL): a BOM's encoding, or UTF-8, or the one given.
 
-Nothing is guessed silently: a file that is not text, or bytes that are not valid
-in the encoding, stop with a message that names the file, the line and the fix.
+Nothing is guessed silently: non-text or invalid bytes stop with the file, the line and the fix.
 """
 
 from __future__ import annotations
@@ -11,17 +10,10 @@ from pathlib import Path
 
 
 def decode_text(path: Path, raw: bytes, encoding: str | None = None) -> tuple[str, str]:
-    r"""Decode the bytes ``raw`` read from ``path``: a BOM's encoding, or UTF-8, or the one given.
+    r"""``(text, encoding)`` of the bytes ``raw`` read from ``path``: a BOM's encoding, or UTF-8, or the one given.
 
-    Never a silent fallback: bytes that are not valid in the encoding stop with the line they are on and the fix.
-
-    Args:
-        path: the file the bytes come from, named in the messages.
-        raw: its bytes.
-        encoding: the encoding to use; None reads a BOM's (UTF-8 or UTF-16), else UTF-8.
-
-    Returns:
-        ``(text, encoding)``: the text and the encoding it was decoded with.
+    ``encoding`` None reads a BOM's (UTF-8 or UTF-16), else UTF-8. Never a silent fallback: invalid bytes stop with
+    their line and the fix.
 
     Raises:
         ValueError: the bytes are not text (a workbook, an archive), the encoding is unknown, or a byte is invalid.

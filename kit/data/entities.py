@@ -1,16 +1,8 @@
 """An entity task from a POS-tagged corpus: Brown's proper-noun spans as BIO entities (a CoNLL-2003 stand-in).
 
-CoNLL-2003 cannot be shipped, but the Brown corpus marks every proper noun
-(``np``, ``np$``, ``nps``, ``nps$`` and contractions such as ``np+bez``).
-:func:`proper_noun_entities` turns each maximal run of proper-noun tags into
-one entity span and writes it as BIO (IOB2) tags, so entity-level precision,
-recall and F1 (``kit.analysis.entity_scores``) measure something real:
-finding "Mary Jane Lerner" means getting both of its ends right.
-
-With ``typed=True`` a span's type is its last word's number: ``NP`` for a
-singular proper noun (``np``, ``np$``, ``np+...``), ``NPS`` for a plural one
-(``nps``, ``nps$``), so a span can also be found with the wrong type. With
-``typed=False`` every span is ``NP``.
+Brown marks every proper noun (``np``, ``np$``, ``nps``, ``nps$``, ``np+bez``...); each maximal run is one span, in
+BIO (IOB2), so entity F1 (``kit.analysis.entity_scores``) needs both ends ("Mary Jane Lerner"). ``typed=True``: a
+span's type is its last word's number, ``NP`` (singular) or ``NPS`` (plural); ``typed=False``: every span ``NP``.
 
 >>> bio_tags(["np", "np", "vbd", "at", "nps", "."])
 ['B-NP', 'I-NP', 'O', 'O', 'B-NPS', 'O']
@@ -33,13 +25,7 @@ UNTYPED_LABELS = ["O", "B-NP", "I-NP"]
 
 
 def is_proper_noun(tag: str) -> bool:
-    """Tell whether ``tag`` is one of Brown's proper-noun tags.
-
-    Args:
-        tag: a Brown tag, raw or simplified.
-
-    Returns:
-        True for ``np``, ``np$``, ``nps``, ``nps$``, ``np+bez``, ... (after folding ``-tl`` etc.).
+    """Whether ``tag`` (raw or simplified) is Brown's proper-noun tag: ``np``, ``np$``, ``nps``, ``nps$``, ``np+bez``...
 
     Example:
         >>> [is_proper_noun(t) for t in ("np", "nps$", "np+bez", "nn", "nps-tl", "np-tl-hl", "fw-np")]
@@ -53,15 +39,7 @@ def _is_plural(tag: str) -> bool:
 
 
 def proper_noun_spans(tags, typed: bool = True) -> list[tuple[str, int, int]]:
-    """Find each maximal run of proper-noun tags in one sentence's POS tags.
-
-    Args:
-        tags: the sentence's Brown POS tags.
-        typed: type a span by its last word's number (``NP`` singular, ``NPS`` plural); False: every span is ``NP``.
-
-    Returns:
-        ``(type, first, last)`` for each run (inclusive word indices).
-    """
+    """``(type, first, last)`` (inclusive word indices) of each maximal run of proper-noun tags in a sentence's tags."""
     spans, start = [], None
     tags = list(tags)
     for i, tag in enumerate(tags + ["."]):
@@ -76,15 +54,7 @@ def proper_noun_spans(tags, typed: bool = True) -> list[tuple[str, int, int]]:
 
 
 def bio_tags(tags, typed: bool = True) -> list[str]:
-    """Write one sentence's proper-noun spans as BIO (IOB2) entity tags.
-
-    Args:
-        tags: the sentence's Brown POS tags.
-        typed: type a span ``NP`` or ``NPS`` by its last word's number; False: every span is ``NP``.
-
-    Returns:
-        One tag per word: ``B-<type>``, ``I-<type>`` or ``O``.
-    """
+    """One sentence's proper-noun spans as BIO (IOB2) tags: ``B-<type>``, ``I-<type>`` or ``O`` per word."""
     out = ["O"] * len(tags)
     for kind, first, last in proper_noun_spans(tags, typed):
         out[first] = f"B-{kind}"
@@ -94,17 +64,10 @@ def bio_tags(tags, typed: bool = True) -> list[str]:
 
 
 def proper_noun_entities(ds: TextDataset, typed: bool = True) -> TextDataset:
-    """Turn a POS-tagged :class:`TextDataset` into its proper-noun entity task.
+    """A POS-tagged :class:`TextDataset` (e.g. ``load("brown_pos")``) as its proper-noun entity task.
 
-    Same sentences and splits; labels are ids into ``TYPED_LABELS`` (or
-    ``UNTYPED_LABELS``). ``info`` counts the entities per split.
-
-    Args:
-        ds: a POS-tagged set (task ``"tagging"``, label ids into ``ds.label_names``), e.g. ``load("brown_pos")``.
-        typed: types ``NP`` (singular) and ``NPS`` (plural); False: every span is ``NP``.
-
-    Returns:
-        The entity set, named ``<ds.name>_entities``, with ``info["entities"]`` and ``info["from"]``.
+    Same sentences and splits, named ``<ds.name>_entities``; labels are ids into ``TYPED_LABELS`` (or
+    ``UNTYPED_LABELS``); ``info["entities"]`` counts the entities per split, ``info["from"]`` names ``ds``.
 
     Raises:
         ValueError: ``ds`` is not a tagging set with tag names, or its tags have no proper-noun tag.

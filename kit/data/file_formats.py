@@ -1,9 +1,7 @@
 r"""What a file of your data looks like: the formats its name says, and the one its first bytes show.
 
-:func:`content_format` is what :func:`kit.data.data_kind` asks where a file's name says nothing or lies: ``"parquet"``,
-``"jsonl"``, ``"conllu"``, ``"hf_disk"`` (a folder written by ``datasets.save_to_disk``). :func:`format_hint` says
-what a file that a reader could not read looks like instead, so its message names the real cause ("it looks like
-CoNLL-U, not CSV: name it .conllu") rather than a CSV column list of fragments of another format.
+:func:`content_format` tells :func:`kit.data.data_kind` the format where a name says nothing or lies;
+:func:`format_hint` lets a reader's message name the real cause ("it looks like CoNLL-U, not CSV: name it .conllu").
 
 >>> import tempfile
 >>> path = Path(tempfile.mkdtemp()) / "own.csv"
@@ -50,13 +48,7 @@ _CONLLU_ID = re.compile(r"\d+(-\d+|\.\d+)?$")
 
 
 def is_hf_disk(path) -> bool:
-    """Whether ``path`` is a folder that ``datasets.save_to_disk`` wrote (a Dataset's or a DatasetDict's).
-
-    Args:
-        path: a file or folder.
-
-    Returns:
-        True for a folder holding ``dataset_dict.json`` (a DatasetDict) or ``state.json`` (a Dataset).
+    """Whether ``path`` is a folder ``datasets.save_to_disk`` wrote (``dataset_dict.json`` or ``state.json`` in it).
 
     Example:
         >>> is_hf_disk(".")
@@ -69,13 +61,9 @@ def is_hf_disk(path) -> bool:
 def content_format(path) -> str | None:
     r"""The format a file's first bytes show, whatever its name, or None when they show nothing in particular.
 
-    Args:
-        path: the file.
-
-    Returns:
-        ``"parquet"`` (the ``PAR1`` magic), ``"jsonl"`` (a first line that is a JSON object, or a JSON array of
-        objects), ``"conllu"`` (CoNLL-U's ``# sent_id``/``# text`` comments, or ten tab-separated fields that
-        start with a token number), ``"hf_disk"`` (a ``save_to_disk`` folder), or None (CSV, plain text, other).
+    ``"parquet"`` (``PAR1`` magic), ``"jsonl"`` (a first line that is a JSON object, or a JSON array of objects),
+    ``"conllu"`` (``# sent_id``/``# text`` comments, or ten tab-separated fields starting with a token number),
+    ``"hf_disk"`` (a ``save_to_disk`` folder), or None (CSV, plain text, other).
 
     Example:
         >>> import tempfile
@@ -144,15 +132,9 @@ def _looks_like_conllu(text: str) -> bool:
 
 
 def format_hint(path, read_as: str) -> str:
-    """A sentence for a reader's error when the file is of another format than the one it was read as.
+    """A sentence for a reader's error when ``path`` is of another format than ``read_as``, or ``""``.
 
-    Args:
-        path: the file or folder.
-        read_as: the format it was read as (``"csv"``, ``"jsonl"``, ``"parquet"``, ``"hf_disk"``, ``"conllu"``).
-
-    Returns:
-        ``" It looks like JSON Lines, not CSV: name it .jsonl ..."`` (with its leading space), or ``""`` when the
-        content shows no other format.
+    E.g. ``" It looks like JSON Lines, not CSV: name it .jsonl ..."`` (with its leading space).
 
     Example:
         >>> format_hint("no/such/file.csv", "csv")

@@ -1,11 +1,8 @@
 """Hugging Face datasets for :func:`kit.data.read`: a ``datasets.Dataset`` or ``DatasetDict``, in memory or saved.
 
-One ``Dataset`` is split by the kit like a CSV (seeded and stratified, or by a split column); a ``DatasetDict`` keeps
-its ``train``, ``validation`` (or ``dev``) and ``test`` splits, and a split it lacks is cut from train, seeded. A
-``ClassLabel`` label's names are the label names, in its order, and its ids map to them. A folder ``save_to_disk``
-wrote is read offline with ``datasets.load_from_disk``. The ``datasets`` library is optional (``pip install
-'nlp-course-kit[hf]'``) and imported only here, inside the functions. The checks and messages after that are
-:mod:`kit.data.labelled_table`'s, each naming the row (from 1) and, in a ``DatasetDict``, its split.
+A ``Dataset`` is split like a CSV; a ``DatasetDict`` keeps ``train``, ``validation`` (or ``dev``), ``test`` (a missing
+one cut from train, seeded). A ``ClassLabel``'s names are the label names, in order. ``datasets`` is optional
+(``pip install 'nlp-course-kit[hf]'``), imported inside the functions; checks are :mod:`kit.data.labelled_table`'s.
 """
 
 from __future__ import annotations
@@ -44,17 +41,10 @@ def load_saved(path: Path):
 
 
 def hf_table(dataset, request: Request, source: str, verbose: bool = True) -> Table:
-    """The rows of a ``Dataset``'s (or every kept split of a ``DatasetDict``'s) named columns, as one table.
+    """The named columns of a ``Dataset`` (or every kept split of a ``DatasetDict`` or dict of Datasets) as one table.
 
-    Args:
-        dataset: a ``datasets.Dataset`` or ``DatasetDict`` (or a dict of Datasets).
-        request: the columns to read and what to do with empty texts.
-        source: the dataset's name, as messages start.
-        verbose: say which splits of a ``DatasetDict`` are left out.
-
-    Returns:
-        The rows; a ``DatasetDict``'s rows keep their split (``table.given``), a ``ClassLabel`` its names
-        (``table.class_names``).
+    A ``DatasetDict``'s rows keep their split (``table.given``), a ``ClassLabel`` its names (``table.class_names``);
+    ``source`` names the dataset in messages; ``verbose`` says which splits are left out.
 
     Raises:
         KeyError: a named column is not in the dataset (the message lists the columns there are).

@@ -1,10 +1,8 @@
 """JSON Lines for :func:`kit.data.read`: one JSON object per line (or a ``.json`` array of objects), keys as columns.
 
-JSON Lines is what ``datasets.Dataset.to_json`` and ``pandas.DataFrame.to_json(orient="records", lines=True)``
-write, and what most labelling tools export. Blank lines are skipped. A label that is a number or a boolean becomes
-the string a CSV would hold (``1`` -> ``"1"``, ``0.5`` -> ``"0.5"``, ``true`` -> ``"true"``), so the task is inferred
-as for a CSV; a null label is missing. The checks and messages after that are :mod:`kit.data.labelled_table`'s, each
-naming the line.
+What ``Dataset.to_json`` and ``DataFrame.to_json(orient="records", lines=True)`` write. Blank lines are skipped; a
+number or boolean label becomes the string a CSV would hold (``true`` -> ``"true"``), so the task is inferred as for a
+CSV; a null label is missing.
 """
 
 from __future__ import annotations
@@ -23,11 +21,7 @@ _SPACE = re.compile(r"[ \t\r\n]*")
 
 @dataclass(frozen=True)
 class JsonlFormat:
-    """How to read a JSON Lines file (:func:`kit.data.read`).
-
-    Attributes:
-        encoding: the file's encoding; None reads UTF-8, or UTF-16 where a BOM says so.
-    """
+    """How to read a JSON Lines file (:func:`kit.data.read`): ``encoding``, None for UTF-8 (UTF-16 with a BOM)."""
 
     encoding: str | None = None
 

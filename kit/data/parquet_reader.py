@@ -1,9 +1,7 @@
 """Parquet for :func:`kit.data.read`: a table's named columns, read with pyarrow (the kit's dependency).
 
-Parquet is what ``pandas.DataFrame.to_parquet``, pyarrow and most data tools write. Only the columns named are
-read; a categorical (dictionary) column reads as its values. A label that is a number or a boolean becomes the string
-a CSV would hold (``1`` -> ``"1"``, ``true`` -> ``"true"``), a null (or NaN) label is missing; the checks and messages
-after that are :mod:`kit.data.labelled_table`'s, each naming the row, counted from 1.
+Only the columns named are read; a categorical column reads as its values; a number or boolean label becomes the
+string a CSV would hold (``1`` -> ``"1"``), a null (or NaN) label is missing. Rows are counted from 1.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 r"""Your own data, one entry point: :func:`read` turns a file, a folder or a Hugging Face dataset into a TextDataset.
 
-The format is found by the file's name, or by its first bytes where those say otherwise (:func:`data_kind`): CSV/TSV,
-JSON Lines, Parquet, a folder ``datasets.save_to_disk`` wrote (or a ``Dataset``/``DatasetDict`` in memory) are
-labelled rows, read with the :class:`Columns` named; CoNLL-U and CoNLL are tagged tokens. A format's own settings come
-in a small object, :class:`CsvFormat`, :class:`JsonlFormat`, :class:`ConllFormat` or :class:`ConlluFormat`; one that
-does not fit the file stops with what the file is. The split (:class:`Splits`) is seeded, or a column's, or a
-folder's own.
+The format comes from the name, or the first bytes where those disagree (:func:`data_kind`); its settings from a
+small object (:class:`CsvFormat`, :class:`JsonlFormat`, :class:`ConllFormat`, :class:`ConlluFormat`), refused with
+what the file is when it does not fit. Labelled rows are read with the :class:`Columns` named and split by
+:class:`Splits`.
 
 >>> import tempfile
 >>> folder = Path(tempfile.mkdtemp())
@@ -50,19 +48,12 @@ READS = (
 
 
 def data_kind(path, task: str | None = None) -> str:
-    """The kind of data in ``path``: by the task asked for, the file's name, then its content.
+    """The kind of data in ``path``: by the ``task`` asked for, the file's name, then its content.
 
-    Tagged tokens: ``"conllu"`` (a ``.conllu`` name, a folder of them, or CoNLL-U's form under another name, when
-    no task or ``tagging`` is asked for), ``"conll"`` (``task="tagging"`` or a ``.conll``/``.iob``/... name).
-    Labelled rows: ``"csv"``, ``"jsonl"``, ``"parquet"`` or ``"hf_disk"`` (a folder ``save_to_disk`` wrote), by the
-    name, or by the first bytes where those show Parquet or JSON; ``"folder"`` for any other folder.
-
-    Args:
-        path: the file or folder.
-        task: the task asked for, or None.
-
-    Returns:
-        One of ``"conllu"``, ``"conll"``, ``"csv"``, ``"jsonl"``, ``"parquet"``, ``"hf_disk"``, ``"folder"``.
+    Tagged tokens: ``"conllu"`` (a ``.conllu`` name, a folder of them, or CoNLL-U content, for no task or ``tagging``),
+    ``"conll"`` (``task="tagging"`` or a ``.conll``/``.iob``/... name). Labelled rows: ``"csv"``, ``"jsonl"``,
+    ``"parquet"`` or ``"hf_disk"`` (a ``save_to_disk`` folder), by name, or first bytes showing Parquet or JSON;
+    ``"folder"`` for any other folder.
 
     Example:
         >>> data_kind("ud.conllu"), data_kind("ner.txt", "tagging"), data_kind("own.jsonl"), data_kind("a.tsv")
@@ -104,13 +95,11 @@ def read(
     Args:
         source: a file or folder (see :func:`data_kind`), or a ``datasets.Dataset``/``DatasetDict`` in memory.
         columns: the columns of labelled rows (not for tagged tokens).
-        fmt: the format's settings, if any: :class:`CsvFormat` (encoding, delimiter), :class:`JsonlFormat`
-            (encoding), :class:`ConllFormat` (tag column, encoding), :class:`ConlluFormat` (tag field, encoding).
-            For a file whose name says nothing (``.txt`` or an unknown ending), it says the format.
-        splits: how the rows are split (default: seeded and stratified, ``dev=0.1, test=0.1, seed=0``), or a
-            column's split; a folder or a ``DatasetDict`` keeps its own.
-        task: ``"classification"`` or ``"regression"`` (pairs: ``"pairs"`` or ``"pair_regression"``), or
-            ``"tagging"`` (a CoNLL file of any name); None infers it.
+        fmt: the format's settings (encoding, delimiter, tag column or field); for a name that says nothing (``.txt``,
+            an unknown ending) it says the format.
+        splits: default seeded and stratified, ``dev=0.1, test=0.1, seed=0``; a folder or ``DatasetDict`` keeps its own.
+        task: ``"classification"``, ``"regression"``, ``"pairs"``, ``"pair_regression"``, or ``"tagging"`` (a CoNLL
+            file of any name); None infers it.
         skip_empty: drop the rows with an empty or null text (without it they are an error).
         name: the data set's name (default: the file's name without its suffix, a dataset's own name).
         verbose: print the number of rows, the task and why, and the split sizes.
@@ -121,8 +110,8 @@ def read(
     Raises:
         FileNotFoundError: there is no such file or folder (IsADirectoryError: a folder of none of the kinds read).
         KeyError: a column you named is not in the file (the message lists the columns there are).
-        ValueError: an unknown file ending, a format setting or a column that does not apply to the file, or the
-            file or a row does not fit; the message names the line and the fix.
+        ValueError: an unknown ending, a setting or column that does not apply, or the file or a row does not fit;
+            the message names the line and the fix.
 
     Example:
         >>> import csv, tempfile

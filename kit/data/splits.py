@@ -23,19 +23,9 @@ def _can_stratify(stratify, n_pick: int) -> bool:
 
 
 def sample_indices(n: int, k: int, seed: int = 0, stratify=None) -> np.ndarray:
-    """Pick ``k`` of ``range(n)``, seeded, stratified by ``stratify`` when possible; sorted.
+    """Pick ``k`` of ``range(n)`` (all for ``k >= n``), seeded, sorted; stratified by ``stratify`` when possible.
 
-    Stratified when the labels are 1-D, every class has at least 2 rows and ``k`` leaves room for one row per class;
-    else a plain seeded sample.
-
-    Args:
-        n: how many rows.
-        k: how many to pick; ``k >= n`` returns all of them.
-        seed: the seed of the pick.
-        stratify: labels to keep the class balance of, or None.
-
-    Returns:
-        The picked row indices, sorted.
+    Stratified when the labels are 1-D, every class has 2+ rows and ``k`` leaves room for one per class.
 
     Raises:
         ValueError: ``k`` is 0 or negative.
@@ -57,21 +47,10 @@ def sample_indices(n: int, k: int, seed: int = 0, stratify=None) -> np.ndarray:
 
 
 def split_indices(n: int, dev: float = 0.1, test: float = 0.1, seed: int = 0, stratify=None) -> dict[str, np.ndarray]:
-    """Split ``range(n)`` into train/dev/test index arrays, seeded and stratified when possible.
+    """Split ``range(n)`` into ``{"train", "dev", "test"}`` index arrays (fractions ``dev``, ``test``), seeded.
 
-    Test is cut first, then dev from the rest (with ``seed + 1``); each cut is stratified when every class has at
-    least 2 rows and each side of the cut has room for one row per class. Each array comes in a seeded shuffled
-    order (not the file's order, which is often grouped by class).
-
-    Args:
-        n: how many rows.
-        dev: the fraction of rows in dev.
-        test: the fraction of rows in test.
-        seed: the seed of the split.
-        stratify: labels to keep the class balance of, or None.
-
-    Returns:
-        ``{"train": ..., "dev": ..., "test": ...}``, arrays of row indices.
+    Test is cut first, then dev from the rest (``seed + 1``); a cut is stratified when every class has 2+ rows and each
+    side has room for one per class. Each array is in a seeded shuffled order (files are often grouped by class).
 
     Raises:
         ValueError: a fraction is outside [0, 1), they sum to 1 or more, or a split would be empty.
@@ -109,17 +88,9 @@ def _cut(idx: np.ndarray, n_out: int, seed: int, stratify):
 
 
 def split_given(given, *, dev: float = 0.1, test: float = 0.1, seed: int = 0, stratify=None) -> dict:
-    """Train/dev/test row indices from each row's given split; a split no row has is cut from train, seeded.
+    """Train/dev/test row indices from each row's ``given`` split (a treebank's files, a ``DatasetDict``'s), in order.
 
-    Args:
-        given: each row's split, ``"train"``, ``"dev"`` or ``"test"`` (a treebank's files, a ``DatasetDict``'s).
-        dev: the fraction of train's rows cut for dev when no row is in dev.
-        test: the fraction of train's rows cut for test when no row is in test.
-        seed: the seed of the cut.
-        stratify: labels to keep the class balance of in the cut, or None.
-
-    Returns:
-        ``{"train": ..., "dev": ..., "test": ...}``, arrays of row indices (the given ones in their order).
+    A split no row has is cut from train (fraction ``dev`` or ``test`` of it), seeded, stratified by ``stratify``.
 
     Example:
         >>> {k: len(v) for k, v in split_given(["train"] * 8 + ["test"] * 2, dev=0.25).items()}
