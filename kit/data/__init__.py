@@ -1,8 +1,7 @@
 """Data sets: the registry of real offline text, the papers' formats, and your own data.
 
-Your own data, in one entry point: :func:`read` reads CSV/TSV, JSON Lines, Parquet, a Hugging Face dataset (in
-memory or saved to disk), CoNLL and CoNLL-U, with the :class:`Columns`, the :class:`Splits` and a format's settings
-(:class:`CsvFormat`, :class:`JsonlFormat`, :class:`ConllFormat`, :class:`ConlluFormat`).
+:func:`read` reads your CSV/TSV, JSON Lines, Parquet, Hugging Face dataset (in memory or saved), CoNLL or CoNLL-U,
+with :class:`Columns`, :class:`Splits` and a format's settings (:class:`CsvFormat`, :class:`ConlluFormat` ...).
 
 >>> import kit.data
 >>> sorted(kit.data.list_datasets())[:3]

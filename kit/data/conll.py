@@ -76,10 +76,7 @@ def conll_dataset(path: Path, fmt: ConllFormat, splits: Splits, name: str | None
 
     Texts are token lists, labels tag ids (``label_names`` sorted); spaces or tabs, CRLF fine, ``-DOCSTART-`` skipped.
     ``info``: ``tag_column`` and, for chunk tags (``B-``, ``I-``, ``S-``, ``E-``), the ``entities`` per split.
-
-    Raises:
-        FileNotFoundError: the folder has no file for a split.
-        ValueError: a malformed line (with its line number), every token has the same tag, or the file is CoNLL-U.
+    FileNotFoundError: a folder without a split's file; ValueError: a malformed line, one tag only, or CoNLL-U.
     """
     if path.is_dir():
         files = {k: next((path / c for c in names if (path / c).is_file()), None) for k, names in SPLIT_FILES.items()}
@@ -113,8 +110,7 @@ def split_sentences(read: dict[str, list], splits: Splits) -> dict[str, list]:
 def tagged_dataset(path: Path, parts: dict[str, list], name: str | None, one_tag: str, fix: str) -> TextDataset:
     """The tagging data set of ``{split: [(tokens, tags), ...]}``: tag ids by sorted names, at least two of them.
 
-    Raises:
-        ValueError: every token has one tag (the message: the file, ``one_tag``, the tag, then ``fix``).
+    One tag only raises ValueError: the file, ``one_tag``, the tag, then ``fix``.
     """
     names = sorted({t for part in parts.values() for _, tags in part for t in tags})
     if len(names) < 2:

@@ -63,11 +63,8 @@ _TEXT = re.compile(r"#\s*text\s*=(.*)")
 def field_number(tag_field: str | int, name: str = "the file") -> int:
     """A CoNLL-U field's number, 1-10, from its name (``"upos"``, ``"xpos"``, ``"deprel"``, ...; any case) or number.
 
-    Numbers as CoNLL-U's documentation: 1 ID, 2 FORM, 3 LEMMA, 4 UPOS, 5 XPOS, 6 FEATS, 7 HEAD, 8 DEPREL, 9 DEPS,
-    10 MISC (or its digits). ``name``: the file, as messages name it.
-
-    Raises:
-        ValueError: an unknown name, a number outside 1-10, or the ID or FORM field (the word, not a tag).
+    Numbered as CoNLL-U's documentation: 1 ID, 2 FORM, 3 LEMMA, 4 UPOS, 5 XPOS, 6 FEATS, 7 HEAD, 8 DEPREL, 9 DEPS,
+    10 MISC. An unknown name, a number outside 1-10, or ID/FORM (the word, not a tag) raises ValueError.
 
     Example:
         >>> field_number("UPOS"), field_number("xpos"), field_number(8), field_number("5")
@@ -123,8 +120,8 @@ def conllu_dataset(
 
     Raises:
         FileNotFoundError: the folder has no ``.conllu`` file for train.
-        ValueError: a malformed line (with file and line: not 10 tab-separated fields, a bad ID, IDs not counting up
-            from 1, ``_`` in the tag field), a bad field or ID/FORM as the tag, under 2 distinct tags, or no sentences.
+        ValueError: a malformed line (not 10 tab-separated fields, a bad ID or ID order, ``_`` as the tag; file and
+            line named), a bad tag field (ID or FORM, outside 1-10), under 2 distinct tags, or no sentences.
     """
     number = field_number(fmt.tag_field, path.name)
     files = _split_files(path) if path.is_dir() else {"all": path}
@@ -166,10 +163,7 @@ def turkish_web_treebank() -> Path:
 
     From the ``turkish-treebanks`` 1.0.0 wheel on PyPI (:data:`TURKISH_WEB_TREEBANK`, SHA-256 checked), cached under
     :func:`kit.config.data_dir`; set ``KIT_DATA_TURKISH_WEB_TREEBANK`` to a folder with ``web.conllu`` (or the wheel).
-
-    Raises:
-        FileNotFoundError: no source answered (offline, ``KIT_OFFLINE=1``), or your folder has no ``web.conllu``.
-        ValueError: the download fails its SHA-256 check.
+    FileNotFoundError: no source answered (offline) or no ``web.conllu`` there; ValueError: a failed SHA-256 check.
 
     Example:
         >>> ds = kit.data.read(turkish_web_treebank())  # doctest: +SKIP

@@ -36,10 +36,8 @@ class CsvFormat:
 def csv_table(path: Path, request: Request, fmt: CsvFormat) -> Table:
     r"""Decode ``path``, check its header has the named columns, then read its rows (``info``: encoding, delimiter).
 
-    Raises:
-        ValueError: the file does not fit (not text, empty, not valid CSV, a row of another width); the message names
-            the line and the fix.
-        KeyError: a named column is not in the header.
+    KeyError: a named column not in the header; ValueError: not text, empty, not valid CSV, a row of another width (the
+    line and the fix named).
 
     Example:
         >>> import tempfile

@@ -25,16 +25,10 @@ SPLITS = ("train", "dev", "test")
 
 @dataclass
 class Split:
-    """One split: texts (or token lists), optional second texts, labels, as parallel lists.
+    """One split: texts (or token lists for tagging), optional ``texts_b`` of pairs, and labels, as parallel lists.
 
-    Attributes:
-        texts: the texts, or token lists for tagging.
-        labels: ids into the data set's ``label_names`` for classes, floats for regression, lists of tag ids for
-            tagging; None for an unlabeled corpus.
-        texts_b: the second texts of sentence pairs, or None.
-
-    Raises:
-        ValueError: ``labels`` or ``texts_b`` do not match ``texts`` one to one.
+    ``labels``: ids into the data set's ``label_names`` for classes, floats for regression, lists of tag ids for
+    tagging, None for an unlabeled corpus; a length that does not match ``texts`` raises ValueError.
     """
 
     texts: list
@@ -87,18 +81,9 @@ def _is_ragged(labels) -> bool:
 class TextDataset:
     """Named splits plus what a reader needs to trust them: the task, the label names, the licence and the source.
 
-    Attributes:
-        name: the data set's name.
-        task: one of :data:`TASKS`.
-        splits: the named splits, usually ``train``, ``dev`` and ``test`` (a corpus: ``all``).
-        label_names: the class or tag names, in label-id order; None for regression and corpora.
-        licence: the licence line.
-        description: what the data is, in words.
-        source: where the files came from.
-        info: anything more a loader records (the task's reason, counts, the split's rule, ...).
-
-    Raises:
-        ValueError: the task is unknown, or a split is empty.
+    ``task``: one of :data:`TASKS`; ``splits``: usually ``train``, ``dev``, ``test`` (a corpus: ``all``), none empty;
+    ``label_names``: class or tag names in id order, None for regression and corpora; ``info``: anything more a loader
+    records (the task's reason, counts, the split's rule ...).
     """
 
     name: str
@@ -167,10 +152,7 @@ class TextDataset:
     def select_classes(self, names) -> TextDataset:
         """Keep only the rows of the classes ``names``, relabelled 0..n-1 in that order, e.g. 2 of Yahoo's 10.
 
-        ``info["classes_from"]`` keeps the old names.
-
-        Raises:
-            ValueError: the set has no class labels (not classification or pairs), or a name is not one of its classes.
+        ``info["classes_from"]`` keeps the old names; a set without class labels, or an unknown name, raises ValueError.
 
         Example:
             >>> s = Split(texts=["a", "b", "c"], labels=[0, 1, 2])

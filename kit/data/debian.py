@@ -1,8 +1,7 @@
 """Read a Debian package (``.deb``) in pure Python: the ``ar`` archive, then its ``data.tar.*`` (no ``ar``/``dpkg``).
 
-A ``.deb`` is an ``ar`` archive of ``debian-binary`` (``2.0``), ``control.tar.*`` and ``data.tar.*`` (the files, as
-``./usr/share/wordnet/data.noun``), the last compressed with xz, gzip, bzip2, zstd (Python 3.14's
-``compression.zstd`` or the ``zstandard`` package) or not at all.
+Members: ``debian-binary`` (``2.0``), ``control.tar.*``, ``data.tar.*`` (files as ``./usr/share/wordnet/data.noun``),
+compressed with xz, gzip, bzip2, zstd (Python 3.14's ``compression.zstd`` or ``zstandard``) or not at all.
 
 >>> import io
 >>> blob = make_deb({"usr/share/doc/x/hello.txt": b"hi"})
@@ -36,8 +35,7 @@ _HEADER = 60
 def read_ar(stream) -> list[tuple[str, bytes]]:
     """``(name, bytes)`` of each member of the ``ar`` archive at ``stream``'s start, in order (common and GNU names).
 
-    Raises:
-        ValueError: the stream is not an ``ar`` archive, or a header or member is cut short (a damaged download).
+    A stream that is not ``ar``, or a header or member cut short (a damaged download), raises ValueError.
     """
     if stream.read(len(AR_MAGIC)) != AR_MAGIC:
         raise ValueError("Not an ar archive (a .deb starts with '!<arch>\\n'): the file is damaged or not a .deb.")
@@ -101,10 +99,7 @@ def deb_files(deb, prefix: str = "") -> dict[str, bytes]:
     """``{path relative to prefix: bytes}`` of the regular files under ``prefix`` in a ``.deb``'s ``data.tar.*``.
 
     ``deb``: a path or a binary stream; ``prefix``: ``./`` or ``/`` at its start ignored, ``""`` for all; paths with
-    ``..`` are skipped.
-
-    Raises:
-        ValueError: not a Debian package, or its data tarball's compression is unknown (or zstd without a decoder).
+    ``..`` are skipped. ValueError: not a Debian package, or an unknown compression (or zstd without a decoder).
     """
     if isinstance(deb, (str, os.PathLike)):
         with open(deb, "rb") as f:
@@ -126,10 +121,7 @@ def deb_files(deb, prefix: str = "") -> dict[str, bytes]:
 def extract_deb(deb_path, dest_dir, prefix: str = "") -> Path:
     """Unpack the files under ``prefix`` (e.g. ``"usr/share/wordnet/"``) of a ``.deb`` into ``dest_dir``; returns it.
 
-    Written atomically (staged beside it, then renamed); an existing ``dest_dir`` is replaced.
-
-    Raises:
-        FileNotFoundError: nothing lies under ``prefix``.
+    Atomic (staged beside it, then renamed; an existing ``dest_dir`` is replaced); FileNotFoundError if nothing there.
     """
     dest = Path(dest_dir)
     files = deb_files(deb_path, prefix)

@@ -12,11 +12,8 @@ from pathlib import Path
 def decode_text(path: Path, raw: bytes, encoding: str | None = None) -> tuple[str, str]:
     r"""``(text, encoding)`` of the bytes ``raw`` read from ``path``: a BOM's encoding, or UTF-8, or the one given.
 
-    ``encoding`` None reads a BOM's (UTF-8 or UTF-16), else UTF-8. Never a silent fallback: invalid bytes stop with
-    their line and the fix.
-
-    Raises:
-        ValueError: the bytes are not text (a workbook, an archive), the encoding is unknown, or a byte is invalid.
+    Never a silent fallback: non-text bytes (a workbook, an archive), an unknown encoding or an invalid byte raise
+    ValueError with the line and the fix.
 
     Example:
         >>> decode_text(Path("a.csv"), "héllo".encode("utf-16"))

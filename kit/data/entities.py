@@ -67,10 +67,8 @@ def proper_noun_entities(ds: TextDataset, typed: bool = True) -> TextDataset:
     """A POS-tagged :class:`TextDataset` (e.g. ``load("brown_pos")``) as its proper-noun entity task.
 
     Same sentences and splits, named ``<ds.name>_entities``; labels are ids into ``TYPED_LABELS`` (or
-    ``UNTYPED_LABELS``); ``info["entities"]`` counts the entities per split, ``info["from"]`` names ``ds``.
-
-    Raises:
-        ValueError: ``ds`` is not a tagging set with tag names, or its tags have no proper-noun tag.
+    ``UNTYPED_LABELS``); ``info["entities"]`` counts the entities per split, ``info["from"]`` names ``ds``. A set that
+    is not tagging with tag names, or has no proper-noun tag, raises ValueError.
     """
     if ds.task != "tagging" or ds.label_names is None:
         raise ValueError(

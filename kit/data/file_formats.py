@@ -61,9 +61,8 @@ def is_hf_disk(path) -> bool:
 def content_format(path) -> str | None:
     r"""The format a file's first bytes show, whatever its name, or None when they show nothing in particular.
 
-    ``"parquet"`` (``PAR1`` magic), ``"jsonl"`` (a first line that is a JSON object, or a JSON array of objects),
-    ``"conllu"`` (``# sent_id``/``# text`` comments, or ten tab-separated fields starting with a token number),
-    ``"hf_disk"`` (a ``save_to_disk`` folder), or None (CSV, plain text, other).
+    ``"parquet"`` (``PAR1``), ``"jsonl"`` (a first line that is a JSON object, or an array of objects), ``"conllu"``
+    (``# sent_id``/``# text`` comments, or ten tab-separated fields from a token number), ``"hf_disk"`` (a folder).
 
     Example:
         >>> import tempfile
@@ -134,7 +133,7 @@ def _looks_like_conllu(text: str) -> bool:
 def format_hint(path, read_as: str) -> str:
     """A sentence for a reader's error when ``path`` is of another format than ``read_as``, or ``""``.
 
-    E.g. ``" It looks like JSON Lines, not CSV: name it .jsonl ..."`` (with its leading space).
+    E.g. ``" It looks like JSON Lines, not CSV: name it .jsonl ..."`` (leading space included).
 
     Example:
         >>> format_hint("no/such/file.csv", "csv")

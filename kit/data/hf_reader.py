@@ -1,8 +1,7 @@
 """Hugging Face datasets for :func:`kit.data.read`: a ``datasets.Dataset`` or ``DatasetDict``, in memory or saved.
 
 A ``Dataset`` is split like a CSV; a ``DatasetDict`` keeps ``train``, ``validation`` (or ``dev``), ``test`` (a missing
-one cut from train, seeded). A ``ClassLabel``'s names are the label names, in order. ``datasets`` is optional
-(``pip install 'nlp-course-kit[hf]'``), imported inside the functions; checks are :mod:`kit.data.labelled_table`'s.
+one cut from train, seeded); a ``ClassLabel``'s names are the label names. ``datasets`` is optional (the ``hf`` extra).
 """
 
 from __future__ import annotations
@@ -24,11 +23,9 @@ def is_dataset(source) -> bool:
 
 
 def load_saved(path: Path):
-    """The dataset that ``save_to_disk`` wrote into the folder ``path``, read offline.
+    """The dataset ``save_to_disk`` wrote into the folder ``path``, read offline.
 
-    Raises:
-        ImportError: the ``datasets`` library is not installed (the message says what to install).
-        ValueError: ``datasets`` cannot read the folder.
+    ImportError without the ``datasets`` library (the message says what to install); ValueError if it cannot read it.
     """
     datasets = _datasets_library("reading a saved Hugging Face dataset")
     try:
@@ -49,8 +46,7 @@ def hf_table(dataset, request: Request, source: str, verbose: bool = True) -> Ta
     Raises:
         KeyError: a named column is not in the dataset (the message lists the columns there are).
         TypeError: ``dataset`` is not a Dataset or DatasetDict (a streamed one, a DataFrame ...).
-        ValueError: a DatasetDict without train, a text that is not a string, a missing label (a ``ClassLabel``'s
-            -1); the message names the row and the fix.
+        ValueError: no train, a text not a string, a missing label (``ClassLabel`` -1); the row and fix named.
 
     Example:
         >>> import datasets

@@ -1,8 +1,7 @@
 """JSON Lines for :func:`kit.data.read`: one JSON object per line (or a ``.json`` array of objects), keys as columns.
 
-What ``Dataset.to_json`` and ``DataFrame.to_json(orient="records", lines=True)`` write. Blank lines are skipped; a
-number or boolean label becomes the string a CSV would hold (``true`` -> ``"true"``), so the task is inferred as for a
-CSV; a null label is missing.
+What ``DataFrame.to_json(orient="records", lines=True)`` writes. Blank lines are skipped; a number or boolean label
+becomes the string a CSV would hold (``true`` -> ``"true"``), so the task is inferred as for a CSV; null is missing.
 """
 
 from __future__ import annotations
@@ -29,10 +28,8 @@ class JsonlFormat:
 def jsonl_table(path: Path, request: Request, fmt: JsonlFormat) -> Table:
     r"""The named keys of every object in a JSON Lines file (or a ``.json`` array of objects), as a table.
 
-    Raises:
-        KeyError: a key asked for is in no object (the message lists the keys there are).
-        ValueError: the file or a line does not fit: not JSON, not an object, no such key in a row; the message
-            names the line and the fix.
+    KeyError: a key in no object (the keys there are listed); ValueError: not JSON, not an object, a row without the
+    key (the line and the fix named).
 
     Example:
         >>> import tempfile

@@ -71,8 +71,7 @@ class Columns:
 class Splits:
     """How rows are split into train, dev, test: seeded (stratified for classes), or by a ``column`` of train/dev/test.
 
-    ``dev`` and ``test`` are fractions of the rows. A folder or a ``DatasetDict`` keeps its own splits and cuts the ones
-    it lacks from train with ``dev``, ``test`` and ``seed``.
+    ``dev``, ``test``: fractions. A folder or ``DatasetDict`` keeps its own splits, cutting missing ones from train.
 
     Example:
         >>> Splits(dev=0.2, seed=1)
@@ -110,9 +109,8 @@ class Request:
 def check_request(request: Request) -> None:
     """Check the columns and the task asked for, before the file is read.
 
-    Raises:
-        ValueError: a pair's column is missing, single texts and pairs are mixed, the text or label column is not
-            named, a column is named twice, or the task does not fit single texts or pairs.
+    ValueError: a pair's column missing, single texts and pairs mixed, no text or label column, a column named twice,
+    or a task that does not fit single texts or pairs.
 
     Example:
         >>> Request(Columns(text="t", label="t"))
@@ -145,13 +143,9 @@ def check_request(request: Request) -> None:
 
 
 def check_columns(source: str, found: list[str], wanted: list[str], hint: str = "", kind: str = "columns") -> None:
-    """Check that every column named (``wanted``) is among those ``found`` in ``source``.
+    """Check that every column named (``wanted``) is among those ``found`` in ``source``, else KeyError listing them.
 
-    ``hint`` is a sentence added to the message (with its leading space); ``kind`` what the file calls its columns
-    (``"keys"`` for JSON objects).
-
-    Raises:
-        KeyError: a named column is not there; the message lists the ones there are.
+    ``hint``: a sentence added to the message (leading space included); ``kind``: what the file calls columns ("keys").
 
     Example:
         >>> check_columns("mine.csv", ["review", "stars"], ["text", "stars"])
@@ -171,18 +165,11 @@ def check_columns(source: str, found: list[str], wanted: list[str], hint: str = 
 class Table:
     """The rows a reader kept, column by column, as strings, and how the file was read.
 
-    Attributes:
-        request: what was asked for.
-        source: the file's name, as messages start (``mine.csv``).
-        word: a row's place in messages: ``"line"`` (a text file) or ``"row"`` (a table).
-        info: how the file was read (encoding, delimiter ...), kept in the data set's ``info``.
-        no_rows: the message when no rows are left, after the file's name.
-        description: the data set's description (default ``"your data: <file>"``).
-        values: each named column's fields per kept row (texts as written, the others stripped).
-        lines: where each kept row is (a line or row number, or e.g. ``"3 of split 'train'"``).
-        empty_text: where the rows with an empty text are.
-        given: each kept row's split as its container kept them (a ``DatasetDict``'s), or None.
-        class_names: the label's own class names (a ``ClassLabel``'s), or None.
+    ``source``: the file's name, as messages start; ``word``: a row's place in them, ``"line"`` (text file) or ``"row"``
+    (table); ``info``: how it was read (encoding ...), kept in the data set's ``info``; ``no_rows``: the message when no
+    rows are left; ``description``: default ``"your data: <file>"``; ``values``: each named column's fields per kept row
+    (texts as written, others stripped); ``lines``: where each row is (a number, or ``"3 of split 'train'"``);
+    ``given``: each row's split in its container (a ``DatasetDict``'s), or None; ``class_names``: a ``ClassLabel``'s.
     """
 
     request: Request
@@ -219,11 +206,7 @@ class Table:
         return f"{self.source}, {self.word} {line}"
 
     def add(self, line, cells: dict[str, str]) -> None:
-        """Add one row's fields (every named column's, as a string), checking its label and texts.
-
-        Raises:
-            ValueError: the label is missing (a missing-label value named in ``label_names`` is a class).
-        """
+        """Add a row's fields (a string per named column); a missing label not in ``label_names`` raises ValueError."""
         columns = self.columns
         value = cells[columns.label].strip()
         if value.lower() in MISSING_LABELS and value.lower() not in self._keep:
@@ -250,8 +233,7 @@ class Table:
 def read_records(table: Table, records) -> None:
     """Add ``(line, {column: value})`` rows (JSON objects, table rows) to ``table``, values as a CSV would hold them.
 
-    Raises:
-        ValueError: a row lacks a named column, its label is missing or not one value, or a text is not a string.
+    ValueError: a row lacks a named column, its label is missing or not one value, or a text is not a string.
 
     Example:
         >>> table = Table(Request(Columns(text="t", label="l")), "mine.jsonl")
@@ -319,10 +301,7 @@ def _cell(table: Table, line, column: str, value) -> str:
 
 
 def check_rows(table: Table) -> None:
-    """Check that no text is empty (unless skipped) and that rows are left.
-
-    Raises:
-        ValueError: rows have an empty text and ``skip_empty`` is off, or no rows are left.
+    """Check that no text is empty (unless skipped) and that rows are left, else ValueError.
 
     Example:
         >>> check_rows(Table(Request(Columns(text="t", label="l")), "mine.jsonl"))
@@ -362,9 +341,7 @@ def task_and_labels(table: Table) -> Labels:
     """The task (asked for, or inferred from the labels) and the labels encoded for it.
 
     Classes: ``label_names`` if given, else the label's own names (a ``ClassLabel``'s), else the labels sorted.
-
-    Raises:
-        ValueError: a regression label is not a number, one class only, or a label not in the class names.
+    ValueError: a regression label not a number, one class only, or a label not among the class names.
     """
     raw_labels, lines, label = table.labels, table.lines, table.columns.label
     label_names, reason = table.columns.label_names, "label_names given"
@@ -438,8 +415,7 @@ def _infer_task(values, label_names, pair, names_reason) -> tuple[str, str]:
 def split_rows(table: Table, labels: Labels) -> dict:
     """Train/dev/test row indices: from the split column, the splits given, or seeded (stratified for classes).
 
-    Raises:
-        ValueError: the split column holds other values, or a class has too few rows for the seeded split.
+    ValueError: the split column holds other values, or a class has too few rows for the seeded split.
     """
     splits = table.request.splits
     if splits.column:
@@ -477,9 +453,8 @@ def _check_class_sizes(table: Table, labels: Labels) -> None:
 def labelled_dataset(table: Table, *, name: str, source: str = "", verbose: bool = True) -> TextDataset:
     """Choose the task, encode the labels, split the rows and build the :class:`TextDataset`, as every format does.
 
-    ``table`` is checked by :func:`check_rows`; ``source`` (the file's path) is kept in the data set; ``verbose`` prints
-    the rows, the task and why, and the split sizes. ``info`` holds the task's reason, how the file was read, rows
-    skipped.
+    ``table`` is checked by :func:`check_rows`; ``source`` (the file's path) is kept; ``verbose`` prints the rows, the
+    task and why, and the split sizes.
 
     Example:
         >>> table = Table(Request(Columns(text="t", label="l")), "mine.csv")

@@ -51,12 +51,9 @@ _COLUMNS = ("text", "label", "text_a", "text_b")
 class OwnData:
     """A user's data as ``kit run --data ...`` passes it to a notebook: the file and how :func:`kit.data.read` reads it.
 
-    Attributes:
-        file: the user's file or folder (``--data``; an absolute path when made from the flags).
-        columns: the columns of labelled rows (``--text``, ``--label``, ``--text-a``, ``--text-b``).
-        fmt: the format's settings (``--encoding``, ``--delimiter``, ``--tag-column``), or None for its defaults.
-        task: the task asked for (``--task``; ``"tagging"`` for tagged tokens), or None to infer it.
-        skip_empty: drop rows with an empty text (``--skip-empty``).
+    ``file``: ``--data`` (absolute when made from the flags); ``columns``: ``--text``, ``--label``, ``--text-a``,
+    ``--text-b``; ``fmt``: ``--encoding``, ``--delimiter``, ``--tag-column`` (None: the format's defaults); ``task``:
+    ``--task`` (``"tagging"`` for tagged tokens; None infers it); ``skip_empty``: ``--skip-empty``.
     """
 
     file: str
@@ -76,11 +73,8 @@ class OwnData:
         without it no other flag may be given. ``task="tagging"``: CoNLL tagged tokens, as a ``.conll`` name says.
         ``encoding``: a text file's when not UTF-8; ``delimiter``: a CSV's when the header does not show it (``tab``,
         ``TAB`` or ``\t``: a tab); ``tag_column``: CoNLL's number from 0, or CoNLL-U's field name or 1-10.
-
-        Raises:
-            FileNotFoundError: ``data`` is not there, or is a file inside a saved Hugging Face dataset.
-            IsADirectoryError: ``data`` is a folder of none of the kinds read.
-            ValueError: flags that do not go together, or a flag without ``--data``.
+        FileNotFoundError: ``data`` missing or a file inside a saved Hugging Face dataset; IsADirectoryError: a folder
+        of none of the kinds read; ValueError: flags that do not go together, or a flag without ``--data``.
 
         Example:
             >>> OwnData.from_flags(None, Columns(text="review"))
@@ -118,10 +112,8 @@ class OwnData:
     def from_env(cls, environ: Mapping | None = None) -> OwnData | None:
         """The user's data from ``KIT_DATA_FILE`` & co. (:data:`OWN_DATA_ENV`), as :meth:`env` wrote them.
 
-        ``environ`` defaults to this process's environment. None when no file is set (the notebook's default data).
-
-        Raises:
-            ValueError: a variable is set without ``KIT_DATA_FILE``, or they do not fit together (:meth:`from_flags`).
+        ``environ`` defaults to this process's environment. None when no file is set (the notebook's default data); a
+        variable set without ``KIT_DATA_FILE``, or variables that do not fit together, raise ValueError.
         """
         environ = os.environ if environ is None else environ
         values = {k: environ.get(v) or None for k, v in OWN_DATA_ENV.items()}
@@ -267,10 +259,7 @@ def _rows_format(kind: str, flags: dict) -> CsvFormat | JsonlFormat | None:
 def check_kind(ds: TextDataset, tasks, notebook: str = "this notebook", needs: str | None = None) -> TextDataset:
     """``ds``, unchanged, once its task is checked to be one of ``tasks``, what the notebook's experiment can use.
 
-    ``needs``: what the notebook needs, in words (default: the tasks joined by "or", then "data").
-
-    Raises:
-        ValueError: its task is not one of ``tasks``; the message says what the notebook needs.
+    Else ValueError saying what the notebook ``needs`` (default: the tasks joined by "or", then "data").
     """
     if ds.task not in tasks:
         raise ValueError(
@@ -290,11 +279,8 @@ def check_data(env: Mapping, tasks=None, notebook: str = "this notebook") -> Tex
     """Read the user's data from a run's environment (:meth:`OwnData.env`) as the notebook will, before it starts.
 
     Every problem (encoding, columns, empty texts, a class too small, data the notebook cannot use, for ``tasks`` not
-    None) stops within seconds with the notebook's own message. None when ``env`` names no file.
-
-    Raises:
-        ValueError: the file does not read as the flags say, or holds a kind of data the notebook cannot use.
-        KeyError: a column named by a flag is not in the file's header.
+    None) stops within seconds with the notebook's own message (ValueError, or KeyError for a column not in the
+    header). None when ``env`` names no file.
     """
     own = OwnData.from_env(env)
     if own is None:
@@ -309,11 +295,8 @@ def notebook_dataset(
 ) -> TextDataset:  # fmt: skip
     """The user's data (``kit run --data ...``), checked against ``tasks``, if a file is set; else ``default()``.
 
-    Data of another kind stops at once saying what the notebook ``needs`` (``kit run`` checks the same before a kernel
-    starts); ``verbose`` prints what the reader found.
-
-    Raises:
-        ValueError: the user's data is of another kind, or the file cannot be read.
+    Data of another kind stops at once with a ValueError saying what the notebook ``needs`` (``kit run`` checks the
+    same before a kernel starts); ``verbose`` prints what the reader found. ``default()`` is not checked.
     """
     own = OwnData.from_env()
     if own is None:

@@ -14,9 +14,8 @@ from .labelled_table import Request, Table, check_columns, read_records
 def parquet_table(path: Path, request: Request) -> Table:
     """The named columns of a Parquet file, as a table.
 
-    Raises:
-        KeyError: a column asked for is not in the file (the message lists the columns there are).
-        ValueError: not a Parquet file (or a damaged one), a column named twice in it, or a row that does not fit.
+    KeyError: a column not in the file (the columns listed); ValueError: not Parquet (or damaged), a column named twice,
+    or a row that does not fit.
 
     Example:
         >>> import tempfile, pyarrow as pa, pyarrow.parquet as pq

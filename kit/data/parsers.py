@@ -67,12 +67,8 @@ FIVE_CLASS_NAMES = ["very negative", "negative", "neutral", "positive", "very po
 def parse_vader(folder: Path, which: str) -> tuple[list[str], np.ndarray]:
     """The texts and mean human ratings of one VADER ground-truth file (``id<TAB>rating<TAB>text``).
 
-    ``which`` is the file's key in :data:`VADER_FILES`. Returns ``(texts, ratings)``, ratings float64 means on -4..+4
-    (float64: bin edges like -2.4 must compare exactly).
-
-    Raises:
-        FileNotFoundError: the file is not in ``folder``.
-        ValueError: a line has fewer than three fields, or its rating is not a number.
+    ``which``: the file's key in :data:`VADER_FILES`. Ratings are float64 means on -4..+4 (float64: bin edges like -2.4
+    must compare exactly). A line with under three fields, or a rating that is not a number, raises ValueError.
     """
     path = _need(Path(folder) / VADER_FILES[which], f"the VADER file {VADER_FILES[which]}")
     texts, ratings = [], []
@@ -112,10 +108,9 @@ def vader_targets(ratings: np.ndarray, target: str):
 
 
 def parse_bbc(folder: Path) -> tuple[list[str], list[str]]:
-    """BBC News' articles (title + body, one paragraph per line) and their labels, the topic folders' names.
+    """BBC News' articles (title + body, a paragraph per line) and their labels, the topic folders' names.
 
-    Raises:
-        FileNotFoundError: ``folder`` has no topic folders (``business/``, ``tech/``, ...).
+    FileNotFoundError when ``folder`` has no topic folders (``business/``, ``tech/``, ...).
     """
     folder = Path(folder)
     classes = sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
@@ -159,11 +154,7 @@ def parse_brown(folder: Path, simplify: bool = True):
     """The Brown corpus' files ``ca01`` ... ``cr09`` (``word/tag`` tokens, a sentence per line).
 
     Returns ``[(doc_id, genre, [(tokens, tags), ...]), ...]``: the file's name and its genre letter (``a`` ... ``r``);
-    ``simplify`` folds the tags with :func:`simplify_brown_tag`.
-
-    Raises:
-        FileNotFoundError: ``folder`` has no Brown files.
-        ValueError: a token is not ``word/tag``.
+    ``simplify`` folds the tags with :func:`simplify_brown_tag`. No Brown files, or a token not ``word/tag``: an error.
     """
     folder = Path(folder)
     files = sorted(p for p in folder.glob("c[a-r][0-9][0-9]") if p.is_file())
@@ -303,9 +294,7 @@ def parse_paragraph_files(files, min_words: int = 25, max_words: int = 128) -> l
 def read_tsv_rows(path: Path, expect_header: bool = True):
     """``(header, rows)`` of a GLUE-style TSV (no quoting): header None without one, ``(line number, fields)`` per row.
 
-    Raises:
-        FileNotFoundError: there is no such file.
-        ValueError: the file is empty.
+    An empty file raises ValueError.
     """
     path = _need(Path(path), "a TSV file")
     all_lines = lines(read_text(path))
@@ -330,10 +319,8 @@ def parse_glue_tsv(path: Path, task: str):
     """``(texts_a, texts_b, labels)`` of a GLUE TSV: ``task`` ``"sst2"``, ``"qqp"`` or ``"stsb"``.
 
     Columns: SST-2 (sentence, label), QQP (question1, question2, is_duplicate), STS-B (sentence1, sentence2, score).
-    ``texts_b`` is None for SST-2; labels int32, float32 scores for STS-B.
-
-    Raises:
-        ValueError: an unknown task, a missing column, a row with another number of fields, or a non-number label.
+    ``texts_b`` is None for SST-2; labels int32 (STS-B: float32 scores). ValueError: an unknown task, a missing column,
+    a row with another number of fields, or a label that is not a number.
     """
     header, rows = read_tsv_rows(path)
     spec = {
@@ -366,10 +353,7 @@ def parse_glue_tsv(path: Path, task: str):
 def parse_ptb_tree_line(line: str) -> tuple[str, int]:
     """SST's PTB tree line ``(3 (2 It) (4 (2 's) ...))`` as ``(sentence, root label 0-4)``.
 
-    The leaves are joined by spaces, ``-LRB-``/``-RRB-`` back to brackets.
-
-    Raises:
-        ValueError: the line is not an SST tree.
+    Leaves joined by spaces, ``-LRB-``/``-RRB-`` back to brackets; a line that is not an SST tree raises ValueError.
 
     Example:
         >>> parse_ptb_tree_line("(3 (2 It) (4 (2 works) (2 -RRB-)))")
@@ -385,10 +369,9 @@ def parse_ptb_tree_line(line: str) -> tuple[str, int]:
 
 
 def parse_sst_trees(path: Path):
-    """An SST tree file (a PTB tree per line) as ``(texts, labels)``: root labels 0-4, SST-5's classes, int32.
+    """An SST tree file (a PTB tree per line) as ``(texts, labels)``: root labels 0-4 (SST-5's classes), int32.
 
-    Raises:
-        ValueError: a line is not an SST tree (with its line number).
+    A line that is not an SST tree raises ValueError with its line number.
     """
     path = _need(Path(path), "an SST tree file (train.txt/dev.txt/test.txt)")
     texts, labels = [], []
@@ -407,11 +390,7 @@ def parse_sst_trees(path: Path):
 def parse_imdb_split(folder: Path):
     """One split of IMDB's reviews, ``aclImdb/<split>/{pos,neg}/*.txt``, as ``(texts, labels)``.
 
-    ``<br />`` becomes a space; labels neg 0, pos 1, int32.
-
-    Raises:
-        FileNotFoundError: ``pos/`` or ``neg/`` is missing.
-        ValueError: there are no reviews.
+    ``<br />`` becomes a space; labels neg 0, pos 1, int32. No ``pos/`` or ``neg/``, or no reviews: an error.
     """
     folder = Path(folder)
     texts, labels = [], []
@@ -438,11 +417,8 @@ def conll_sentences(text: str, name: str = "the file", tag_column: int = -1) -> 
     r"""``(tokens, tags)`` per sentence of CoNLL-form ``text`` (``name``: the file, as messages name it).
 
     A token per line, columns split by spaces or tabs, the token first, the tag in column ``tag_column`` (0-based, -1:
-    the last); a blank line ends a sentence, ``-DOCSTART-`` lines are skipped.
-
-    Raises:
-        ValueError: a line has another number of columns than the first (or fewer than 2), ``tag_column`` does not
-            exist or is the token's, or there are no sentences.
+    the last); a blank line ends a sentence, ``-DOCSTART-`` lines are skipped. ValueError: a line with another number
+    of columns than the first (or under 2), a ``tag_column`` that does not exist or is the token's, no sentences.
 
     Example:
         >>> conll_sentences("EU NNP B-ORG\nrejects VBZ O\n\n-DOCSTART- -X- O\n\nPeter NNP B-PER\r\n")
@@ -482,10 +458,8 @@ def parse_class_csv(path: Path, n_text_cols: int, n_classes: int):
     r"""AG News (class, title, description) / Yelp (class, text) / Yahoo! Answers: headerless CSV, classes 1..n.
 
     Returns ``(texts, labels)``: the ``n_text_cols`` text fields joined by spaces, escaped ``\n`` as spaces and ``\"``
-    as quotes; labels 0..n_classes-1, int32.
-
-    Raises:
-        ValueError: a row has another number of fields, its class is not a number or outside 1..n, or no rows.
+    as quotes; labels 0..n_classes-1, int32. ValueError: a row of another width, a class not a number or outside 1..n,
+    or no rows.
     """
     path = _need(Path(path), "a CSV file")
     texts, labels = [], []
@@ -523,10 +497,8 @@ def parse_amazon_reviews(path: Path) -> tuple[list[str], np.ndarray, int]:
     """One Amazon review file (JSON lines, plain or ``.gz``; the 2014 release's Python-literal lines too).
 
     A line: ``{"overall": 5.0, "reviewText": ...}`` (2014, 2018) or ``{"rating": 5.0, "text": ...}`` (2023). Returns
-    ``(texts, stars, no_text)``: stars 1-5 as 0-4 (int32), and how many reviews had no text (dropped).
-
-    Raises:
-        ValueError: a rating outside 1-5 or a line that is not a review (with its line number), or no review has text.
+    ``(texts, stars, no_text)``: stars 1-5 as 0-4 (int32), and how many reviews had no text (dropped). ValueError: a
+    rating outside 1-5 or a line that is not a review (with its line number), or no review with text.
     """
     path = _need(Path(path), "an Amazon review file (JSON lines)")
     opener = gzip.open if path.suffix == ".gz" else open

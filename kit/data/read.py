@@ -50,10 +50,9 @@ READS = (
 def data_kind(path, task: str | None = None) -> str:
     """The kind of data in ``path``: by the ``task`` asked for, the file's name, then its content.
 
-    Tagged tokens: ``"conllu"`` (a ``.conllu`` name, a folder of them, or CoNLL-U content, for no task or ``tagging``),
-    ``"conll"`` (``task="tagging"`` or a ``.conll``/``.iob``/... name). Labelled rows: ``"csv"``, ``"jsonl"``,
-    ``"parquet"`` or ``"hf_disk"`` (a ``save_to_disk`` folder), by name, or first bytes showing Parquet or JSON;
-    ``"folder"`` for any other folder.
+    ``"conllu"`` (a ``.conllu`` name or folder, or CoNLL-U content, for no task or ``tagging``), ``"conll"``
+    (``task="tagging"``, ``.conll``/``.iob``/...); rows: ``"csv"``, ``"jsonl"``, ``"parquet"``, ``"hf_disk"`` (a
+    ``save_to_disk`` folder), by name or by first bytes showing Parquet or JSON; ``"folder"``: any other folder.
 
     Example:
         >>> data_kind("ud.conllu"), data_kind("ner.txt", "tagging"), data_kind("own.jsonl"), data_kind("a.tsv")
@@ -89,29 +88,18 @@ def read(
     r"""Read your data into a :class:`TextDataset`: labelled rows by the columns named, or tagged tokens.
 
     Pairs: ``read(path, Columns(text_a="q1", text_b="q2", label="dup"))``; tagged tokens: ``read("ner.conll")``,
-    ``read("ud.conllu", fmt=ConlluFormat("xpos"))``. The task is inferred and said (``task=`` overrides it): numbers
-    with fractions, or more than 20 distinct integers, are a regression target; names, or a few integers, are classes.
-
-    Args:
-        source: a file or folder (see :func:`data_kind`), or a ``datasets.Dataset``/``DatasetDict`` in memory.
-        columns: the columns of labelled rows (not for tagged tokens).
-        fmt: the format's settings (encoding, delimiter, tag column or field); for a name that says nothing (``.txt``,
-            an unknown ending) it says the format.
-        splits: default seeded and stratified, ``dev=0.1, test=0.1, seed=0``; a folder or ``DatasetDict`` keeps its own.
-        task: ``"classification"``, ``"regression"``, ``"pairs"``, ``"pair_regression"``, or ``"tagging"`` (a CoNLL
-            file of any name); None infers it.
-        skip_empty: drop the rows with an empty or null text (without it they are an error).
-        name: the data set's name (default: the file's name without its suffix, a dataset's own name).
-        verbose: print the number of rows, the task and why, and the split sizes.
-
-    Returns:
-        The data set; its ``info`` holds how the file was read (the task's reason, the encoding, the rows skipped ...).
+    ``read("ud.conllu", fmt=ConlluFormat("xpos"))``. ``source``: a file or folder (:func:`data_kind`), or a
+    ``datasets.Dataset``/``DatasetDict`` in memory; ``fmt`` (encoding, delimiter, tag column or field) also says the
+    format where the name does not (``.txt``). ``splits`` defaults to seeded, stratified ``dev=0.1, test=0.1, seed=0``;
+    a folder or ``DatasetDict`` keeps its own. ``task`` is inferred and said: fractions or over 20 distinct integers are
+    regression, names or a few integers classes; ``"tagging"`` reads a CoNLL file of any name. ``skip_empty`` drops rows
+    with an empty or null text (else an error); ``name`` defaults to the file's stem or a dataset's own name;
+    ``verbose`` prints rows, task and why, split sizes. ``info`` says how the file was read (task's reason, encoding).
 
     Raises:
-        FileNotFoundError: there is no such file or folder (IsADirectoryError: a folder of none of the kinds read).
+        FileNotFoundError: no such file or folder (IsADirectoryError: a folder of none of the kinds read).
         KeyError: a column you named is not in the file (the message lists the columns there are).
-        ValueError: an unknown ending, a setting or column that does not apply, or the file or a row does not fit;
-            the message names the line and the fix.
+        ValueError: an ending, setting or column that does not apply, or a row that does not fit (line and fix named).
 
     Example:
         >>> import csv, tempfile

@@ -112,17 +112,10 @@ def _paper_source(url: str, prefix: str) -> Source:
 class DatasetSpec:
     """How to get, parse and split one named data set.
 
-    Attributes:
-        name: the registry's name for it.
-        task: one of :data:`kit.data.dataset.TASKS`.
-        description: what it is, in words.
-        licence: its licence line.
-        sources: where its files come from, in the order tried (empty: bring your own copy).
-        build: the folder of files (and the options) → a :class:`TextDataset`.
-        size: how big it is, in words.
-        offline: reachable through the package registries.
-        options: the builder's options and allowed values, e.g. ``{"target": ("binary", "5class", "rating")}``.
-        expects: what a user's copy (``path=...``, ``KIT_DATA_<NAME>``) must be, in words.
+    ``task``: one of :data:`kit.data.dataset.TASKS`; ``sources``: tried in order (empty: bring your own copy);
+    ``build``: the folder of files (and options) → a :class:`TextDataset`; ``offline``: reachable through the package
+    registries; ``options``: the builder's and their values, e.g. ``{"target": ("binary", "5class", "rating")}``;
+    ``expects``: what a user's copy (``path=...``, ``KIT_DATA_<NAME>``) must be, in words.
     """
 
     name: str
@@ -634,11 +627,7 @@ def list_datasets(offline_only: bool = False) -> list[str]:
 
 
 def spec(name: str) -> DatasetSpec:
-    """A data set's :class:`DatasetSpec`.
-
-    Raises:
-        KeyError: an unknown name (the message suggests close ones and lists them all).
-    """
+    """A data set's :class:`DatasetSpec`; an unknown name raises KeyError suggesting close ones and listing them all."""
     if name not in REGISTRY:
         close = difflib.get_close_matches(name, list_datasets(), n=3)
         hint = f" Did you mean {close}?" if close else ""
@@ -650,11 +639,7 @@ def fetch(name: str, path=None, progress: bool = True):
     """Download (or locate) and verify ``name``'s files; the local folder (``general_corpus``: a list, its parts').
 
     ``path``: your copy, a folder or the original archive (default: ``KIT_DATA_<NAME>``, else the sources).
-
-    Raises:
-        KeyError: an unknown name.
-        FileNotFoundError: no source answered, or ``path`` does not exist.
-        ValueError: a file fails its SHA-256 check, or ``path`` is a single file that is not an archive.
+    KeyError for an unknown name; FileNotFoundError and ValueError as :func:`kit.data.sources.materialize`.
     """
     if name == "general_corpus":
         return [fetch(p, progress=progress) for p in GENERAL_CORPUS_PARTS]

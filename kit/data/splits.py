@@ -23,12 +23,9 @@ def _can_stratify(stratify, n_pick: int) -> bool:
 
 
 def sample_indices(n: int, k: int, seed: int = 0, stratify=None) -> np.ndarray:
-    """Pick ``k`` of ``range(n)`` (all for ``k >= n``), seeded, sorted; stratified by ``stratify`` when possible.
+    """Pick ``k`` of ``range(n)`` (all for ``k >= n``; ValueError for ``k <= 0``), seeded, sorted.
 
-    Stratified when the labels are 1-D, every class has 2+ rows and ``k`` leaves room for one per class.
-
-    Raises:
-        ValueError: ``k`` is 0 or negative.
+    Stratified by ``stratify`` when the labels are 1-D, every class has 2+ rows and ``k`` leaves room for one per class.
 
     Example:
         >>> sample_indices(10, 4, seed=0, stratify=np.arange(10) % 2).tolist()
@@ -51,9 +48,7 @@ def split_indices(n: int, dev: float = 0.1, test: float = 0.1, seed: int = 0, st
 
     Test is cut first, then dev from the rest (``seed + 1``); a cut is stratified when every class has 2+ rows and each
     side has room for one per class. Each array is in a seeded shuffled order (files are often grouped by class).
-
-    Raises:
-        ValueError: a fraction is outside [0, 1), they sum to 1 or more, or a split would be empty.
+    Fractions outside [0, 1), summing to 1 or more, or leaving a split empty raise ValueError.
 
     Example:
         >>> sorted(len(v) for v in split_indices(10, seed=0).values())

@@ -39,13 +39,9 @@ _EXAMPLE = re.compile(r'"([^"]+)"')
 class Synset:
     """One synset of a ``data.*`` file.
 
-    Attributes:
-        pos: ``n``, ``v``, ``a`` (satellites included) or ``r``.
-        offset: its byte offset in its ``data.*`` file, WordNet's id within the part of speech.
-        lemmas: its words, lower-case, spaces for underscores, adjective markers removed.
-        definition: the gloss' definition.
-        examples: the gloss' quoted example sentences (two words or more).
-        hypernyms: its ``@`` and ``@i`` pointers as ``(pos, offset)``.
+    ``pos``: ``n``, ``v``, ``a`` (satellites included) or ``r``; ``offset``: its byte offset in its file, WordNet's id
+    within the part of speech; ``lemmas``: lower-case, spaces for underscores, adjective markers removed; ``examples``:
+    the gloss' quoted sentences (two words or more); ``hypernyms``: ``@`` and ``@i`` pointers as ``(pos, offset)``.
     """
 
     pos: str  # n, v, a (satellites included), r
@@ -80,10 +76,8 @@ def split_gloss(gloss: str) -> tuple[str, tuple[str, ...]]:
 def parse_data_lines(lines, pos: str, source: str = "data file") -> dict[tuple[str, int], Synset]:
     """``{(pos, offset): Synset}`` from the lines of one ``data.*`` file (licence lines start with two spaces).
 
-    A line: ``offset lex_filenum ss_type w_cnt words... p_cnt pointers... | gloss``; messages name it ``source``.
-
-    Raises:
-        ValueError: a line is not a WordNet data line, or has another number of words than it says.
+    A line: ``offset lex_filenum ss_type w_cnt words... p_cnt pointers... | gloss``; a malformed one, or one with
+    another number of words than it says, raises ValueError naming ``source`` and the line.
     """
     out = {}
     for lineno, line in enumerate(lines, 1):
@@ -120,8 +114,7 @@ def parse_data_lines(lines, pos: str, source: str = "data file") -> dict[tuple[s
 def parse_wordnet(folder, pos: tuple[str, ...] = ("n", "v", "a", "r")) -> dict[tuple[str, int], Synset]:
     """``{(pos, offset): Synset}`` of the ``data.*`` files of parts of speech ``pos`` in ``folder`` (``dict/``).
 
-    Raises:
-        FileNotFoundError: a ``data.*`` file is not in ``folder``.
+    FileNotFoundError when a ``data.*`` file is not in ``folder``.
     """
     folder = Path(folder)
     synsets = {}
@@ -254,11 +247,8 @@ def wordnet_pairs(folder, seed: int = SPLIT_SEED, negatives: str = "hard") -> Te
     definitions, ``texts_b`` examples; split 80/10/10 by word, seeded; shuffled. From wordnet-base 3.0: 69,324 pairs
     (34,662 examples, 12,355 words), train 55,578 / dev 6,824 / test 6,922; no example in two splits, a definition can
     be (2,231 of 31,044). ``negatives="random"`` pairs the example with a random synset lacking the word (easy: the
-    topic tells), ``"mixed"`` half each; a small model learns the mixed set from a few hundred pairs.
-
-    Raises:
-        FileNotFoundError: a ``data.*`` file is not in ``folder``.
-        ValueError: ``negatives`` is not one of :data:`NEGATIVES`, or a data line is malformed.
+    topic tells), ``"mixed"`` half each; a small model learns the mixed set from a few hundred pairs. A missing
+    ``data.*`` file, a bad ``negatives`` or a malformed line raise FileNotFoundError or ValueError.
     """
     rows = pair_rows(parse_wordnet(folder), seed, negatives)
     what = {
@@ -375,10 +365,8 @@ def wordnet_graded(folder, seed: int = SPLIT_SEED, unrelated: int = 0) -> TextDa
     ``texts_b`` definitions; float32 in [0, 5]; split 80/10/10 by word, seeded. From wordnet-base 3.0: 49,772 pairs
     (17,787 examples, 6,530 words), train 39,628 / dev 5,080 / test 5,064; 35.4% score 5.0, the rest in [0.43, 4.77]
     (mean 2.94). ``unrelated=n`` (0-2 through :func:`kit.data.load`) adds ``n`` pairs per example with a random synset
-    lacking the word (mostly low), a range a small model learns from few pairs.
-
-    Raises:
-        FileNotFoundError: ``data.noun`` or ``data.verb`` is not in ``folder``.
+    lacking the word (mostly low), a range a small model learns from few pairs. FileNotFoundError: no ``data.noun`` or
+    ``data.verb`` in ``folder``.
     """
     rows = graded_rows(parse_wordnet(folder, pos=("n", "v")), seed, unrelated=unrelated)
     return _to_dataset(
