@@ -1,7 +1,6 @@
-"""Optimizers and learning-rate schedules that a saved model may name.
+"""Optimizers and learning-rate schedules a saved model may name: AdamW (fused on torch), layer-wise AdamW, warm-ups.
 
-AdamW (fused on torch), layer-wise AdamW, warm-up schedules. They depend on Keras only, so :mod:`kit.models`
-(``load_bundle``) can import them.
+Keras-only, so :mod:`kit.models` (``load_bundle``) can import them.
 
 >>> from kit.optimizers import adamw, schedules
 >>> type(adamw(1e-3)).__name__, type(schedules.linear(1e-3, 10, warmup_steps=2)).__name__

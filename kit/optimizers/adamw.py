@@ -1,22 +1,10 @@
-"""AdamW the way BERT fine-tuning uses it: no weight decay on biases and LayerNorm; one fused update on torch.
+"""AdamW as BERT fine-tuning uses it: no weight decay on biases and LayerNorm; one fused update on torch.
 
-One factory for every recipe of the kit (TLM's stage 1, further pretraining,
-stack-and-finetune's BERT-Adam, the pretrain-or-not transformer;
-:class:`kit.train.LayerwiseAdamW` applies the same rule per variable). A
-variable whose path contains one of ``no_decay`` gets no weight decay;
-``no_decay=()`` decays every variable.
-
-:class:`AdamW` is Keras' AdamW, computed the same way. On the torch backend
-Keras updates the weights with about ten whole-tensor passes a step (one per
-arithmetic operation, several of them allocating a new tensor); for a small
-batch on a CPU that costs as much as the forward pass (0.31 of 0.71 s a step
-for MiniLM's bottom 3 layers at batch 16 x 32 tokens). There :class:`AdamW`
-makes one pass with PyTorch's fused AdamW kernel (``torch._fused_adamw_``, what
-``torch.optim.AdamW(fused=True)`` runs), with Keras' epsilon convention (Keras
-adds epsilon to the uncorrected ``sqrt(v)``; the kernel's epsilon is scaled to
-match), so the weights agree with Keras' AdamW to float rounding
-(``tests/optimizers/test_adamw.py``). Where the kernel is missing it falls back to
-Keras' own update; ``KIT_FUSED_ADAMW=0`` turns the fused path off.
+One factory for every recipe (TLM stage 1, further pretraining, BERT-Adam, pretrain-or-not's transformer). On torch,
+Keras' AdamW makes ~10 whole-tensor passes a step (0.31 of 0.71 s a step, MiniLM's bottom 3 layers, batch 16 x 32
+tokens, CPU); :class:`AdamW` makes one with ``torch._fused_adamw_``, epsilon rescaled to Keras' convention (same
+weights to float rounding: ``tests/optimizers/test_adamw.py``). Without the kernel, or with ``KIT_FUSED_ADAMW=0``,
+Keras' own update runs.
 
 >>> opt = adamw(1e-3, weight_decay=0.01, global_clipnorm=1.0)
 >>> type(opt).__name__, opt.global_clipnorm, isinstance(opt, keras.optimizers.AdamW)
@@ -37,11 +25,7 @@ FUSED_ENV = "KIT_FUSED_ADAMW"
 
 
 def fused_available() -> bool:
-    """Whether :class:`AdamW` updates with one fused kernel here.
-
-    Returns:
-        True on the torch backend with ``torch._fused_adamw_`` present, unless ``KIT_FUSED_ADAMW=0`` turns it off.
-    """
+    """Whether :class:`AdamW` runs one fused kernel: torch with ``torch._fused_adamw_``, ``KIT_FUSED_ADAMW`` not 0."""
     if keras.backend.backend() != "torch" or os.environ.get(FUSED_ENV, "1").strip() == "0":
         return False
     import torch
@@ -53,18 +37,11 @@ def fused_available() -> bool:
 class AdamW(keras.optimizers.AdamW):
     """``keras.optimizers.AdamW``, updated by one fused kernel on torch (same arguments, same config).
 
-    The fused path reads a per-variable rate factor from :meth:`rate_multiplier` (0: the variable is left
-    alone) and groups variables by factor, decay, dtype and device; a subclass that scales rates (LayerwiseAdamW)
-    must scale them in ``update_step`` too, for the other backends. A model saved after ``compile`` with this
-    optimizer names it ``kit>AdamW``: import ``kit.optimizers`` before ``keras.saving.load_model``
-    (``load_bundle`` does).
-
-    Args:
-        *args: ``keras.optimizers.AdamW``'s positional arguments (``learning_rate``, ``weight_decay``, ...).
-        no_decay_names: variables whose path contains one of these get no weight decay (kept in the config, so a
-            loaded model goes on excluding them; exclusions added later with Keras' ``exclude_from_weight_decay``
-            are not saved).
-        **kwargs: ``keras.optimizers.AdamW``'s keyword arguments.
+    The fused path groups variables by :meth:`rate_multiplier` (0: left alone), decay, dtype and device; a subclass that
+    scales rates must scale them in ``update_step`` too, for the other backends. A model compiled with it names
+    ``kit>AdamW``: import ``kit.optimizers`` before ``keras.saving.load_model`` (``load_bundle`` does).
+    ``no_decay_names`` (path substrings exempt from weight decay) is saved in the config; exclusions added later with
+    ``exclude_from_weight_decay`` are not.
     """
 
     def __init__(self, *args, no_decay_names=(), **kwargs):
@@ -77,14 +54,7 @@ class AdamW(keras.optimizers.AdamW):
         return {**super().get_config(), "no_decay_names": list(self.no_decay_names)}
 
     def rate_multiplier(self, variable) -> float:
-        """The factor on the learning rate (and the decay step) of ``variable``: 1 here.
-
-        Args:
-            variable: one of the optimizer's variables.
-
-        Returns:
-            The factor; 0 leaves the variable alone.
-        """
+        """The factor on ``variable``'s learning rate and decay step (0 leaves it alone): 1 here."""
         return 1.0
 
     def _fused(self) -> bool:
@@ -161,16 +131,9 @@ class AdamW(keras.optimizers.AdamW):
 def adamw(
     learning_rate, weight_decay: float = 0.01, global_clipnorm: float | None = None, no_decay=NO_DECAY_NAMES
 ) -> AdamW:
-    """:class:`AdamW` (Keras' AdamW, fused on torch) with ``no_decay`` variables excluded from weight decay.
+    """:class:`AdamW` (fused on torch) with variables whose path contains one of ``no_decay`` exempt from weight decay.
 
-    Args:
-        learning_rate: a rate or a schedule (:mod:`kit.optimizers.schedules`).
-        weight_decay: the decoupled weight decay.
-        global_clipnorm: clip the gradients' global norm to this, or None.
-        no_decay: variables whose path contains one of these get no weight decay (default: biases and LayerNorm
-            gamma/beta); ``()`` decays every variable.
-
-    Returns:
-        The optimizer.
+    ``learning_rate`` may be a schedule (:mod:`kit.optimizers.schedules`); ``global_clipnorm=None`` does not clip;
+    ``no_decay=()`` decays every variable (default: biases and LayerNorm gamma/beta).
     """
     return AdamW(learning_rate, weight_decay=weight_decay, global_clipnorm=global_clipnorm, no_decay_names=no_decay)

@@ -1,9 +1,7 @@
 """AdamW with a fixed learning-rate factor per variable: the optimizer behind layer-wise learning-rate decay.
 
-:func:`kit.train.llrd_optimizer` computes the factors (one per BERT depth) and
-returns this optimizer; it lives here, below ``kit.models``, because a model
-saved after ``compile`` with it names ``kit>LayerwiseAdamW`` and
-:func:`kit.models.load_bundle` must be able to register it.
+:func:`kit.train.llrd_optimizer` computes the factors; it lives below ``kit.models`` so that
+:func:`kit.models.load_bundle` can register ``kit>LayerwiseAdamW``.
 
 >>> opt = LayerwiseAdamW({"dense/kernel": 0.5}, learning_rate=1e-3)
 >>> opt.multipliers, opt.default_multiplier
@@ -20,15 +18,11 @@ from .adamw import NO_DECAY_NAMES, AdamW
 
 @keras.saving.register_keras_serializable(package="kit")
 class LayerwiseAdamW(AdamW):
-    """AdamW whose learning rate (and weight decay step) is multiplied per variable.
-
-    Fused on torch, as :class:`kit.optimizers.AdamW`.
+    """AdamW (fused on torch) whose learning rate and weight decay step are multiplied per variable.
 
     Args:
-        multipliers: ``{variable path: multiplier}``; other variables use
-            ``default_multiplier``. A multiplier of 0 freezes the variable
-            (no update, no decay; Keras still computes its gradient, so set
-            ``trainable=False`` instead where compute matters).
+        multipliers: ``{variable path: multiplier}``. 0 freezes a variable (no update, no decay; its gradient is still
+            computed: set ``trainable=False`` where compute matters).
         default_multiplier: for variables not listed (the heads).
         no_decay_names: variables whose path contains one of these get no weight decay.
         **kwargs: AdamW's arguments (``learning_rate``, ``weight_decay``, ``global_clipnorm``, ...).
@@ -52,14 +46,7 @@ class LayerwiseAdamW(AdamW):
         self._scale = [self.multipliers.get(v.path, self.default_multiplier) for v in var_list]
 
     def rate_multiplier(self, variable) -> float:
-        """The factor on the learning rate (and the decay step) of ``variable``, from ``multipliers``.
-
-        Args:
-            variable: one of the optimizer's variables (after ``build``).
-
-        Returns:
-            Its multiplier, or ``default_multiplier`` when its path is not listed.
-        """
+        """``variable``'s factor from ``multipliers`` (after ``build``), else ``default_multiplier``."""
         return self._scale[self._get_variable_index(variable)]
 
     def update_step(self, gradient, variable, learning_rate):

@@ -1,22 +1,8 @@
-"""Learning-rate schedules, in one place: warm-up + linear decay, warm-up + cosine decay, constant.
+"""Learning-rate schedules, one per recipe of the four papers: warm-up + linear or cosine decay, constant.
 
-Every recipe of the four papers is one of these, called in one line:
-
-==========================================  =====================================================
-recipe                                      schedule
-==========================================  =====================================================
-pretrain-or-not's transformer (no warm-up)  ``linear(rate, total_steps)``: Keras' PolynomialDecay to 0
-stack-and-finetune's BERT-Adam, per phase   ``linear(rate, total_steps, warmup_steps)``
-SerBERTus' runs                             ``cosine(rate, total_steps, warmup_steps)``
-TLM's stage 1, further MLM pretraining      ``cosine(rate, total_steps, warmup_steps, start="zero")``
-LSTMs (Adam at a constant rate)             ``constant(rate)``
-==========================================  =====================================================
-
-**Where the warm-up starts** (``start``) is the one place the recipes differ at
-step 0, kept as an option so results do not change: ``"ramp"`` gives step ``i``
-of the warm-up ``rate·(i+1)/warmup_steps`` (BERT's convention: the first step
-already learns), ``"zero"`` gives it ``rate·i/warmup_steps`` (Keras'
-``CosineDecay``: step 0 at rate 0).
+``linear``: BERT-Adam (stack-and-finetune; without warm-up, pretrain-or-not's transformer); ``cosine``: SerBERTus, and
+with ``start="zero"`` TLM stage 1 and further MLM; ``constant``: the LSTMs. Warm-up step ``i`` gets
+``rate·(i+1)/warmup_steps`` with ``start="ramp"`` (BERT: step 0 learns), ``rate·i/warmup_steps`` with ``"zero"``.
 
 >>> [round(float(linear(1.0, 10)(i)), 3) for i in (0, 5, 10)]
 [1.0, 0.5, 0.0]
@@ -41,12 +27,8 @@ STARTS = ("ramp", "zero")
 class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
     """BERT's schedule: linear warm-up to ``peak``, then linear decay to 0 at ``total_steps``.
 
-    Step ``i`` of the warm-up gets ``peak·(i+1)/warmup_steps`` (``start="ramp"``).
-
-    Args:
-        peak: the learning rate at the end of the warm-up.
-        total_steps: the step at which the rate reaches 0.
-        warmup_steps: the warm-up's steps (capped at ``total_steps``).
+    Warm-up step ``i`` gets ``peak·(i+1)/warmup_steps`` (``start="ramp"``); ``warmup_steps`` is capped at
+    ``total_steps``.
 
     Example:
         >>> s = WarmupLinearDecay(1e-3, total_steps=10, warmup_steps=2)
@@ -74,14 +56,9 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
 
 @keras.saving.register_keras_serializable(package="kit")
 class WarmupCosine(keras.optimizers.schedules.LearningRateSchedule):
-    """Linear warm-up over ``warmup_steps``, then cosine decay to 0 at ``total_steps``.
+    """Warm-up (step ``i``: ``rate·(i+1)/warmup_steps``), then cosine decay to 0 at ``total_steps``.
 
-    Step ``i`` of the warm-up gets ``rate·(i+1)/warmup_steps`` (``start="ramp"``).
-
-    Args:
-        learning_rate: the rate at the end of the warm-up.
-        total_steps: the step at which the rate reaches 0 (raised to 1 if lower).
-        warmup_steps: the warm-up's steps (clipped to ``[0, total_steps]``).
+    ``total_steps`` is raised to 1 if lower; ``warmup_steps`` clipped to ``[0, total_steps]``.
 
     Example:
         >>> s = WarmupCosine(1.0, total_steps=10, warmup_steps=2)
@@ -115,17 +92,9 @@ def _check(total_steps: int, warmup_steps: int, start: str) -> None:
 
 
 def linear(rate: float, total_steps: int, warmup_steps: int = 0):
-    """Warm-up (``"ramp"``) over ``warmup_steps``, then linear decay to 0 at ``total_steps``.
+    """Warm-up (``"ramp"``) to ``rate``, then linear decay to 0 at ``total_steps``.
 
-    Without a warm-up this is Keras' ``PolynomialDecay`` to 0 (the pretrain-or-not paper's transformer recipe).
-
-    Args:
-        rate: the peak learning rate.
-        total_steps: the step at which the rate reaches 0.
-        warmup_steps: the warm-up's steps (0: none).
-
-    Returns:
-        A Keras learning-rate schedule (:class:`WarmupLinearDecay` with a warm-up).
+    Without a warm-up: Keras' ``PolynomialDecay`` to 0 (pretrain-or-not's transformer).
 
     Raises:
         ValueError: ``total_steps`` is below 1 or ``warmup_steps`` below 0.
@@ -137,17 +106,10 @@ def linear(rate: float, total_steps: int, warmup_steps: int = 0):
 
 
 def cosine(rate: float, total_steps: int, warmup_steps: int = 0, start: str = "ramp"):
-    """Warm-up over ``warmup_steps``, then cosine decay to 0 at ``total_steps``.
+    """Warm-up over ``warmup_steps`` to ``rate``, then cosine decay to 0 at ``total_steps``.
 
-    Args:
-        rate: the peak learning rate.
-        total_steps: the step at which the rate reaches 0.
-        warmup_steps: the warm-up's steps (0: none).
-        start: where the warm-up starts, as in the module docstring: ``"ramp"`` (:class:`WarmupCosine`) or
-            ``"zero"``, Keras' ``CosineDecay`` (warm-up from 0, then ``total_steps - warmup_steps`` decay steps).
-
-    Returns:
-        A Keras learning-rate schedule.
+    ``start="ramp"``: :class:`WarmupCosine`; ``"zero"``: Keras' ``CosineDecay`` (from 0, then
+    ``total_steps - warmup_steps`` decay steps).
 
     Raises:
         ValueError: ``start`` is unknown, ``total_steps`` is below 1 or ``warmup_steps`` below 0.
@@ -165,14 +127,7 @@ def cosine(rate: float, total_steps: int, warmup_steps: int = 0, start: str = "r
 
 
 def constant(rate: float, warmup_steps: int = 0):
-    """A constant ``rate``, reached by a warm-up from 0 (``start="zero"``) over ``warmup_steps`` when there is one.
-
-    Args:
-        rate: the learning rate.
-        warmup_steps: the warm-up's steps (0: none).
-
-    Returns:
-        ``rate`` as a float without a warm-up, else a Keras schedule.
+    """``rate`` as a float, or a Keras schedule warming up from 0 over ``warmup_steps`` when there is a warm-up.
 
     Example:
         >>> constant(1e-3)

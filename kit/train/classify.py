@@ -1,22 +1,8 @@
 """Train a classifier (or regressor) the papers' way: fixed recipe, early stopping on dev, best weights kept.
 
-A :class:`FitRecipe` holds the recipe. Two from *To Pretrain or Not to Pretrain*:
-
-- ``schedule="constant"``: Adam at a constant learning rate (the paper's LSTMs,
-  batch 64, LR in {2.5e-4, 5e-4, 7.5e-4, 1e-3});
-- ``schedule="linear"``: AdamW with the learning rate decayed linearly to 0
-  (the paper's transformer: batch 32, dropout 0.1).
-
-Class labels (integers) train with cross-entropy on logits and stop on dev
-accuracy; float targets (``kit.data.read`` makes them for regression) train
-with mean squared error on a one-unit output and stop on dev loss. Either way the
-weights of the best dev epoch are restored at the end. Tiny training sets are
-repeated so every run takes at least ``min_steps`` optimizer steps (otherwise 1%
-of a small set is one or two updates): whole shuffled passes, the last one cut
-short, so a run takes ``min_steps`` steps (rounded up to whole epochs), not a
-whole extra pass more. ``distribution`` (a
-``keras.distribution`` setting, e.g. ``DataParallel`` on jax) trains across
-devices; build the model inside ``distribution.scope()``.
+*To Pretrain or Not to Pretrain*'s recipes: ``schedule="constant"``, Adam (its LSTMs: batch 64, LR in {2.5e-4, 5e-4,
+7.5e-4, 1e-3}); ``"linear"``, AdamW decayed linearly to 0 (its transformer: batch 32, dropout 0.1). Integer labels:
+cross-entropy on logits, stop on dev accuracy; float targets: MSE on one unit, stop on dev loss.
 
 >>> import keras, numpy as np
 >>> m = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
@@ -49,13 +35,10 @@ class FitResult:
     """What a fit did: the Keras history, the restored (best) epoch and its dev score, steps and time.
 
     Attributes:
-        history: Keras' ``History.history``, one list per logged value.
         best_epoch: the restored epoch (0-based), the best on dev.
-        best_dev: its dev score (``val_accuracy``, or ``val_loss`` for regression).
-        monitor: the dev score early stopping watched: ``"val_accuracy"`` or ``"val_loss"``.
+        best_dev: its dev score, ``monitor``: ``"val_accuracy"``, or ``"val_loss"`` for regression.
         steps: the optimizer steps planned (:func:`planned_steps`).
-        seconds: the wall-clock time of ``fit``.
-        epochs: the epochs planned (early stopping may end the fit sooner: :attr:`trained`).
+        epochs: the epochs planned (early stopping may end sooner: :attr:`trained`).
     """
 
     history: dict
@@ -75,11 +58,7 @@ class FitResult:
 
     @property
     def best_dev_accuracy(self) -> float:
-        """The best dev accuracy (``best_dev`` of a classifier's fit).
-
-        Raises:
-            AttributeError: the fit was a regression (its ``best_dev`` is a loss).
-        """
+        """The best dev accuracy of a classifier's fit; AttributeError for a regression (its ``best_dev`` is a loss)."""
         if self.monitor != "val_accuracy":
             raise AttributeError(f"This fit was a regression (monitor {self.monitor}); read best_dev instead.")
         return self.best_dev
@@ -93,11 +72,8 @@ class FitRecipe:
     """How :func:`fit_classifier` trains: the (peak) rate, epochs, batch, schedule, and how a run may stop.
 
     Attributes:
-        learning_rate: the (peak) learning rate.
-        epochs: the most epochs the run takes.
-        batch_size: examples per batch.
-        schedule: ``"constant"`` (Adam at a constant rate) or ``"linear"`` (AdamW, decayed linearly to 0).
-        weight_decay: AdamW's weight decay (``schedule="linear"`` only).
+        schedule: ``"constant"`` (Adam) or ``"linear"`` (AdamW, decayed linearly to 0).
+        weight_decay: AdamW's (``schedule="linear"`` only).
         min_steps: the fewest optimizer steps: a tiny set is repeated in shuffled passes (:func:`repeat_index`).
         patience: epochs without dev improvement that stop the run (default: never before ``epochs``).
 
@@ -138,11 +114,7 @@ def _len(x) -> int:
 def check_distribution(model, distribution) -> None:
     """Check that ``model`` was built inside ``distribution.scope()`` (on jax its variables live on every device).
 
-    Only jax is checked; without a distribution, on another backend or before the model has weights, it passes.
-
-    Args:
-        model: the model about to be compiled and fitted.
-        distribution: a ``keras.distribution`` setting (e.g. ``DataParallel``), or None.
+    Only jax is checked; with ``distribution=None`` or before the model has weights it passes.
 
     Raises:
         ValueError: the model's weights live on fewer devices than the distribution uses.
@@ -166,14 +138,7 @@ def check_distribution(model, distribution) -> None:
 def planned_steps(n: int, epochs: int, batch_size: int, min_steps: int = 0) -> int:
     """Optimizer steps :func:`fit_classifier` plans for ``n`` examples (tiny sets repeated up to ``min_steps``).
 
-    Args:
-        n: how many training examples.
-        epochs: the epochs of the run.
-        batch_size: examples per batch.
-        min_steps: the fewest optimizer steps a run takes (a tiny set is repeated; 0: no repeat).
-
-    Returns:
-        ``epochs`` times the batches per epoch: ``ceil(n / batch_size)``, or ``ceil(min_steps / epochs)`` if more.
+    ``epochs`` times ``ceil(n / batch_size)``, or ``ceil(min_steps / epochs)`` if more; ``min_steps=0``: no repeat.
 
     Example:
         >>> planned_steps(300, epochs=2, batch_size=32), planned_steps(16, epochs=1, batch_size=32, min_steps=30)
@@ -185,20 +150,10 @@ def planned_steps(n: int, epochs: int, batch_size: int, min_steps: int = 0) -> i
 
 
 def repeat_index(n: int, epochs: int, batch_size: int, min_steps: int, seed: int = 0) -> np.ndarray | None:
-    """Indices that top a small set up to ``min_steps`` optimizer steps (``None``: no repeat needed).
+    """Indices that top a small set up to ``min_steps`` optimizer steps (``None``: one pass is enough).
 
-    Each epoch then holds ``ceil(min_steps / epochs)`` batches: whole shuffled passes over the set, the last one cut
-    short, so every example appears ``r`` or ``r + 1`` times.
-
-    Args:
-        n: how many training examples.
-        epochs: the epochs of the run.
-        batch_size: examples per batch.
-        min_steps: the fewest optimizer steps the run takes.
-        seed: the seed of the shuffled passes.
-
-    Returns:
-        ``ceil(min_steps / epochs) * batch_size`` row indices into the set, or ``None`` when one pass is enough.
+    ``ceil(min_steps / epochs) * batch_size`` row indices: whole shuffled passes (by ``seed``), the last cut short, so
+    every example appears ``r`` or ``r + 1`` times.
 
     Example:
         >>> idx = repeat_index(10, epochs=1, batch_size=4, min_steps=6, seed=0)
@@ -213,19 +168,12 @@ def repeat_index(n: int, epochs: int, batch_size: int, min_steps: int, seed: int
 
 
 def is_regression(y) -> bool:
-    """Whether targets ``y`` mean regression: float targets do; integer (or boolean) labels mean classes.
-
-    Args:
-        y: the targets (anything ``numpy.asarray`` takes).
-
-    Returns:
-        True for a floating dtype.
-    """
+    """Whether targets ``y`` mean regression: a floating dtype does; integer (or boolean) labels mean classes."""
     return np.issubdtype(np.asarray(y).dtype, np.floating)
 
 
 def _check_fit_inputs(model: keras.Model, x_train, y_train, x_dev, y_dev, recipe) -> bool:
-    """Check :func:`fit_classifier`'s splits and targets against the model, and that ``recipe`` is a recipe."""
+    """Check :func:`fit_classifier`'s splits, targets and recipe; return whether it is a regression."""
     if not isinstance(recipe, FitRecipe):
         raise TypeError(
             f"recipe must be a kit.train.FitRecipe, got {type(recipe).__name__}: e.g. "
@@ -299,27 +247,14 @@ def fit_classifier(
 ) -> FitResult:
     """Compile ``model`` (logits out; one unit for regression) and fit it by ``recipe``; keep the best dev epoch.
 
-    Integer ``y`` → cross-entropy, early stopping on ``val_accuracy``; float ``y`` → mean squared
-    error, early stopping on ``val_loss``.
-
-    Args:
-        model: the model to fit; it outputs logits (one unit for regression).
-        train: ``(x, y)``: training inputs (an array or a dict of arrays) and targets (integer class labels, or
-            floats for regression).
-        dev: ``(x, y)``, scored after every epoch; targets of the same kind as the training ones.
-        recipe: the :class:`FitRecipe` (rate, epochs, batch, schedule, weight decay, ``min_steps``, patience).
-        seed: the seed of the repeated passes.
-        verbose: Keras' ``fit`` verbosity.
-        callbacks: more Keras callbacks for ``fit``.
-        distribution: a ``keras.distribution`` setting; build the model inside its ``scope()``.
-
-    Returns:
-        A :class:`FitResult`; the model holds the best dev epoch's weights.
+    ``train``, ``dev``: ``(x, y)``, ``x`` an array or a dict of arrays. Integer ``y``: cross-entropy, early stopping on
+    ``val_accuracy``; float ``y``: MSE, on ``val_loss``. ``seed`` shuffles a tiny set's repeats; ``callbacks`` join
+    ``fit``; build the model inside ``distribution.scope()``.
 
     Raises:
         TypeError: ``recipe`` is not a :class:`FitRecipe`.
-        ValueError: an empty split, train and dev targets of different kinds, float targets for a model with more
-            than one output, or a model built outside ``distribution``.
+        ValueError: an empty split, train and dev targets of different kinds, float targets for a model with more than
+            one output, or a model built outside ``distribution``.
     """
     (x_train, y_train), (x_dev, y_dev) = train, dev
     regression = _check_fit_inputs(model, x_train, y_train, x_dev, y_dev, recipe)
@@ -349,32 +284,13 @@ def fit_classifier(
 
 
 def accuracy(model: keras.Model, x, y, batch_size: int = 128) -> float:
-    """Share of ``y`` that ``model``'s argmax logits get right.
-
-    Args:
-        model: a classifier whose outputs are logits (or probabilities).
-        x: its inputs.
-        y: the class labels.
-        batch_size: examples per prediction batch.
-
-    Returns:
-        The accuracy, in [0, 1].
-    """
+    """Share of ``y`` (class labels) that ``model``'s argmax outputs (logits or probabilities) get right."""
     logits = model.predict(x, batch_size=batch_size, verbose=0)
     return float((np.argmax(logits, axis=-1) == np.asarray(y)).mean())
 
 
 def regression_scores(model: keras.Model, x, y, batch_size: int = 128) -> dict:
     """Pearson and Spearman correlation and mean squared error of a one-output model's predictions.
-
-    Args:
-        model: a regressor with one output unit.
-        x: its inputs.
-        y: the true scores.
-        batch_size: examples per prediction batch.
-
-    Returns:
-        ``{"pearson": ..., "spearman": ..., "mse": ...}``.
 
     Raises:
         ValueError: the predictions and targets differ in number (the model has more than one output unit).

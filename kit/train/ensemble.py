@@ -1,9 +1,6 @@
 """Ensembles: plain averaging of models' predictions, and SerBERTus' dev-gated ensemble.
 
-**Averaging** (stack-and-finetune's Experiment B, DenseNet + highway heads):
-:func:`average_predictions` turns each model's logits into probabilities
-(softmax) and averages them, optionally weighted; ``space="logits"`` averages
-the raw logits instead, and a single-output model (regression) is averaged as is.
+Averaging (stack-and-finetune's Experiment B, DenseNet + highway heads): :func:`average_predictions`.
 
 >>> import numpy as np
 >>> a = np.array([[2.0, 0.0]]); b = np.array([[0.0, 1.0]])
@@ -12,19 +9,10 @@ the raw logits instead, and a single-output model (regression) is averaged as is
 >>> average_predictions([a, b], weights=[0, 1]).argmax(-1).tolist()
 [1]
 
-**Dev-gated** (SerBERTus): average unrounded predictions, keep a model only if the dev score does not drop.
-Per task, independently: candidates are ranked by their own dev score; the
-ensemble starts with the best one; each next candidate is added tentatively
-(an unweighted mean of the members' unrounded predictions: class
-probabilities, the probability of the positive class, or the regression
-score) and kept only if the ensemble's dev score does not drop (ties are
-kept, as in the paper: "improve or do not change"). A model may join one
-task's ensemble and not another's.
-
-Scores are accuracy for ``"classification"`` and ``"binary"`` tasks and Pearson
-correlation for ``"regression"`` (:func:`kit.metrics.task_score`). The
-gate looks at the dev set, so the dev score of the ensemble is optimistic:
-report the test score (or a held-out split) beside it.
+Dev-gated (SerBERTus), per task: candidates ranked by their own dev score, the best starts, each next one kept only if
+the unweighted mean of the members' unrounded predictions does not lower the dev score (ties kept: the paper's "improve
+or do not change"). Accuracy for classification and binary tasks, Pearson for regression; the gate sees dev, so report
+the test score beside the optimistic dev score.
 
 >>> y = np.array([1.0, 2.0, 3.0, 4.0])
 >>> preds = {"a": {"sts": np.array([1.0, 2.6, 2.5, 4.0])},      # Pearson 0.937 alone
@@ -55,16 +43,10 @@ def _softmax(z: np.ndarray) -> np.ndarray:
 
 
 def average_predictions(outputs, weights=None, space: str = "probs") -> np.ndarray:
-    """Weighted mean of several models' outputs (same shape): probabilities by default.
+    """Weighted mean (float64) of several models' outputs of one shape: softmax probabilities by default.
 
-    Args:
-        outputs: each model's outputs (logits, or one value per example for regression), all of one shape.
-        weights: one non-negative weight per model (a positive sum), or None for equal weights.
-        space: ``"probs"`` (softmax each model's logits, then average) or ``"logits"`` (average the raw logits);
-            a single-output model (regression) is averaged as is either way.
-
-    Returns:
-        The weighted mean, of the outputs' shape (float64).
+    ``space="logits"`` averages the raw logits; one-output models (regression) are averaged as is. ``weights``: one
+    non-negative weight per model, positive sum (None: equal).
 
     Raises:
         ValueError: an unknown ``space``, no outputs, outputs of different shapes, or bad weights.
@@ -87,14 +69,10 @@ def average_predictions(outputs, weights=None, space: str = "probs") -> np.ndarr
 
 @dataclass
 class TaskEnsemble:
-    """One task's ensemble: ``members`` (model names), ``dev_score``, and the ``trace`` of every decision.
+    """One task's ensemble: ``members`` (in joining order), ``dev_score`` (optimistic), each decision's ``trace``.
 
-    Attributes:
-        task: the task's name.
-        kind: ``"classification"``, ``"binary"`` or ``"regression"``.
-        members: the names of the models kept, in the order they joined.
-        dev_score: the ensemble's dev score (optimistic: the gate looked at dev).
-        trace: one row per candidate: ``task``, ``model``, ``alone``, ``with``, ``accepted``.
+    ``kind`` is ``"classification"``, ``"binary"`` or ``"regression"``; a ``trace`` row holds ``task``, ``model``,
+    ``alone``, ``with``, ``accepted``.
     """
 
     task: str
@@ -104,13 +82,7 @@ class TaskEnsemble:
     trace: list = field(default_factory=list)
 
     def average(self, predictions: dict) -> np.ndarray:
-        """Mean of the members' predictions, e.g. on the test set.
-
-        Args:
-            predictions: model name → its predictions for this task (other models are ignored).
-
-        Returns:
-            The unweighted mean of the members' predictions (float64).
+        """Unweighted mean (float64) of the members' ``predictions`` (``{model: predictions}``), e.g. on test.
 
         Raises:
             ValueError: a member's predictions are missing.
@@ -124,24 +96,16 @@ class TaskEnsemble:
 def dev_gated_ensemble(
     dev_predictions: dict, dev_labels: dict, kinds: dict, order: str = "best_first", score=None
 ) -> dict:
-    """Build a dev-gated ensemble per task (SerBERTus: keep a model only if the dev score does not drop).
+    """``{task: TaskEnsemble}``, dev-gated (SerBERTus: keep a model only if the dev score does not drop).
 
-    Args:
-        dev_predictions: ``{model: {task: unrounded dev predictions}}``; a model
-            may lack some tasks (e.g. a single-task model).
-        dev_labels: ``{task: dev labels}``.
-        kinds: ``{task: "classification" | "binary" | "regression"}``.
-        order: ``"best_first"`` (by each model's own dev score, the paper's
-            greedy order) or ``"given"`` (the order of ``dev_predictions``).
-        score: optional ``score(kind, labels, predictions) -> float`` (higher is
-            better); default :func:`kit.metrics.task_score`.
-
-    Returns:
-        ``{task: TaskEnsemble}``.
+    ``dev_predictions`` is ``{model: {task: unrounded dev predictions}}`` (a model may lack tasks), ``dev_labels``
+    ``{task: labels}``, ``kinds`` ``{task: "classification" | "binary" | "regression"}``. ``order="best_first"`` ranks
+    by each model's own dev score (the paper's greedy order); ``"given"`` keeps ``dev_predictions``' order.
+    ``score(kind, labels, predictions)``, higher better, defaults to :func:`kit.metrics.task_score`.
 
     Raises:
-        ValueError: an unknown ``order`` or kind, a task no model has predictions for, or predictions of
-            different shapes for one task.
+        ValueError: an unknown ``order`` or kind, a task no model has predictions for, or predictions of different
+            shapes for one task.
     """
     if order not in ("best_first", "given"):
         raise ValueError(f"order must be 'best_first' or 'given', got {order!r}.")
@@ -176,12 +140,5 @@ def dev_gated_ensemble(
 
 
 def ensemble_table(ensembles: dict) -> list[dict]:
-    """Every decision of every task's ensemble as rows: task, model, alone, with, accepted.
-
-    Args:
-        ensembles: ``{task: TaskEnsemble}``, as :func:`dev_gated_ensemble` returns.
-
-    Returns:
-        The traces' rows, task by task (``pandas.DataFrame(rows)`` makes a table).
-    """
+    """Every decision of every task's ensemble as rows (task, model, alone, with, accepted), for a DataFrame."""
     return [row for ens in ensembles.values() for row in ens.trace]

@@ -1,38 +1,8 @@
 """The freeze scheduler: finetune-only, stack-only and stack-and-finetune (arXiv 1907.05338).
 
-``stack_and_finetune(model, encoder, train, dev, recipe, strategy=...)`` trains
-``model`` in one or two phases (the rates, epochs, batch and phase-1 rule: a
-:class:`FreezeRecipe`):
-
-- ``finetune_only``: one phase, everything trainable, ``phase2_lr`` for
-  ``phase2_epochs``, the best dev epoch kept (the light-head baseline);
-- ``stack_only``: one phase, ``encoder`` frozen, ``phase1_lr`` for
-  ``phase1_epochs``, the best dev epoch kept (Peters et al.'s feature extraction);
-- ``stack_and_finetune``: phase 1 as stack-only but stopped by
-  :class:`DivergenceStopping`, then phase 2 as finetune-only.
-
-Keras 3 fixes the trainable set when a model is compiled, and each backend
-fails differently if it changes afterwards (TF silently stays frozen, torch
-raises, jax corrupts the model). So every phase sets ``trainable``, then
-recompiles with a **fresh optimizer** (optimizer state resets between
-phases), and checks that the encoder's weights really left (or joined) the
-trainable set and that the trainable-weight count changed between phases.
-Unfreezing restores each sublayer's and variable's own ``trainable`` flag,
-so parts that were frozen on purpose (a fixed embedding table) stay frozen.
-
-``trainable=False`` does not turn dropout off. By default the frozen encoder's
-dropout layers run at rate 0 during a frozen phase, so phase 1 trains the head
-on the encoder's deterministic features (``frozen_dropout=True`` keeps dropout on).
-
-Phase 1 stops by the paper's rule, "only up to a point where the prediction
-accuracy of the training and validation data sets do not differ much":
-:class:`DivergenceStopping` stops once train minus dev accuracy exceeds
-``threshold`` for ``patience`` epochs in a row and restores the head of the last
-epoch that was within the gap. ``unfreeze="gradual"`` replaces phase 2's single
-unfreeze by ULMFiT's gradual unfreezing: one more encoder group (top first) per
-epoch, each step a recompile, then the rest of the epochs with all unfrozen.
-The phases come from :func:`kit.train.freeze_plan.phase_plan` (pure bookkeeping,
-no Keras); each runs as one recompile and one ``fit``.
+Keras 3 fixes the trainable set at compile time and each backend fails differently if it changes afterwards (TF stays
+frozen silently, torch raises, jax corrupts the model), so every phase sets ``trainable``, recompiles with a fresh
+optimizer and checks the trainable set.
 
 >>> import keras, numpy as np
 >>> keras.utils.set_random_seed(0)
@@ -75,26 +45,13 @@ _MAX_WORDS = ("acc", "f1", "auc", "precision", "recall", "pearson", "spearman", 
 class DivergenceStopping(keras.callbacks.Callback):
     """Stop when train and dev ``monitor`` diverge: the paper's phase-1 rule, as a Keras callback.
 
-    After each epoch, ``gap = train − dev`` (``dev − train`` with
-    ``mode="min"``, e.g. for a loss or an error). When ``gap > threshold`` for
-    ``patience`` epochs in a row (and at least ``min_epochs`` have run),
-    training stops. Train accuracy is Keras' running mean over the epoch
-    (dropout on), the number ``fit`` prints; dev accuracy is measured at the
-    epoch's end.
-
-    ``gaps``, ``stopped_epoch`` (0-based, or None), ``restored_epoch`` and
-    ``reason`` say what happened.
-
-    Args:
-        monitor: the metric whose train and ``val_`` values are compared; None picks the first compiled metric
-            (``"accuracy"``).
-        threshold: the largest gap (train minus dev) that counts as not diverging (>= 0; the paper's rule: 0.05).
-        patience: epochs in a row with a larger gap that stop training (>= 1).
-        min_epochs: epochs that run before it may stop (>= 1).
-        mode: ``"max"`` (higher is better: ``gap = train − dev``), ``"min"`` (``dev − train``) or ``"auto"``
-            (``"max"`` for names like acc, f1, auc, pearson; else ``"min"``).
-        restore: on a stop, put the trainable weights back to those of the last epoch whose gap was within the
-            threshold (or, if none was, of the epoch with the smallest gap).
+    The paper trains "only up to a point where the prediction accuracy of the training and validation data sets do not
+    differ much". Training stops once ``gap = train − dev`` (``mode="min"``: ``dev − train``; ``"auto"``: ``"max"`` for
+    names like acc, f1, auc, pearson) exceeds ``threshold`` (>= 0; the paper's 0.05) for ``patience`` epochs in a row,
+    after ``min_epochs``. ``monitor=None`` takes the first compiled metric; train accuracy is Keras' running mean over
+    the epoch (dropout on). ``restore`` puts back the trainable weights of the last epoch within the threshold (if none,
+    of the smallest gap). ``gaps``, ``stopped_epoch`` (0-based, or None), ``restored_epoch`` and ``reason`` say what
+    happened.
 
     Raises:
         ValueError: ``threshold`` < 0, ``patience`` or ``min_epochs`` < 1, or an unknown ``mode``.
@@ -130,7 +87,7 @@ class DivergenceStopping(keras.callbacks.Callback):
         self.reset()
 
     def reset(self):
-        """Forget the gaps, the stop and the saved weights (``fit`` calls it at the start of training)."""
+        """Forget the gaps, the stop and the saved weights (called at the start of training)."""
         self.gaps: list[float] = []
         self.wait = 0
         self.stopped_epoch: int | None = None
@@ -248,10 +205,9 @@ def _flatten(layer) -> list:
 
 
 class FreezeState:
-    """Freeze / unfreeze a group of layers, remembering each sublayer's and variable's own flag.
+    """Freeze / unfreeze groups of layers, remembering each sublayer's and variable's own flag.
 
-    Args:
-        layers: the groups to freeze and unfreeze (e.g. the encoder's, bottom to top); their flags are recorded now.
+    ``layers``: the groups (e.g. the encoder's, bottom to top); their flags are recorded at construction.
 
     Example:
         >>> d = keras.layers.Dense(2); d.build((None, 3))
@@ -268,12 +224,10 @@ class FreezeState:
         self._dropout: list = []
 
     def freeze(self, group: int | None = None, deterministic: bool = False):
-        """Set ``trainable=False`` on all groups, or on group ``group``.
+        """Set ``trainable=False`` on all groups, or on group index ``group``.
 
-        Args:
-            group: the group's index, or None for all.
-            deterministic: also set the groups' dropout rates to 0 (``trainable=False`` does not turn dropout off);
-                :meth:`restore_dropout` puts them back.
+        ``deterministic=True`` also sets their dropout rates to 0 (``trainable=False`` does not turn dropout off);
+        :meth:`restore_dropout` puts them back.
         """
         for i in self._groups(group):
             self.layers[i].trainable = False
@@ -284,12 +238,9 @@ class FreezeState:
                         sub.rate = 0.0
 
     def unfreeze(self, group: int | None = None):
-        """Restore the flags recorded at construction (all groups, or group ``group``) and dropout rates.
+        """Restore the recorded flags (all groups, or group index ``group``) and the dropout rates.
 
         Parts that were frozen on purpose (a fixed embedding table) stay frozen.
-
-        Args:
-            group: the group's index, or None for all.
         """
         for i in self._groups(group):
             for sub, flag in self._layer_flags[i]:  # parents first: a child's own flag wins
@@ -317,15 +268,9 @@ class PhaseResult:
 
     Attributes:
         name: ``"phase1"``, ``"phase2"``, or ``"phase2.k"`` for gradual unfreezing's steps.
-        frozen_groups: how many encoder groups were frozen (0: all trainable).
-        learning_rate: the phase's learning rate.
         trainable_weights: ``len(model.trainable_weights)`` in this phase.
-        trainable_params: the number of trainable parameters in this phase.
-        epochs: the epochs actually run.
-        max_epochs: the most epochs the phase could run.
-        history: Keras' ``History.history`` of the phase's ``fit``.
-        stopped: why it stopped before ``max_epochs`` (``""`` if it did not).
-        seconds: the wall-clock time of the phase's ``fit``.
+        epochs: the epochs actually run, at most ``max_epochs``; ``stopped`` says why fewer (``""``: not).
+        history: Keras' ``History.history`` of the phase's ``fit`` (it took ``seconds``).
     """
 
     name: str
@@ -350,14 +295,10 @@ class StackResult:
     """What :func:`stack_and_finetune` did; ``phases`` in order, the best dev value restored at the end.
 
     Attributes:
-        strategy: the strategy that ran.
-        phases: one :class:`PhaseResult` per phase, in order.
         monitor: the metric watched (``val_<monitor>`` on dev).
-        best_dev: the best dev value of the last stage, whose weights the model holds (None if none).
-        best_phase: the phase it came from.
+        best_dev: the last stage's best dev value, whose weights the model holds (None if none), from ``best_phase``.
         best_epoch: its epoch (0-based, within ``best_phase``).
-        info: ``groups`` (the encoder groups' names), ``unfreeze``, and ``divergence`` (its threshold and
-            patience, or None).
+        info: ``groups`` (names), ``unfreeze``, and ``divergence`` (its threshold and patience, or None).
     """
 
     strategy: str
@@ -371,8 +312,7 @@ class StackResult:
     def curve(self) -> list[dict]:
         """One row per epoch over all phases: ``phase, epoch, global_epoch, train, dev, loss, val_loss``.
 
-        Returns:
-            The rows (``train`` and ``dev`` are ``monitor`` and ``val_<monitor>``; None where not logged).
+        ``train`` and ``dev`` are ``monitor`` and ``val_<monitor>``; None where not logged.
         """
         rows, g = [], 0
         for p in self.phases:
@@ -397,29 +337,23 @@ class StackResult:
 class FreezeRecipe:
     """How :func:`stack_and_finetune` trains: each phase's rate and epochs, the batch, phase 1's stop, the compile.
 
-    The same recipe serves the three strategies (each reads the phases it runs).
+    One recipe serves the three strategies (each reads the phases it runs).
 
     Attributes:
-        phase1_lr: the learning rate with the encoder frozen (``stack_only``, phase 1).
-        phase2_lr: the learning rate with everything trainable (``finetune_only``, phase 2).
-        phase1_epochs: the frozen stage's epochs.
-        phase2_epochs: the unfrozen stage's epochs.
-        batch_size: examples per batch.
-        divergence: phase 1's stop: a :class:`DivergenceStopping`, a dict of its arguments, or None for no early
-            stop; :data:`DEFAULT_DIVERGENCE`: threshold 0.05, patience 2.
+        phase1_lr: the rate (and ``phase1_epochs`` the epochs) with the encoder frozen (``stack_only``, phase 1).
+        phase2_lr: the rate (and ``phase2_epochs`` the epochs) with all trainable (``finetune_only``, phase 2).
+        divergence: phase 1's stop: a :class:`DivergenceStopping`, a dict of its arguments, or None (no early stop);
+            :data:`DEFAULT_DIVERGENCE`: threshold 0.05, patience 2.
         patience: epochs without dev improvement that stop the last stage early (None: never).
-        monitor: the best dev epoch is the best ``val_<monitor>`` (default: the first compiled metric).
-        mode: ``"auto"``, ``"max"`` or ``"min"``: whether a higher ``monitor`` is better.
-        optimizer: ``"adamw"`` (BERT-Adam: weight decay ``weight_decay``), ``"adam"``, ``"sgd"`` or a factory
-            ``lr -> optimizer``, called afresh for every phase.
-        weight_decay: AdamW's weight decay.
+        monitor: the best dev epoch has the best ``val_<monitor>`` (default: the first compiled metric; ``mode`` as
+            :class:`DivergenceStopping`'s).
+        optimizer: ``"adamw"`` (BERT-Adam), ``"adam"``, ``"sgd"`` or a factory ``lr -> optimizer``, called afresh per
+            phase.
         frozen_dropout: keep dropout on in a frozen encoder (default: rates 0, deterministic features).
-        unfreeze: ``"all"`` or ``"gradual"`` (ULMFiT, ``encoder`` a list): phase 2 unfreezes one more group per
-            epoch from the top (``n - 1`` one-epoch steps ``phase2.1`` ...), then trains everything for
-            ``max(1, phase2_epochs - (n - 1))`` epochs.
+        unfreeze: ``"all"`` or ``"gradual"`` (ULMFiT, ``encoder`` a list: :func:`kit.train.freeze_plan.phase_plan`).
         loss: default sparse categorical cross-entropy on logits; e.g. ``"mse"`` for regression.
-        metrics: default ``["accuracy"]``; e.g. ``["mae"]`` for regression (each phase compiles fresh copies; a
-            factory ``() -> list`` works too).
+        metrics: default ``["accuracy"]``; e.g. ``["mae"]`` (each phase compiles fresh copies; a factory ``() -> list``
+            works too).
 
     Example:
         >>> r = FreezeRecipe(phase1_lr=1e-3, phase2_lr=2e-5, phase1_epochs=5, phase2_epochs=3, divergence=None)
@@ -579,7 +513,7 @@ def _compile(model, fit: _Fit, lr: float) -> None:
 
 
 def _check_inputs(model, encoder, x_train, y_train, x_dev, y_dev, loss):
-    """The checks that need the model and the data: built model, encoder groups in it, labels, a dev split."""
+    """Check the model is built, the encoder groups are in it, the labels fit and dev is non-empty; resolve the loss."""
     if not model.built:
         raise ValueError(f"model {model.name!r} is not built: call it on a batch (or build it) first.")
     groups = _resolve_encoder(model, encoder)
@@ -749,26 +683,17 @@ def stack_and_finetune(
 ) -> StackResult:
     """Train ``model`` by ``strategy``, freezing ``encoder`` as it says; the last phase keeps its best dev epoch.
 
-    Args:
-        model: the built model to train (it contains ``encoder``); left compiled for its restored flags.
-        encoder: a layer, a layer name, or a list of them (groups, ordered bottom to top).
-        train: ``(x, y)``: training inputs and labels.
-        dev: ``(x, y)``: dev inputs and labels (phase-1 stopping and the best epoch).
-        recipe: the :class:`FreezeRecipe` (each phase's rate and epochs, the batch, phase 1's stop, the patience of
-            the last stage, the optimizer, unfreezing, the loss and metrics).
-        strategy: ``"finetune_only"`` (one phase, all trainable), ``"stack_only"`` (one phase, encoder frozen) or
-            ``"stack_and_finetune"`` (phase 1 as stack-only, stopped by ``divergence``, then phase 2 as finetune-only).
-        callbacks: added to every phase's ``fit``.
-        verbose: Keras' ``fit`` verbosity.
-
-    Returns:
-        A :class:`StackResult`; the model holds the best dev epoch's weights.
+    ``strategy``: ``"finetune_only"`` (one phase, all trainable: the light-head baseline), ``"stack_only"`` (one phase,
+    encoder frozen: Peters et al.'s feature extraction) or ``"stack_and_finetune"`` (phase 1 as stack-only, stopped by
+    :class:`DivergenceStopping`, then phase 2 as finetune-only). ``encoder`` is a layer, a layer name, or a list of them
+    (groups, bottom to top); ``train`` and ``dev`` are ``(x, y)``; ``callbacks`` join every phase's ``fit``. The model
+    ends compiled for its restored flags, holding the best dev epoch's weights.
 
     Raises:
-        ValueError: a bad plan (:func:`kit.train.freeze_plan.check_plan`), an unbuilt model, an encoder outside
-            it, labels that do not fit, or an empty dev split.
-        TypeError: ``recipe`` is not a :class:`FreezeRecipe`, an encoder that is not a layer, a bad ``divergence``,
-            or an optimizer instance (not a name).
+        ValueError: a bad plan (:func:`kit.train.freeze_plan.check_plan`), an unbuilt model, an encoder outside it,
+            labels that do not fit, or an empty dev split.
+        TypeError: ``recipe`` is not a :class:`FreezeRecipe`, an encoder that is not a layer, a bad ``divergence``, or
+            an optimizer instance (not a name).
         RuntimeError: the trainable set is not what a phase asks for.
     """
     if not isinstance(recipe, FreezeRecipe):

@@ -1,15 +1,4 @@
-"""What the freeze scheduler's runs need around it.
-
-Fresh pretrained weights per run, a check that a frozen encoder stayed frozen,
-BERT-Adam per phase, and each strategy's epochs:
-
-- :class:`ReusableBackbone` puts one backbone's pretrained weights, trainable
-  flags, dropout rates and dropout seeds back before every run (no reload);
-- :class:`EncoderWatch` fingerprints layers' weights around every ``fit`` (so
-  around every phase): a frozen phase must leave them bit-identical;
-- :func:`optimizer_factory` gives :func:`kit.train.stack_and_finetune` a fresh
-  optimizer per phase, with the phase's own warm-up and decay;
-- :func:`planned_epochs` is the most epochs a strategy can run.
+"""What the freeze scheduler's runs need around it: fresh pretrained weights per run, a frozen-encoder check, BERT-Adam.
 
 >>> import keras, numpy as np
 >>> keras.utils.set_random_seed(0)
@@ -38,20 +27,8 @@ from ..optimizers import adamw, schedules
 class ReusableBackbone:
     """One pretrained backbone for many runs: :meth:`fresh` puts its pretrained weights back before each one.
 
-    Loading MiniLM again for every run costs seconds; resetting the weights of
-    one backbone object costs milliseconds. :meth:`fresh` also restores every
-    sublayer's and variable's ``trainable`` flag and dropout rate as they were
-    at construction, so nothing a previous run did (freezing, training) carries
-    over. Build each run's model on ``fresh()``'s return value.
-
-    Dropout's random state lives in seed generators that ``set_weights``
-    does not touch; :meth:`fresh` draws new seeds for them from Python's
-    ``random`` (seeded by ``kit.config.set_seed``), so a run with a given seed
-    gets the same dropout masks whatever ran before it.
-
-    Args:
-        backbone: the pretrained backbone (a Keras layer or model), loaded once; its weights, flags, dropout
-            rates and seed states are recorded now.
+    Reloading MiniLM costs seconds, resetting weights milliseconds. The weights, ``trainable`` flags, dropout rates and
+    seed states of ``backbone`` are recorded at construction; build each run's model on ``fresh()``'s return value.
     """
 
     def __init__(self, backbone):
@@ -64,12 +41,10 @@ class ReusableBackbone:
         self._seed_states = [sg.state for layer in layers for sg in getattr(layer, "_seed_generators", [])]
 
     def fresh(self):
-        """The backbone with its pretrained weights, trainable flags and dropout rates restored.
+        """The same backbone, its weights, trainable flags and dropout rates restored, ready for the next run's model.
 
-        Its dropout seed generators get new seeds from Python's ``random``.
-
-        Returns:
-            The same backbone object, ready for the next run's model.
+        ``set_weights`` leaves dropout's seed generators alone, so they get new seeds from Python's ``random`` (seeded
+        by ``kit.config.set_seed``): a run with a given seed gets the same dropout masks whatever ran before it.
         """
         for layer, flag in self._flags:
             layer.trainable = flag
@@ -84,13 +59,10 @@ class ReusableBackbone:
 
 
 class EncoderWatch(keras.callbacks.Callback):
-    """Fingerprints (SHA-1 of the bytes) of some layers' weights at the start and end of every ``fit``.
+    """Fingerprints (SHA-1 of the bytes) of ``layers``' weights at the start and end of every ``fit``.
 
-    ``changed`` lists, per ``fit`` call (= per phase), whether any weight's
-    bytes differ at the end: a frozen encoder must give ``False``.
-
-    Args:
-        layers: a layer, or a list of layers, to watch (e.g. the encoder).
+    ``changed`` lists, per ``fit`` call (= per phase), whether any weight's bytes differ at the end: a frozen encoder
+    must give ``False``.
     """
 
     def __init__(self, layers):
@@ -126,25 +98,12 @@ def optimizer_factory(
     warmup: float = 0.1,
     weight_decay: float = 0.01,
 ):
-    """A ``lr -> optimizer`` factory for :func:`kit.train.stack_and_finetune`, one fresh optimizer per phase.
+    """A ``lr -> optimizer`` factory for :func:`kit.train.stack_and_finetune`, one fresh AdamW per phase.
 
-    ``"bert_adam"`` is the paper's BERT-Adam: AdamW (weight decay ``weight_decay``, none on biases and
-    LayerNorm) with a warm-up + linear decay (:func:`kit.optimizers.schedules.linear`) over each phase's
-    planned steps (warm-up: ``warmup`` of them); ``"constant"`` is AdamW at a constant rate. The scheduler
-    calls the factory once per phase, in order (then once more to leave the model compiled), which is how each
-    call knows its phase; calls beyond the strategy's phases get a constant rate.
-
-    Args:
-        strategy: ``"finetune_only"``, ``"stack_only"`` or ``"stack_and_finetune"``.
-        steps_per_epoch: optimizer steps per epoch.
-        phase1_epochs: the frozen phase's epochs.
-        phase2_epochs: the unfrozen phase's epochs.
-        schedule: ``"bert_adam"`` (warm-up + linear decay per phase) or ``"constant"``.
-        warmup: the fraction of each phase's planned steps spent warming up.
-        weight_decay: AdamW's weight decay (none on biases and LayerNorm).
-
-    Returns:
-        ``make(lr)``, a fresh AdamW per call.
+    ``"bert_adam"``: the paper's BERT-Adam, AdamW (no decay on biases and LayerNorm) with warm-up + linear decay over
+    each phase's planned steps, ``warmup`` of them warming up; ``"constant"``: AdamW at a constant rate. The scheduler
+    calls the factory once per phase in order (then once more to leave the model compiled); calls beyond the strategy's
+    phases get a constant rate.
 
     Raises:
         ValueError: an unknown ``schedule``.
@@ -178,18 +137,7 @@ def optimizer_factory(
 
 
 def planned_epochs(strategy: str, phase1_epochs: int, phase2_epochs: int) -> int:
-    """Most epochs a strategy can run (phase 1 may stop early).
-
-    Args:
-        strategy: ``"finetune_only"``, ``"stack_only"`` or ``"stack_and_finetune"``.
-        phase1_epochs: the frozen phase's epochs.
-        phase2_epochs: the unfrozen phase's epochs.
-
-    Returns:
-        ``phase2_epochs``, ``phase1_epochs`` or their sum.
-
-    Raises:
-        KeyError: an unknown ``strategy``.
+    """Most epochs a strategy can run (phase 1 may stop early); KeyError for an unknown ``strategy``.
 
     Example:
         >>> from kit.train.freeze import STRATEGIES

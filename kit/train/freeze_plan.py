@@ -1,19 +1,7 @@
 """The freeze scheduler's phase plan: which encoder groups stay frozen, at what rate, for how long (arXiv 1907.05338).
 
-Pure bookkeeping, no Keras: :func:`phase_plan` turns a strategy into the list of
-phases that :func:`kit.train.stack_and_finetune` then runs one ``fit`` each
-(freeze the lowest ``frozen_groups`` encoder groups, recompile with a fresh
-optimizer, fit).
-
-- ``finetune_only``: one phase, nothing frozen, ``phase2_lr`` for ``phase2_epochs``;
-- ``stack_only``: one phase, every group frozen, ``phase1_lr`` for ``phase1_epochs``;
-- ``stack_and_finetune``: phase 1 as stack-only, stopped on divergence, then
-  phase 2 as finetune-only, or, with ``unfreeze="gradual"`` (ULMFiT), one
-  more group unfrozen per one-epoch step from the top, then the rest of the
-  epochs with everything trainable.
-
-The last phase (the only one, or every phase after phase 1) is ``final``: it
-keeps the weights of its best dev epoch.
+Pure bookkeeping: :func:`kit.train.stack_and_finetune` runs each phase as one ``fit`` (freeze the lowest
+``frozen_groups`` groups, recompile with a fresh optimizer).
 
 >>> [(p.name, p.frozen_groups, p.epochs) for p in phase_plan("stack_and_finetune", 3, unfreeze="gradual",
 ...                                                           phase1_epochs=2, phase2_epochs=4)]
@@ -34,9 +22,8 @@ class Phase(NamedTuple):
 
     Attributes:
         name: ``"phase1"``, ``"phase2"``, or ``"phase2.k"`` for gradual unfreezing's steps.
-        frozen_groups: how many encoder groups, counted from the bottom, stay frozen (0: all trainable).
-        learning_rate: the phase's learning rate (``phase1_lr`` in phase 1, ``phase2_lr`` from phase 2 on).
-        epochs: the most epochs the phase runs.
+        frozen_groups: encoder groups, counted from the bottom, that stay frozen (0: all trainable).
+        learning_rate: ``phase1_lr`` in phase 1, ``phase2_lr`` from phase 2 on.
         stops_on_divergence: whether the paper's phase-1 rule (:class:`kit.train.DivergenceStopping`) watches it.
         final: whether it belongs to the last stage, which keeps its best dev epoch (and may stop on ``patience``).
     """
@@ -50,17 +37,10 @@ class Phase(NamedTuple):
 
 
 def check_plan(strategy: str, unfreeze: str = "all", phase1_epochs: int = 0, phase2_epochs: int = 0) -> None:
-    """Check the plan's arguments: a known strategy and unfreeze mode, >= 1 epoch for every stage the strategy trains.
-
-    Args:
-        strategy: one of :data:`STRATEGIES`.
-        unfreeze: one of :data:`UNFREEZE`.
-        phase1_epochs: epochs of the frozen stage (``stack_only``, ``stack_and_finetune``).
-        phase2_epochs: epochs of the unfrozen stage (``finetune_only``, ``stack_and_finetune``).
+    """Check for a known strategy and unfreeze mode, and >= 1 epoch for every stage the strategy trains.
 
     Raises:
-        ValueError: an unknown strategy (with the closest name as a hint), an unknown unfreeze mode, or a stage
-            the strategy trains with fewer than 1 epoch.
+        ValueError: an unknown strategy (with the closest name as a hint) or unfreeze mode, or a stage with < 1 epoch.
 
     Example:
         >>> check_plan("stack-and-finetune")
@@ -89,23 +69,13 @@ def phase_plan(
     phase1_epochs: int = 0,
     phase2_epochs: int = 0,
 ) -> list[Phase]:
-    """The phases ``strategy`` trains, in order, for an encoder of ``n_groups`` groups (ordered bottom to top).
+    """The phases ``strategy`` trains, in order, for ``n_groups`` encoder groups (bottom to top; last stage ``final``).
 
-    ``unfreeze="gradual"`` only changes ``stack_and_finetune`` with more than one group: phase 2 becomes
-    ``n_groups - 1`` one-epoch steps ``phase2.1`` ... (one more group unfrozen each, from the top), then
-    ``phase2.<n_groups>`` with everything trainable for ``max(1, phase2_epochs - (n_groups - 1))`` epochs.
-
-    Args:
-        strategy: ``"finetune_only"``, ``"stack_only"`` or ``"stack_and_finetune"``.
-        n_groups: how many encoder groups the scheduler freezes (>= 1).
-        unfreeze: ``"all"`` (phase 2 unfreezes everything at once) or ``"gradual"`` (ULMFiT).
-        phase1_lr: the frozen stage's learning rate.
-        phase2_lr: the unfrozen stage's learning rate.
-        phase1_epochs: the frozen stage's epochs.
-        phase2_epochs: the unfrozen stage's epochs (all of gradual unfreezing's steps together).
-
-    Returns:
-        A list of :class:`Phase`, the last stage's phases marked ``final``.
+    ``finetune_only``: one phase, nothing frozen, ``phase2_lr``; ``stack_only``: one phase, all frozen, ``phase1_lr``;
+    ``stack_and_finetune``: phase 1 as stack-only (stops on divergence), then phase 2 as finetune-only.
+    ``unfreeze="gradual"`` (ULMFiT, more than one group) makes phase 2 ``n_groups - 1`` one-epoch steps ``phase2.1`` ...
+    (one more group unfrozen each, from the top), then ``phase2.<n_groups>`` all trainable for
+    ``max(1, phase2_epochs - (n_groups - 1))`` epochs.
 
     Raises:
         ValueError: the arguments fail :func:`check_plan`.

@@ -1,22 +1,8 @@
 """Further MLM pretraining of a pretrained encoder on the task texts before fine-tuning (Sun et al. 2019, SerBERTus).
 
-The masking is BERT's dynamic masking (:class:`kit.text.masking.MLMMasker`,
-fresh for every batch), the model :class:`kit.models.mlm_model.MLMModel` (keras-hub's
-``MaskedLMHead`` with its output projection tied to the backbone's token
-embeddings, as in :mod:`kit.models.tlm_model`). No next-sentence prediction
-(RoBERTa, SerBERTus).
-
-**The head starts fresh.** The offline MiniLM checkpoint
-(sentence-transformers' all-MiniLM-L6-v2) ships the encoder only, without its
-MLM head: the head's transform (Dense + LayerNorm) and output bias are
-randomly initialised here, only the output projection (the tied token
-embeddings) is pretrained. The first steps mostly fit the head, and their
-noisy gradients reach the encoder, which is why the default schedule warms
-the learning rate up (a checkpoint that ships its MLM head would not pay this
-cost). The backbone is updated in place: fine-tune it afterwards. Its [CLS]
-pooler is held frozen meanwhile (MLM never reads it: without a gradient,
-AdamW would only decay it) and is trainable again when this returns; a later
-``fit`` of the returned MLM model needs a new ``compile``.
+BERT's dynamic masking, :class:`kit.models.mlm_model.MLMModel` (output projection tied to the token embeddings), no
+next-sentence prediction (RoBERTa, SerBERTus). The offline MiniLM checkpoint ships no MLM head: its transform and output
+bias start random, so the first steps' noisy gradients reach the encoder, hence the default warm-up.
 
 >>> import numpy as np
 >>> from kit.models import BertBackbone
@@ -46,18 +32,11 @@ from .masked_lm import INPUT_KEYS, fit_in_chunks, mlm_schedule, pass_rows
 
 
 class MLMBatches(keras.utils.PyDataset):
-    """``steps`` batches of ``inputs`` (consecutive slices of per-pass shuffles), masked afresh for every step.
+    """``steps`` batches of ``inputs`` (consecutive slices of per-pass shuffles), masked afresh by ``masker`` per step.
 
-    Item ``i`` is ``(x + mask_positions, {"mlm": original ids}, {"mlm": weights})``
-    with weights making the loss a mean over the batch's masked tokens.
-
-    Args:
-        inputs: the preprocessor's dict (``token_ids``, ``segment_ids``, ``padding_mask``) of the texts.
-        masker: BERT's dynamic masking (:class:`kit.text.masking.MLMMasker`), called afresh for every batch.
-        batch_size: examples per batch.
-        steps: how many batches (the length of the stream).
-        start: the global step of item 0, so a run fitted in chunks continues one stream.
-        seed: the seed of the per-pass shuffles and the masks.
+    Item ``i`` is ``(x + mask_positions, {"mlm": original ids}, {"mlm": weights})``, the weights making the loss a mean
+    over the batch's masked tokens. ``start`` is item 0's global step, so a run fitted in chunks continues one stream;
+    ``seed`` drives the shuffles and the masks.
 
     Raises:
         ValueError: ``inputs`` is not the preprocessor's dict, holds no texts, or ``batch_size``/``steps`` < 1.
@@ -96,10 +75,8 @@ class MLMResult:
     """What further pretraining did: the MLM model (backbone + head), steps, tokens, time, loss per chunk.
 
     Attributes:
-        model: the :class:`kit.models.mlm_model.MLMModel` (backbone + head); a later ``fit`` needs a new ``compile``.
-        steps: the optimizer steps taken.
-        tokens: the tokens seen, padding included (``steps * batch_size * sequence length``).
-        seconds: the wall-clock time of the fits.
+        model: the :class:`kit.models.mlm_model.MLMModel`; a later ``fit`` needs a new ``compile``.
+        tokens: the tokens seen, padding included.
         curve: ``{"step": [end of each chunk], "loss": [its mean over the chunk], ...}``.
     """
 
@@ -115,13 +92,7 @@ class MLMRecipe:
     """Further pretraining's recipe: the MLM steps and batch, AdamW's rate, warm-up and decay, how the run is cut.
 
     Attributes:
-        steps: optimizer steps (>= 1).
-        batch_size: examples per batch.
-        learning_rate: the peak learning rate.
-        decay: layer-wise LR decay (e.g. 0.95; :func:`kit.train.layerwise_decay.llrd_optimizer`), which SerBERTus
-            found hurt less on SST; None: plain AdamW.
-        weight_decay: AdamW's weight decay.
-        warmup: the fraction of the steps spent warming up from 0.
+        decay: layer-wise LR decay (e.g. 0.95, which SerBERTus found hurt less on SST); None: plain AdamW.
         chunks: the run is fitted in this many consecutive ``fit`` calls, one point of ``curve`` each.
 
     Raises:
@@ -174,22 +145,10 @@ def further_pretrain(
 ) -> MLMResult:
     """Run ``recipe.steps`` MLM steps on ``inputs`` (the task texts, preprocessed); updates ``backbone`` in place.
 
-    AdamW (gradients clipped to global norm 1), linear warm-up over ``recipe.warmup`` of the steps then cosine decay
-    to 0. The [CLS] pooler is held frozen meanwhile and trainable again when this returns.
-
-    Args:
-        backbone: the pretrained BERT backbone, updated in place (fine-tune it afterwards).
-        inputs: the task texts, as the preprocessor's dict.
-        masker: BERT's dynamic masking (:class:`kit.text.masking.MLMMasker`).
-        recipe: the :class:`MLMRecipe` (steps, batch, rate, layer-wise decay, weight decay, warm-up, chunks).
-        seed: the seed of the shuffles and the masks.
-        model: a :class:`kit.models.mlm_model.MLMModel` of ``backbone`` to reuse (e.g. to evaluate it before
-            training with :func:`kit.train.masked_lm.evaluate_mlm`); None builds one.
-        verbose: Keras' ``fit`` verbosity.
-        progress: ``progress(done, steps, logs)``, called after each of the ``chunks`` fits.
-
-    Returns:
-        An :class:`MLMResult`.
+    AdamW (clipped to global norm 1), warm-up over ``recipe.warmup`` of the steps, then cosine decay to 0. The [CLS]
+    pooler is frozen meanwhile (MLM never reads it: AdamW would only decay it) and trainable again on return. ``model``:
+    an ``MLMModel`` of ``backbone`` to reuse (e.g. evaluated before training); None builds one.
+    ``progress(done, steps, logs)`` runs after each chunk.
 
     Raises:
         TypeError: ``recipe`` is not an :class:`MLMRecipe`.

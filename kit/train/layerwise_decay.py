@@ -1,34 +1,11 @@
 """Layer-wise learning-rate decay (LLRD): lower BERT layers learn more slowly than the top ones.
 
-The kit's convention (Sun et al. 2019, SerBERTus), with ``L`` transformer layers:
-
-==========================  ==============================================
-group                       learning rate
-==========================  ==============================================
-transformer layer ``i``     ``learning_rate · decay^(L-1-i)`` (0 = nearest the input)
-embeddings                  ``learning_rate · decay^L`` (``embeddings="decay"``),
-                            0 (``"frozen"``), ``learning_rate`` (``"base"``),
-                            or ``learning_rate · m`` for a number ``m``
-pooler and task heads       ``learning_rate · head_multiplier``
-==========================  ==============================================
-
-So the top layer learns at the base rate. (ELECTRA's code instead gives the
-head the base rate and the top layer ``base · decay``: set
-``head_multiplier=1/decay`` and scale ``learning_rate`` by ``decay`` to match.)
-
-:func:`llrd_optimizer` returns a :class:`LayerwiseAdamW`: AdamW that multiplies
-the learning rate by a fixed factor per variable inside its update (the
-gradient is never scaled: Adam divides its scale away). A learning-rate
-schedule therefore scales every group alike, ``global_clipnorm`` clips across
-all groups at once, and the decoupled weight decay of a variable uses its own
-rate (PyTorch's parameter-group semantics: ``w -= lr_group · wd · w``). Keras
-3.15's ``keras.optimizers.MultiOptimizer`` (one optimizer per group) is the
-other route; it cannot clip by the global norm across groups and a
-``LearningRateScheduler`` callback overwrites each group's rate with the same
-value, which is why the kit scales per variable instead.
-
-Multipliers are stored by variable path (``transformer_layer_3/...``), so a
-model compiled with this optimizer saves and loads like any other.
+Sun et al. 2019, SerBERTus: of ``L`` layers, layer ``i`` (0 nearest the input) learns at
+``learning_rate · decay^(L-1-i)`` (the top at the base rate), pooler and heads at ``learning_rate · head_multiplier``,
+embeddings as ``embeddings`` says (:func:`rate_groups`). ELECTRA's convention (head at base, top layer at
+``base · decay``): ``head_multiplier=1/decay`` and ``learning_rate`` times ``decay``. :class:`LayerwiseAdamW` scales
+each variable's rate inside its update, so schedules, ``global_clipnorm`` and weight decay work across groups (Keras
+3.15's ``MultiOptimizer`` can't).
 
 >>> from kit.models import BertBackbone, build_classifier
 >>> bb = BertBackbone(vocabulary_size=30, num_layers=3, num_heads=2, hidden_dim=8,
@@ -54,17 +31,10 @@ EMBEDDING_ATTRS = ("token_embedding", "position_embedding", "segment_embedding",
 
 
 def depth_layers(backbone) -> dict:
-    """A backbone's layers by depth: the embeddings, the transformer layers (depth 0 nearest the input), the pooler.
+    """A backbone's layers by depth: ``{"embeddings": [...], "layers": [[depth 0], ..., [L-1]], "pooler": [...]}``.
 
-    A BERT backbone gives one layer per depth; a kit multitask model
-    (``kit.models.multitask_bert.MultitaskBert``) lists every copy of a depth
-    together (CerBERTus' per-task top layers, triple-BERT's encoders).
-
-    Args:
-        backbone: a keras-hub or kit ``BertBackbone``, or a kit multitask model (it has ``depth_layers()``).
-
-    Returns:
-        ``{"embeddings": [layers], "layers": [[layers at depth 0], ..., [depth L-1]], "pooler": [layers]}``.
+    Depth 0 is nearest the input. A kit multitask model (it has ``depth_layers()``) lists every copy of a depth together
+    (CerBERTus' per-task top layers, triple-BERT's encoders).
 
     Raises:
         ValueError: ``backbone`` is not a BERT backbone (no ``transformer_layers``).
@@ -106,23 +76,15 @@ def _variables_of(layers, trainable: dict) -> list:
 
 
 def rate_groups(model, backbone, decay: float = 0.95, head_multiplier: float = 1.0, embeddings="decay") -> list[dict]:
-    """The groups of ``model``'s trainable variables and their rate multipliers (see the module docstring).
+    """``model``'s trainable variables in rate groups, embeddings up: rows ``group``, ``multiplier``, ``variables``.
 
-    Args:
-        model: the model to train (it contains ``backbone``).
-        backbone: a BERT backbone or a kit multitask model (see :func:`depth_layers`).
-        decay: the factor per layer toward the input, in (0, 1] (1: no decay); layer ``i`` of ``L`` gets
-            ``decay^(L-1-i)``.
-        head_multiplier: the pooler's and task heads' multiplier (> 0).
-        embeddings: ``"decay"`` (``decay^L``), ``"frozen"`` (0), ``"base"`` (1) or a multiplier >= 0.
-
-    Returns:
-        One row per group, from the embeddings up to ``"pooler + heads"`` (every variable no other group
-        claims): ``group``, ``multiplier``, ``variables`` (the variable objects).
+    ``decay`` in (0, 1] (1: none) is the factor per layer toward the input; ``head_multiplier`` (> 0) applies to
+    ``"pooler + heads"``, every variable no other group claims; ``embeddings``: ``"decay"`` (``decay^L``), ``"frozen"``
+    (0), ``"base"`` (1) or a multiplier >= 0.
 
     Raises:
-        ValueError: ``decay``, ``head_multiplier`` or ``embeddings`` out of range, a backbone with no trainable
-            variables, or one that is not part of ``model``.
+        ValueError: ``decay``, ``head_multiplier`` or ``embeddings`` out of range, or a backbone with no trainable
+            variables or not part of ``model``.
     """
     if not 0.0 < decay <= 1.0:
         raise ValueError(f"decay must be in (0, 1] (the factor per layer toward the input; 1 = no decay), got {decay}.")
@@ -164,20 +126,9 @@ def rate_groups(model, backbone, decay: float = 0.95, head_multiplier: float = 1
 def rate_table(
     model, backbone, learning_rate=None, decay: float = 0.95, head_multiplier: float = 1.0, embeddings="decay"
 ) -> list[dict]:
-    """Rows ``group, variables, params, multiplier, learning_rate`` (None for a schedule or no rate given).
+    """Rows ``group, variables`` (a count), ``params, multiplier, learning_rate``: ``llrd_optimizer(...).rate_table``.
 
-    The same table as ``llrd_optimizer(...).rate_table``; ``pandas.DataFrame(rows)`` makes a data frame.
-
-    Args:
-        model: the model to train (it contains ``backbone``).
-        backbone: a BERT backbone or a kit multitask model.
-        learning_rate: the base rate (a number), or a schedule or None (then no rates are shown).
-        decay: the factor per layer toward the input (see :func:`rate_groups`).
-        head_multiplier: the pooler's and task heads' multiplier.
-        embeddings: ``"decay"``, ``"frozen"``, ``"base"`` or a multiplier (see :func:`rate_groups`).
-
-    Returns:
-        One dict per group: ``group``, ``variables`` (a count), ``params``, ``multiplier``, ``learning_rate``.
+    ``learning_rate`` is None in the rows when it is a schedule or not given; arguments as :func:`rate_groups`.
     """
     return _table(
         rate_groups(model, backbone, decay=decay, head_multiplier=head_multiplier, embeddings=embeddings), learning_rate
@@ -199,14 +150,7 @@ def _table(rows, learning_rate) -> list[dict]:
 
 
 def format_rate_table(table: list[dict]) -> str:
-    """The rate table as aligned text (``pandas.DataFrame(table)`` gives a data frame).
-
-    Args:
-        table: rows from :func:`rate_table` (or ``optimizer.rate_table``).
-
-    Returns:
-        One header line and one line per group; ``schedule`` where the learning rate is not a number.
-    """
+    """The rate table (:func:`rate_table`) as aligned text; ``schedule`` where the learning rate is not a number."""
     lines = [f"{'group':<15}{'variables':>11}{'params':>9}{'multiplier':>12}{'learning_rate':>15}"]
     for r in table:
         lr = "schedule" if r["learning_rate"] is None else f"{r['learning_rate']:.2e}"
@@ -224,29 +168,16 @@ def llrd_optimizer(
     weight_decay: float = 0.01,
     **adamw_kwargs,
 ) -> LayerwiseAdamW:
-    """AdamW with layer-wise learning-rate decay for ``model`` (which contains ``backbone``).
+    """AdamW with layer-wise learning-rate decay for ``model`` (which contains ``backbone``), ``rate_table`` set.
 
-    Bias and LayerNorm variables get no weight decay. The table of groups is ``optimizer.rate_table`` (print it
-    with :func:`format_rate_table`).
-
-    Args:
-        model: the model to train.
-        backbone: a BERT backbone, or a kit multitask model (then every copy of a layer shares its depth's rate).
-        learning_rate: a float or a ``keras.optimizers.schedules.LearningRateSchedule`` (every group follows it,
-            scaled by its multiplier).
-        decay: the factor per layer toward the input (see :func:`rate_groups`).
-        head_multiplier: the pooler's and task heads' multiplier (the default for unlisted variables).
-        embeddings: ``"decay"``, ``"frozen"``, ``"base"`` or a multiplier (see :func:`rate_groups`).
-        weight_decay: the decoupled weight decay, applied at each variable's own rate.
-        **adamw_kwargs: more :class:`kit.optimizers.layerwise_adamw.LayerwiseAdamW` (AdamW) arguments, e.g.
-            ``global_clipnorm=1.0``: clip the gradients to that global norm across all groups at once.
-
-    Returns:
-        A :class:`kit.optimizers.layerwise_adamw.LayerwiseAdamW` with ``rate_table`` set.
+    Arguments as :func:`rate_groups`; a multitask model's copies of a layer share their depth's rate. ``learning_rate``
+    may be a schedule (each group follows it, scaled). Biases and LayerNorm get no weight decay; the rest decays at its
+    own rate. ``adamw_kwargs`` go to :class:`kit.optimizers.layerwise_adamw.LayerwiseAdamW`, e.g.
+    ``global_clipnorm=1.0`` (across all groups). Print the groups with :func:`format_rate_table`.
 
     Raises:
-        ValueError: the arguments fail :func:`rate_groups`, or two variables in different groups share a path
-            (give the layers distinct names).
+        ValueError: the arguments fail :func:`rate_groups`, or two variables in different groups share a path (give the
+            layers distinct names).
     """
     rows = rate_groups(model, backbone, decay=decay, head_multiplier=head_multiplier, embeddings=embeddings)
     multipliers = {}

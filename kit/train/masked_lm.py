@@ -1,7 +1,4 @@
-"""What TLM's stage 1 and further MLM pretraining share.
-
-Batches of per-pass shuffles, the warm-up schedule, fits in chunks with a loss
-curve, and masked-token scoring.
+"""What TLM's stage 1 and further MLM pretraining share: per-pass shuffled batches, warm-up, chunked fits, MLM scoring.
 
 >>> first, second = pass_rows(0, 3, 6, 0), pass_rows(1, 3, 6, 0)      # two batches of 3 from 6 examples
 >>> sorted(first.tolist() + second.tolist())                          # one pass: every example once
@@ -19,17 +16,10 @@ INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
 
 
 def check_inputs(x, what: str) -> int:
-    """The number of examples in a preprocessor dict ``x``.
-
-    Args:
-        x: the preprocessor's dict (``token_ids``, ``segment_ids``, ``padding_mask``).
-        what: its name in the error message.
-
-    Returns:
-        The length of ``x["token_ids"]``.
+    """The number of examples in preprocessor dict ``x`` (``token_ids``, ``segment_ids``, ``padding_mask``).
 
     Raises:
-        ValueError: ``x`` is not such a dict, or its arrays differ in length.
+        ValueError: ``x`` is not such a dict (``what`` names it), or its arrays differ in length.
     """
     if not isinstance(x, dict) or any(k not in x for k in INPUT_KEYS):
         raise ValueError(
@@ -43,18 +33,10 @@ def check_inputs(x, what: str) -> int:
 
 
 def pass_rows(batch_number: int, batch_size: int, n: int, *key: int) -> np.ndarray:
-    """Rows of the ``batch_number``-th batch of a stream over ``n`` examples: consecutive slices of per-pass shuffles.
+    """Rows (int64) of the ``batch_number``-th batch (0-based, over all passes) of a stream over ``n`` examples.
 
-    Pass ``p`` is shuffled by ``numpy.random.default_rng([*key, p])``, so a stream resumes anywhere.
-
-    Args:
-        batch_number: the batch's index in the stream (0-based, over all passes).
-        batch_size: examples per batch.
-        n: how many examples the stream goes over.
-        *key: the seed (and any stream tag) of the shuffles.
-
-    Returns:
-        ``batch_size`` row indices (int64); a batch may span the end of one pass and the start of the next.
+    Consecutive slices of per-pass shuffles, pass ``p`` shuffled by ``numpy.random.default_rng([*key, p])`` (``key``:
+    the seed and any stream tag), so a stream resumes anywhere; a batch may span two passes.
     """
     pos = batch_number * batch_size + np.arange(batch_size)
     passes = pos // n
@@ -69,18 +51,10 @@ SCHEDULES = ("cosine", "constant")
 
 
 def mlm_schedule(learning_rate: float, steps: int, warmup: float = 0.06, schedule: str = "cosine"):
-    """Linear warm-up from 0, then cosine decay to 0 (``"cosine"``) or a constant rate.
+    """Linear warm-up from 0 (``start="zero"``), then cosine decay to 0 at ``steps`` (``"cosine"``) or a constant rate.
 
-    The schedules are :mod:`kit.optimizers.schedules`' with ``start="zero"``.
-
-    Args:
-        learning_rate: the peak rate, reached at the end of the warm-up.
-        steps: the run's optimizer steps (the cosine reaches 0 at the last).
-        warmup: the fraction of the steps spent warming up (at least one step; 0: no warm-up).
-        schedule: ``"cosine"`` or ``"constant"``.
-
-    Returns:
-        A Keras learning-rate schedule (a plain float for a constant rate without warm-up).
+    ``warmup`` is the fraction of the steps warming up (at least one step; 0: none). A constant rate without warm-up is
+    a plain float.
 
     Raises:
         ValueError: an unknown ``schedule``.
@@ -101,16 +75,10 @@ def mlm_schedule(learning_rate: float, steps: int, warmup: float = 0.06, schedul
 def fit_in_chunks(model, batches, steps: int, chunks: int, verbose: int = 0, progress=None) -> dict:
     """Take ``steps`` optimizer steps as ``chunks`` consecutive ``fit`` calls on ``batches(start, n)`` (one stream).
 
-    Args:
-        model: a compiled model; its optimizer and schedule carry over from chunk to chunk.
-        batches: ``batches(start, n)``, the ``n`` steps of the stream from step ``start`` (a Keras ``PyDataset``).
-        steps: the optimizer steps in all.
-        chunks: how many ``fit`` calls (at most ``steps``, at least 1), one point of the curve each.
-        verbose: Keras' ``fit`` verbosity.
-        progress: ``progress(done, steps, logs)``, called after each chunk, or None.
-
-    Returns:
-        The curve: ``{"step": [end of each chunk], <each logged value>: [its mean over the chunk]}``.
+    ``batches(start, n)`` gives the stream's ``n`` steps from ``start`` (a ``PyDataset``); the compiled model's
+    optimizer and schedule carry over. ``chunks`` (1 to ``steps``) is the curve's points;
+    ``progress(done, steps, logs)`` runs after each. Returns
+    ``{"step": [end of each chunk], <each logged value>: [its mean over the chunk]}``.
     """
     chunks = max(1, min(int(chunks), steps))
     bounds = np.linspace(0, steps, chunks + 1).astype(int)
@@ -126,21 +94,12 @@ def fit_in_chunks(model, batches, steps: int, chunks: int, verbose: int = 0, pro
 
 
 def evaluate_mlm(model, inputs: dict, masker, batch_size: int = 64, seed: int = 0) -> dict:
-    """Masked-token accuracy and loss (nats) on ``inputs``, with a fixed seeded masking (same for every model).
+    """Masked-token accuracy and loss (nats) on ``inputs``, with one fixed seeded masking (same for every model).
 
-    Scored batch by batch: memory holds one batch's ``(batch, predictions, vocabulary)``
-    logits, never the whole set's (3,000 texts x 20 predictions x 30,522 words would be 7 GB
-    in float32).
-
-    Args:
-        model: an MLM model with an ``"mlm"`` output (logits at ``mask_positions``).
-        inputs: the preprocessor's dict of the texts.
-        masker: BERT's masking (:class:`kit.text.masking.MLMMasker`), applied once to the whole set.
-        batch_size: examples per prediction batch.
-        seed: the seed of the masking.
-
-    Returns:
-        ``{"mlm_accuracy": ..., "mlm_loss": ..., "masked_tokens": ...}``: means over the masked tokens, and their count.
+    ``model`` has an ``"mlm"`` output (logits at ``mask_positions``); ``masker`` (:class:`kit.text.masking.MLMMasker`)
+    masks the whole set once. Scored batch by batch: 3,000 texts x 20 predictions x 30,522 words of logits would be 7 GB
+    in float32. Returns ``{"mlm_accuracy", "mlm_loss", "masked_tokens"}``: means over the masked tokens, and their
+    count.
 
     Raises:
         ValueError: ``inputs`` is not the preprocessor's dict, or holds no texts.

@@ -1,17 +1,10 @@
 """The MLM head's output bias started at the log unigram frequencies of the training text (TLM's stage 1).
 
-A BERT trained from scratch first has to learn which tokens are frequent. With the output bias at zero the
-cheapest way to get there is through the hidden state: every token's final state turns towards one shared
-direction whose logits are the unigram distribution, and the model predicts the same word everywhere. From that
-state the encoder has to turn back to use the context, and at medium scale (6 x 512, 1,000 steps) 3 runs of 9 on
-a GPU never did (``benchmarks/tlm_collapse/``). Starting the bias at
-
-    b_v = log p(v),   p(v) = (c_v + 1/2) / sum_u (c_u + 1/2)
-
-with ``c_v`` the count of token ``v`` in the texts stage 1 reads gives the model the unigram distribution before
-its first step (the loss starts at the unigram entropy, not at log |V|), and the encoder's gradient goes to the
-context from the start. It is the usual "initialise the last layer's bias at the log prior" of classifiers,
-applied to the MLM head; the weights themselves start as BERT's.
+With a zero bias, a BERT trained from scratch first learns frequencies through the hidden state (every token's state
+turns to one direction, the same word predicted everywhere); at 6 x 512, 1,000 steps, 3 GPU runs of 9 never turned back
+to the context (``benchmarks/tlm_collapse/``). ``b_v = log p(v)``, ``p(v) = (c_v + 1/2) / sum_u (c_u + 1/2)`` (``c_v``:
+the count of token ``v`` in stage 1's texts) starts the loss at the unigram entropy: the classifiers' "bias at the log
+prior".
 
 >>> import numpy as np
 >>> x = {"token_ids": np.array([[2, 7, 7, 7, 9, 3, 0]]), "padding_mask": np.array([[1, 1, 1, 1, 1, 1, 0]])}
@@ -28,17 +21,10 @@ PRIORS = ("unigram", "zero")
 
 
 def unigram_log_prior(inputs, vocabulary_size: int, special_token_ids=(), smoothing: float = 0.5) -> np.ndarray:
-    """Log frequencies of the tokens in ``inputs`` (padding and special tokens not counted), add-``smoothing``.
+    """Float32 log frequencies (``vocabulary_size`` of them) of the tokens in ``inputs``, add-``smoothing``.
 
-    Args:
-        inputs: preprocessor dicts (``token_ids``, ``padding_mask``), e.g. the task's texts and the retrieved ones;
-            None entries are skipped.
-        vocabulary_size: the MLM head's outputs.
-        special_token_ids: ids never counted ([CLS], [SEP], [MASK], padding): they are never a masked target.
-        smoothing: added to every count, so unseen tokens keep a finite bias.
-
-    Returns:
-        A float32 vector of ``vocabulary_size`` log probabilities (they sum to 1 in probability).
+    ``inputs``: preprocessor dicts (``token_ids``, ``padding_mask``; None skipped), e.g. the task's and the retrieved
+    texts. Padding and ``special_token_ids`` ([CLS], [SEP], [MASK]: never a masked target) are not counted.
 
     Raises:
         ValueError: an id outside the vocabulary, a ``smoothing`` <= 0, or no token counted.
@@ -64,11 +50,7 @@ def unigram_log_prior(inputs, vocabulary_size: int, special_token_ids=(), smooth
 
 
 def set_mlm_prior(model, log_prior) -> None:
-    """Set the output bias of ``model.mlm_head`` (keras-hub's ``MaskedLMHead``, built) to ``log_prior``.
-
-    Args:
-        model: a model with a built ``mlm_head`` (:class:`kit.models.TLMModel`, :class:`kit.models.MLMModel`).
-        log_prior: one value per vocabulary entry (:func:`unigram_log_prior`).
+    """Set the output bias of ``model.mlm_head`` (built; :class:`kit.models.TLMModel`, ``MLMModel``) to ``log_prior``.
 
     Raises:
         ValueError: the model has no built MLM head, or ``log_prior`` does not match its vocabulary.

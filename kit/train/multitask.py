@@ -1,35 +1,10 @@
 """Multitask fine-tuning: one model with a head per task, batches of one task at a time, all shuffled together.
 
-The sampler is mt-dnn's (``mt_dnn/batcher.py``), which SerBERTus used without
-weighting: each epoch lists every task once per batch it has, shuffles that
-list, and draws each task's batches from a fresh permutation of its examples.
-Tasks are therefore sampled in proportion to their size, and every example is
-seen once per epoch.
-
-Training uses Keras' own ``fit`` on one model with a dict of outputs (e.g.
-:class:`kit.models.multitask_bert.MultitaskBert`): every batch carries targets for
-every head, and per-output sample weights are 1 for the batch's task and 0 for
-the others, so only the active task's loss counts. Per-task losses and
-metrics: cross-entropy and accuracy (``"classification"``, e.g. SST-5),
-binary cross-entropy on one logit and accuracy (``"binary"``, QQP), squared
-error and Pearson correlation (``"regression"``, STS-B).
-
-What one model with all heads means for the optimizer: Keras passes a *zero*
-gradient (not none) to the heads of the inactive tasks, so AdamW still moves
-them: its momentum keeps stepping in the direction of their last real
-gradients, and its weight decay shrinks them every step. (Separate per-task
-models sharing one optimizer avoid that but do not run on jax, whose
-``stateless_apply`` needs the full variable list; one model is the portable
-design.) Every head and every CerBERTus branch also runs on every batch.
-In the Keras history, ``<task>_accuracy`` / ``<task>_pearson`` count only that
-task's examples (weighted metrics), but ``<task>_loss`` is averaged over all
-batches, the other tasks' batches counting 0: compare tasks by their metrics
-or by :func:`evaluate_multitask`.
-
-It composes with the other SerBERTus pieces: wrap the model in
-:class:`kit.train.smart.SMART` before compiling (``R_s`` then counts only the
-active task's head, through the same sample weights) and pass an optimizer
-from :func:`kit.train.layerwise_decay.llrd_optimizer`.
+mt-dnn's sampler (``mt_dnn/batcher.py``, SerBERTus: unweighted): tasks drawn in proportion to their size, each example
+once per epoch. Sample weights 0 silence the inactive heads' losses, but their gradient is zero, not none, so AdamW's
+momentum and weight decay still move them (one model is the portable design: jax's ``stateless_apply`` needs every
+variable). In the history ``<task>_loss`` averages over all batches (others count 0): compare tasks by metrics. Wrap in
+:class:`kit.train.smart.SMART` before compiling, or pass an ``llrd_optimizer``, to compose.
 
 >>> import numpy as np
 >>> x = {"token_ids": np.ones((10, 4), "int32"), "segment_ids": np.zeros((10, 4), "int32"),
@@ -58,13 +33,9 @@ INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
 
 
 def task_loss(kind: str) -> keras.losses.Loss:
-    """The loss of a task kind: cross-entropy on softmax logits, binary cross-entropy on one logit, or squared error.
+    """The loss of a task kind: cross-entropy on logits, binary cross-entropy on one logit, or squared error.
 
-    Args:
-        kind: ``"classification"``, ``"binary"`` or ``"regression"``.
-
-    Returns:
-        A Keras loss (``from_logits=True`` for the two classification kinds).
+    ``"classification"`` (e.g. SST-5), ``"binary"`` (QQP) or ``"regression"`` (STS-B).
 
     Raises:
         ValueError: an unknown kind.
@@ -78,13 +49,7 @@ def task_loss(kind: str) -> keras.losses.Loss:
 
 
 def task_metrics(kind: str) -> list:
-    """The metric of a task kind: accuracy (argmax), accuracy (logit > 0) or streaming Pearson correlation.
-
-    Args:
-        kind: ``"classification"``, ``"binary"`` or ``"regression"``.
-
-    Returns:
-        A one-metric list, named ``accuracy`` or ``pearson``.
+    """A task kind's metric in a list: ``accuracy`` (argmax, or logit > 0 for binary) or streaming ``pearson``.
 
     Raises:
         ValueError: an unknown kind.
@@ -113,15 +78,9 @@ def _check_model_outputs(model, kinds: dict):
 
 
 def compile_multitask(model, kinds: dict, optimizer, **compile_kwargs) -> None:
-    """Compile ``model`` (outputs ``{task: logits}``) with each task's loss and metric.
+    """Compile ``model`` (outputs ``{task: logits}``, or a SMART wrapper) with each task's loss and weighted metric.
 
-    The metrics are weighted metrics, so each counts only its own task's examples.
-
-    Args:
-        model: a model with a dict of outputs, one per task (or a :class:`kit.train.smart.SMART` wrapper of one).
-        kinds: ``{task: "classification" | "binary" | "regression"}``.
-        optimizer: the optimizer (e.g. from :func:`kit.train.layerwise_decay.llrd_optimizer`).
-        **compile_kwargs: more ``compile`` arguments.
+    Weighted metrics count only their own task's examples.
 
     Raises:
         ValueError: an unknown kind, a model without a dict of outputs, or a task without an output.
@@ -158,23 +117,14 @@ def _targets(kind: str, y, n: int):
 class MultitaskBatches(keras.utils.PyDataset):
     """mt-dnn's multitask stream: one task per batch, every task's batches shuffled together, reshuffled each epoch.
 
-    Item ``i`` is ``(x, y, sample_weight)``: ``x`` the task's inputs,
-    ``y = {task: targets}`` for every task (zeros for the inactive ones) and
-    ``sample_weight = {task: (B,)}``, 1.0 for the batch's task, 0.0 elsewhere.
-    ``drop_remainder`` drops each task's last partial batch (fewer distinct
-    shapes, so fewer recompilations on jax and tensorflow).
-
-    Args:
-        data: ``{task: (inputs, labels)}``, inputs the preprocessor's dict.
-        kinds: ``{task: "classification" | "binary" | "regression"}``, for every task of ``data``.
-        batch_size: examples per batch.
-        seed: the seed of the shuffles (epoch ``e`` uses ``[seed, e]``).
-        shuffle: shuffle the examples and the batches' order (False: tasks in order, examples in order).
-        drop_remainder: drop each task's last partial batch.
+    Item ``i`` is ``(x, {task: targets} for every task (zeros if inactive), {task: (B,) weights})``, weights 1.0 for the
+    batch's task and 0.0 elsewhere. ``data`` is ``{task: (inputs, labels)}``; epoch ``e`` shuffles with ``[seed, e]``;
+    ``shuffle=False`` keeps tasks and examples in order; ``drop_remainder`` drops each task's last partial batch (fewer
+    shapes, fewer recompilations on jax and tensorflow).
 
     Raises:
-        ValueError: no tasks, ``batch_size`` < 1, a task without a kind or without examples, inputs that are not
-            the preprocessor's dict, or labels that do not match the inputs in number.
+        ValueError: no tasks, ``batch_size`` < 1, a task without a kind or examples, inputs that are not the
+            preprocessor's dict, or labels that do not match the inputs in number.
     """
 
     def __init__(
@@ -232,14 +182,7 @@ class MultitaskBatches(keras.utils.PyDataset):
         return len(self._order)
 
     def task_of(self, i: int) -> str:
-        """The task of batch ``i`` in this epoch's order.
-
-        Args:
-            i: the batch's index in the epoch.
-
-        Returns:
-            The task's name.
-        """
+        """The task of batch ``i`` in this epoch's order."""
         return self._order[i][0]
 
     def __getitem__(self, i):
@@ -263,16 +206,9 @@ class MultitaskBatches(keras.utils.PyDataset):
 
 
 def predict_tasks(model, data: dict, kinds: dict, batch_size: int = 64) -> dict:
-    """``{task: unrounded predictions}`` on each task's inputs (see :func:`kit.metrics.task_predictions`).
+    """``{task: unrounded predictions}``: class probabilities (N, C), P(positive) (N,) or scores (N,).
 
-    Args:
-        model: a model with a dict of outputs ``{task: logits}``.
-        data: ``{task: inputs}`` or ``{task: (inputs, labels)}``, inputs the preprocessor's dict.
-        kinds: ``{task: "classification" | "binary" | "regression"}``.
-        batch_size: examples per prediction batch.
-
-    Returns:
-        ``{task: class probabilities (N, C), P(positive) (N,) or scores (N,)}``.
+    ``data`` is ``{task: inputs}`` or ``{task: (inputs, labels)}`` (see :func:`kit.metrics.task_predictions`).
 
     Raises:
         ValueError: the model has no output for a task, or an unknown kind.
@@ -288,17 +224,7 @@ def predict_tasks(model, data: dict, kinds: dict, batch_size: int = 64) -> dict:
 
 
 def evaluate_multitask(model, data: dict, kinds: dict, batch_size: int = 64) -> dict:
-    """Score every task: accuracy (classification, binary) or Pearson correlation (regression), and their mean.
-
-    Args:
-        model: a model with a dict of outputs ``{task: logits}``.
-        data: ``{task: (inputs, labels)}``.
-        kinds: ``{task: "classification" | "binary" | "regression"}``.
-        batch_size: examples per prediction batch.
-
-    Returns:
-        ``{task: accuracy or Pearson, ..., "mean": their mean}``.
-    """
+    """``{task: accuracy (classification, binary) or Pearson (regression), ..., "mean": their mean}`` on ``data``."""
     preds = predict_tasks(model, {t: xy[0] for t, xy in data.items()}, kinds, batch_size)
     scores = {t: task_score(kinds[t], data[t][1], preds[t]) for t in data}
     scores["mean"] = float(np.mean(list(scores.values())))
@@ -313,10 +239,7 @@ class MultitaskResult:
         history: Keras' ``History.history`` (with ``dev_<task>`` and ``dev_mean`` per epoch when ``dev`` was given).
         dev_scores: per epoch, :func:`evaluate_multitask`'s dict on dev (empty without ``dev``).
         best_epoch: the epoch with the best mean dev score (0-based; -1 without ``dev``).
-        best: that epoch's dev scores.
         best_per_task: each task's best dev score over the epochs (each may come from another epoch).
-        steps: the optimizer steps (epochs x batches per epoch).
-        seconds: the wall-clock time of ``fit``.
     """
 
     history: dict
@@ -349,12 +272,8 @@ class _DevEval(keras.callbacks.Callback):
 class MultitaskRecipe:
     """How :func:`fit_multitask` runs the mixed stream: epochs, batch, partial batches, the dev epoch it keeps.
 
-    Attributes:
-        epochs: the epochs.
-        batch_size: examples per batch.
-        drop_remainder: drop each task's last partial batch (see :class:`MultitaskBatches`).
-        keep_best: with ``dev``, restore the weights of the epoch with the best mean dev score.
-        eval_batch_size: the batch size dev is scored in (default: ``max(batch_size, 64)``).
+    ``drop_remainder``: see :class:`MultitaskBatches`; ``keep_best`` (with ``dev``) restores the best mean dev epoch's
+    weights; dev is scored in batches of ``eval_batch_size`` (default ``max(batch_size, 64)``).
 
     Raises:
         ValueError: ``epochs`` or ``batch_size`` below 1.
@@ -390,19 +309,8 @@ def fit_multitask(
 ) -> MultitaskResult:
     """Compile ``model`` for the tasks and fit it on mt-dnn's mixed stream; score ``dev`` after every epoch.
 
-    Args:
-        model: a model with a dict of outputs ``{task: logits}``, or a :class:`kit.train.smart.SMART` wrapper.
-        train: ``{task: (inputs, labels)}``.
-        kinds: ``{task: "classification" | "binary" | "regression"}``.
-        recipe: the :class:`MultitaskRecipe` (epochs, batch, partial batches, the dev epoch kept).
-        optimizer: the optimizer, e.g. an :func:`kit.train.layerwise_decay.llrd_optimizer` (a fresh compile: more
-            ``compile`` arguments go through :func:`compile_multitask` and a ``model.fit`` of your own).
-        dev: ``{task: (inputs, labels)}``, scored after every epoch, or None.
-        seed: the seed of the stream's shuffles.
-        verbose: Keras' ``fit`` verbosity.
-
-    Returns:
-        A :class:`MultitaskResult`.
+    ``train`` and ``dev`` are ``{task: (inputs, labels)}``. For more ``compile`` arguments use :func:`compile_multitask`
+    and your own ``model.fit``.
 
     Raises:
         TypeError: ``recipe`` is not a :class:`MultitaskRecipe`.

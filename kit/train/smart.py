@@ -1,76 +1,9 @@
 """SMART (Jiang et al. 2020): a smoothness-inducing adversarial regulariser, as a wrapper around any BERT model.
 
-``SMART(model, backbone)`` returns a Keras model to ``compile`` and ``fit`` like
-any other (the noise's ``epsilon``, ``sigma``, ``eta``, ``steps``, ``norm``: a
-:class:`SmartNoise`). Its training loss is the task loss plus ``lambda_s · R_s``, where
-``R_s`` compares the model's outputs on the clean input with its outputs when
-a small adversarial perturbation is added to the embedding output:
-
-- symmetric KL between the softmax distributions for classification (logits),
-- its Bernoulli form for one-logit binary outputs (sigmoid),
-- squared error for regression.
-
-The algorithm is the reference code's (namisan/mt-dnn ``mt_dnn/perturbation.py``,
-archinetai/smart-pytorch, which SerBERTus used), step for step::
-
-    e      = the embedding output (after the embedding LayerNorm and its dropout)
-    logits = f(e)                                  # the clean forward: Keras' own y_pred
-    noise  = normal(shape(e)) * sigma              # sigma is a standard deviation
-    repeat steps times:
-        g     = grad_noise sum_batch D(f(e + noise) || stop(logits))
-        s     = noise + eta * g
-        noise = stop(s / (||s||_norm per token + epsilon))
-    R_s  = mean_batch [KL(stop(p_adv) || p) + KL(stop(p) || p_adv)]      # or Bernoulli / squared error
-    loss = task_loss + lambda_s * R_s
-
-How this differs from the paper's Algorithm 1 (the maintainers confirm the
-reference code does the same: mt-dnn issues #214 and #224, smart-pytorch #2):
-
-- no projection onto an ``epsilon``-ball: ``epsilon`` only keeps the division
-  stable, so the final noise is a *unit* direction per token (inf-norm ≈ 1 with
-  ``norm="inf"``, L2 norm ≈ 1 with ``norm="l2"``), not a vector of size epsilon;
-  with the default ``sigma=1e-5, epsilon=1e-6`` and a small step, the inf-norm
-  is ``max|s| / (max|s| + epsilon)``, a little under 1;
-- the ascent step adds ``eta·g`` and then normalises (the paper normalises the
-  gradient, then adds);
-- no Bregman proximal point (momentum) term; use AdamW as SerBERTus did.
-
-Choices where the two references differ or err:
-
-- the noise goes on the embedding output and the forward pass continues
-  through the transformer layers of the *same* backbone call: nothing is fed
-  back as ``inputs_embeds``, so position and segment embeddings and the
-  embedding LayerNorm are applied once (mt-dnn #230 and smart-pytorch's README
-  apply them twice);
-- ``R_s`` is a mean over the batch (smart-pytorch's ``sym_kl_loss`` sums, so its
-  λ silently scales with the batch size); the inner ascent loss is a *sum* over
-  the batch as in mt-dnn, so each example's step does not depend on the batch
-  size (smart-pytorch averages, which shrinks ``eta·g`` by the batch size);
-- the inner divergence is ``KL(stop(p) || p_adv)`` (smart-pytorch's ``kl_loss``;
-  mt-dnn uses a log-odds "stable KL") and the squared error for regression
-  compares outputs element by element (mt-dnn's ``MseCriterion`` broadcasts a
-  ``[B]`` against a ``[B, 1]``);
-- a non-finite noise gradient is replaced by zeros (mt-dnn skips the term);
-- padding positions get noise too (as in both references); attention masks them
-  out, so it changes nothing there;
-- each forward pass draws its own dropout masks, the embedding dropout included
-  (the reference computes the embedding output once and reuses its mask).
-
-Sample weights weigh ``R_s`` per example like the task loss (sum over the
-batch divided by the batch size, Keras' ``sum_over_batch_size``), so in a
-multitask model only the active task's head contributes. ``R_s`` is logged as
-the ``smart_loss`` metric during training; evaluation reports the task loss
-only (``val_smart_loss`` stays 0). With ``lambda_s=0`` the term is still
-computed and logged (a smoothness diagnostic) but does not change the
-gradients: without dropout the weights follow plain training exactly (the
-tests check it); with dropout the extra forward passes draw masks, so later
-steps see other (equally distributed) masks than a plain run. Fit the plain
-model to skip the cost (two extra forward passes and one backward pass per
-step with ``steps=1``). Keras' ``loss`` log is the total, task loss plus
-``lambda_s · R_s``. Model outputs must be logits.
-
-The gradient with respect to the noise is the one backend-specific piece:
-``_noise_grad_jax``, ``_noise_grad_tensorflow`` and ``_noise_grad_torch`` below.
+``SMART(model, backbone)`` is a Keras model to ``compile`` and ``fit`` like any other; its training loss adds
+``lambda_s · R_s``, comparing the outputs on clean and adversarially perturbed embedding outputs (the algorithm and its
+differences from the paper: :class:`SMART`). The noise gradient is the one backend-specific piece (``_noise_grad_jax``,
+``_tensorflow``, ``_torch``).
 
 >>> import numpy as np
 >>> from kit.models import BertBackbone, build_classifier
@@ -130,17 +63,9 @@ def _noise_grad_torch(fn, noises):
 
 
 def noise_grad(fn, noises):
-    """Gradient of the scalar ``fn(noises)`` with respect to each tensor in ``noises`` (no gradient flows back).
+    """Stopped gradients of the scalar ``fn(noises)`` with respect to each tensor (or array) in ``noises``, in order.
 
-    The one backend-specific piece of SMART: jax's ``grad``, TensorFlow's ``GradientTape`` or torch's ``autograd``
-    (an unconnected noise gets a zero gradient).
-
-    Args:
-        fn: a function of the list of noises, returning a scalar tensor.
-        noises: the tensors (or NumPy arrays) to differentiate with respect to.
-
-    Returns:
-        One gradient per noise, in order, each stopped.
+    jax's ``grad``, TensorFlow's ``GradientTape`` or torch's ``autograd``; an unconnected noise gets a zero gradient.
 
     Raises:
         NotImplementedError: a backend other than jax, tensorflow or torch.
@@ -176,16 +101,10 @@ def _rows(x):
 
 
 def inner_divergence(kind, adv, clean):
-    """Per-example divergence the ascent step climbs: D(f(e+noise) || f(e)), ``clean`` held fixed.
+    """Per-example float32 divergence the ascent step climbs: D(f(e+noise) || f(e)), ``clean`` held fixed.
 
-    Args:
-        kind: ``"kl"`` (``KL(stop(p) || p_adv)`` of the softmaxes), ``"bernoulli"`` (its one-logit sigmoid form)
-            or ``"mse"`` (squared error summed over the last axis).
-        adv: the perturbed outputs (logits).
-        clean: the clean outputs, held fixed (gradient stopped).
-
-    Returns:
-        One float32 value per example.
+    ``kind``: ``"kl"`` (``KL(stop(p) || p_adv)`` of the softmaxes), ``"bernoulli"`` (its one-logit sigmoid form) or
+    ``"mse"`` (squared error summed over the last axis); ``adv`` and ``clean`` are logits.
     """
     adv, clean = _rows(adv), ops.stop_gradient(_rows(clean))
     if kind == "kl":
@@ -196,16 +115,10 @@ def inner_divergence(kind, adv, clean):
 
 
 def smoothness_divergence(kind, adv, clean):
-    """Per-example term of R_s: a symmetric KL with each side's target stopped, or the mean squared error.
+    """Per-example float32 term of R_s: a symmetric KL with each side's target stopped, or the mean squared error.
 
-    Args:
-        kind: ``"kl"`` or ``"bernoulli"`` (``KL(stop(adv) || clean) + KL(stop(clean) || adv)``, of the softmaxes
-            or of the sigmoids) or ``"mse"`` (mean squared error over the last axis).
-        adv: the outputs on the perturbed embeddings (logits).
-        clean: the clean outputs (logits).
-
-    Returns:
-        One float32 value per example.
+    ``kind``: ``"kl"`` or ``"bernoulli"`` (``KL(stop(adv) || clean) + KL(stop(clean) || adv)`` of the softmaxes or
+    sigmoids) or ``"mse"`` (mean over the last axis); ``adv`` and ``clean`` are logits.
     """
     adv, clean = _rows(adv), _rows(clean)
     if kind == "kl":
@@ -401,27 +314,38 @@ def _smart_noise(noise) -> SmartNoise:
 
 @keras.saving.register_keras_serializable(package="kit")
 class SMART(keras.Model):
-    """``model`` trained with the SMART loss: task loss + ``lambda_s · R_s`` (see the module docstring).
+    """``model`` trained with the SMART loss: task loss + ``lambda_s · R_s``.
+
+    The reference code's algorithm (namisan/mt-dnn ``mt_dnn/perturbation.py``, archinetai/smart-pytorch, which SerBERTus
+    used): noise ``normal * sigma`` on the embedding output (after its LayerNorm and dropout); ``steps`` times, add
+    ``eta`` times the noise gradient of the batch sum of :func:`inner_divergence`, then divide by the per-token norm
+    plus ``epsilon``; ``R_s`` is the batch mean of :func:`smoothness_divergence`. As in the reference code, unlike the
+    paper's Algorithm 1 (mt-dnn #214, #224; smart-pytorch #2): no ``epsilon``-ball projection (the noise is a unit
+    direction per token), the step added before normalising, no Bregman proximal term (use AdamW, as SerBERTus).
+
+    Where the references differ or err: the forward continues in the same backbone call (embeddings applied once; mt-dnn
+    #230 applies them twice); ``R_s`` a batch mean (smart-pytorch sums: λ scales with the batch), the ascent loss a
+    batch sum (as mt-dnn); regression error element by element (mt-dnn broadcasts ``[B]`` against ``[B, 1]``); a
+    non-finite noise gradient becomes 0; padding gets noise (attention masks it); each forward draws its own dropout
+    masks.
+
+    Sample weights weigh ``R_s`` per example (multitask: only the active task's head counts). ``R_s`` is logged as
+    ``smart_loss`` in training (``val_smart_loss``: 0); ``loss`` is the total. ``lambda_s=0`` still logs R_s, training
+    as plain (exactly, without dropout); ``steps=1`` costs two extra forwards and one backward per step.
 
     Args:
-        model: a Keras model whose outputs are logits (or regression values);
-            one output or several (a dict, e.g. one head per task).
-        backbone: the BERT backbone inside ``model`` whose embedding output is
-            perturbed (a list for several encoders; a kit multitask model stands
-            for all of its encoders).
+        model: a Keras model with logit (or regression) outputs; one, or several (a dict, e.g. one head per task).
+        backbone: the BERT backbone in ``model`` whose embedding output is perturbed (a list for several; a kit
+            multitask model stands for all its encoders).
         lambda_s: weight of ``R_s`` (SerBERTus: 1 to 12; 0 logs R_s without using it).
-        noise: the perturbation's ``epsilon``, ``sigma``, ``eta``, ``steps`` and ``norm`` (a :class:`SmartNoise`, or a
-            dict of its fields; default: the reference code's).
-        loss: ``"auto"`` (read from the compiled loss: cross-entropy → ``"kl"``,
-            binary cross-entropy → ``"bernoulli"``, MSE/MAE/Huber → ``"mse"``),
-            one of those kinds for every output, or a dict of kinds per output
-            (``None`` for an output without R_s).
-        seed: seed of the noise.
+        noise: a :class:`SmartNoise` or a dict of its fields (default: the reference code's).
+        loss: ``"auto"`` (from the compiled loss: cross-entropy → ``"kl"``, binary → ``"bernoulli"``, MSE/MAE/Huber →
+            ``"mse"``), one kind for every output, or ``{output: kind or None}``.
+        seed: the noise's seed.
         **kwargs: ``keras.Model`` arguments (``name`` defaults to ``smart_<model's name>``).
 
     Raises:
-        ValueError: an argument out of range (``lambda_s`` < 0, a bad :class:`SmartNoise`), an unknown kind, or a
-            backbone that is not part of ``model``.
+        ValueError: ``lambda_s`` < 0, a bad :class:`SmartNoise`, an unknown kind, or a backbone not part of ``model``.
         TypeError: ``noise`` is neither a :class:`SmartNoise` nor a dict.
     """
 
@@ -576,13 +500,7 @@ class SMART(keras.Model):
         return [(shape[0], shape[1], b.hidden_dim) for b in self.backbones]
 
     def initial_noise(self, x):
-        """The reference's starting point: normal noise of standard deviation ``sigma`` on each embedding output.
-
-        Args:
-            x: the batch's inputs, the preprocessor's dict (``token_ids`` gives the shape).
-
-        Returns:
-            One ``(batch, sequence, hidden_dim)`` noise per backbone.
+        """One ``(batch, sequence, hidden_dim)`` normal noise (std ``sigma``) per backbone; ``x`` needs ``token_ids``.
 
         Raises:
             ValueError: ``x`` is not a dict with ``token_ids``.
@@ -590,16 +508,7 @@ class SMART(keras.Model):
         return [keras.random.normal(s, stddev=self.noise.sigma, seed=self.seed_generator) for s in self._noise_shape(x)]
 
     def perturbed_outputs(self, x, noises, training=True):
-        """``model(x)`` with ``noises[i]`` added to the embedding output of ``backbones[i]``.
-
-        Args:
-            x: the batch's inputs.
-            noises: one noise per backbone, of its embedding output's shape.
-            training: the call's ``training`` flag (dropout on while training).
-
-        Returns:
-            The model's outputs on the perturbed embeddings.
-        """
+        """``model(x)`` with ``noises[i]`` added to the embedding output of ``backbones[i]``."""
         with _add_to_output(self.embedding_layers, noises):
             return self.model(x, training=training)
 
@@ -626,19 +535,11 @@ class SMART(keras.Model):
         return total
 
     def perturbation(self, x, y_pred, sample_weight=None, training=True):
-        """The final noise for a batch: ``steps`` ascent steps from the initial noise, normalised per token.
+        """The final noise per backbone (stopped): ``steps`` ascent steps from the initial noise, normalised per token.
 
-        Each step adds ``eta`` times the gradient of the batch sum of :func:`inner_divergence` (non-finite
-        entries replaced by 0), then divides by the per-token norm plus ``epsilon``.
-
-        Args:
-            x: the batch's inputs.
-            y_pred: the clean outputs (held fixed).
-            sample_weight: the batch's sample weights (per output for a dict of outputs), or None.
-            training: the forward passes' ``training`` flag.
-
-        Returns:
-            One noise per backbone, gradient stopped.
+        Each step adds ``eta`` times the gradient of the batch sum of :func:`inner_divergence` (non-finite entries 0),
+        then divides by the per-token norm plus ``epsilon``. ``y_pred`` is held fixed; ``sample_weight`` per output for
+        a dict of outputs.
         """
         kinds = self._kinds(y_pred)
         clean = dict(_flat(y_pred))
@@ -657,17 +558,7 @@ class SMART(keras.Model):
         return noises
 
     def smoothness_loss(self, x, y_pred, sample_weight=None, training=True):
-        """R_s for one batch: the batch mean (sample-weighted) of the divergence between clean and perturbed outputs.
-
-        Args:
-            x: the batch's inputs.
-            y_pred: the clean outputs (Keras' own ``y_pred``).
-            sample_weight: the batch's sample weights, or None; they weigh R_s per example like the task loss.
-            training: the forward passes' ``training`` flag.
-
-        Returns:
-            R_s, summed over the outputs that have a divergence.
-        """
+        """R_s of a batch: sample-weighted batch mean of the clean-vs-perturbed divergence, summed over outputs."""
         kinds = self._kinds(y_pred)
         noises = self.perturbation(x, y_pred, sample_weight, training=training)
         adv = dict(_flat(self.perturbed_outputs(x, noises, training=training)))

@@ -1,19 +1,8 @@
 """A sweep of training runs that writes each finished run to ``results.csv`` at once and resumes after a stop.
 
-A notebook's long cell is a list of runs (dicts of settings, each with the
-optimizer ``steps`` it plans), one function that trains and scores one run,
-and this runner. It prints the plan (runs, optimizer steps, how many are
-already done) before the first run; after each run it appends that run's
-metrics to the CSV (long format: the run's keys, then ``metric, value``) and
-updates one progress line in place (a tqdm bar) with an ETA: the finished runs' seconds fitted as a fixed
-cost per run (building, compiling, evaluating) plus a cost per optimizer step, applied
-to the runs still to come. The line of every finished run (its keys, its first metrics) goes to ``sweep.log``
-beside the CSV (or to ``log``, when one is given). Rerun the cell after an interruption and the runs already in
-the CSV are skipped. Rows carry a fingerprint of the settings that are not
-keys (the scale's sizes), so results of another configuration in the same
-folder are never mixed in. A finished run is never lost: its rows land whole or
-not at all, a run cut short by a killed writer is dropped and run again, and a
-second process writing the same CSV is refused (:mod:`kit.results`).
+A notebook's long cell: a plan (dicts of settings, each with its planned optimizer ``steps``), one function that trains
+and scores a run, and :class:`Sweep`. Rerun the cell after an interruption and the runs in the CSV are skipped; a
+finished run is never lost (:mod:`kit.results`: whole rows or none, a run cut short run again, a second writer refused).
 
 >>> import tempfile, pathlib
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "results.csv"
@@ -44,14 +33,7 @@ from ..results import ResultsFile, RunResult, run_id
 
 
 def fingerprint(config) -> str:
-    """A short stable hash of a JSON-able configuration.
-
-    Args:
-        config: the settings (keys sorted; values JSON can't write are written as ``str``).
-
-    Returns:
-        The first 12 hex digits of the SHA-256 of its JSON.
-    """
+    """The first 12 hex digits of the SHA-256 of ``config``'s JSON (keys sorted, other values as ``str``)."""
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
@@ -65,13 +47,7 @@ def _shown(path: Path) -> str:
 
 
 def format_seconds(s: float) -> str:
-    """Format a duration for a progress line: ``'42s'``, ``'3m05s'``, ``'1h02m'``.
-
-    Args:
-        s: seconds (rounded to whole seconds).
-
-    Returns:
-        Seconds under a minute, minutes and seconds under an hour, else hours and minutes.
+    """Format a duration (rounded to whole seconds) for a progress line: ``'42s'``, ``'3m05s'``, ``'1h02m'``.
 
     Example:
         >>> format_seconds(42), format_seconds(185), format_seconds(3720)
@@ -86,17 +62,13 @@ def format_seconds(s: float) -> str:
 
 
 class Sweep:
-    """Runs keyed by ``keys``; results appended to ``path`` as they finish; finished runs skipped on a rerun.
+    """Runs keyed by ``keys`` (e.g. ``("model", "seed")``), each appended to ``path`` as it ends; a rerun skips them.
 
-    Args:
-        path: the CSV the results go to (long format: the keys, ``metric``, ``value``, ``config``).
-        keys: the settings that name a run (e.g. ``("model", "seed")``).
-        config: the settings that are not keys (the scale's sizes); their fingerprint marks every row, so
-            another configuration's rows in the same file are never mixed in.
-        log: where the plan and progress lines go: ``print`` (the default) prints the plan, keeps one progress bar
-            updating in place and writes each finished run's line to ``sweep.log`` beside the CSV; any other
-            callable gets the plan line and every run's line; ``lambda *a: None`` for silence.
-        group: a key whose runs differ in cost per step (e.g. ``"model"``): the ETA fits each group alone.
+    The CSV is long: the keys, ``metric``, ``value`` and ``config``, the fingerprint of ``config`` (the settings that
+    are not keys, e.g. the scale's sizes), so another configuration's rows are never mixed in. ``log=print`` shows the
+    plan and one progress bar with an ETA, each run's line going to ``sweep.log`` beside the CSV; another callable gets
+    the plan and every run's line; ``lambda *a: None`` is silent. ``group``: a key whose runs differ in cost per step
+    (e.g. ``"model"``): the ETA fits each group alone.
 
     Raises:
         ValueError: no keys.
@@ -138,11 +110,8 @@ class Sweep:
     def pending(self, plan):
         """Print the plan, then yield the runs not yet in the CSV, printing progress and an ETA after each.
 
-        Args:
-            plan: the runs, dicts of settings holding every key and the ``steps`` each plans.
-
-        Yields:
-            Each run still to do, in order; train it and :meth:`record` its metrics before the next.
+        ``plan``: dicts of settings holding every key and the ``steps`` each plans. :meth:`record` each yielded run's
+        metrics before the next.
 
         Raises:
             KeyError: a run lacks a key.
@@ -197,12 +166,7 @@ class Sweep:
         )
 
     def timed(self, run, seconds: float) -> None:
-        """Count ``run`` as having taken ``seconds`` for the ETA (a run made by hand, outside :meth:`pending`).
-
-        Args:
-            run: the run's settings (its ``steps`` and ``group`` value count).
-            seconds: how long it took.
-        """
+        """Count ``run`` (made by hand) as having taken ``seconds``, for the ETA (its ``steps`` and ``group`` count)."""
         self._timings.append((int(run.get("steps", 0)), float(seconds)))
         self._groups.append(run.get(self.group) if self.group else None)
 
@@ -217,17 +181,11 @@ class Sweep:
         return total
 
     def eta(self, remaining_steps: list[int], timings=None) -> float:
-        """Seconds the runs with ``remaining_steps`` should take: seconds = per-run cost + per-step cost x steps.
+        """Seconds the runs with ``remaining_steps`` should take: per-run cost + per-step cost x steps.
 
-        The costs are fitted (least squares, both costs >= 0) to the finished runs; until the finished runs differ
-        in their steps, each run is given their mean time.
-
-        Args:
-            remaining_steps: the planned optimizer steps of each run to come.
-            timings: ``(steps, seconds)`` pairs to fit instead of the finished runs', or None.
-
-        Returns:
-            The seconds (0.0 with nothing timed or nothing to come).
+        0.0 with nothing timed or to come. Both costs (>= 0) are fitted by least squares to ``timings``
+        (``(steps, seconds)`` pairs; default: the finished runs); until those differ in steps, each run gets their mean
+        time.
 
         Example:
             >>> sweep = Sweep("unused.csv", keys=("seed",), log=lambda *a: None)
@@ -249,16 +207,9 @@ class Sweep:
     def record(self, run, result, seconds: float | None = None) -> None:
         """Write ``result`` of ``run`` to the CSV now, whole (replacing that run's old rows, if any).
 
-        The run's rows land in one write, or the file is replaced whole (:class:`kit.results.ResultsFile`); this
-        process becomes the folder's one writer (a second process recording to the same CSV gets
-        :class:`kit.files.WriterBusy`).
-
-        Args:
-            run: the run's settings (its keys name the rows).
-            result: a :class:`kit.results.RunResult`, or ``{name: number}`` (its metrics); the first three floats
-                (under 1e4) show on the next progress line.
-            seconds: how long a run made outside :meth:`pending` took (one run by hand); the ETA that
-                :meth:`pending` prints before its first run is fitted to it.
+        ``result``: a :class:`kit.results.RunResult` or ``{name: number}``; its first three floats (under 1e4) show on
+        the next progress line. ``seconds``: how long a run made by hand took (the ETA is fitted to it). This process
+        becomes the CSV's one writer.
 
         Raises:
             ValueError: no metrics.
@@ -277,13 +228,9 @@ class Sweep:
         self._last = (": " + ", ".join(shown)) if shown else ""
 
     def results(self, plan=None):
-        """This configuration's rows (of ``plan``'s runs, if given), with numeric key columns restored.
+        """This configuration's rows (of ``plan``'s runs, if given) as a DataFrame: the keys, ``metric``, ``value``.
 
-        Args:
-            plan: the runs whose rows to keep, or None for every row of this configuration.
-
-        Returns:
-            A ``pandas.DataFrame``: the key columns, ``metric``, ``value``.
+        Numeric key columns are restored to numbers.
 
         Raises:
             ValueError: the CSV lacks the sweep's columns (something else wrote it).

@@ -1,37 +1,9 @@
 """TLM's joint training: MLM on retrieved ("external") data + MLM and the task on task ("internal") data.
 
-The paper's objective (Sec. 3.2)::
-
-    rho1 · E_{x~S}[L_mlm(x)]  +  E_{x,y~T}[rho2 · L_mlm(x) + L_task(f(x), y)]
-
-How the kit turns it into batches and weights (stage 1, :func:`train_stage1`, by a :class:`Stage1Recipe`):
-
-- **rho1 is a sampling ratio**, as in the paper's text and the authors' code:
-  the stream is one internal batch, then ``rho1`` external batches, repeated
-  (``rho1=0``: internal only; ``rho1=math.inf``: external only, "Ext only").
-  Each external batch carries MLM loss with weight 1, so over the stream the
-  external MLM term weighs ``rho1`` times an internal batch.
-- **rho2 weighs the internal MLM loss** against the task loss on internal
-  batches. With ``normalize_internal=True`` (the default, as the authors' code
-  does) an internal batch's loss is ``(rho2 · L_mlm + L_task) / (rho2 + 1)``,
-  so it stays on the scale of an external batch's loss whatever rho2 is; with
-  ``False`` it is the paper's equation as printed, ``rho2 · L_mlm + L_task``.
-  Stage 1 clips every batch's gradient to global norm 1 (:func:`compile_stage1`),
-  and a clipped gradient has lost any constant factor on its batch's loss: while
-  the internal batches' gradients are above norm 1, the two forms change the
-  reported loss, not the training (notebook 02's Exercise 3 measures it: the same
-  test logits to ~1e-6 at smoke). What still moves the training is rho1 (how often an internal
-  batch comes) and rho2's split between MLM and task inside an internal batch.
-- MLM losses are means over the masked tokens of the batch; the task loss is the
-  mean over the batch.
-
-Training uses Keras' own ``fit`` on a two-output model (``task``, ``mlm``) with
-per-output sample weights, so one code path trains on jax, tensorflow and torch:
-external batches carry task weight 0, and MLM weights are the masked positions
-scaled as above. Before the first step the MLM head's output bias is set to the log unigram
-frequencies of the stream's texts (``mlm_prior="unigram"``, :mod:`kit.train.mlm_prior`).
-Stage 2 is ordinary fine-tuning of ``model.classifier()`` on the
-task loss alone (``kit.train.fit_classifier``).
+The paper's objective (Sec. 3.2): ``rho1 · E_{x~S}[L_mlm(x)] + E_{x,y~T}[rho2 · L_mlm(x) + L_task(f(x), y)]``, trained
+as a stream of batches with per-output sample weights on a two-output model (``task``, ``mlm``: one Keras ``fit`` path
+for jax, tensorflow, torch). MLM losses are means over the batch's masked tokens, the task loss a batch mean. Stage 2 is
+``kit.train.fit_classifier`` of ``model.classifier()``.
 
 >>> import numpy as np
 >>> from kit.text.masking import MLMMasker
@@ -66,25 +38,23 @@ from .mlm_prior import PRIORS, set_mlm_prior, unigram_log_prior
 class Stage1Recipe:
     """TLM stage 1's recipe: the paper's ``rho1`` and ``rho2``, the steps and batch, the optimizer's schedule.
 
+    ``rho1`` is a sampling ratio, as in the paper's text and the authors' code: one internal batch, then ``rho1``
+    external ones (MLM weight 1), repeated (0: internal only; ``math.inf``: "Ext only"). ``rho2`` weighs the internal
+    MLM loss against the task loss. Every batch's gradient is clipped to norm 1, which drops a constant factor on its
+    loss, so while internal gradients exceed norm 1 ``normalize_internal`` changes the reported loss, not the training
+    (notebook 02's Exercise 3: the same test logits to ~1e-6 at smoke).
+
     Attributes:
-        rho1: external batches per internal batch: an integer, or ``math.inf`` for external only ("Ext only").
-        rho2: the weight of the internal MLM loss against the task loss.
-        steps: the optimizer steps (the length of the stream).
-        batch_size: examples per batch.
-        learning_rate: the peak learning rate.
-        warmup: the fraction of the steps spent warming up.
-        weight_decay: AdamW's weight decay.
-        normalize_internal: divide an internal batch's loss by ``rho2 + 1`` (the authors' code); False: the
-            paper's ``rho2 · L_mlm + L_task`` as printed.
-        chunks: the number of ``fit`` calls; ``curve`` holds the mean losses of each chunk.
+        normalize_internal: an internal batch's loss is ``(rho2 · L_mlm + L_task) / (rho2 + 1)`` (the authors' code), on
+            an external batch's scale; False: ``rho2 · L_mlm + L_task`` as printed.
         schedule: ``"cosine"`` (decay to 0) or ``"constant"``, after the warm-up.
-        mlm_prior: where the MLM head's output bias starts: ``"unigram"``, the log frequencies of the stream's tokens
-            (:mod:`kit.train.mlm_prior`: without it 3 of 9 medium runs stayed at the most frequent token), or
-            ``"zero"`` (BERT's, as the model was built).
+        mlm_prior: the MLM head's output bias starts at ``"unigram"``, the log frequencies of the stream's tokens
+            (:mod:`kit.train.mlm_prior`: without it 3 of 9 medium runs stayed at the most frequent token), or ``"zero"``
+            (BERT's).
 
     Raises:
-        ValueError: ``rho1``/``rho2`` < 0, a ``rho1`` that is neither an integer nor ``math.inf``,
-            ``batch_size``/``steps`` < 1, or an unknown ``schedule`` or ``mlm_prior``.
+        ValueError: ``rho1``/``rho2`` < 0, a ``rho1`` neither an integer nor ``math.inf``, ``batch_size``/``steps`` < 1,
+            or an unknown ``schedule`` or ``mlm_prior``.
 
     Example:
         >>> r = Stage1Recipe(rho1=3, rho2=20, steps=400, batch_size=32)
@@ -122,23 +92,14 @@ class Stage1Recipe:
 class TLMBatches(keras.utils.PyDataset):
     """Stage 1's stream: one internal batch, then ``rho1`` external batches, repeated; masked afresh each step.
 
-    Item ``i`` is ``(x, y, sample_weight)`` with ``x`` the masked inputs plus
-    ``mask_positions``, ``y = {"task": labels, "mlm": original token ids}`` and
-    ``sample_weight = {"task": (B,), "mlm": (B, P)}``.
-
-    Args:
-        task: ``(inputs, labels)``: the task's inputs (the preprocessor's dict) and one label per example.
-        external: the retrieved texts' inputs, or None (then ``recipe.rho1`` must be 0).
-        masker: BERT's dynamic masking (:class:`kit.text.masking.MLMMasker`).
-        recipe: the :class:`Stage1Recipe` (its ``rho1``, ``rho2``, ``batch_size``, ``normalize_internal``; its
-            ``steps`` unless ``steps`` is given).
-        steps: how many batches (the length of the stream; default ``recipe.steps``).
-        start: offsets the step index, so a run can be fitted in chunks and continue the same stream.
-        seed: the seed of the rows' shuffles and the masks.
+    Item ``i`` is ``(x + mask_positions, {"task": labels, "mlm": original ids}, {"task": (B,), "mlm": (B, P)})``;
+    external batches have task weight 0. ``task`` is ``(inputs, labels)``; ``external`` may be None when ``recipe.rho1``
+    is 0. ``steps`` (default ``recipe.steps``) is the stream's length; ``start`` offsets the step index so a run fitted
+    in chunks continues one stream; ``seed`` drives the shuffles and the masks.
 
     Raises:
-        ValueError: no internal examples, labels that do not match them, ``recipe.rho1`` > 0 without external data,
-            or ``steps`` < 1.
+        ValueError: no internal examples, labels that do not match them, ``recipe.rho1`` > 0 without external data, or
+            ``steps`` < 1.
     """
 
     def __init__(
@@ -186,14 +147,7 @@ class TLMBatches(keras.utils.PyDataset):
         return self.steps
 
     def kind(self, i: int) -> str:
-        """Say which data step ``i`` of the stream draws from.
-
-        Args:
-            i: the item's index (the global step is ``start + i``).
-
-        Returns:
-            ``"internal"`` or ``"external"``.
-        """
+        """``"internal"`` or ``"external"``: the data step ``i`` (global step ``start + i``) draws from."""
         g = self.start + i
         if self.rho1 == math.inf:
             return "external"
@@ -240,11 +194,7 @@ class Stage1Result:
     """What stage 1 did: steps by kind, tokens seen, time, and the loss curve (one point per chunk).
 
     Attributes:
-        steps: the optimizer steps.
-        internal_batches: how many of them were internal (task) batches.
-        external_batches: how many were external (retrieved) batches.
         tokens: the tokens seen, padding included (``steps * batch_size * sequence length``).
-        seconds: the wall-clock time of compiling and fitting.
         curve: ``{"step": [end of each chunk], <each logged loss>: [its mean over the chunk]}``.
     """
 
@@ -265,17 +215,10 @@ def compile_stage1(
     weight_decay: float = 0.01,
     schedule: str = "cosine",
 ) -> None:
-    """Compile a TLM model for stage 1: AdamW (gradients clipped to global norm 1), cross-entropy on both outputs.
+    """Compile a TLM model (outputs ``task``, ``mlm``) for stage 1: AdamW clipped to norm 1, cross-entropy on both.
 
-    The learning rate warms up linearly, then decays to 0 by a cosine (or stays constant).
-
-    Args:
-        model: a two-output model (``task``, ``mlm``), e.g. :class:`kit.models.TLMModel`.
-        learning_rate: the peak learning rate.
-        steps: the run's optimizer steps.
-        warmup: the fraction of the steps spent warming up.
-        weight_decay: AdamW's weight decay.
-        schedule: ``"cosine"`` or ``"constant"`` (see :func:`kit.train.masked_lm.mlm_schedule`).
+    The rate warms up linearly, then decays to 0 by a cosine or stays constant
+    (:func:`kit.train.masked_lm.mlm_schedule`).
 
     Raises:
         ValueError: an unknown ``schedule``.
@@ -307,21 +250,9 @@ def train_stage1(
 ) -> Stage1Result:
     """TLM stage 1 on a :class:`kit.models.TLMModel`: ``recipe.steps`` optimizer steps of the interleaved stream.
 
-    The run is fitted in ``recipe.chunks`` consecutive ``fit`` calls on one stream (same optimizer and schedule).
-
-    Args:
-        model: the two-output model (``task``, ``mlm``).
-        task: ``(inputs, labels)``: the task's inputs (the preprocessor's dict) and labels.
-        external: the retrieved texts' inputs, or None (with ``rho1=0``).
-        masker: BERT's dynamic masking (:class:`kit.text.masking.MLMMasker`).
-        recipe: the :class:`Stage1Recipe` (``rho1``, ``rho2``, steps, batch, rate, warm-up, chunks, MLM prior).
-        seed: the seed of the stream (rows and masks).
-        progress: ``progress(done, steps, logs)``, called after each chunk, or None.
-        distribution: a ``keras.distribution`` setting (e.g. ``DataParallel`` on jax) to train across devices;
-            build the model inside its scope.
-
-    Returns:
-        A :class:`Stage1Result`.
+    Fitted in ``recipe.chunks`` ``fit`` calls on one stream; ``progress(done, steps, logs)`` runs after each. ``task``
+    is ``(inputs, labels)``; ``external`` may be None with ``rho1=0``; ``seed`` drives rows and masks. With
+    ``distribution`` (e.g. ``DataParallel`` on jax), build the model inside its scope.
 
     Raises:
         TypeError: ``recipe`` is not a :class:`Stage1Recipe`.
