@@ -1,17 +1,9 @@
 """Attention probabilities out of a BERT backbone and TLM's head taxonomy (notebook 02 draws them: draw_heads).
 
-keras-hub's ``BertBackbone`` does not return attention, but each of its
-``TransformerEncoder`` layers can (``return_attention_scores=True``).
-:func:`attention_maps` runs the backbone layer by layer and collects the
-softmax probabilities: an array ``(layers, batch, heads, query, key)``.
-:func:`trace_attention` records what one layer's multi-head attention read and
-wrote during an ordinary forward pass (notebook 00 computes it by hand from
-those numbers), and :func:`draw_attention` draws a head's weights on a sentence.
-
-TLM (Sec. 5.3) sorts heads by where each token puts its *maximum* attention:
-
-- **positional**: at least 90% of tokens attend most to an adjacent token (i-1 or i+1);
-- **vertical**: at least 90% of tokens attend most to [CLS], [SEP] or the period.
+:func:`attention_maps` collects every layer's softmax ``(layers, batch, heads, query, key)``; :func:`trace_attention`
+records one layer's attention in a forward pass (notebook 00 recomputes it); :func:`draw_attention` draws a head on a
+sentence. TLM (Sec. 5.3) sorts heads by each token's *maximum* attention: **positional** (>= 90% of tokens on i-1 or
+i+1), **vertical** (>= 90% on [CLS], [SEP] or the period).
 
 >>> import numpy as np
 >>> shift = np.eye(5, k=-1); shift[0, 1] = 1                  # every token looks at its neighbour
@@ -28,17 +20,11 @@ import numpy as np
 
 
 def attention_maps(backbone, inputs: dict) -> np.ndarray:
-    """Softmax attention of every layer and head: ``(layers, batch, heads, seq, seq)`` (NumPy).
+    """Softmax attention of every layer and head: ``(layers, batch, heads, query, key)`` (NumPy).
 
-    keras-hub's ``BertBackbone`` returns no attention, so the backbone runs layer by layer and each
-    ``TransformerEncoder`` gives its scores (``return_attention_scores=True``).
-
-    Args:
-        backbone: a keras-hub BERT backbone.
-        inputs: one batch: ``token_ids``, ``segment_ids`` and ``padding_mask``, each ``(batch, seq)``.
-
-    Returns:
-        The softmax probabilities ``(layers, batch, heads, query, key)``.
+    keras-hub's ``BertBackbone`` returns no attention, so the backbone runs layer by layer, each ``TransformerEncoder``
+    with ``return_attention_scores=True``. ``inputs``: one batch, ``token_ids``, ``segment_ids``, ``padding_mask``, each
+    ``(batch, seq)``.
     """
     import keras  # noqa: PLC0415 - kit.analysis imports without Keras (a light room)
 
@@ -57,22 +43,12 @@ def attention_maps(backbone, inputs: dict) -> np.ndarray:
 def head_statistics(
     probs: np.ndarray, token_ids: np.ndarray, padding_mask: np.ndarray, special_ids
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per (layer, head): share of real tokens whose argmax is adjacent, and share whose argmax is special.
+    """Per (layer, head): share of real tokens whose argmax is adjacent (i-1, i+1), and share whose argmax is special.
 
-    A token's argmax is the key it puts its maximum attention on, padding never counted; adjacent is i-1 or i+1.
-    Only real (unpadded) tokens are counted.
-
-    Args:
-        probs: attention probabilities ``(layers, batch, heads, seq, seq)`` (:func:`attention_maps`).
-        token_ids: the batch's token ids ``(batch, seq)``.
-        padding_mask: ``(batch, seq)``, true (1) at real tokens.
-        special_ids: the ids that make a head vertical: [CLS], [SEP] and the period (:func:`special_token_ids`).
-
-    Returns:
-        ``(positional, vertical)``: two ``(layers, heads)`` arrays of shares in [0, 1].
-
-    Raises:
-        ValueError: ``probs`` is not 5-D.
+    ``probs``: ``(layers, batch, heads, seq, seq)`` (:func:`attention_maps`); ``token_ids``, ``padding_mask`` (1 at real
+    tokens): ``(batch, seq)``; ``special_ids``: [CLS], [SEP], the period (:func:`special_token_ids`). Padding is never
+    an argmax nor counted. Returns ``(positional, vertical)``, two ``(layers, heads)`` arrays; ValueError if ``probs``
+    is not 5-D.
     """
     probs = np.asarray(probs, dtype="float64")
     mask = np.asarray(padding_mask).astype(bool)
@@ -93,19 +69,8 @@ def head_statistics(
 def classify_heads(probs, token_ids, padding_mask, special_ids, threshold: float = 0.9) -> np.ndarray:
     """``(layers, heads)`` labels: ``"positional"``, ``"vertical"`` or ``"other"`` (TLM's 90% rule).
 
-    A head is positional when at least ``threshold`` of the real tokens attend most to an adjacent token, vertical
-    when at least ``threshold`` attend most to a special token; positional wins where both hold
-    (:func:`head_statistics` gives the shares).
-
-    Args:
-        probs: attention probabilities ``(layers, batch, heads, seq, seq)`` (:func:`attention_maps`).
-        token_ids: the batch's token ids ``(batch, seq)``.
-        padding_mask: ``(batch, seq)``, true (1) at real tokens.
-        special_ids: the ids that make a head vertical (:func:`special_token_ids`).
-        threshold: the share of tokens that labels a head (TLM: 0.9).
-
-    Returns:
-        A ``(layers, heads)`` array of the labels.
+    A head is positional (winning ties) or vertical when at least ``threshold`` of the real tokens attend most to an
+    adjacent or a special token (:func:`head_statistics`, same arguments).
     """
     pos, vert = head_statistics(probs, token_ids, padding_mask, special_ids)
     out = np.full(pos.shape, "other", dtype="<U10")
@@ -115,14 +80,7 @@ def classify_heads(probs, token_ids, padding_mask, special_ids, threshold: float
 
 
 def special_token_ids(tokenizer) -> list[int]:
-    """Ids of [CLS], [SEP] and the period in a keras-hub BERT tokenizer.
-
-    Args:
-        tokenizer: a keras-hub BERT tokenizer.
-
-    Returns:
-        ``[cls, sep, period]``, the ids a vertical head attends to.
-    """
+    """Ids of [CLS], [SEP] and the period in a keras-hub BERT tokenizer: the ones a vertical head attends to."""
     return [int(tokenizer.token_to_id(t)) for t in ("[CLS]", "[SEP]", ".")]
 
 
@@ -130,14 +88,10 @@ def special_token_ids(tokenizer) -> list[int]:
 class AttentionTrace:
     """What one encoder layer's multi-head self-attention read and wrote in a forward pass (NumPy arrays).
 
-    Attributes:
-        inputs: ``(batch, seq, hidden)``, the layer's input :math:`X` (for layer 0: the embedding output).
-        padding_mask: ``(batch, seq)``, 1 at real tokens, 0 at padding.
-        weights: ``(batch, heads, query, key)``, the softmax attention weights :math:`A`.
-        output: ``(batch, seq, hidden)``, the attention's output after its output dense layer, before the residual
-            connection and the layer norm.
-        attention: the ``keras.layers.MultiHeadAttention`` layer itself (its ``query_dense``, ``key_dense``,
-            ``value_dense`` and ``output_dense`` hold the weights).
+    ``inputs`` :math:`X` ``(batch, seq, hidden)`` (layer 0: the embedding output); ``padding_mask`` ``(batch, seq)``, 1
+    at real tokens; ``weights`` :math:`A` ``(batch, heads, query, key)``; ``output`` ``(batch, seq, hidden)``, after the
+    output dense layer, before the residual and layer norm; ``attention``: the ``keras.layers.MultiHeadAttention`` (its
+    ``query_dense``, ``key_dense``, ``value_dense``, ``output_dense`` hold the weights).
     """
 
     inputs: np.ndarray
@@ -148,22 +102,11 @@ class AttentionTrace:
 
 
 def trace_attention(backbone, inputs: dict, layer: int = 0) -> AttentionTrace:
-    """Run the backbone once (inference) and record what one layer's multi-head self-attention read and wrote.
+    """Run the backbone once (inference) and record what layer ``layer``'s (0: nearest the input) self-attention did.
 
-    The layer's ``MultiHeadAttention`` is wrapped for this one call (as SMART wraps the embeddings), so the numbers
-    are those of the encoder's own forward pass: its padding mask, its layers below. The wrapped call always asks
-    for the weights, which makes Keras take its explicit (non-fused) attention path.
-
-    Args:
-        backbone: a BERT backbone (keras-hub's ``BertBackbone`` or the kit's).
-        inputs: one batch: ``token_ids``, ``segment_ids`` and ``padding_mask``, each ``(batch, seq)``.
-        layer: which transformer layer, 0 for the one nearest the input.
-
-    Returns:
-        The :class:`AttentionTrace`.
-
-    Raises:
-        ValueError: ``layer`` is not one of the backbone's layers.
+    ``MultiHeadAttention`` is wrapped for this call (as SMART wraps the embeddings), so the numbers are the encoder's
+    own pass; asking for weights makes Keras take its explicit (non-fused) path. ``inputs``: ``token_ids``,
+    ``segment_ids``, ``padding_mask``, each ``(batch, seq)``. ValueError: no such layer.
 
     Example:
         >>> from kit.models import BertBackbone
@@ -202,18 +145,9 @@ def trace_attention(backbone, inputs: dict, layer: int = 0) -> AttentionTrace:
 def draw_attention(weights, tokens: list, titles=None, ax=None):
     """Heat maps of attention weights on one sentence: the attending token on the rows, the attended one on the columns.
 
-    Args:
-        weights: one head's weights ``(query, key)``, or several ``(n, query, key)`` drawn side by side; cut to
-            ``len(tokens)`` (the real tokens: padding gets no weight).
-        tokens: the sentence's tokens, the tick labels of both axes.
-        titles: one title per map (e.g. ``"layer 1, head 3"``), or None.
-        ax: the axes to draw one map on (default: a new figure, one panel per map).
-
-    Returns:
-        The matplotlib figure.
-
-    Raises:
-        ValueError: ``weights`` is not 2-D or 3-D, or has fewer rows than ``tokens``, or the titles do not match.
+    ``weights``: one head's ``(query, key)`` or ``(n, query, key)`` side by side, cut to ``len(tokens)``; ``titles``:
+    one per map; ``ax``: draw one map there (default: a new figure). Returns the figure; ValueError where ``weights`` is
+    not 2-D/3-D, is shorter than ``tokens`` or titles do not match.
 
     Example:
         >>> fig = draw_attention(np.eye(3), ["[CLS]", "hi", "[SEP]"], titles=["every token looks at itself"])

@@ -1,15 +1,8 @@
 """The constant guess: what a model that ignores its input scores, the floor every baseline must clear.
 
-One definition for every notebook: always predict the **training** set's most
-frequent label (never the test set's), then score it like a model.
-
-- ``accuracy``: the share of test labels equal to the training majority class;
-- ``token_accuracy``: the share of test words whose tag is the training set's
-  most frequent tag (sequences of tags, flattened);
-- ``macro_f1``: the macro-F1 of that constant prediction (F1 of the majority class, 0 for the others, averaged
-  over the classes present);
-- ``pearson`` (regression): 0, since a constant prediction has no correlation with anything (its Pearson
-  correlation is undefined; 0 is the score a model with no signal gets in expectation).
+Always the **training** set's most frequent label (never the test set's), scored like a model: ``accuracy``;
+``token_accuracy`` (tags flattened); ``macro_f1`` (the majority's F1, 0 for the other classes present, averaged);
+``pearson``: 0 (undefined for a constant; what a model with no signal gets in expectation).
 
 >>> import numpy as np
 >>> constant_guess([0, 0, 1, 0], [1, 0, 0, 1])
@@ -28,17 +21,7 @@ METRICS = ("accuracy", "token_accuracy", "macro_f1", "pearson")
 
 
 def majority_label(y_train) -> int:
-    """The most frequent label of the training labels (class ids, or tag sequences flattened); ties: the smallest.
-
-    Args:
-        y_train: the training labels: class ids, or sequences of tag ids.
-
-    Returns:
-        The majority label's id.
-
-    Raises:
-        ValueError: there are no training labels.
-    """
+    """Most frequent training label (class ids, or tag sequences flattened); ties: the smallest; ValueError if none."""
     flat = (
         np.concatenate([np.asarray(s).reshape(-1) for s in y_train])
         if _is_sequences(y_train)
@@ -56,18 +39,7 @@ def _is_sequences(y) -> bool:
 def constant_guess(y_train, y_test, metric: str = "accuracy") -> float:
     """The test score of always predicting the training set's majority label (``pearson``: 0).
 
-    Args:
-        y_train: the training labels (class ids, or tag sequences); their majority label is the guess, never the
-            test set's.
-        y_test: the test labels the guess is scored on (tag sequences for ``token_accuracy``).
-        metric: ``"accuracy"``, ``"token_accuracy"``, ``"macro_f1"`` or ``"pearson"`` (the module's notes say how
-            each is scored).
-
-    Returns:
-        The constant guess's score.
-
-    Raises:
-        ValueError: an unknown ``metric``, or no training labels.
+    ``metric``: one of :data:`METRICS` (module notes say how each is scored); ValueError: another, no training labels.
     """
     if metric not in METRICS:
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}.")
@@ -87,15 +59,10 @@ def constant_guess(y_train, y_test, metric: str = "accuracy") -> float:
 
 
 def record_constant_guesses(sweep, guesses: dict, **keys) -> None:
-    """Write each task's constant guess to ``sweep``'s ``results.csv`` as rows of their own.
+    """Write each task's constant guess (``guesses``: task -> score) to ``sweep``'s ``results.csv``, rows of their own.
 
-    Each row has metric ``constant_guess``, ``task`` the run rows' task name, and the sweep's other keys from
-    ``keys``. A reader of the CSV alone can then set every score beside the floor it must clear.
-
-    Args:
-        sweep: the :class:`kit.train.Sweep` whose ``results.csv`` gets the rows.
-        guesses: task name -> its constant guess (:func:`constant_guess`).
-        **keys: the rows' other keys, e.g. ``experiment="constant guess"``; keys not given are written as ``"-"``.
+    Metric ``constant_guess``, ``task`` the task's name, other keys from ``keys`` (``"-"`` if not given), so a reader of
+    the CSV alone sees each score's floor.
 
     Example:
         >>> import tempfile, pathlib

@@ -1,23 +1,10 @@
 """The paired bootstrap: does a difference between two settings survive the noise of the test set as well as the seeds?
 
-Welch's t over seeds (:func:`kit.analysis.difference`) counts how much a score moves
-from seed to seed, but every seed is scored on the *same* few hundred test
-examples: a different draw of test examples could move both settings. The
-paired bootstrap (Efron & Tibshirani 1993; Koehn 2004 for NLP) resamples the
-test examples with replacement — the same draw for both settings, so they stay
-paired — and the seeds too, and recomputes ``score(a) - score(b)`` each time.
-The 2.5th and 97.5th percentiles are a 95% interval; the difference is called
-real when that interval excludes 0 (two-sided p < 0.05).
-
-It is too narrow at the few seeds a course runs: resampling S whole seeds keeps only (S - 1) / S of their
-variance, and a percentile interval of 2-5 seeds is coarse. With two arms drawn from one model it covers the truth
-in about 84-90% of draws, not 95% (docs/statistics.md measures it). The verdict table
-(:func:`kit.analysis.verdict_table`) uses :mod:`kit.analysis.noise`'s interval instead; this module is kept to show
-the difference, and :func:`two_level_bootstrap` gives the table's diagnostic ``p_boot`` when asked.
-
-``a`` and ``b`` hold one row per seed: either per-example scores (1/0 for a
-correct/incorrect prediction; the score is their mean) or predictions, with
-``labels`` and a ``score(predictions, labels)`` function (e.g. Pearson's r).
+It resamples the test examples (one draw for both settings, so they stay paired; Efron & Tibshirani 1993, Koehn 2004)
+and the seeds; the 2.5th-97.5th percentiles of ``score(a) - score(b)`` are a 95% interval. Too narrow at a course's 2-5
+seeds (S seeds keep (S - 1) / S of their variance): it covers the truth in about 84-90% of draws (docs/statistics.md),
+so :func:`kit.analysis.verdict_table` uses :mod:`kit.analysis.noise` and takes only its diagnostic ``p_boot`` from here.
+Rows of ``a``, ``b``: seeds, of per-example scores (1/0) or predictions with ``labels`` and ``score``.
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(0)
@@ -45,14 +32,8 @@ _CELLS = 2_000_000  # the most example weights one chunk of draws holds (16 MB)
 class Bootstrap:
     """``a - b`` with a bootstrap interval over test examples and seeds, and its verdict.
 
-    Attributes:
-        value: ``score(a) - score(b)`` on every test example and seed.
-        low: the interval's lower end (the ``(1 - level) / 2`` quantile of the resampled differences).
-        high: the interval's upper end.
-        p: the two-sided p-value: twice the share of resampled differences on the far side of 0 (1 when all are 0).
-        examples: how many test examples.
-        seeds: how many seeds (the larger arm's).
-        level: the interval's confidence level.
+    ``value`` on every example and seed; ``low``/``high``: the ``(1 - level) / 2`` quantiles of the resampled
+    differences; ``p``: twice the share on the far side of 0 (1 when all are 0); ``seeds``: the larger arm's.
     """
 
     value: float
@@ -71,16 +52,10 @@ class Bootstrap:
         return "within the noise"
 
     def text(self, scale: float = 1.0, unit: str = "", digits: int = 1) -> str:
-        """The difference, its interval, its verdict and the test as one line of text.
+        """The difference, its interval, verdict and test as one line; ``scale`` multiplies the values (100: points).
 
-        Args:
-            scale: multiplies every value (100: accuracy in points).
-            unit: written after the difference, e.g. ``" points"``.
-            digits: decimals shown.
-
-        Returns:
-            The module example's ``r.text(100, " points")``: ``'+6.2 points, 95% interval [+1.5, +10.9] (larger:
-            paired bootstrap over 400 test examples × 3 seeds, p = 0.020)'``.
+        E.g. the module example's ``r.text(100, " points")``: '+6.2 points, 95% interval [+1.5, +10.9] (larger: paired
+        bootstrap over 400 test examples × 3 seeds, p = 0.020)'.
         """
         p = "p < 0.001" if self.p < 0.001 else f"p = {self.p:.3f}"
         return (
@@ -101,24 +76,9 @@ def paired_bootstrap(
 ) -> Bootstrap:
     """Paired bootstrap of ``score(a) - score(b)``, resampling test examples (shared by both) and seeds.
 
-    Row ``i`` of ``a`` and of ``b`` share seed ``i`` when both have the same number of rows; seeds are then drawn
-    once for both.
-
-    Args:
-        a: ``(seeds, examples)`` per-example scores (their mean is the score), or ``(seeds, examples, ...)``
-            predictions when ``score`` is given; a 1-D array is one seed.
-        b: the other setting's, on the same test examples.
-        labels: the test labels ``score`` compares the predictions with.
-        score: ``score(predictions, labels) -> float`` (e.g. Pearson's r); None: the mean of the per-example scores.
-        resamples: how many bootstrap draws.
-        seed: the seed of the draws.
-        level: the interval's confidence level (``1 - ALPHA``: 95%).
-
-    Returns:
-        The difference, its interval and p-value, and its verdict.
-
-    Raises:
-        ValueError: ``a`` and ``b`` have different numbers of test examples, or ``score`` comes without ``labels``.
+    ``a``, ``b``: ``(seeds, examples)`` per-example scores (their mean is the score; 1-D: one seed), or predictions with
+    ``score(predictions, labels) -> float`` and ``labels``. Equal numbers of rows share seeds (one draw for both).
+    ValueError: different numbers of test examples, or ``score`` without ``labels``.
     """
     a, b = np.asarray(a), np.asarray(b)
     a = a[None] if a.ndim == 1 else a
@@ -189,25 +149,11 @@ def _bootstrap_scores(a, b, labels, score, same_seeds: bool, resamples: int, rng
 
 
 def two_level_bootstrap(a, b, *, paired=True, same_seeds=False, labels=None, score=None, resamples=1000, seed=0):
-    """The two-level (pigeonhole) bootstrap's differences ``delta*``: seeds as blocks and test examples, crossed.
+    """``(resamples,)`` differences ``delta*`` of the two-level (pigeonhole) bootstrap: seeds (blocks) x examples.
 
-    Each draw takes the seeds with replacement (whole seeds) and, independently, the test examples, and recomputes
-    ``score(a) - score(b)``; paired arms share the draw of examples, arms with ``same_seeds`` the draw of seeds.
-    The verdict table's diagnostic ``p_boot`` is :func:`bootstrap_p` of these (it does not decide the verdict: the
-    interval is too narrow at 2-5 seeds, see the module).
-
-    Args:
-        a: ``(seeds, examples)`` per-example scores, or ``(seeds, examples, ...)`` predictions with ``score``.
-        b: the other arm's.
-        paired: both arms were scored on the same test examples.
-        same_seeds: the arms share their seeds (one draw of seeds serves both).
-        labels: the test labels ``score`` compares predictions with.
-        score: ``score(predictions, labels) -> float``; None: the mean of the per-example scores.
-        resamples: how many draws.
-        seed: the draws' seed.
-
-    Returns:
-        ``(resamples,)`` differences.
+    Each draw takes whole seeds and, independently, test examples with replacement; ``paired`` arms share the examples'
+    draw, ``same_seeds`` arms the seeds'. ``a``, ``b``, ``labels``, ``score`` as in :func:`paired_bootstrap`. The
+    table's diagnostic ``p_boot`` is :func:`bootstrap_p` of these (it decides nothing: too narrow at 2-5 seeds).
 
     Example:
         >>> d = two_level_bootstrap(np.ones((2, 5)), np.zeros((2, 5)), resamples=10)
@@ -221,14 +167,7 @@ def two_level_bootstrap(a, b, *, paired=True, same_seeds=False, labels=None, sco
 
 
 def bootstrap_p(deltas: np.ndarray) -> float:
-    """Twice the share of draws on the far side of 0, counted as ``(1 + k) / (draws + 1)``; 1 when all are 0.
-
-    Args:
-        deltas: the bootstrap's differences.
-
-    Returns:
-        The two-sided p-value, at least ``2 / (draws + 1)``.
-    """
+    """Two-sided p: twice the share of ``deltas`` beyond 0, as ``(1 + k) / (draws + 1)``; 1 when all are 0."""
     if np.all(deltas == 0):
         return 1.0
     far = min(np.count_nonzero(deltas <= 0), np.count_nonzero(deltas >= 0))

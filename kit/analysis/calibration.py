@@ -1,18 +1,10 @@
 """Calibration: arms simulated with a known difference, and how often a verdict covers it and finds it.
 
-The simulation crosses seeds with test examples, as a run does. Arm ``x``'s seed ``s`` gets test example ``e``
-right with probability ``sigmoid(mu_x + u_xs + d_e)``: ``u_xs ~ N(0, seed_logit^2)``, one effect per seed and arm (a
-seed moves the whole model), and ``d_e ~ N(0, difficulty^2)``, one difficulty per test example, shared by both arms
-when they are scored on the same test set (``paired``) and drawn afresh for each arm when not. The truth is the
-difference on the populations of seeds and test examples, ``E[sigmoid(mu_a + u + d)] - E[sigmoid(mu_b + u + d)]``
-(0 when ``mu_a = mu_b``).
-
-:func:`rates` draws many runs of a :class:`Design` at once and measures, with :mod:`kit.analysis.noise` (the
-verdict table's interval), how often the 95% interval covers the truth and how often ``p < alpha`` ("found" for a
-table of one comparison); with ``old_resamples`` it measures the verdict the table gave before (the two-level
-bootstrap's percentile interval, found when its p and Welch's over the seeds' scores are both below ``alpha``).
-benchmarks/verdict_calibration.py writes the rates into docs/statistics.md; tests/analysis/test_calibration.py
-checks a smaller draw in CI.
+Arm ``x``'s seed ``s`` gets example ``e`` right with probability ``sigmoid(mu_x + u_xs + d_e)``,
+``u_xs ~ N(0, seed_logit^2)`` per seed and arm, ``d_e ~ N(0, difficulty^2)`` per example (shared when ``paired``); the
+truth is ``E[sigmoid(mu_a + u + d)] - E[sigmoid(mu_b + u + d)]``. :func:`rates` measures coverage and ``p < alpha`` of
+:mod:`kit.analysis.noise`'s interval (``old_resamples``: also the old two-level bootstrap + Welch verdict).
+benchmarks/verdict_calibration.py writes docs/statistics.md; tests/analysis/test_calibration.py checks a smaller draw.
 
 >>> r = rates(Design(seeds=3), draws=200)
 >>> r["coverage"] > 0.9, r["found"] < 0.1, r["truth"]
@@ -39,14 +31,9 @@ _HERMITE = np.polynomial.hermite_e.hermegauss(80)  # nodes and weights for E[f(Z
 class Design:
     """One simulated design: its seeds and test examples, and the arms' truth.
 
-    Attributes:
-        seeds: seeds per arm.
-        examples: test examples per arm.
-        paired: both arms scored on the same test examples (one draw of difficulties).
-        accuracy: arm b's accuracy on the populations of seeds and test examples.
-        gap: the true difference ``a - b`` (0: the null).
-        seed_logit: the standard deviation of a seed's effect on the logit.
-        difficulty: the standard deviation of a test example's difficulty on the logit.
+    ``paired``: one draw of difficulties for both arms; ``accuracy``: arm b's on the populations; ``gap``: the true
+    ``a - b`` (0: the null); ``seed_logit``, ``difficulty``: standard deviations of a seed's effect and an example's
+    difficulty on the logit.
     """
 
     seeds: int
@@ -78,16 +65,7 @@ def _logits(design: Design) -> tuple[float, float]:
 
 
 def simulate(design: Design, draws: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``draws`` runs of the design: each arm's 1/0 per seed and test example, ``(draws, seeds, examples)`` each.
-
-    Args:
-        design: the design.
-        draws: how many runs.
-        rng: the random generator.
-
-    Returns:
-        ``(a, b)``, float arrays.
-    """
+    """``draws`` runs: ``(a, b)``, each arm's 1/0 per seed and test example, ``(draws, seeds, examples)`` floats."""
     mu_a, mu_b = _logits(design)
     s, n = design.seeds, design.examples
     d_a = rng.normal(0.0, design.difficulty, (draws, 1, n))
@@ -121,18 +99,10 @@ def rates(
 ) -> dict:
     """How often the verdict's ``1 - alpha`` interval covers the truth and its test finds, over ``draws`` runs.
 
-    Args:
-        design: the simulated design.
-        draws: how many runs.
-        seed: the simulation's seed.
-        alpha: the test's level (the interval's is ``1 - alpha``).
-        old_resamples: 0, or the bootstrap draws with which to measure the old verdict on the same runs too.
-        chunk: runs simulated at once.
-
-    Returns:
-        The design's fields, and ``truth``, ``coverage``, ``found``, their Monte Carlo errors (``*_mc``), the mean
-        ``se`` and ``detectable`` (80% power at ``alpha``); with ``old_resamples``, ``coverage_old`` and
-        ``found_old``.
+    ``old_resamples``: bootstrap draws to measure the old verdict on the same runs too (0: not); ``chunk``: runs
+    simulated at once. Returns the design's fields, ``truth``, ``coverage``, ``found``, their Monte Carlo errors
+    (``*_mc``), the mean ``se`` and ``detectable`` (80% power at ``alpha``); with ``old_resamples``, ``coverage_old``
+    and ``found_old``.
     """
     rng = np.random.default_rng(seed)
     mu_a, mu_b = _logits(design)

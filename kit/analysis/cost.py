@@ -1,21 +1,10 @@
 """What a sweep's plan costs on a GPU: a fixed cost per run, a cost per optimizer step, a compile per new program.
 
-A run of a sweep pays
-
-- ``fixed`` seconds whatever its length: building the model, tracing it, reading its compiled program back from
-  jax's cache, scoring dev and test, saving its predictions;
-- ``per_step`` seconds per *planned* optimizer step (early stopping is folded in: the fit is to planned steps);
-- ``first`` seconds more when it is the first run of the plan to need a program (a new shape, head or phase):
-  jax compiles it then, and the runs after it find it in the cache.
-
-:func:`fit` finds the three for one kind of run (a model, a strategy) from a sweep's measured runs;
-:func:`read_progress` reads those runs' seconds from the sweep's progress lines (``[i/N | elapsed | ETA ...]``);
-:func:`plan_cost` adds a plan up, part by part. Notebooks 01-04 keep their medium constants as data
-(``<paper>_sizes.MEDIUM_COSTS``) and predict their plans with them (``kit.papers.medium_minutes``).
-
-Those constants were measured with four notebooks sharing one H200 (``benchmarks/medium_gpu``). Alone, the same run
-is faster by a factor :data:`CONTENTION`: between 1 (each process bound by its own host-side work, which the
-machine's 16 cores covered) and 4 (the GPU the bottleneck, shared four ways); :func:`alone` applies it.
+``fixed``: building, tracing, reading jax's cached program, scoring, saving; ``per_step``: per *planned* step (early
+stopping folded in); ``first``: the first run needing a program (shape, head, phase) compiles it. :func:`fit` finds them
+from measured runs (:func:`read_progress`), :func:`plan_cost` adds a plan up; notebooks 01-04 keep theirs as
+``<paper>_sizes.MEDIUM_COSTS``, measured with four notebooks on one H200 (``benchmarks/medium_gpu``): :func:`alone`
+divides by :data:`CONTENTION`.
 
 >>> lstm = fit([100, 160, 470, 1330], [4.0, 5.0, 9.0, 21.0])
 >>> round(lstm.fixed, 1), round(lstm.per_step * 1000, 1)          # seconds a run, milliseconds a step
@@ -48,12 +37,7 @@ _PROGRESS = re.compile(r"^\[(\d+)/(\d+) \| ([^|\]]+) \| ETA [^\]]*\] (.*?)(?:: .
 class RunCost:
     """The seconds one kind of run costs: ``fixed + per_step * steps``, and ``first`` more for a new program.
 
-    Attributes:
-        fixed: seconds every run pays, whatever its length.
-        per_step: seconds per planned optimizer step.
-        first: seconds more for the first run of a plan that needs a program no run before it compiled.
-        contention: how much slower these seconds were than the same run alone (central estimate; the range is
-            :data:`CONTENTION`'s).
+    ``contention``: how much slower these seconds were than the run alone (central; the range is :data:`CONTENTION`'s).
     """
 
     fixed: float
@@ -68,16 +52,7 @@ class RunCost:
 
 @dataclass(frozen=True)
 class PlanCost:
-    """A plan's seconds, part by part (:func:`plan_cost`).
-
-    Attributes:
-        runs: how many runs.
-        steps_planned: their planned optimizer steps.
-        fixed: the runs' fixed costs.
-        steps: their steps' cost.
-        first: the compiles of new programs.
-        alone: the total alone, each run's seconds divided by its kind's ``contention`` (the central estimate).
-    """
+    """A plan's seconds, part by part (:func:`plan_cost`); ``alone``: each run's seconds / its kind's ``contention``."""
 
     runs: int
     steps_planned: int
@@ -95,18 +70,9 @@ class PlanCost:
 def fit(steps, seconds, first=None) -> RunCost:
     """``fixed`` and ``per_step`` (least squares, both >= 0) from the runs that compiled nothing, then ``first``.
 
-    Args:
-        steps: each measured run's planned optimizer steps.
-        seconds: its measured seconds.
-        first: per run, True where it was the first to need a program (its excess over the line is ``first``);
-            None: no run compiled.
-
-    Returns:
-        The :class:`RunCost`. With one distinct step count among the plain runs, ``per_step`` is 0 and ``fixed``
-        their mean.
-
-    Raises:
-        ValueError: no run that compiled nothing, or lengths that differ.
+    ``first``: per run, True where it first needed a program (its excess over the line is ``first``); None: none
+    compiled. One distinct step count among the plain runs: ``per_step`` 0, ``fixed`` their mean. ValueError: no plain
+    run, or lengths differ.
 
     Example:
         >>> c = fit([100, 100, 200, 200], [13.0, 3.0, 4.0, 4.0], first=[True, False, False, False])
@@ -141,17 +107,10 @@ def _seconds_of(text: str) -> int:
 
 
 def read_progress(lines: Iterable[str]) -> list[dict]:
-    """Each finished run of a sweep's progress lines: its keys and the seconds it took.
+    """Each finished run in a sweep's progress lines (a notebook's output): its keys (strings), ``seconds``, in order.
 
-    The lines are those :meth:`kit.train.Sweep.pending` logs, ``[i/N | elapsed | ETA eta] key=value, ...: metrics``;
-    a run's seconds are the difference of two elapsed times (whole seconds), so each is good to about a second.
-    Other lines are skipped.
-
-    Args:
-        lines: a sweep's log (a notebook's printed output).
-
-    Returns:
-        One dict per run, in order: its keys (as strings), ``seconds``.
+    Lines are :meth:`kit.train.Sweep.pending`'s ``[i/N | elapsed | ETA eta] key=value, ...: metrics`` (others skipped);
+    seconds are differences of whole-second elapsed times, good to about a second.
 
     Example:
         >>> read_progress(["[1/3 | 5s | ETA 10s] model=a, seed=1: test_accuracy 0.6", "other",
@@ -173,18 +132,9 @@ def read_progress(lines: Iterable[str]) -> list[dict]:
 def plan_cost(plan, costs: dict, kind: Callable, programs: Callable | None = None) -> PlanCost:
     """A plan's seconds: every run's fixed cost and steps, and a compile for each program first needed.
 
-    Args:
-        plan: the runs, each with its planned ``steps``.
-        costs: ``{kind: RunCost}`` (or tuples of its fields: ``(fixed, per_step, first[, contention])``).
-        kind: ``run -> its kind``, a key of ``costs``.
-        programs: ``run -> the programs it needs`` (hashables: a shape, a head, a phase); a run pays ``first`` times
-            the share of its programs no run before it needed. None: one program per kind.
-
-    Returns:
-        The :class:`PlanCost`.
-
-    Raises:
-        KeyError: a run whose kind has no cost (the message names it).
+    ``plan``: runs with planned ``steps``; ``costs``: ``{kind: RunCost}`` or ``(fixed, per_step, first[, contention])``;
+    ``kind(run)``: a key of ``costs`` (KeyError names a run without); ``programs(run)``: hashables it needs (shape,
+    head, phase), paying ``first`` times the share new (None: one per kind).
     """
     programs = programs or (lambda run: (kind(run),))
     seen: set = set()
@@ -206,14 +156,9 @@ def plan_cost(plan, costs: dict, kind: Callable, programs: Callable | None = Non
 
 
 def alone(seconds: float, contention=CONTENTION) -> tuple:
-    """Seconds measured with four notebooks sharing the GPU as seconds alone: ``seconds / c`` for each ``c``.
+    """Seconds measured with four notebooks sharing the GPU as alone: ``seconds / c`` per ``c`` in ``contention``.
 
-    Args:
-        seconds: the shared seconds (:func:`plan_cost`'s total with the measured constants).
-        contention: the slow-down factors (default :data:`CONTENTION`: low, central, high).
-
-    Returns:
-        One value per factor, in the same order: ``(slowest, central, fastest)`` alone for the default.
+    Default :data:`CONTENTION`: ``(slowest, central, fastest)`` alone.
 
     Example:
         >>> alone(1200.0)

@@ -1,45 +1,17 @@
 """The two sources of noise in a difference of scores, the seeds and the test examples, and an interval for both.
 
-What a verdict estimates: ``delta = score(a) - score(b)``, each arm's score its metric on the *population* of test
-examples, averaged over the population of seeds. What a run measures: each arm's metric on one test set of ``N``
-examples, averaged over ``S`` seeds. Every seed is scored on the same test examples (seeds and examples are
-crossed), so the run's ``delta`` moves for three reasons (Owen 2007's decomposition of a crossed design):
-
-- **the seeds' own spread**: each seed lands somewhere else (``sigma_seed^2 / S`` per arm);
-- **the test set**: which examples happened to be drawn, an easy or a hard test set (``sigma_example^2 / N``). It is
-  shared by every seed of an arm, so more seeds never average it away; arms scored on the same examples (paired)
-  share it too, and the difference cancels most of it;
-- **the flips**: which examples a given seed gets right by luck (``sigma_flip^2 / (S N)`` per arm).
-
-The design lets a run estimate the parts from each arm's ``(seeds, examples)`` table of per-example scores ``x``:
-
-- ``W`` = the variance of the seeds' scores / ``S`` (Welch's term) estimates ``sigma_seed^2 / S + sigma_flip^2 /
-  (S N)``, from only ``S - 1`` degrees of freedom;
-- ``I`` = the residual mean square of ``x`` (seed and example means removed) / ``(S N)`` estimates the flips' part
-  alone, precisely (``(S - 1)(N - 1)`` degrees of freedom): ``W`` is floored at ``I``, so two seeds that happen to
-  score alike do not make the seeds' part 0;
-- ``E`` = the variance over examples of the per-example difference (each arm's mean over its seeds) / ``N``, less
-  each arm's ``I``, estimates the test set's part, precisely (``N - 1`` degrees of freedom); floored at 0. Where
-  the arms are unpaired (different test sets), each arm's part is estimated alone and the two added.
-
-``var_seeds = max(W_a, I_a) + max(W_b, I_b)`` with Welch-Satterthwaite's ``df_seeds`` (over the two floored ``W``),
-and ``var_examples = E``; ``se = sqrt(var_seeds + var_examples)``. The interval charges each part its own critical value
-(Banerjee's 1961 combination, conservative): the few seeds Welch's ``t``, the test set's hundreds of examples the
-normal's ``z``:
+Seeds and examples are crossed (Owen 2007; docs/statistics.md derives it all). Per arm, from its ``(seeds, examples)``
+scores ``x``: ``W`` = var(seed scores) / ``S`` (Welch's, ``S - 1`` df), floored at ``I`` = residual mean square /
+``(S N)`` (the flips); ``E`` = var over examples of the per-example difference / ``N``, less each ``I`` (the test set's
+part, which more seeds never average away; floored at 0; unpaired arms: each arm's alone, added).
+``var_seeds = max(W_a, I_a) + max(W_b, I_b)`` (Welch-Satterthwaite ``df_seeds``), ``var_examples = E``. Each part gets
+its own critical value (Banerjee 1961, conservative):
 
     half(alpha) = sqrt(t(1 - alpha/2, df_seeds)^2 var_seeds + z(1 - alpha/2)^2 var_examples),
 
-``delta ± half(alpha)``; ``p`` is the ``alpha`` at which the interval touches 0 (``p < alpha`` exactly when the
-``1 - alpha`` interval excludes 0). A difference this design finds with ``power`` at level ``alpha`` (the smallest
-detectable difference) is ``half(alpha) + sqrt(t(power, df_seeds)^2 var_seeds + z(power)^2 var_examples)``.
-
-A metric that is not a mean over examples (F1, Pearson's r) gets the same treatment through jackknife
-pseudo-values (:func:`pseudo_values`): per seed, ``G f - (G - 1) f(without group g)`` over ``G`` groups of test
-examples; for a mean they are the per-example scores themselves. docs/statistics.md shows the measured coverage,
-level and power (benchmarks/verdict_calibration.py).
-
-Every function here takes arrays with leading batch dimensions (many simulated draws at once); a comparison is a
-batch of one.
+the interval ``delta ± half(alpha)``, ``p`` the ``alpha`` where it touches 0; detectable: ``half(alpha)`` + the same mix
+at ``power``. A metric that is not a mean (F1, Pearson's r) goes through jackknife pseudo-values
+(:func:`pseudo_values`). Functions take leading batch dimensions (simulated draws).
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(0)
@@ -76,15 +48,9 @@ def residual_ms(x: np.ndarray) -> np.ndarray:
 def parts(fa, xa, fb, xb, paired: bool) -> tuple:
     """``(delta, var_seeds, var_examples, df_seeds)`` of ``a - b``: the module's decomposition, batched.
 
-    Args:
-        fa: ``(..., S_a)`` arm a's seed scores (each seed's metric on the whole test set).
-        xa: ``(..., S_a, N_a)`` its per-example scores (or pseudo-values).
-        fb: ``(..., S_b)`` arm b's seed scores.
-        xb: ``(..., S_b, N_b)`` its per-example scores.
-        paired: both arms were scored on the same test examples, in the same order.
-
-    Returns:
-        Four arrays of the batch's shape; ``df_seeds`` is ``inf`` where the seeds' scores do not vary at all.
+    ``fa``, ``fb``: ``(..., S)`` seed scores (each seed's metric on the whole test set); ``xa``, ``xb``: ``(..., S, N)``
+    per-example scores or pseudo-values; ``paired``: same test examples, same order. ``df_seeds`` is ``inf`` where seed
+    scores do not vary.
     """
     fa, fb, xa, xb = (np.asarray(v, dtype=float) for v in (fa, fb, xa, xb))
     (sa, na), (sb, nb) = xa.shape[-2:], xb.shape[-2:]
@@ -116,8 +82,8 @@ def half_width(var_seeds, var_examples, df_seeds, alpha):
 def detectable(var_seeds, var_examples, df_seeds, alpha, power: float = POWER):
     """The smallest difference found with chance ``power`` by the two-sided test at ``alpha`` (batched).
 
-    ``half(alpha)`` plus the ``power`` quantile of the estimate's own error: the normal-theory approximation
-    ``(z(1 - alpha/2) + z(power)) se``, each part with its own critical value.
+    ``half(alpha)`` plus the ``power`` quantile of the estimate's error (normal theory, each part its own critical
+    value).
     """
     return half_width(var_seeds, var_examples, df_seeds, alpha) + _quantile_mix(
         var_seeds, var_examples, df_seeds, power
@@ -135,12 +101,8 @@ def _quantile_mix(var_seeds, var_examples, df_seeds, q):
 class Noise:
     """``a - b`` and the two parts of its variance (the module's decomposition) for one comparison.
 
-    Attributes:
-        delta: the difference of the arms' scores (each the mean over its seeds).
-        var_seeds: the seeds' part: Welch's ``W`` of each arm (floored at its flips' part), ``S - 1`` degrees of
-            freedom per arm.
-        var_examples: the test set's part that the seeds do not average away, precise.
-        df_seeds: Welch-Satterthwaite's degrees of freedom of the seeds' part.
+    ``var_seeds``: Welch's ``W`` per arm, floored at its flips' part (``S - 1`` df each); ``var_examples``: the test
+    set's part the seeds do not average away; ``df_seeds``: Welch-Satterthwaite's.
     """
 
     delta: float
@@ -150,18 +112,7 @@ class Noise:
 
     @classmethod
     def of(cls, fa, xa, fb, xb, paired: bool = True) -> Noise:
-        """The decomposition of one comparison (:func:`parts` on a batch of one).
-
-        Args:
-            fa: ``(S_a,)`` arm a's seed scores.
-            xa: ``(S_a, N_a)`` its per-example scores or pseudo-values.
-            fb: ``(S_b,)`` arm b's seed scores.
-            xb: ``(S_b, N_b)`` arm b's.
-            paired: both arms were scored on the same test examples.
-
-        Returns:
-            The :class:`Noise`.
-        """
+        """One comparison's decomposition: :func:`parts` on ``(S,)`` seed scores and ``(S, N)`` per-example values."""
         return cls(*(float(v) for v in parts(fa, xa, fb, xb, paired)))
 
     @property
@@ -195,7 +146,7 @@ class Noise:
         return float(10.0 ** brentq(gap, low, 0.0, xtol=1e-12))
 
     def detectable(self, alpha: float, power: float = POWER) -> float:
-        """The smallest difference this design finds with chance ``power`` at level ``alpha`` (:func:`detectable`)."""
+        """The smallest difference found with chance ``power`` at level ``alpha`` (:func:`detectable`)."""
         return float(detectable(self.var_seeds, self.var_examples, self.df_seeds, alpha, power))
 
     def seeds_limit(self, alpha: float) -> bool:
@@ -205,22 +156,12 @@ class Noise:
 
 
 def pseudo_values(pred: np.ndarray, labels: np.ndarray, score, groups: int = GROUPS, seed: int = 0) -> tuple:
-    """Each seed's score and its jackknife pseudo-values over groups of test examples.
+    """``(seed scores (S,), pseudo-values (S, G))``: each seed's jackknife pseudo-values over groups of examples.
 
-    For ``G`` groups (each test example in one, at random; ``G = N`` when ``N <= groups``: delete-one), seed ``s``'s
-    pseudo-value of group ``g`` is ``G f_s - (G - 1) f_s(without g)``; their mean over groups is about ``f_s``, and
-    their spread over groups, divided by ``G``, is the test set's variance of ``f_s``, as a mean's per-example scores
-    are. :func:`parts` then reads them as per-example scores with ``N = G``.
-
-    Args:
-        pred: ``(seeds, examples, ...)`` predictions.
-        labels: ``(examples, ...)`` the test labels.
-        score: ``score(predictions, labels) -> float``.
-        groups: the most groups.
-        seed: the seed of the random grouping (the same seed gives the same groups for both arms).
-
-    Returns:
-        ``(seed scores (S,), pseudo-values (S, G))``.
+    ``G = min(N, groups)`` random groups (delete-one when ``N <= groups``; same ``seed``, same groups for both arms);
+    pseudo-value ``G f_s - (G - 1) f_s(without g)``: their spread / ``G`` is the test set's variance of ``f_s``, so
+    :func:`parts` reads them as per-example scores with ``N = G``. ``pred``: ``(seeds, examples, ...)``; ``labels``:
+    ``(examples, ...)``.
 
     Example:
         >>> y = np.array([0.0, 1.0, 2.0, 3.0])

@@ -1,8 +1,7 @@
 """The pictures of notebook 00 and the drawing helpers every notebook's diagrams share (boxes, arrows).
 
-A notebook shows a picture with one call (docs/teaching.md): the plotting code lives here or in a paper's report
-module (``kit/papers/<paper>/<paper>_report.py``), which draws its diagrams with :func:`box` and :func:`arrow`. Each
-function returns its matplotlib figure; matplotlib is imported when one is drawn.
+A notebook shows a picture with one call (docs/teaching.md); paper report modules draw with :func:`box` and
+:func:`arrow`. Each returns its matplotlib figure; matplotlib is imported when one is drawn.
 
 >>> import matplotlib
 >>> matplotlib.use("Agg")
@@ -27,19 +26,7 @@ COLORS = {
 
 
 def box(ax, x: float, y: float, text: str, color: str = "white", fontsize: float = 9):
-    """Write ``text`` in a rounded box centred at ``(x, y)``; return the text artist (an anchor for :func:`arrow`).
-
-    Args:
-        ax: the axes.
-        x: the box's centre, in data coordinates.
-        y: the box's centre, in data coordinates.
-        text: the label (several lines and matplotlib's ``$...$`` mathtext allowed).
-        color: the box's fill colour.
-        fontsize: the label's size.
-
-    Returns:
-        The matplotlib ``Text``.
-    """
+    """Write ``text`` (``$...$`` mathtext allowed) in a rounded box centred at ``(x, y)``; the ``Text`` is an anchor."""
     return ax.text(x, y, text, ha="center", va="center", fontsize=fontsize,
                    bbox={"boxstyle": "round,pad=0.35", "fc": color, "ec": "0.4"})  # fmt: skip
 
@@ -47,12 +34,7 @@ def box(ax, x: float, y: float, text: str, color: str = "white", fontsize: float
 def arrow(ax, start, end, color: str = "0.3", **style):
     """An arrow from ``start`` to ``end``: two ``(x, y)`` points, or two boxes from :func:`box` (edge to edge).
 
-    Args:
-        ax: the axes.
-        start: where the arrow leaves: a point or a box.
-        end: where it points: a point or a box.
-        color: its colour.
-        **style: more of matplotlib's ``arrowprops`` (``linestyle``, ``connectionstyle``, ``shrinkA``, ...).
+    ``**style``: more of matplotlib's ``arrowprops`` (``linestyle``, ``connectionstyle``, ``shrinkA``, ...).
     """
     props = {"arrowstyle": "->", "color": color, "shrinkA": 4, "shrinkB": 4, **style}
     if isinstance(start, tuple) and isinstance(end, tuple):
@@ -62,16 +44,7 @@ def arrow(ax, start, end, color: str = "0.3", **style):
 
 
 def canvas(size, xlim, ylim, title: str = ""):
-    """A figure with one axes for a diagram: its limits set, its frame and ticks off.
-
-    Args:
-        size: the figure's size in inches, ``(width, height)``.
-        xlim: the axes' x range.
-        ylim: the axes' y range.
-        title: the axes' title, or none.
-
-    Returns:
-        ``(figure, axes)``.
+    """``(figure, axes)`` for a diagram of ``size`` inches: limits set, frame and ticks off.
 
     Example:
         >>> import matplotlib
@@ -94,14 +67,8 @@ def canvas(size, xlim, ylim, title: str = ""):
 def draw_wordpiece(pieces: list, tokens: list, segment_ids: list, padding_mask: list):
     """WordPiece in two rows: one word split into pieces (a colour each), then a packed, padded sentence pair.
 
-    Args:
-        pieces: one word's pieces, ``"##"`` marking a continuation (``["un", "##bel", ...]``).
-        tokens: a packed pair, ``[CLS] A [SEP] B [SEP]`` and padding.
-        segment_ids: 0 for the first text, 1 for the second, one per token.
-        padding_mask: 1 at real tokens, 0 at padding.
-
-    Returns:
-        The matplotlib figure.
+    ``pieces``: ``"##"`` marks a continuation; ``tokens``: ``[CLS] A [SEP] B [SEP]`` and padding, with per-token
+    ``segment_ids`` (0/1) and ``padding_mask`` (1 real).
 
     Example:
         >>> fig = draw_wordpiece(["play", "##ing"], ["[CLS]", "play", "##ing", "[SEP]"], [0] * 4, [1] * 4)
@@ -140,16 +107,7 @@ def draw_wordpiece(pieces: list, tokens: list, segment_ids: list, padding_mask: 
 
 
 def draw_finetuning(layers: int = 6, encoder: str = "MiniLM", dropout: float = 0.1):
-    """Fine-tuning's data flow: token ids -> encoder -> pooled [CLS] -> dropout -> dense -> softmax -> loss.
-
-    Args:
-        layers: the encoder's layers, written in its box.
-        encoder: the encoder's name.
-        dropout: the head's dropout rate.
-
-    Returns:
-        The matplotlib figure.
-    """
+    """Fine-tuning's data flow: token ids -> encoder -> pooled [CLS] -> dropout -> dense -> softmax -> loss."""
     steps = [("token ids\n[CLS] a fine\nfilm [SEP]", COLORS["data"]),
              (f"encoder\n{layers} layers ({encoder})\nstate $h_{{[CLS]}}$", COLORS["encoder"]),
              ("pooler $W_p, b_p$\n$h = \\tanh(\\ldots)$", COLORS["encoder"]),
@@ -177,13 +135,8 @@ def draw_finetuning(layers: int = 6, encoder: str = "MiniLM", dropout: float = 0
 def draw_data_overview(labelled: list, lengths: dict):
     """The labelled sets at a glance: each set's training classes (bars), and text lengths in words (histograms).
 
-    Args:
-        labelled: data sets whose training classes are drawn, one panel each (``name``, ``num_classes``,
-            ``label_names``, ``train.y``).
-        lengths: ``{name: words per text}``, one histogram each on a shared log axis in the last panel.
-
-    Returns:
-        The matplotlib figure.
+    ``labelled``: data sets (``name``, ``num_classes``, ``label_names``, ``train.y``), a panel each; ``lengths``:
+    ``{name: words per text}``, histograms on a shared log axis in the last panel.
 
     Example:
         >>> from types import SimpleNamespace as NS
@@ -213,15 +166,8 @@ def draw_data_overview(labelled: list, lengths: dict):
 def draw_finetune_result(history: dict, key: str, scores, metric: str, title: str):
     """A fine-tune's curves (train and dev per epoch) beside its test score and the baselines' (bars from zero).
 
-    Args:
-        history: Keras' history (``fit.history``), with ``key`` and ``"val_" + key``.
-        key: the curve drawn: ``"accuracy"`` or ``"loss"``.
-        scores: ``{model: test score}``, one bar each, in order (the baselines first).
-        metric: the scores' name, the bars' axis (``"test_accuracy"``).
-        title: the score panel's title (e.g. how many training examples).
-
-    Returns:
-        The matplotlib figure.
+    ``history``: ``fit.history`` with ``key`` (``"accuracy"``/``"loss"``) and ``"val_" + key``; ``scores``:
+    ``{model: test score}``, baselines first; ``metric``: the bars' axis (``"test_accuracy"``).
 
     Example:
         >>> fig = draw_finetune_result({"accuracy": [0.6, 0.8], "val_accuracy": [0.7, 0.75]}, "accuracy",

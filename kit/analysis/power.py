@@ -1,14 +1,9 @@
 """Seeds from power: how many seeds a design needs before its verdict table can find a given difference.
 
-A verdict table's row finds ``a - b`` when its interval excludes 0 at Holm's level (:mod:`kit.analysis.verdicts`);
-the smallest difference it finds with 80% power at the strictest level ``alpha / m`` is its ``detectable`` column
-(:meth:`kit.analysis.noise.Noise.detectable`). Before a run, the same number follows from what the design will
-have: each arm's spread over seeds (its standard deviation, as a finished run measured it), the seeds per arm, and
-the test set's part of the variance (``var_examples``: per-example variance over the test examples, see
-:func:`example_variance`). With ``S`` seeds per arm the seeds' part is ``(sd_a^2 + sd_b^2) / S`` on
-Welch-Satterthwaite's degrees of freedom; the test set's part does not shrink with seeds, so past some point more
-seeds buy nothing: where even many seeds leave the detectable difference above the effect, only a larger test set
-can find it (:func:`seeds_needed` returns None).
+A table row's ``detectable`` (80% power at Holm's ``alpha / m``, :meth:`kit.analysis.noise.Noise.detectable`) follows
+before a run from each arm's spread over seeds (a finished run's sd), the seeds per arm, and the test set's part
+(:func:`example_variance`). The seeds' part ``(sd_a^2 + sd_b^2) / S`` shrinks with seeds, the test set's does not: where
+even many seeds leave it above the effect, only a larger test set can find it (:func:`seeds_needed` returns None).
 
 >>> ve = example_variance(0.80, 0.78, examples=1000, correlation=0.5)
 >>> round(detectable_with(5, 0.01, 0.01, ve, alpha=0.05 / 10), 3)
@@ -34,21 +29,11 @@ def _welch_df(var_a: float, var_b: float, seeds: int) -> float:
 
 
 def detectable_with(seeds: int, sd_a: float, sd_b: float, var_examples: float, alpha: float, power=POWER) -> float:
-    """The smallest difference a design finds with ``power`` at level ``alpha``, before it runs.
+    """The smallest difference (scores' unit) a design finds with ``power`` at level ``alpha``, before it runs.
 
-    Args:
-        seeds: seeds per arm (at least 2).
-        sd_a: arm a's standard deviation over seeds of its test score.
-        sd_b: arm b's.
-        var_examples: the test set's part of the difference's variance (:func:`example_variance`).
-        alpha: the level (a table's strictest: ``0.05 / m`` for ``m`` rows).
-        power: the chance of finding it.
-
-    Returns:
-        :meth:`kit.analysis.noise.Noise.detectable` of that design, in the scores' unit.
-
-    Raises:
-        ValueError: fewer than 2 seeds, or a negative spread or variance.
+    ``sd_a``, ``sd_b``: each arm's standard deviation over seeds of its test score; ``var_examples``: the test set's
+    part (:func:`example_variance`); ``alpha``: a table's strictest, ``0.05 / m``. ValueError: under 2 seeds, or a
+    negative spread or variance.
 
     Example:
         >>> a = detectable_with(3, 0.01, 0.01, 1e-5, alpha=0.005)
@@ -66,19 +51,10 @@ def detectable_with(seeds: int, sd_a: float, sd_b: float, var_examples: float, a
 
 def seeds_needed(effect: float, sd_a: float, sd_b: float, var_examples: float, alpha: float, power=POWER,
                  most: int = MOST_SEEDS) -> int | None:  # fmt: skip
-    """The fewest seeds per arm whose design finds ``effect`` with ``power`` at ``alpha`` (None: none up to ``most``).
+    """The fewest seeds per arm (from 2) that find ``effect`` with ``power`` at ``alpha``; None: none up to ``most``.
 
-    Args:
-        effect: the difference to find (its size counts, not its sign).
-        sd_a: arm a's standard deviation over seeds of its test score.
-        sd_b: arm b's.
-        var_examples: the test set's part of the difference's variance.
-        alpha: the level.
-        power: the chance of finding it.
-        most: the most seeds to try.
-
-    Returns:
-        The seeds, from 2; None where even ``most`` seeds cannot (the test set's noise, or the seeds', too large).
+    Arguments as :func:`detectable_with`; ``effect``'s size counts, not its sign. None where the test set's (or seeds')
+    noise is too large.
 
     Example:
         >>> seeds_needed(0.05, 0.02, 0.02, 0.0, alpha=0.05), seeds_needed(0.05, 0.02, 0.02, 0.0, alpha=0.005)
@@ -92,27 +68,13 @@ def seeds_needed(effect: float, sd_a: float, sd_b: float, var_examples: float, a
 
 def example_variance(score_a: float, score_b: float, examples: int, correlation: float = 0.5,
                      metric: str = "accuracy") -> float:  # fmt: skip
-    """The test set's part of ``a - b``'s variance, from the arms' scores: a planning estimate.
+    """The test set's part of ``a - b``'s variance (scores' unit squared), from the arms' scores: a planning estimate.
 
-    Each arm's per-example variance is its metric's over one test example: ``p (1 - p)`` for accuracy (a 1/0 per
-    example; an upper bound, as a seed that flips an example is the seeds' part), ``(1 - r^2)^2`` for Pearson's
-    ``r`` (its large-sample variance times ``N``). Arms scored on the same test examples share part of it: their
-    per-example results correlate by ``correlation`` (0: unpaired, or independent errors; near 1: the same examples
-    hard for both), so ``(v_a + v_b - 2 correlation sqrt(v_a v_b)) / examples``.
-
-    Args:
-        score_a: arm a's score (accuracy, or Pearson's r).
-        score_b: arm b's.
-        examples: the test examples (sentences' words for token accuracy, gold entities for entity F1).
-        correlation: how much the arms' per-example results move together.
-        metric: ``"accuracy"`` (any mean of 1/0 per example: accuracy, token accuracy, F1 approximately) or
-            ``"pearson"``.
-
-    Returns:
-        The variance, in the scores' unit squared.
-
-    Raises:
-        ValueError: an unknown metric, fewer than 2 examples, a correlation outside [0, 1] or a score out of range.
+    Per-example variance ``p (1 - p)`` for ``metric="accuracy"`` (any mean of 1/0: accuracy, token accuracy, F1 roughly;
+    an upper bound, as a seed that flips an example is the seeds' part), ``(1 - r^2)^2`` for ``"pearson"``. Paired arms'
+    results correlate by ``correlation`` (0: unpaired or independent errors; near 1: same examples hard for both):
+    ``(v_a + v_b - 2 correlation sqrt(v_a v_b)) / examples`` (words for token accuracy, gold entities for entity F1).
+    ValueError: unknown metric, under 2 examples, correlation outside [0, 1], score out of range.
 
     Example:
         >>> round(example_variance(0.9, 0.9, 100, correlation=0.0), 6), example_variance(0.9, 0.9, 100, 1.0)

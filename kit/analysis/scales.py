@@ -1,10 +1,8 @@
 """This run beside the committed medium-scale run: one figure per notebook, and what medium has not reached yet.
 
-The medium runs live in ``benchmarks/medium_gpu/<NN>_results.csv`` (long format, as a sweep writes them; how and on
-which GPU they were made: that folder's README). :func:`plot_scales` puts a notebook's settings on rows and each
-scale's mean ± standard error over seeds on them, the seeds in brackets, and writes "not run at medium" where the
-medium file has no run of a setting (and "not run at smoke" for medium's own), so a learner sees which findings were
-checked at which scale.
+Medium runs: ``benchmarks/medium_gpu/<NN>_results.csv`` (a sweep's long format; how and on which GPU: that README).
+:func:`plot_scales` shows each scale's mean ± SE over seeds per setting, and "not run at medium"/"not run at smoke", so
+a learner sees which findings were checked at which scale.
 
 >>> import pandas as pd
 >>> smoke = pd.DataFrame({"model": ["a", "a", "b", "b"], "seed": [0, 1, 0, 1], "metric": "acc",
@@ -33,15 +31,10 @@ GUTTER, ROOM = 0.3, 0.13
 
 
 def medium_results(notebook: str, root: Path | None = None):
-    """The committed medium-scale results of a notebook (``"01"`` or ``"01_pretrain_or_not"``), or None.
+    """``benchmarks/medium_gpu/<NN>_results.csv`` of a notebook (``"01"`` or ``"01_pretrain_or_not"``) as a DataFrame.
 
-    Args:
-        notebook: the notebook's number or name (its first two characters pick the file).
-        root: the repository's root (default: the clone this kit runs from).
-
-    Returns:
-        ``benchmarks/medium_gpu/<NN>_results.csv`` as a DataFrame, or None where there is none (an installed kit
-        without the repository, or a notebook never run at medium).
+    ``root``: the repository's (default: this kit's clone). None where there is none (an installed kit, or a notebook
+    never run at medium).
     """
     import pandas as pd
 
@@ -68,21 +61,10 @@ def _by_setting(summary) -> dict:
 def scale_table(smoke, medium, keys, metric: str):
     """One row per setting of either scale: its mean, standard error and seeds at both (0 seeds: not run there).
 
-    Settings match by their keys' values as text: where a scale names a setting differently (``LSTM-2-64`` at smoke,
-    ``LSTM-2-256`` at medium), rename it in one frame first.
-
-    Args:
-        smoke: this run's long results (``results.csv``: the keys, ``seed``, ``metric``, ``value``).
-        medium: the medium run's, or None.
-        keys: the columns that name a setting (not the seed).
-        metric: the metric to show.
-
-    Returns:
-        A DataFrame with ``setting`` (the keys joined by " | "), ``smoke_mean``, ``smoke_se``, ``smoke_seeds``,
-        ``medium_mean``, ``medium_se``, ``medium_seeds``: this run's settings in its order, then medium's others.
-
-    Raises:
-        ValueError: this run's results have no ``metric``.
+    ``smoke``, ``medium`` (or None): long results (the ``keys``, ``seed``, ``metric``, ``value``). Settings match by
+    their keys' values as text: rename one frame first where the scales name one differently (``LSTM-2-64`` vs
+    ``LSTM-2-256``). Columns ``setting`` (keys joined by " | "), ``{smoke,medium}_{mean,se,seeds}``; this run's settings
+    in order, then medium's others. ValueError: this run lacks ``metric``.
     """
     import pandas as pd
 
@@ -102,23 +84,12 @@ def scale_table(smoke, medium, keys, metric: str):
 
 
 def plot_scales(table, *, metric_label: str, scale: float = 100.0, guess=None, title: str = "", ax=None, runs=()):
-    """Draw :func:`scale_table`'s rows: each scale's mean ± SE over seeds, "not run at <scale>" where it has none.
+    """Draw :func:`scale_table`'s rows on (returned) axes: each scale's mean ± SE, "not run at <scale>" where none.
 
-    Labels stand apart from the data: the x axis leaves a gutter on the left for the "not run at ..." notes (left of
-    every point and constant-guess line) and room on the right for the seed counts (right of every point), and each
-    row's two scales sit ``OFFSET`` above and below it.
-
-    Args:
-        table: :func:`scale_table`'s frame.
-        metric_label: the x axis' label (with its unit).
-        scale: multiplies the values (100: accuracy in points).
-        guess: the constant guess, a number or ``{"smoke": x, "medium": y}`` (a dashed line per scale), or None.
-        title: the figure's title (say where the medium run comes from: its device, seeds, runs reached).
-        ax: the axes to draw on (default: a new figure sized to the rows).
-        runs: the medium runs one by one, ``(setting, value)`` pairs: a cross each on its setting's medium row.
-
-    Returns:
-        The axes.
+    A left gutter holds the "not run" notes, right room the seed counts; scales sit ``OFFSET`` above/below their row.
+    ``scale``: 100 for points; ``guess``: a number or ``{"smoke": x, "medium": y}`` (dashed lines); ``title``: say where
+    the medium run comes from (device, seeds, runs reached); ``ax``: default a new figure; ``runs``: medium
+    ``(setting, value)`` pairs, a cross each.
     """
     import matplotlib.pyplot as plt
 

@@ -1,14 +1,9 @@
 """Seeds and spread: means with standard errors, and differences called only when a test at 95% says so.
 
-A notebook that compares two settings runs several seeds of each and reports
-``mean ± standard error`` (the standard deviation over seeds / sqrt(seeds)). A
-difference of two means is judged by **Welch's t-test** (unequal variances):
-t = difference / sqrt(se_a² + se_b²), with the Welch–Satterthwaite degrees of
-freedom. With 2 seeds per arm df ≈ 2, where the 95% critical value is about
-4.3, not 2: a difference of 2.7 standard errors is still noise there. Where two
-settings share their seeds and splits, :func:`paired_difference` uses the paired
-t-test on the per-seed differences. Every verdict's text names its test, t, df
-and p. With one seed there is no spread to test, and the verdict says so.
+Reports are ``mean ± standard error`` (sd over seeds / sqrt(seeds)); a difference is judged by **Welch's t-test**,
+``t = difference / sqrt(se_a² + se_b²)`` on Welch–Satterthwaite df (2 seeds per arm: df ≈ 2, critical value about 4.3,
+not 2), or the paired t-test where settings share seeds and splits. Every verdict names its test, t, df and p; one seed
+has no spread to test, and says so.
 
 >>> import pandas as pd
 >>> runs = pd.DataFrame({"model": ["a", "a", "b", "b"], "value": [0.80, 0.84, 0.70, 0.72]})
@@ -34,16 +29,10 @@ ALPHA = 0.05  # a difference is called real when its two-sided p-value is below 
 
 
 def summarize(frame, by, value: str = "value"):
-    """Mean, standard deviation, standard error and number of seeds of ``value`` per group ``by``.
+    """Mean, standard deviation, standard error and number of seeds of ``value`` per group ``by`` (one row per seed).
 
-    Args:
-        frame: a pandas DataFrame, one row per run (seed).
-        by: the column (or columns) naming a group, e.g. ``"model"``.
-        value: the column with the score.
-
-    Returns:
-        A DataFrame indexed by group, columns ``mean``, ``se``, ``std``, ``seeds``; ``se`` is NaN for a group of one
-        seed (no spread to show), ``std`` 0.
+    A DataFrame indexed by group, columns ``mean``, ``se``, ``std``, ``seeds``; a group of one seed has ``se`` NaN,
+    ``std`` 0.
     """
     g = frame.groupby(by, sort=False)[value]
     out = g.agg(["mean", "std", "count"]).rename(columns={"count": "seeds"})
@@ -57,15 +46,8 @@ def summarize(frame, by, value: str = "value"):
 class Difference:
     """``a - b`` with its standard error, a t-test and a verdict: "larger", "smaller" or "within the noise".
 
-    Attributes:
-        value: ``a - b``.
-        se: its standard error (NaN with one seed: no spread to test).
-        seeds: each arm's number of seeds, ``(n_a, n_b)``.
-        t: the test's statistic.
-        df: the test's degrees of freedom.
-        p: the test's two-sided p-value.
-        test: the test's name ("Welch t", "paired t").
-        alpha: the difference is called real when ``p < alpha``.
+    ``se``: NaN with one seed (no spread to test); ``seeds``: ``(n_a, n_b)``; ``t``, ``df``, ``p``: the two-sided
+    test's, named by ``test`` ("Welch t", "paired t"); called real when ``p < alpha``.
     """
 
     value: float
@@ -87,24 +69,14 @@ class Difference:
         return "larger" if self.value > 0 else "smaller"
 
     def interval(self, level: float = 0.95) -> tuple[float, float]:
-        """The ``level`` confidence interval of the difference (t quantile at ``df``).
-
-        Args:
-            level: the confidence level.
-
-        Returns:
-            ``(low, high)``; NaNs where there is no spread to test.
-        """
+        """The ``level`` confidence interval ``(low, high)`` (t quantile at ``df``); NaNs with no spread to test."""
         if not (np.isfinite(self.se) and np.isfinite(self.df)):
             return (float("nan"), float("nan"))
         half = float(_stats.t.ppf(0.5 + level / 2, self.df)) * self.se
         return (self.value - half, self.value + half)
 
     def test_text(self) -> str:
-        """The test as text: ``'Welch t = 4.92, df = 1.5, p = 0.069'``.
-
-        With one seed it is ``"no test"``; where every seed gives the same difference, it says there is no spread.
-        """
+        """The test, ``'Welch t = 4.92, df = 1.5, p = 0.069'``; ``"no test"`` with one seed; says if no spread."""
         if not np.isfinite(self.se):
             return "no test"
         if self.se == 0:
@@ -113,15 +85,9 @@ class Difference:
         return f"{self.test} = {self.t:.2f}, df = {self.df:.1f}, {p}"
 
     def text(self, scale: float = 1.0, unit: str = "", digits: int = 1) -> str:
-        """The difference, its standard error, its verdict, its test and the seeds as one line of text.
+        """One line: difference ± se (times ``scale``: 100 for points), verdict, test and seeds.
 
-        Args:
-            scale: multiplies the difference and its standard error (100: accuracy in points).
-            unit: written after the numbers, e.g. ``" points"``.
-            digits: decimals shown.
-
-        Returns:
-            E.g. ``'+11.0 ± 2.2 points (within the noise: Welch t = 4.92, df = 1.5, p = 0.069; 2 seeds each)'``.
+        E.g. ``'+11.0 ± 2.2 points (within the noise: Welch t = 4.92, df = 1.5, p = 0.069; 2 seeds each)'``.
         """
         se = f" ± {self.se * scale:.{digits}f}" if np.isfinite(self.se) else ""
         seeds = "/".join(str(s) for s in sorted(set(self.seeds)))
@@ -144,21 +110,9 @@ def _tested(value: float, se: float, df: float, seeds: tuple, test: str, alpha: 
 def welch(
     mean_a: float, se_a: float, n_a: int, mean_b: float, se_b: float, n_b: int, alpha: float = ALPHA
 ) -> Difference:
-    """Welch's t-test of ``a - b`` from each arm's mean, standard error and number of seeds.
+    """Welch's t-test (Welch–Satterthwaite df) of ``a - b`` from each arm's mean, standard error and number of seeds.
 
-    The degrees of freedom are Welch–Satterthwaite's.
-
-    Args:
-        mean_a: ``a``'s mean.
-        se_a: ``a``'s standard error.
-        n_a: ``a``'s number of seeds.
-        mean_b: ``b``'s mean.
-        se_b: ``b``'s standard error.
-        n_b: ``b``'s number of seeds.
-        alpha: the difference is called real when ``p < alpha``.
-
-    Returns:
-        The difference and its test; no test (``se`` NaN) when an arm has one seed or no finite standard error.
+    No test (``se`` NaN) where an arm has one seed or no finite standard error; real when ``p < alpha``.
 
     Example:
         >>> d = welch(0.80, 0.01, 5, 0.70, 0.01, 5)
@@ -175,16 +129,7 @@ def welch(
 
 
 def difference(a, b, alpha: float = ALPHA) -> Difference:
-    """Welch's t-test of two :func:`summarize` rows (``mean``, ``se``, ``seeds``): ``a - b``.
-
-    Args:
-        a: a :func:`summarize` row.
-        b: the row it is compared with.
-        alpha: the difference is called real when ``p < alpha``.
-
-    Returns:
-        The difference and its test (:func:`welch`).
-    """
+    """Welch's t-test (:func:`welch`) of two :func:`summarize` rows (``mean``, ``se``, ``seeds``): ``a - b``."""
     return welch(
         float(a["mean"]), float(a["se"]), int(a["seeds"]), float(b["mean"]), float(b["se"]), int(b["seeds"]), alpha
     )
@@ -193,16 +138,8 @@ def difference(a, b, alpha: float = ALPHA) -> Difference:
 def paired_difference(a, b, alpha: float = ALPHA) -> Difference:
     """The paired t-test of ``a - b`` where ``a[i]`` and ``b[i]`` share seed ``i`` (same splits, same init).
 
-    Args:
-        a: one score per seed.
-        b: the other setting's scores, seed for seed.
-        alpha: the difference is called real when ``p < alpha``.
-
-    Returns:
-        The mean difference and its test (``"paired t"``, df = seeds - 1); no test with fewer than 2 seeds.
-
-    Raises:
-        ValueError: ``a`` and ``b`` do not hold one value per seed each (their shapes differ).
+    ``"paired t"``, df = seeds - 1; no test under 2 seeds. ValueError: ``a`` and ``b`` differ in shape (one value per
+    seed each).
 
     Example:
         >>> d = paired_difference([0.80, 0.83, 0.78, 0.81], [0.79, 0.81, 0.77, 0.80])
@@ -223,16 +160,7 @@ def paired_difference(a, b, alpha: float = ALPHA) -> Difference:
 
 
 def format_mean_se(mean: float, se: float, scale: float = 1.0, digits: int = 3) -> str:
-    """``'0.812 ± 0.006'`` (just the mean when there is no spread).
-
-    Args:
-        mean: the mean.
-        se: its standard error (NaN: no spread, left out).
-        scale: multiplies both (100: accuracy in points).
-        digits: decimals shown.
-
-    Returns:
-        The mean ± its standard error, as text.
+    """``'0.812 ± 0.006'`` (both times ``scale``; just the mean where ``se`` is NaN: no spread).
 
     Example:
         >>> format_mean_se(0.8123, 0.0061), format_mean_se(0.8, float("nan"))

@@ -26,24 +26,13 @@ def _batch_and_length(inputs):
 def time_inference(
     model, inputs, repeats: int = 5, warmup: int = 1, compiled: bool = True, name: str | None = None
 ) -> dict:
-    """Median milliseconds per batch for ``model`` on ``inputs`` (one batch), warm-up excluded.
+    """Median milliseconds per batch of ``model`` on ``inputs`` (one batch), after ``warmup`` untimed calls (compiling).
 
-    Args:
-        model: the Keras model.
-        inputs: one batch, an array or a dict of arrays; the first array's shape gives the batch size and the
-            sequence length.
-        repeats: the timed calls (their median is the result).
-        warmup: untimed calls first (tracing and compiling happen there).
-        compiled: True times ``model.predict_on_batch`` (traced/jit-compiled on jax and tensorflow); False times an
-            eager ``model(inputs, training=False)``.
-        name: the row's model name (default: ``model.name``).
-
-    Returns:
-        One row: ``model``, ``backend``, ``device``, ``batch_size``, ``sequence_length``, ``compiled`` (True only on
-        jax and tensorflow), ``median_ms``, ``min_ms``, ``max_ms``, ``repeats``.
-
-    Raises:
-        ValueError: ``repeats`` is below 1.
+    ``inputs``: an array or dict of arrays (the first's shape gives batch size and sequence length). ``compiled``: time
+    ``predict_on_batch`` (jit on jax and tensorflow), else an eager ``model(inputs, training=False)``. One row:
+    ``model`` (``name`` or ``model.name``), ``backend``, ``device``, ``batch_size``, ``sequence_length``, ``compiled``
+    (True only on jax and tensorflow), ``median_ms``, ``min_ms``, ``max_ms``, ``repeats``. ValueError: ``repeats`` below
+    1.
     """
     import keras  # noqa: PLC0415 - kit.analysis imports without Keras (a light room)
 

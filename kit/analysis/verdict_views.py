@@ -1,11 +1,8 @@
 """The verdict table as a person reads it: plain text within ~160 characters, HTML with every other column folded.
 
-Both show :data:`~kit.analysis.verdicts.MAIN_COLUMNS`: the comparison, its difference, the 95% interval, the
-Holm-corrected p, the smallest detectable difference and the verdict (the paper's effect too where one was given),
-rounded (points where the table is in points). The text puts a row's reason under the table where its verdict is
-not a plain ``found`` or ``noise`` (or is noise with an interval that excludes 0 before Holm's correction); the HTML
-folds every other column in a ``<details>``. In a notebook, :func:`show_verdicts` shows the HTML, with the text as
-its plain-text form.
+Both show :data:`~kit.analysis.verdicts.MAIN_COLUMNS` rounded (and the paper's effect where given). The text adds a
+row's reason where its verdict is not plain ``found``/``noise`` (or is noise whose interval excludes 0 before Holm); the
+HTML folds the other columns in ``<details>``. :func:`show_verdicts` shows both in a notebook.
 
 >>> from kit.analysis import verdict_table
 >>> t = verdict_table([("a - b", [[1, 0, 1, 1], [1, 1, 0, 1]], [[0, 0, 1, 0], [1, 0, 0, 0]])], scale=100)
@@ -85,16 +82,10 @@ def _legend(frame) -> str:
 
 
 def verdict_text(frame, digits: int | None = None, width: int = WIDTH, full: bool = False) -> str:
-    """The verdict table as plain text, no wider than ``width``: the columns a person reads, then the reasons.
+    """The verdict table as plain text (``print`` it), no wider than ``width``: legend, table, then rows' reasons.
 
-    Args:
-        frame: :func:`~kit.analysis.verdict_table`'s table.
-        digits: decimals of the differences (default: 1 for points, else 3).
-        width: the widest line; long comparison names wrap onto the next lines.
-        full: every column on one line per row instead (as wide as it takes; for a log, not for reading).
-
-    Returns:
-        The text (``print`` it): a legend, the table, and a line for each row whose verdict needs a reason.
+    ``digits``: default 1 for points, else 3; long comparison names wrap; ``full``: every column, one line per row (for
+    a log).
 
     Example:
         >>> from kit.analysis import verdict_table
@@ -144,14 +135,7 @@ def _full_text(frame, d: int) -> str:
 
 
 def verdict_html(frame, digits: int | None = None) -> str:
-    """The verdict table as HTML: the columns a person reads (a pandas Styler), every other column folded.
-
-    Args:
-        frame: :func:`~kit.analysis.verdict_table`'s table.
-        digits: decimals of the differences (default: 1 for points, else 3).
-
-    Returns:
-        An HTML fragment: the legend, the table, and a ``<details>`` with every column of ``frame``.
+    """The verdict table as HTML: legend, the columns a person reads (a pandas Styler), every column in ``<details>``.
 
     Example:
         >>> from kit.analysis import verdict_table
@@ -201,10 +185,6 @@ def _styled(shown) -> str:
 def show_verdicts(frame, digits: int | None = None) -> None:
     """Show the verdict table: in a notebook as HTML (the text as its plain form), elsewhere as printed text.
 
-    Args:
-        frame: :func:`~kit.analysis.verdict_table`'s table.
-        digits: decimals of the differences (default: 1 for points, else 3).
-
     Example:
         >>> from kit.analysis import verdict_table
         >>> show_verdicts(verdict_table([("x", [[1, 0], [0, 1]], [[1, 0], [0, 1]])]))
@@ -229,18 +209,9 @@ def show_verdicts(frame, digits: int | None = None) -> None:
 
 
 def read_aloud(frame, comparison: str) -> list[str]:
-    """One row of the verdict table read aloud, step by step: what each number is and why the verdict follows.
+    """Row ``comparison`` read aloud, five lines: difference, interval and parts, Holm's p, detectable, verdict.
 
-    Args:
-        frame: :func:`~kit.analysis.verdict_table`'s table.
-        comparison: the row's ``comparison``.
-
-    Returns:
-        Five lines (the difference, the interval and its two parts, the corrected p, the detectable difference and
-        the paper's effect, the verdict), with this row's numbers.
-
-    Raises:
-        KeyError: no row of that name (the message lists the rows).
+    KeyError: no such row (the message lists them).
 
     Example:
         >>> from kit.analysis import verdict_table
@@ -272,19 +243,10 @@ def read_aloud(frame, comparison: str) -> list[str]:
 
 
 def reach(frame, seeds: int, examples: int, label: str = "medium", digits: int | None = None):
-    """Per row of the verdict table: the paper's effect, what this run could detect, what another design could.
+    """Per row: the paper's effect, what this run could detect, what ``seeds`` and ``examples`` per arm could.
 
-    Args:
-        frame: :func:`~kit.analysis.verdict_table`'s table.
-        seeds: the other design's seeds per arm (e.g. medium's 5).
-        examples: its test examples per arm.
-        label: what to call it in the column's name.
-        digits: decimals (default: 1 for points, else 3).
-
-    Returns:
-        A pandas DataFrame indexed by comparison: ``paper's effect``, ``detectable here``, ``detectable at
-        <label>`` (:func:`~kit.analysis.verdicts.detectable_at`: this run's spread, the other design's seeds and
-        test set), ``verdict``.
+    A DataFrame indexed by comparison: ``paper's effect``, ``detectable here``, ``detectable at <label> (...)``
+    (:func:`~kit.analysis.verdicts.detectable_at`: this run's spread), ``verdict``.
 
     Example:
         >>> from kit.analysis import verdict_table

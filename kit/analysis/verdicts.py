@@ -1,28 +1,10 @@
 """Verdicts that count every source of noise, the seeds and the test examples, with Holm across a table.
 
-Each comparison ``a - b`` takes each arm's per-example results per seed (``{seed: scores}``, 1/0 per test example for
-accuracy) and gets an interval that counts both the seeds' spread and the test set's (:mod:`kit.analysis.noise`:
-Welch's t for the few seeds, the normal for the hundreds of test examples; it covers the truth in at least 95% of
-simulated draws at 2-5 seeds, docs/statistics.md). Its ``p`` is the level at which that interval touches 0.
-
-:func:`verdict_table` corrects the p-values for the number of comparisons in the table (Holm's step-down,
-:func:`holm`), gives each row the smallest difference the run could have found (``detectable``: 80% power at Holm's
-strictest level, ``alpha / m``), and a verdict that says why:
-
-- ``found``: the corrected ``p`` is below ``alpha``;
-- ``found (recipe comparison)``: found, between arms declared to be whole recipes, each with its own budget;
-- ``needs a budget-matched control``: found, but the arms trained for different budgets (``budget_a``/``budget_b``,
-  the steps and epochs each actually ran, differ by more than ``budget_tolerance``; or ``budget_matched=False``);
-- ``too few seeds to tell`` / ``too few test examples to tell``: not found, and the smallest detectable difference
-  exceeds the paper's ``effect`` for that row (the run could not have seen it); the one that dominates is named;
-- ``noise``: not found, though the run could have found the paper's effect (or none was given);
-- ``no variation``: both arms give the same score on every seed and test example (nothing to test; left out of
-  Holm's count).
-
-Per-example scores: for a metric that is a mean over test examples (accuracy) pass the per-example scores,
-``(seeds, examples)`` or ``{seed: scores}``. For one that is not (F1, Pearson's r), pass the per-example predictions
-with ``labels`` and ``score(predictions, labels) -> float``: the test set's part then comes from jackknife
-pseudo-values (:func:`kit.analysis.noise.pseudo_values`).
+Each ``a - b`` gets an interval from the seeds' spread (Welch's t) and the test set's (normal),
+:mod:`kit.analysis.noise` (covers the truth in >= 95% of simulated draws at 2-5 seeds, docs/statistics.md); ``p``: the
+level where it touches 0. :func:`verdict_table` applies :func:`holm`, adds ``detectable`` (80% power at ``alpha / m``)
+and a :func:`verdict`. A metric that is not a mean over examples (F1, Pearson's r) takes predictions, ``labels``,
+``score``.
 
 >>> import numpy as np
 >>> rng = np.random.default_rng(0)
@@ -72,28 +54,12 @@ _NAN = float("nan")
 class Comparison:
     """``a - b`` tested against the noise of the seeds and of the test examples (before Holm's correction).
 
-    Attributes:
-        name: the comparison, as the table shows it.
-        delta: ``score(a) - score(b)``, each arm's score the mean over its seeds of the score on the whole test set.
-        se: its standard error, ``sqrt(se_seeds^2 + se_examples^2)``.
-        low: the interval's lower end, ``delta - sqrt(t^2 se_seeds^2 + z^2 se_examples^2)`` (:mod:`~.noise`).
-        high: its upper end.
-        p: the two-sided p-value: the level at which the interval touches 0.
-        se_seeds: the seeds' part of ``se`` (Welch's, over the seeds' scores).
-        se_examples: the test set's part that the seeds do not average away.
-        df_seeds: Welch-Satterthwaite's degrees of freedom of the seeds' part (``t``'s).
-        seeds: ``(seeds of a, seeds of b)``.
-        examples: ``(test examples of a, of b)``.
-        paired: whether both arms were scored on the same test examples.
-        p_welch: Welch's p over the seeds' scores alone (ignores the test set; a diagnostic).
-        p_boot: the two-level bootstrap's p (a diagnostic, NaN unless ``resamples`` was given).
-        effect: the paper's effect for this comparison, in the arms' unit (NaN: none given).
-        budget_a: what arm a trained (e.g. ``{"steps": 1200, "epochs": 3}``), or None.
-        budget_b: what arm b trained.
-        budget_matched: False where the arms' budgets differ (given, or read from ``budget_a``/``budget_b``).
-        recipe: the comparison is between whole recipes, each with its own budget (named so in the table).
-        note: free text for the table's last column.
-        level: the interval's confidence level.
+    ``delta``: ``score(a) - score(b)``, each the mean over seeds of the whole test set's score; ``se`` is
+    ``sqrt(se_seeds^2 + se_examples^2)`` (Welch's over the seeds; the test set's part the seeds do not average away);
+    ``low``/``high``: ``delta -/+ sqrt(t^2 se_seeds^2 + z^2 se_examples^2)`` (``t`` at ``df_seeds``) at ``level``;
+    ``p``: where that interval touches 0. ``seeds``, ``examples``: ``(a's, b's)``. Diagnostics: ``p_welch`` (the seeds
+    alone), ``p_boot`` (two-level bootstrap; NaN unless ``resamples``). ``effect``: the paper's, in the arms' unit (NaN:
+    none). ``budget_a``/``budget_b``: what each arm trained (``{"steps": 1200, "epochs": 3}``) or None.
     """
 
     name: str
@@ -129,15 +95,7 @@ class Comparison:
         return self.se == 0 and self.delta == 0
 
     def detectable(self, alpha: float = ALPHA, power: float = POWER) -> float:
-        """The smallest difference this design (its seeds, examples, spread) finds with ``power`` at ``alpha``.
-
-        Args:
-            alpha: the two-sided level (a table uses Holm's strictest, ``alpha / m``).
-            power: the chance of finding it.
-
-        Returns:
-            The difference, in the arms' unit.
-        """
+        """Smallest difference (arms' unit) found with ``power`` at two-sided ``alpha`` (a table's: ``alpha / m``)."""
         return self.noise.detectable(alpha, power)
 
 
@@ -261,34 +219,20 @@ def compare_arms(
 ) -> Comparison:  # fmt: skip
     """Test ``a - b`` against the seeds' and the test examples' noise (:mod:`kit.analysis.noise`).
 
-    Args:
-        a: one arm's per-example scores, ``{seed: scores}`` (one per test example) or ``(seeds, examples)``; with
-            ``score``, its per-example predictions, ``{seed: predictions}`` or ``(seeds, examples, ...)``.
-        b: the arm it is compared with, in the same form.
-        name: the comparison's name in the table.
-        paired: both arms were scored on the same test examples, in the same order; False for arms scored on
-            different test sets.
-        labels: the test labels ``score`` compares predictions with.
-        score: ``score(predictions, labels) -> float`` for a metric that is not a mean over examples (F1,
-            Pearson's r); None: the score is the mean of the per-example scores.
-        seed: the seed of the jackknife's groups (with ``score``) and of the diagnostic bootstrap.
-        **options: ``effect`` (the paper's effect for this comparison, in the arms' unit: a noise row whose
-            detectable difference exceeds it reads "too few seeds/test examples to tell"); ``budget_a`` and
-            ``budget_b`` (what each arm actually trained, e.g. ``{"steps": 1200, "epochs": 3}``; arms more than
-            ``budget_tolerance``, 0.1 of the larger, apart on any shared quantity are budget-unmatched);
-            ``budget_matched`` (False: the arms' budgets differ, however they were counted); ``recipe`` (True: a
-            comparison of whole recipes, each with its own budget: a difference is then "found (recipe
-            comparison)", not flagged); ``note`` (free text); ``level`` (the interval's, 0.95); ``groups`` (the
-            jackknife's most groups, :data:`~kit.analysis.noise.GROUPS`); ``resamples`` (0: none; else the draws of
-            the diagnostic two-level bootstrap, whose ``p_boot`` is shown but decides nothing).
+    ``a``, ``b``: per-example scores, ``{seed: scores}`` or ``(seeds, examples)``; with
+    ``score(predictions, labels) -> float`` (a metric that is not a mean over examples: F1, Pearson's r), per-example
+    predictions and the shared ``labels``. ``paired=False``: arms scored on different test sets. ``seed``: the
+    jackknife's and bootstrap's.
 
-    Returns:
-        The :class:`Comparison` (its p-values before the table's Holm correction).
+    Options: ``effect`` (the paper's, in the arms' unit: a noise row that could not detect it reads "too few seeds/test
+    examples to tell"); ``budget_a``/``budget_b`` (what each arm trained, e.g. ``{"steps": 1200, "epochs": 3}``; further
+    apart than ``budget_tolerance``, 0.1 of the larger, on a shared quantity: unmatched); ``budget_matched=False``;
+    ``recipe=True`` (whole recipes: "found (recipe comparison)", not flagged); ``note``; ``level`` (0.95); ``groups``
+    (the jackknife's most, :data:`~kit.analysis.noise.GROUPS`); ``resamples`` (a diagnostic bootstrap's draws).
 
     Raises:
-        ValueError: an arm with fewer than 2 seeds or test examples, seeds scored on different numbers of test
-            examples or non-finite scores; paired arms with different test sets; ``score`` without ``labels``;
-            one arm's budget without the other's, or budgets with nothing in common.
+        ValueError: an arm with under 2 seeds or test examples, unequal or non-finite seeds' scores; paired arms on
+            different test sets; ``score`` without ``labels``; one budget without the other, or nothing in common.
         TypeError: an option it does not know.
 
     Example:
@@ -320,19 +264,10 @@ def _se(scores: np.ndarray) -> float:
 
 
 def holm(p_values) -> np.ndarray:
-    """Holm's step-down correction of a family of p-values (controls the chance of any false finding at alpha).
+    """Holm's step-down correction of p-values, returned in their order (controls any false finding at alpha).
 
-    Sorted ascending, the ``i``-th smallest of ``m`` p-values (``i`` from 0) is multiplied by ``m - i``; each
-    adjusted value is then raised to the largest before it (so the order is kept) and capped at 1.
-
-    Args:
-        p_values: the family's p-values, in any order.
-
-    Returns:
-        The adjusted p-values, in the same order.
-
-    Raises:
-        ValueError: a p-value that is NaN or outside [0, 1].
+    Sorted ascending, the ``i``-th smallest of ``m`` (from 0) is multiplied by ``m - i``, raised to the largest before
+    it and capped at 1. Raises ValueError for a p-value that is NaN or outside [0, 1].
 
     Example:
         >>> holm([0.01, 0.04, 0.03, 0.005]).round(3).tolist()      # x3, x1 -> 0.06, x2, x4
@@ -355,18 +290,10 @@ def verdict(
 ) -> str:  # fmt: skip
     """A row's verdict from its corrected p-value, its budgets and what it could have found.
 
-    Args:
-        p_holm: the row's p after Holm's correction (NaN: nothing varied, nothing was tested).
-        alpha: the significance level.
-        budget_matched: False where the arms trained for different budgets.
-        recipe: the comparison is between whole recipes (a difference is then not flagged for its budgets).
-        detectable: the smallest difference the row could have found.
-        effect: the paper's effect (NaN: none given).
-        seeds_limit: the seeds' part, not the test set's, is most of ``detectable``.
-
-    Returns:
-        One of ``found``, ``found (recipe comparison)``, ``needs a budget-matched control``, ``too few seeds to
-        tell``, ``too few test examples to tell``, ``noise``, ``no variation``.
+    ``p_holm`` NaN: nothing varied ("no variation"). ``budget_matched=False``: the arms trained for different budgets;
+    ``recipe``: whole recipes (not flagged for budgets). Not found and ``detectable`` above the paper's ``effect``: "too
+    few seeds to tell" if ``seeds_limit`` (the seeds' part is most of it), else "too few test examples to tell"; else
+    "noise".
 
     Example:
         >>> verdict(0.01), verdict(0.2), verdict(0.01, budget_matched=False), verdict(0.01, recipe=True)
@@ -465,25 +392,12 @@ def _record(r: Comparison, corrected: tuple, alpha: float, alpha_row: float, sca
 def verdict_table(comparisons, alpha: float = ALPHA, scale: float = 1.0, **options):
     """A notebook's verdict table: every comparison's interval and test, Holm across the table, and its verdict.
 
-    Args:
-        comparisons: :class:`Comparison` objects, ``(name, a, b)`` or ``(name, a, b, {options})`` tuples, or
-            dicts of :func:`compare_arms`' arguments (``name``, ``a``, ``b``, ``effect``, ``budget_a``,
-            ``budget_b``, ``recipe``, ``note``, ...).
-        alpha: the significance level after Holm's correction.
-        scale: multiplies the differences (``delta``, ``low``, ``high``, ``detectable``, ``effect``, the
-            ``se`` columns): 100 shows accuracy in points.
-        **options: :func:`compare_arms`' keyword arguments for the comparisons given as tuples or dicts.
-
-    Returns:
-        A pandas DataFrame, one row per comparison, the columns :data:`COLUMNS`: first those a person reads
-        (:data:`MAIN_COLUMNS`: ``delta``, the interval ``low``-``high``, ``p_holm``, ``detectable`` (80% power at
-        Holm's strictest level ``alpha / m``), ``verdict``), then ``effect``, ``p``, ``se`` and its parts, seeds,
-        examples, budgets, the diagnostics ``p_welch`` (seeds alone) and ``p_boot`` (NaN unless ``resamples``),
-        ``why`` and ``note``. ``attrs`` holds ``alpha``, ``scale``, ``level``, ``power``, ``tested`` (``m``) and
-        ``alpha_row``. Show it with :func:`kit.analysis.show_verdicts`.
-
-    Raises:
-        ValueError: no comparisons, or one :func:`compare_arms` refuses.
+    ``comparisons``: :class:`Comparison` objects, ``(name, a, b[, {options}])`` tuples, or dicts of
+    :func:`compare_arms`' arguments; ``**options`` are :func:`compare_arms`' for tuples and dicts. ``scale`` multiplies
+    :data:`SCALED` (100: accuracy in points). A pandas DataFrame, a row per comparison, columns :data:`COLUMNS`
+    (:data:`MAIN_COLUMNS` first; ``detectable``: 80% power at Holm's strictest ``alpha / m``); ``attrs``: ``alpha``,
+    ``scale``, ``level``, ``power``, ``tested`` (``m``), ``alpha_row``. Show it with :func:`kit.analysis.show_verdicts`.
+    ValueError: no comparisons.
 
     Example:
         >>> t = verdict_table([("x", [[1, 0, 1, 1], [1, 1, 0, 1]], [[0, 0, 1, 0], [1, 0, 0, 0]])])
@@ -510,21 +424,11 @@ def verdict_table(comparisons, alpha: float = ALPHA, scale: float = 1.0, **optio
 
 
 def detectable_at(table, seeds: int, examples: int, power: float = POWER):
-    """Each row's smallest detectable difference with ``seeds`` seeds per arm and ``examples`` test examples.
+    """Each row's smallest detectable difference with ``seeds`` seeds per arm and ``examples`` test examples (a Series).
 
-    The spread this run measured is kept: the seeds' part of each row's variance is scaled by its seeds / ``seeds``
-    (Welch-Satterthwaite's degrees of freedom as for two arms of ``seeds`` each), the test set's by its examples /
-    ``examples``; the level is the table's (Holm's strictest, ``alpha / m``). What another scale's design (medium's
-    5 seeds and whole test sets) could find, if its seeds spread as this run's did: an estimate, not a measurement.
-
-    Args:
-        table: :func:`verdict_table`'s table.
-        seeds: the seeds per arm of the other design.
-        examples: its test examples per arm.
-        power: the chance of finding it.
-
-    Returns:
-        A pandas Series, in the table's unit (NaN for rows with no variation).
+    An estimate, not a measurement: the run's seeds' variance is scaled by its seeds / ``seeds`` (df as two arms of
+    ``seeds``), the test set's by examples / ``examples``, at the table's level (``alpha / m``); table's unit, NaN for
+    rows with no variation. E.g. what medium's 5 seeds and whole test sets could find, if seeds spread as in this run.
 
     Example:
         >>> t = verdict_table([("x", [[1, 0, 1, 1] * 50, [1, 1, 0, 1] * 50], [[0, 0, 1, 0] * 50, [1, 0, 0, 0] * 50])])

@@ -1,10 +1,7 @@
-"""Every score of the kit in one place.
+"""Every score of the kit in one place: task scores, entity F1, token accuracy, masked-token loss and scores, macro-F1.
 
-Task scores (accuracy, Pearson), entity F1 and token accuracy, the masked loss and accuracy over labelled tokens,
-masked-token (MLM) accuracy and loss, macro-F1.
-
-The scores that need no Keras (macro-F1, entity F1, token accuracy) import without it, so the statistics of
-:mod:`kit.analysis` stay light; the Keras-backed names load their module on first use.
+Macro-F1, entity F1 and token accuracy import without Keras (so :mod:`kit.analysis` stays light); the Keras-backed names
+load their module on first use.
 
 >>> from kit.metrics import macro_f1, task_score
 >>> task_score("classification", [0, 1], [[0.9, 0.1], [0.2, 0.8]]), round(macro_f1([0, 1, 1], [0, 1, 0], 2), 3)

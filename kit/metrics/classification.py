@@ -1,7 +1,4 @@
-"""Scores of class predictions: macro-F1.
-
-Macro-F1 is the unweighted mean over classes of each class's F1 (a rare class counts as much as a common one).
-"""
+"""Scores of class predictions: macro-F1, the unweighted mean of each class's F1 (rare counts as common)."""
 
 from __future__ import annotations
 
@@ -9,15 +6,7 @@ import numpy as np
 
 
 def macro_f1(y_true, y_pred, n_classes: int) -> float:
-    """Unweighted mean over classes of F1 (a class never predicted nor present is skipped).
-
-    Args:
-        y_true: the true class ids.
-        y_pred: the predicted class ids.
-        n_classes: the classes ``0..n_classes-1`` to average over.
-
-    Returns:
-        The macro-F1 (0.0 when no class is present or predicted).
+    """Unweighted mean over classes ``0..n_classes-1`` of F1, skipping a class never present nor predicted (none: 0.0).
 
     Example:
         >>> round(macro_f1([0, 0, 1, 1], [0, 1, 1, 1], 2), 3)

@@ -1,9 +1,8 @@
 """Losses and scores over labelled tokens only: a token whose label is ``IGNORE`` (-100) is skipped.
 
-A tagger labels a word's first WordPiece and leaves the other sub-tokens,
-``[CLS]``, ``[SEP]`` and padding at ``IGNORE`` (:func:`kit.text.align_labels`);
-a masked language model is scored at its masked positions only
-(:func:`masked_token_scores`, which :func:`kit.train.evaluate_mlm` uses).
+A tagger labels a word's first WordPiece, leaving sub-tokens, ``[CLS]``, ``[SEP]`` and padding at ``IGNORE``
+(:func:`kit.text.align_labels`); an MLM is scored at its masked positions (:func:`masked_token_scores`, used by
+:func:`kit.train.evaluate_mlm`).
 
 >>> loss = MaskedSparseCategoricalCrossentropy()
 >>> y = np.array([[IGNORE, 1, IGNORE]]); logits = np.zeros((1, 3, 2), "float32")
@@ -22,16 +21,9 @@ from ..text.alignment import IGNORE
 
 @keras.saving.register_keras_serializable(package="kit")
 class MaskedSparseCategoricalCrossentropy(keras.losses.Loss):
-    """Token cross-entropy on logits averaged over labelled tokens only (label ``ignore_index`` skipped).
+    """Token cross-entropy (``from_logits``, else probabilities) over labelled tokens (``ignore_index`` skipped).
 
-    With the default reduction the result is the mean over the batch's
-    labelled tokens (each token counts once, whatever its sentence's length).
-
-    Args:
-        ignore_index: the label of tokens that are skipped (:data:`kit.text.IGNORE`, -100).
-        from_logits: ``y_pred`` holds logits (False: probabilities).
-        name: the loss's name.
-        **kwargs: ``keras.losses.Loss``'s arguments (``reduction``, ``dtype``).
+    Default reduction: the mean over the batch's labelled tokens, each counted once whatever its sentence's length.
     """
 
     def __init__(
@@ -61,14 +53,7 @@ class MaskedSparseCategoricalCrossentropy(keras.losses.Loss):
 
 @keras.saving.register_keras_serializable(package="kit")
 class MaskedAccuracy(keras.metrics.Metric):
-    """Share of labelled tokens (label != ``ignore_index``) whose argmax logit is right.
-
-    A sample weight scales every token of its row.
-
-    Args:
-        ignore_index: the label of tokens that are skipped (:data:`kit.text.IGNORE`, -100).
-        name: the metric's name.
-        **kwargs: ``keras.metrics.Metric``'s arguments (``dtype``).
+    """Share of labelled tokens (label != ``ignore_index``) whose argmax is right; a sample weight scales its row.
 
     Example:
         >>> m = MaskedAccuracy()
@@ -105,15 +90,10 @@ class MaskedAccuracy(keras.metrics.Metric):
 
 
 def masked_token_scores(logits, targets, weights) -> dict:
-    """Accuracy and summed negative log-likelihood (nats) of an MLM's predictions at its masked positions.
+    """Correct count and summed negative log-likelihood (nats) of an MLM at masked positions: sums, so batches add.
 
-    Args:
-        logits: ``(B, P, V)`` logits at the masked positions.
-        targets: ``(B, P)`` the original token ids.
-        weights: ``(B, P)``; positions where it is positive are scored (the others are padding slots).
-
-    Returns:
-        ``{"correct": int, "nll": float, "count": int}``: sums, so batches add up.
+    ``logits`` ``(B, P, V)`` at the masked positions; ``targets`` ``(B, P)`` original ids; ``weights`` ``(B, P)``,
+    positive where scored (the rest padding slots). Returns ``{"correct": int, "nll": float, "count": int}``.
 
     Example:
         >>> logits = np.log(np.array([[[0.5, 0.25, 0.25], [0.1, 0.8, 0.1]]]))

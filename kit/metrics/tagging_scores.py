@@ -1,18 +1,9 @@
 """Scoring taggers: entity-level precision/recall/F1 (conlleval's span matching) and token accuracy.
 
-An entity counts as found only if the prediction has a span of the same type
-with exactly the same first and last word. Spans are read the way conlleval
-and ``seqeval`` (default, non-strict mode) read them, so BIO (IOB2) and IOB1
-tags both work, as do IOBES:
-
-- ``B-X`` starts a span; ``I-X`` continues a span of type X, and starts one
-  when it follows ``O``, the end of a span, or a span of another type (so
-  ``I-PER`` without a ``B-PER`` is an entity, IOB1 style);
-- a type change ends the current span (``B-PER I-LOC`` is two spans);
-- ``E-X``/``S-X`` end a span; ``O`` is outside; sentences never join.
-
-Scores are micro-averaged over all entities; a score whose denominator is 0
-is 0.0 (seqeval's ``zero_division`` default).
+An entity is found only by a predicted span of the same type, same first and last word. Spans read as conlleval and
+``seqeval`` (non-strict) read them (BIO, IOB1, IOBES): ``B-X`` starts; ``I-X`` continues X, or starts after ``O``, a
+span's end or another type (IOB1); a type change ends a span; ``E-X``/``S-X`` end one; sentences never join.
+Micro-averaged; a zero denominator gives 0.0 (seqeval's ``zero_division``).
 
 >>> y_true = [["B-PER", "I-PER", "O", "B-LOC"]]
 >>> y_pred = [["B-PER", "I-PER", "O", "B-ORG"]]
@@ -63,17 +54,9 @@ def _starts(prev, tag, prev_type, type_) -> bool:
 
 
 def get_entities(tags, where: str = "sequence") -> list[tuple[str, int, int]]:
-    """Entity spans ``(type, first, last)`` (inclusive word indices) in one tag sequence.
+    """Entity spans ``(type, first, last)`` (word indices, inclusive) of a tag sequence; bare ``B``/``I``: type ``"_"``.
 
-    Args:
-        tags: the sequence's chunk tags (``O``, ``B-X``, ``I-X``, ``E-X``, ``S-X``).
-        where: the sequence's name in an error message.
-
-    Returns:
-        The spans, in order; a bare ``B``/``I``/... tag gives type ``"_"``.
-
-    Raises:
-        ValueError: a tag is not a chunk tag (the message names ``where`` and the position).
+    ValueError: a tag is not a chunk tag (the message names ``where`` and the position).
     """
     spans, prev, prev_type, start = [], "O", "", 0
     for i, chunk in enumerate(list(tags) + ["O"]):
@@ -109,18 +92,10 @@ def _check(y_true, y_pred):
 def entity_scores(y_true, y_pred, label_names=None) -> dict:
     """Micro precision, recall, F1 over entity spans, with counts and a per-type breakdown.
 
-    Args:
-        y_true: the true tag sequences (strings, or ids with ``label_names``).
-        y_pred: the predicted tag sequences, one per true one, as long.
-        label_names: the tag of each id, when the sequences hold ids.
-
-    Returns:
-        ``precision, recall, f1, n_true, n_pred, n_correct`` and ``per_type: {type: {precision, recall, f1,
-        support}}``.
-
-    Raises:
-        ValueError: the sequences do not pair up one to one and word for word, or a tag is not a chunk tag.
-        TypeError: the sequences hold ids and no ``label_names`` are given.
+    ``y_true``, ``y_pred``: tag sequences (strings, or ids with ``label_names``), paired one to one, word for word.
+    Returns ``precision, recall, f1, n_true, n_pred, n_correct`` and
+    ``per_type: {type: {precision, recall, f1, support}}``. ValueError: sequences that do not pair up, or a tag not a
+    chunk tag; TypeError: ids without ``label_names``.
     """
     y_true, y_pred = _as_tags(y_true, label_names, "y_true"), _as_tags(y_pred, label_names, "y_pred")
     _check(y_true, y_pred)
@@ -148,32 +123,14 @@ def _prf(correct: int, n_pred: int, n_true: int) -> dict:
 
 
 def entity_f1(y_true, y_pred, label_names=None) -> float:
-    """Micro entity-level F1 (see :func:`entity_scores`).
-
-    Args:
-        y_true: the true tag sequences (strings, or ids with ``label_names``).
-        y_pred: the predicted tag sequences.
-        label_names: the tag of each id, when the sequences hold ids.
-
-    Returns:
-        The F1.
-    """
+    """Micro entity-level F1 (:func:`entity_scores`)."""
     return entity_scores(y_true, y_pred, label_names)["f1"]
 
 
 def token_accuracy(y_true, y_pred, ignore=None) -> float:
-    """Share of words whose tag (string or id) is right.
+    """Share of words whose tag (string or id) is right (0.0 for none); true tags equal to ``ignore`` (-100) skipped.
 
-    Args:
-        y_true: the true tag sequences.
-        y_pred: the predicted tag sequences, one per true one, as long.
-        ignore: true tags equal to this (e.g. -100) are skipped.
-
-    Returns:
-        The share (0.0 for no words).
-
-    Raises:
-        ValueError: the sequences do not pair up one to one and word for word.
+    ValueError: the sequences do not pair up one to one and word for word.
     """
     _check(list(y_true), list(y_pred))
     hit = total = 0

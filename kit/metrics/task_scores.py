@@ -1,18 +1,10 @@
 """Scores by kind of task: accuracy for classes, Pearson correlation for a regression score.
 
-Classes come as softmax logits, or one logit for a binary task. SerBERTus scores SST-5 and QQP by accuracy, STS-B
-by Pearson.
-
-``Pearson`` is a streaming Keras metric: it merges each batch's weighted
-means, variances and covariance (Chan et al.'s parallel update), so the value
-after an epoch is the Pearson correlation over all examples seen, not an
-average of per-batch correlations (``keras.metrics.PearsonCorrelation``
-correlates along the feature axis of each row). Examples with sample weight 0
-(an inactive task's rows in a multitask batch) are ignored.
-
-:func:`task_predictions` turns logits into the "unrounded predictions" that
-ensembles average (class probabilities, the probability of the positive class,
-the regression score) and :func:`task_score` scores them.
+Classes come as softmax logits, or one logit for a binary task; SerBERTus scores SST-5 and QQP by accuracy, STS-B by
+Pearson. :class:`Pearson` merges batches' weighted moments (Chan et al.'s parallel update): an epoch's value is over all
+examples, not a mean of batches' (``keras.metrics.PearsonCorrelation`` correlates along each row's features); weight-0
+examples (an inactive task's rows) are ignored. :func:`task_predictions` gives the unrounded predictions ensembles
+average; :func:`task_score` scores them.
 
 >>> import numpy as np
 >>> m = Pearson()
@@ -36,18 +28,7 @@ TASK_KINDS = ("classification", "binary", "regression")
 
 
 def check_kind(kind: str, task: str = "") -> str:
-    """``kind`` if it is one of :data:`TASK_KINDS`, else a ValueError that names ``task`` and the kinds.
-
-    Args:
-        kind: ``"classification"``, ``"binary"`` or ``"regression"``.
-        task: the task's name, for the message.
-
-    Returns:
-        ``kind``.
-
-    Raises:
-        ValueError: ``kind`` is not a task kind.
-    """
+    """``kind`` if it is one of :data:`TASK_KINDS`, else a ValueError that names ``task`` and the kinds."""
     if kind not in TASK_KINDS:
         where = f" for task {task!r}" if task else ""
         raise ValueError(
@@ -61,12 +42,8 @@ def check_kind(kind: str, task: str = "") -> str:
 class Pearson(keras.metrics.Metric):
     """Pearson correlation between ``y_true`` and ``y_pred`` (flattened) over every example seen.
 
-    The module docstring says how batches merge; examples of sample weight 0 are ignored, and the result is 0.0
-    while either side is constant.
-
-    Args:
-        name: the metric's name.
-        dtype: the metric's dtype (its statistics are float32).
+    Batches merge as the module says; sample weight 0 is ignored; 0.0 while either side is constant; statistics in
+    float32.
     """
 
     def __init__(self, name="pearson", dtype=None):
@@ -111,17 +88,9 @@ class Pearson(keras.metrics.Metric):
 
 
 def task_predictions(kind: str, logits) -> np.ndarray:
-    """Unrounded predictions from a head's logits, what ensembles average.
+    """Unrounded predictions from logits, what ensembles average: float64 probabilities (N, C), P(positive), or scores.
 
-    Args:
-        kind: the task's kind (:data:`TASK_KINDS`).
-        logits: the head's logits: (N, C) for classification, (N,) or (N, 1) otherwise.
-
-    Returns:
-        float64 class probabilities (N, C), P(positive) (N,), or scores (N,).
-
-    Raises:
-        ValueError: ``kind`` is not a task kind.
+    ``logits``: (N, C) for classification, (N,) or (N, 1) otherwise. ValueError: ``kind`` is not in :data:`TASK_KINDS`.
     """
     check_kind(kind)
     z = np.asarray(logits, dtype="float64")
@@ -136,16 +105,8 @@ def task_predictions(kind: str, logits) -> np.ndarray:
 def task_score(kind: str, y_true, predictions) -> float:
     """Accuracy (classification: argmax; binary: P >= 0.5) or Pearson correlation (regression; 0.0 if constant).
 
-    Args:
-        kind: the task's kind (:data:`TASK_KINDS`).
-        y_true: the labels (class ids, 0/1, or scores).
-        predictions: :func:`task_predictions`' output (or an average of several).
-
-    Returns:
-        The score.
-
-    Raises:
-        ValueError: an unknown kind, no examples, or predictions of the wrong shape or number.
+    ``predictions``: :func:`task_predictions`' (or an average). ValueError: an unknown kind, no examples, or predictions
+    of the wrong shape or number.
     """
     check_kind(kind)
     y = np.asarray(y_true).reshape(-1)

@@ -1,22 +1,15 @@
 """BM25 retrieval over a sparse term-by-document matrix: rank-bm25's scores, 100x its speed.
 
-Every (term, document) weight is computed once at indexing time and stored
-term-major (a CSR matrix of shape ``(vocabulary, documents)``), so scoring a
-query is a gather of its terms' posting lists and one ``bincount``.
+Weights are computed once at indexing, stored term-major (CSR ``(vocabulary, documents)``): a query is a gather of its
+terms' postings. With ``N`` documents, ``n`` containing the term, ``tf`` its count, ``K = k1 (1 - b + b dl / avgdl)``:
 
-Methods (``N`` documents, ``n`` containing the term, ``tf`` its count in the
-document, ``dl``/``avgdl`` document length and its mean, ``K = k1 (1 - b + b dl / avgdl)``):
-
-- ``"okapi"``: exactly ``rank_bm25.BM25Okapi``: idf = ln((N - n + .5) / (n + .5)),
-  negative idf floored to ``epsilon`` x mean idf; weight = idf · tf (k1 + 1) / (tf + K).
-- ``"lucene"``: Elasticsearch/Lucene >= 8: idf = ln(1 + (N - n + .5) / (n + .5));
-  weight = idf · tf / (tf + K); k1 defaults to 1.2 like Elasticsearch. (Lucene
-  stores document lengths in one lossy byte, so its scores differ slightly.)
+- ``"okapi"``: exactly ``rank_bm25.BM25Okapi``: idf = ln((N - n + .5) / (n + .5)), negative idf floored to ``epsilon`` x
+  mean idf; weight = idf · tf (k1 + 1) / (tf + K).
+- ``"lucene"``: Elasticsearch/Lucene >= 8: idf = ln(1 + (N - n + .5) / (n + .5)); weight = idf · tf / (tf + K); k1 1.2
+  like Elasticsearch (Lucene's lossy one-byte lengths make its scores differ slightly).
 - ``"bm25l"``, ``"bm25+"``: rank_bm25's ``BM25L`` and ``BM25Plus``.
 
-A query token counts once per occurrence (as in rank-bm25 and a Lucene
-``match`` query); unknown tokens add nothing. :class:`BM25Params` sets ``k1``,
-``b``, ``epsilon`` and ``delta`` (each method's default otherwise).
+A query token counts once per occurrence (as rank-bm25 and a Lucene ``match``); unknown tokens add nothing.
 
 >>> r = BM25Retriever(["the cat sat", "the dog barked", "a cat and a dog"], method="okapi")
 >>> ids, scores = r.retrieve(["cat"], k=2)
@@ -92,14 +85,11 @@ def _run_chunks(work, chunks, n_jobs, bar) -> None:
 
 @dataclass(frozen=True)
 class BM25Params:
-    """The free parameters of a BM25 formula (the module docstring gives each method's); None: the method's default.
+    """A BM25 formula's free parameters (the module gives each method's); None: the method's default.
 
-    Attributes:
-        k1: the term-frequency saturation (default 1.2 for ``"lucene"``, like Elasticsearch; 1.5 otherwise, like
-            rank-bm25).
-        b: the document-length normalization.
-        epsilon: ``"okapi"``: negative idf is floored to ``epsilon`` x mean idf.
-        delta: ``"bm25l"``/``"bm25+"``'s delta (default 0.5, and 1.0 for ``"bm25+"``).
+    ``k1``: term-frequency saturation (1.2 for ``"lucene"`` like Elasticsearch, else 1.5 like rank-bm25); ``b``: length
+    normalization; ``epsilon``: ``"okapi"``'s idf floor; ``delta``: ``"bm25l"``/``"bm25+"``'s (0.5; 1.0 for
+    ``"bm25+"``).
 
     Example:
         >>> r = BM25Retriever(["the cat sat", "a dog"], method="okapi", params=BM25Params(k1=1.2, b=0.3))
@@ -120,21 +110,13 @@ class BM25Params:
 
 
 class BM25Retriever:
-    """BM25 index over ``corpus`` (texts, or lists of tokens) with rank-bm25's ``get_scores``.
+    """BM25 index over ``corpus`` (a sequence of texts or token lists) with rank-bm25's ``get_scores``.
 
-    Args:
-        corpus: the documents, texts or lists of tokens (a sequence: it is indexed in chunks).
-        method: one of :data:`METHODS` (the module docstring gives each one's formula).
-        params: the formula's ``k1``, ``b``, ``epsilon``, ``delta`` (:class:`BM25Params`; default: the method's).
-        tokenizer: a callable text → tokens (default :func:`word_tokenize`).
-        stopwords: drop English stopwords with the default tokenizer.
-        progress: show a bar while indexing (default: for corpora of 50,000 documents or more).
-        chunk_size: documents tokenized and counted per block while indexing.
-        _stats: global statistics (df per term, N, avgdl) that :class:`~kit.retrieval.ShardedBM25` shares.
-
-    Raises:
-        ValueError: an unknown method or an empty corpus.
-        TypeError: a document is neither a string nor a list of strings, or ``params`` is not a :class:`BM25Params`.
+    ``method``: one of :data:`METHODS`; ``params``: :class:`BM25Params` (default: the method's); ``tokenizer``: text →
+    tokens (default :func:`word_tokenize`, ``stopwords`` dropping English stopwords); ``progress``: a bar while indexing
+    (default at 50,000 documents or more); ``chunk_size``: documents counted per block; ``_stats``: global df, N, avgdl
+    shared by :class:`~kit.retrieval.ShardedBM25`. ValueError: an unknown method or empty corpus; TypeError: a document
+    neither string nor list of strings, or ``params`` not a :class:`BM25Params`.
     """
 
     def __init__(
@@ -167,18 +149,7 @@ class BM25Retriever:
 
     # -- indexing ---------------------------------------------------------------
     def tokenize(self, text) -> list[str]:
-        """The tokens of a document or query, as the index reads them.
-
-        Args:
-            text: a text (split by ``tokenizer``, or :func:`word_tokenize` with ``stopwords``), or a list of
-                tokens (kept as is).
-
-        Returns:
-            The tokens.
-
-        Raises:
-            TypeError: ``text`` is neither a string nor a list of strings.
-        """
+        """A document's or query's tokens as the index reads them: a text split, a token list kept; else TypeError."""
         if isinstance(text, (list, tuple)):
             bad = next((t for t in text if not isinstance(t, str)), None)
             if bad is not None:
@@ -269,13 +240,9 @@ class BM25Retriever:
         return float(self.delta * self.idf[tids].sum()) if self.method == "bm25+" and len(tids) else 0.0
 
     def get_scores(self, query) -> np.ndarray:
-        """BM25 score of every document for ``query`` (text or tokens), like rank-bm25's ``get_scores``.
+        """Float64 BM25 scores ``(n_docs,)`` for ``query`` (text or tokens), like rank-bm25's ``get_scores``.
 
-        Args:
-            query: a text or a list of tokens; each occurrence of a token counts, unknown tokens add nothing.
-
-        Returns:
-            float64 scores ``(n_docs,)``.
+        Each occurrence of a token counts; unknown tokens add nothing.
         """
         tids = self._term_ids(query)
         return self._accumulate(tids)[0].astype("float64") + self._plus_offset(tids)
@@ -302,23 +269,11 @@ class BM25Retriever:
     def retrieve(
         self, queries: Iterable, k: int, exclude=None, n_jobs: int | None = None, progress: bool = False
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Top-``k`` documents per query, best first (ties: the lower document id).
+        """Top-``k`` documents per query, best first (ties: lower document id): ``(ids, scores)``, ``(n_queries, k)``.
 
-        Only documents that share a term with the query are returned; missing
-        slots hold id -1 and score 0.
-
-        Args:
-            queries: texts or lists of tokens.
-            k: how many documents per query, at most the corpus size.
-            exclude: a boolean mask over the corpus or document ids, kept out of every result.
-            n_jobs: the threads the queries run on (default: the CPUs, at most 8).
-            progress: show a bar over the queries.
-
-        Returns:
-            ``(ids, scores)``, int64 and float64 arrays of shape ``(n_queries, k)``.
-
-        Raises:
-            ValueError: ``k`` is not a positive integer or exceeds the corpus, or the mask has the wrong shape.
+        Only documents sharing a term with the query; missing slots hold id -1 and score 0. ``exclude``: a boolean mask
+        over the corpus, or ids, kept out; ``n_jobs``: threads (default: the CPUs, at most 8). ValueError: ``k`` not a
+        positive integer or above the corpus size, or a mask of the wrong shape.
         """
         queries = list(queries)
         if not isinstance(k, (int, np.integer)) or k < 1:
@@ -354,16 +309,9 @@ class BM25Retriever:
 
     # -- persistence --------------------------------------------------------------
     def save(self, path) -> Path:
-        """Write the index to folder ``path`` (NumPy arrays + JSON), loadable with memory mapping.
+        """Write the index to folder ``path`` (made if missing; NumPy arrays + JSON, memory-mappable) and return it.
 
-        Args:
-            path: the folder to write into (made if missing).
-
-        Returns:
-            The folder, as a ``Path``.
-
-        Raises:
-            ValueError: the index has a custom tokenizer (it cannot be saved portably).
+        ValueError: the index has a custom tokenizer (it cannot be saved portably).
         """
         if self.tokenizer is not None:
             raise ValueError(
@@ -398,18 +346,9 @@ class BM25Retriever:
 
     @classmethod
     def load(cls, path, mmap: bool = True) -> BM25Retriever:
-        """Load an index written by :meth:`save`.
+        """Load an index written by :meth:`save` (``mmap``: map the big arrays from disk), with the default tokenizer.
 
-        Args:
-            path: the index's folder.
-            mmap: map the big arrays from disk instead of reading them.
-
-        Returns:
-            The index, with the default tokenizer.
-
-        Raises:
-            FileNotFoundError: the folder holds no index (no ``meta.json``).
-            ValueError: the index has another format version than this kit reads.
+        FileNotFoundError: no ``meta.json`` there; ValueError: another format version than this kit reads.
         """
         path = Path(path)
         if not (path / "meta.json").exists():

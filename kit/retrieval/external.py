@@ -24,14 +24,9 @@ def _norm(text: str) -> str:
 class ExternalSelection:
     """The external set: each document once, with its best rank, the query that found it, and its score.
 
-    Attributes:
-        doc_ids: the documents' corpus positions, ascending.
-        best_rank: each document's best rank (0: a query's top result) over all queries.
-        query_id: the task text whose query gave that rank.
-        score: the BM25 score at that rank (the higher one where two queries tie on rank).
-        excluded: how many corpus passages were kept out (task texts and ``exclude_texts``).
-        n_queries: how many task texts were queries.
-        k: the documents retrieved per query.
+    ``doc_ids`` ascending; ``best_rank`` over all queries (0: a top result); ``query_id``: the task text that gave it;
+    ``score``: BM25's there (the higher on a tie of ranks); ``excluded``: passages kept out (task texts,
+    ``exclude_texts``); ``k``: documents per query.
     """
 
     doc_ids: np.ndarray
@@ -46,26 +41,11 @@ class ExternalSelection:
         return len(self.doc_ids)
 
     def texts(self, corpus) -> list[str]:
-        """The selected documents' texts.
-
-        Args:
-            corpus: the corpus the selection was made from.
-
-        Returns:
-            The texts, in ``doc_ids`` order.
-        """
+        """The selected documents' texts from ``corpus``, in ``doc_ids`` order."""
         return [corpus[i] for i in self.doc_ids]
 
     def to_frame(self, corpus=None, task_texts=None):
-        """The selection as a pandas table, one row per document.
-
-        Args:
-            corpus: the corpus, to add a ``text`` column.
-            task_texts: the task texts, to add each document's ``query``.
-
-        Returns:
-            A DataFrame with ``doc_id``, ``best_rank``, ``query_id``, ``score`` (and ``text``, ``query``).
-        """
+        """A row per document: ``doc_id``, ``best_rank``, ``query_id``, ``score`` (+``text``, ``query``)."""
         import pandas as pd
 
         df = pd.DataFrame(
@@ -79,32 +59,16 @@ class ExternalSelection:
 
 
 def task_text_mask(corpus, texts) -> np.ndarray:
-    """Boolean mask over ``corpus``: True where a passage is one of ``texts`` (case and spacing ignored).
+    """Bool mask ``(len(corpus),)``: True where a passage is one of ``texts`` (case and spacing ignored).
 
-    Keeps a task's own texts (train, and dev/test too) out of what is retrieved from the corpus.
-
-    Args:
-        corpus: the corpus's passages.
-        texts: the texts to keep out.
-
-    Returns:
-        A bool array ``(len(corpus),)``.
+    Keeps a task's own texts (train, dev and test) out of what is retrieved.
     """
     keep_out = {_norm(t) for t in texts}
     return np.asarray([_norm(d) in keep_out for d in corpus], dtype=bool)
 
 
 def make_queries(task_texts, long_text_words: int = 64, n_keywords: int = 10) -> list[str]:
-    """The text itself, or its RAKE keywords when it is longer than ``long_text_words`` words.
-
-    Args:
-        task_texts: the task's texts.
-        long_text_words: texts with more whitespace-separated words than this are queried by keywords.
-        n_keywords: how many RAKE phrases make a long text's query.
-
-    Returns:
-        One query per task text.
-    """
+    """One query per text: the text, or its ``n_keywords`` RAKE keywords when over ``long_text_words`` words."""
     return [" ".join(rake_keywords(t, n_keywords)) if len(t.split()) > long_text_words else t for t in task_texts]
 
 
@@ -118,27 +82,12 @@ def select_external(
     progress: bool = False,
     exclude_texts=(),
 ) -> ExternalSelection:
-    """Top-``k`` corpus documents for every task text; their union, task texts themselves excluded.
+    """Top-``k`` corpus documents for every task text; their union, each document once, task texts themselves excluded.
 
-    Args:
-        task_texts: the task's texts.
-        corpus: the corpus's passages.
-        k: the documents retrieved per query.
-        retriever: a prebuilt :class:`BM25Retriever` over ``corpus``, or any object with the same
-            ``retrieve(queries, k, exclude=...)`` (default: a new ``"lucene"`` BM25 index of ``corpus``;
-            build one for another method).
-        queries: one query per task text (default :func:`make_queries`: the text itself, or its RAKE keywords when
-            longer than 64 words; ``make_queries(task_texts, long_text_words, n_keywords)`` sets both).
-        n_jobs: the threads the queries run on.
-        progress: show bars while indexing and retrieving.
-        exclude_texts: texts kept out of the results as well as the task texts themselves (e.g. the task's dev and
-            test texts).
-
-    Returns:
-        The union of the results, each document once.
-
-    Raises:
-        ValueError: there are no task texts, or not one query per task text.
+    ``retriever``: a :class:`BM25Retriever` over ``corpus`` or anything with ``retrieve(queries, k, exclude=...)``
+    (default: a new ``"lucene"`` index; build one for another method). ``queries``: one per task text (default
+    :func:`make_queries`: RAKE keywords past 64 words). ``exclude_texts``: kept out too (e.g. dev and test texts).
+    ValueError: no task texts, or not one query each.
     """
     task_texts = list(task_texts)
     if not task_texts:
@@ -169,19 +118,9 @@ def select_external(
 
 
 def random_retrieval(n: int, k: int, seed: int = 0, exclude=None) -> np.ndarray:
-    """``k`` distinct document ids drawn uniformly from ``range(n)``: TLM's random baseline of equal size.
+    """``k`` distinct sorted ids drawn uniformly from ``range(n)`` minus ``exclude``: TLM's equal-size random baseline.
 
-    Args:
-        n: the corpus size.
-        k: how many ids.
-        seed: the seed of the draw.
-        exclude: document ids never drawn.
-
-    Returns:
-        The ids, sorted.
-
-    Raises:
-        ValueError: fewer than ``k`` documents are left to draw.
+    ValueError: fewer than ``k`` documents left to draw.
     """
     pool = np.arange(n)
     if exclude is not None:

@@ -1,7 +1,6 @@
 """RAKE keywords (Rose et al., 2010): short BM25 queries for long texts, as TLM does.
 
-Candidate phrases are runs of words between stopwords and punctuation; a word
-scores degree/frequency over all candidates, a phrase the sum of its words.
+Candidates are runs of words between stopwords and punctuation; a word scores degree/frequency, a phrase its words' sum.
 
 >>> rake_keywords("Compatibility of systems of linear constraints over the set of natural numbers. "
 ...               "Criteria of compatibility of a system of linear Diophantine equations are considered.", 3)
@@ -19,19 +18,10 @@ _SPLIT = re.compile(r"[^\w\s'-]+|\s-\s|\s+'|'\s+")
 
 
 def rake_keywords(text: str, n: int = 10, max_words: int = 4) -> list[str]:
-    """The ``n`` best RAKE phrases of ``text``, best first (ties: the phrase seen first).
+    """The ``n`` (>= 1) best RAKE phrases of ``text``, lowercased, best first (ties: the phrase seen first).
 
-    Args:
-        text: the text (lowercased; stopwords, digits and punctuation split it into phrases).
-        n: how many phrases, at least 1.
-        max_words: the longest phrase kept, in words.
-
-    Returns:
-        The phrases, lowercased, words joined by spaces.
-
-    Raises:
-        TypeError: ``text`` is not a string.
-        ValueError: ``n`` is below 1.
+    Stopwords, digits and punctuation split phrases; ``max_words``: the longest kept. TypeError: not a string;
+    ValueError: ``n`` below 1.
     """
     if not isinstance(text, str):
         raise TypeError(f"rake_keywords needs a string, got {type(text).__name__}.")
