@@ -1,7 +1,6 @@
 """Tokenization outside the model graph (no TensorFlow).
 
-WordPiece, RoBERTa's byte-level BPE, word tokens and a word vocabulary, MLM masking, and word ↔ WordPiece label
-alignment for taggers.
+WordPiece, RoBERTa's byte-level BPE, word tokens and vocabulary, MLM masking, word ↔ WordPiece label alignment.
 """
 
 from .alignment import IGNORE, AlignedTags, align_labels, word_pieces, word_predictions
