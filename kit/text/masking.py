@@ -26,11 +26,11 @@ from .wordpiece import BERT_SPECIAL_TOKENS
 class MLMMasker:
     """Choose MLM targets in a batch of token ids: ``mask_rate`` of real tokens, 80/10/10.
 
-    A call returns the corrupted ids and ``P = max_predictions`` target slots per row (default ``ceil(mask_rate *
-    sequence_length)``). ``mask_rate``, in (0, 1), of a row's real non-special tokens are chosen (rounded; at least 1,
-    at most P). ``special_token_ids`` ([CLS], [SEP], [PAD], ...) and [MASK] are never targets nor random replacements
-    (drawn from the other ids below ``vocabulary_size``). Of the targets, ``mask_token_rate`` become [MASK] (BERT: 0.8),
-    ``random_token_rate`` a random token (BERT: 0.1); the rest stay.
+    A call returns the corrupted ids and ``P = max_predictions`` target slots per row (default
+    ``ceil(mask_rate * sequence_length)``). ``mask_rate``, in (0, 1), of a row's real non-special tokens are chosen
+    (rounded; at least 1, at most P). ``special_token_ids`` ([CLS], [SEP], [PAD], ...) and [MASK] are never targets nor
+    random replacements (drawn from the other ids below ``vocabulary_size``). Of the targets, ``mask_token_rate`` become
+    [MASK] (BERT: 0.8), ``random_token_rate`` a random token (BERT: 0.1); the rest stay.
 
     Raises:
         ValueError: a rate is out of range, neither ``max_predictions`` nor ``sequence_length`` is given, or
