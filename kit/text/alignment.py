@@ -19,15 +19,11 @@ _WORD_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 @dataclass
 class AlignedTags:
-    """Model inputs for tagged sentences and the labels on their first sub-tokens.
+    """Tagged sentences' model inputs ``x`` (``token_ids``, ``segment_ids``, ``padding_mask``, each (N, T)) and labels.
 
-    Attributes:
-        x: ``token_ids``, ``segment_ids``, ``padding_mask``, each (N, T).
-        y: (N, T) int32, the word's label at its first sub-token, ``IGNORE`` elsewhere.
-        word_ids: (N, T) the word of each token (-1 for specials and padding).
-        first: (N, T) bool, true at each word's first sub-token.
-        n_words: words per sentence.
-        truncated: sentences that lost words to ``sequence_length``.
+    ``y``: (N, T) int32, each word's label at its first sub-token, ``IGNORE`` elsewhere; ``word_ids``: (N, T), each
+    token's word (-1 for specials and padding); ``first``: (N, T) bool, true at first sub-tokens; ``n_words``: words per
+    sentence; ``truncated``: how many sentences lost words to ``sequence_length``.
     """
 
     x: dict
@@ -60,11 +56,8 @@ def align_labels(sentences, labels, preprocessor, *, label_all_subtokens: bool =
 
     ``labels`` None (inference) makes ``y`` all ``IGNORE``; ``label_all_subtokens`` labels every sub-token, not only the
     first (``first`` still marks the first). A word that tokenizes to nothing gets no token (:func:`word_predictions`
-    fills it); sequences are cut at the preprocessor's ``sequence_length`` (``truncated`` counts them).
-
-    Raises:
-        ValueError: the label sequences, or the labels in a sentence, do not match the words.
-        TypeError: a sentence is a string instead of a list of words.
+    fills it); sequences are cut at the preprocessor's ``sequence_length`` (``truncated`` counts them). Labels that do
+    not match the sentences or their words are a ValueError; a sentence given as a string, a TypeError.
 
     Example:
         >>> import keras_hub
@@ -137,10 +130,8 @@ def _place_words(i, pieces, labels, label_all_subtokens, row, out) -> bool:
 def word_predictions(token_scores, aligned: AlignedTags, fill: int = -1) -> list[list[int]]:
     """One predicted id per word: the argmax at its first sub-token (``fill`` for a word with no token: empty or cut).
 
-    ``token_scores``: ``(N, T, num_tags)`` logits/probabilities or ``(N, T)`` ids, predicted on ``aligned``.
-
-    Raises:
-        ValueError: the predictions' (N, T) differs from the aligned batch's.
+    ``token_scores``: ``(N, T, num_tags)`` logits/probabilities or ``(N, T)`` ids, predicted on ``aligned`` (another (N,
+    T) is a ValueError).
     """
     scores = np.asarray(token_scores)
     ids = scores.argmax(-1) if scores.ndim == 3 else scores

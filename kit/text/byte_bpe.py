@@ -58,10 +58,8 @@ class ByteLevelBPETokenizer(VocabularyLookup):
 
     ``vocabulary``: ``{token: id}``, tokens in id order, or a ``vocab.json`` path; it must hold ``<s>``, ``<pad>``,
     ``</s>``, ``<mask>`` (``<unk>`` is used when present). ``merges``: ``"a b"`` lines (or pairs) or a ``merges.txt``
-    path. ``add_prefix_space`` gives a text's first word the ``Ġ`` form it has mid-text.
-
-    Raises:
-        ValueError: two tokens share an id, a special token is missing, or a merges line is not two tokens.
+    path. ``add_prefix_space`` gives a text's first word the ``Ġ`` form it has mid-text. ValueError: two tokens share an
+    id, a special token is missing, or a merges line is not two tokens.
     """
 
     pair_separators = 2

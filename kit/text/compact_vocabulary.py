@@ -24,10 +24,8 @@ class CompactVocabulary:
     """Map original token ids to ``0..size-1`` (kept ids) or to [UNK] (the rest).
 
     Build one with :meth:`fit` or :meth:`for_tokenizer`. Compact id ``i`` is ``old_ids[i]`` (no repeats); ``unk_id``,
-    the original [UNK] id, must be kept; ``original_size`` is the original vocabulary's size.
-
-    Raises:
-        ValueError: an id repeats, [UNK] is not kept, or an id is outside the original vocabulary.
+    the original [UNK] id, must be kept; ``original_size`` is the original vocabulary's size. ValueError: an id repeats,
+    [UNK] is not kept, or an id is outside the original vocabulary.
     """
 
     def __init__(self, old_ids, unk_id: int, original_size: int):
@@ -61,10 +59,8 @@ class CompactVocabulary:
 
         Ties in frequency keep the lower id; ids that never occur are not kept. ``token_id_arrays``: original ids
         (tokenized task and retrieved texts), any shapes. ``original_size`` defaults to (and is raised to) the largest
-        id seen + 1.
-
-        Raises:
-            ValueError: ``unk_id`` is not a special id, ``max_size`` leaves no room beside the specials, or no ids.
+        id seen + 1. ValueError: ``unk_id`` is not a special id, ``max_size`` leaves no room beside the specials, or no
+        ids to count.
         """
         special_ids = [int(i) for i in dict.fromkeys(special_ids)]
         if unk_id not in special_ids:

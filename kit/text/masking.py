@@ -30,11 +30,8 @@ class MLMMasker:
     ``ceil(mask_rate * sequence_length)``). ``mask_rate``, in (0, 1), of a row's real non-special tokens are chosen
     (rounded; at least 1, at most P). ``special_token_ids`` ([CLS], [SEP], [PAD], ...) and [MASK] are never targets nor
     random replacements (drawn from the other ids below ``vocabulary_size``). Of the targets, ``mask_token_rate`` become
-    [MASK] (BERT: 0.8), ``random_token_rate`` a random token (BERT: 0.1); the rest stay.
-
-    Raises:
-        ValueError: a rate is out of range, neither ``max_predictions`` nor ``sequence_length`` is given, or
-            ``mask_token_id`` is outside the vocabulary.
+    [MASK] (BERT: 0.8), ``random_token_rate`` a random token (BERT: 0.1); the rest stay. ValueError: a rate is out of
+    range, neither ``max_predictions`` nor ``sequence_length`` is given, or ``mask_token_id`` is outside the vocabulary.
     """
 
     def __init__(
@@ -84,11 +81,9 @@ class MLMMasker:
     def __call__(self, token_ids, padding_mask, rng: np.random.Generator) -> dict[str, np.ndarray]:
         """Choose this batch's targets afresh (drawn from ``rng``) and corrupt them.
 
-        ``token_ids`` and ``padding_mask`` (nonzero at real tokens) are (B, T); a ``token_ids`` not 2-D is a ValueError.
-
-        Returns:
-            NumPy arrays: ``token_ids`` (the corrupted input), ``mask_positions`` (B, P) int32, ``mask_ids`` (B, P) the
-            original tokens, ``mask_weights`` (B, P) 1.0 at real targets, 0.0 at padding slots.
+        ``token_ids`` and ``padding_mask`` (nonzero at real tokens) are (B, T) (a ``token_ids`` not 2-D is a
+        ValueError). Returns NumPy arrays: ``token_ids`` (the corrupted input), ``mask_positions`` (B, P) int32,
+        ``mask_ids`` (B, P) the original tokens, ``mask_weights`` (B, P) 1.0 at real targets, 0.0 at padding slots.
         """
         token_ids = np.asarray(token_ids)
         if token_ids.ndim != 2:

@@ -43,10 +43,7 @@ class WordVocab:
         return len(self.words)
 
     def encode(self, texts, sequence_length: int) -> np.ndarray:
-        """Texts to int32 word ids ``(len(texts), sequence_length)``: unknown words 1, cut at the end, padded with 0.
-
-        A ``sequence_length`` below 1 is a ValueError.
-        """
+        """Texts to int32 ids ``(len(texts), sequence_length)`` (>= 1): unknown words 1, cut at the end, 0-padded."""
         if sequence_length < 1:
             raise ValueError("sequence_length must be >= 1.")
         out = np.zeros((len(texts), sequence_length), dtype="int32")

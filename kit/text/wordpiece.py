@@ -83,10 +83,8 @@ class WordPieceTokenizer(VocabularyLookup):
 
     ``vocabulary``: tokens in id order or a ``vocab.txt`` path (one token per line), no repeats, with [PAD], [UNK],
     [CLS], [SEP], [MASK]. ``lowercase`` True: the uncased BERT vocabulary; ``strip_accents`` None follows ``lowercase``
-    (HuggingFace's rule). Words longer than 100 characters become ``unk_token``, as in BERT.
-
-    Raises:
-        ValueError: the vocabulary repeats a token or lacks a special token.
+    (HuggingFace's rule). Words longer than 100 characters become ``unk_token``, as in BERT. A vocabulary that repeats a
+    token or lacks a special token is a ValueError.
     """
 
     def __init__(self, vocabulary, lowercase: bool = True, strip_accents: bool | None = None, unk_token: str = "[UNK]"):
@@ -171,11 +169,8 @@ class BertPreprocessor:
     (``pair_separators = 2``) the same code packs RoBERTa's ``<s> A </s>`` and ``<s> A </s></s> B </s>`` (segment 1 from
     the second ``</s>``). ``tokenizer`` needs ``cls_token_id``, ``sep_token_id``, ``pad_token_id`` (keras-hub's works
     too). Longer sequences are cut to ``sequence_length`` (pairs: the longer side loses a token at a time, HuggingFace's
-    ``longest_first``); ``last_truncated`` counts the last call's cut inputs. ``max_sequence_length``: the model's
-    position embeddings.
-
-    Raises:
-        ValueError: ``sequence_length`` is above ``max_sequence_length`` or below 3 ([CLS] x [SEP]).
+    ``longest_first``); ``last_truncated`` counts the last call's cut inputs. ``sequence_length`` may not exceed
+    ``max_sequence_length`` (the model's position embeddings) nor be below 3 ([CLS] x [SEP]): ValueError.
 
     Example:
         >>> tok = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "fine", "film"])
@@ -249,11 +244,9 @@ class BertPreprocessor:
     def __call__(self, inputs) -> dict[str, np.ndarray]:
         """Pack texts or a pair ``(texts_a, texts_b)`` of equal-length lists into int32 ``(n, sequence_length)`` arrays.
 
-        A tuple is always two text lists, never ``(x, y)``.
-
-        Raises:
-            ValueError: a tuple of more or fewer than two parts, or pair lists of different lengths.
-            TypeError: a tuple of two strings (ambiguous), one string alone, or an item that is not a string.
+        A tuple is always two text lists, never ``(x, y)``: one of other than two parts, or pair lists of different
+        lengths, is a ValueError; a tuple of two strings (ambiguous), one string alone, or an item that is not a string,
+        a TypeError.
         """
         if isinstance(inputs, tuple):
             if len(inputs) != 2:
