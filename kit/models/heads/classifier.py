@@ -17,8 +17,7 @@ from ..bilstm import masked_mean
 class ClassifierHead(keras.layers.Layer):
     """Dropout → (optional hidden Dense+tanh) → Dense to ``num_classes`` logits (1 output for regression).
 
-    ``dropout`` comes before each Dense layer; ``hidden_dim`` None: no hidden layer. ``num_classes`` below 1 is a
-    ValueError.
+    ``dropout`` comes before each Dense layer; ``hidden_dim`` None: no hidden layer; ``num_classes`` < 1: ValueError.
 
     Example:
         >>> import numpy as np

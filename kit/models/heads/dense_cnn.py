@@ -56,10 +56,7 @@ class DenseCNNHead(RichHead):
     ``filters``: channels of the 1×1 projection and of each transition. ``dense``: a :class:`DenseBlocks` or a dict of
     its fields (default: the paper's 4 blocks of 4 convolutions, growth 32, width 3). ``dropout`` comes before the
     logits; ``use_cls`` concatenates the ``[CLS]`` state (position 0) to the pooled features; ``num_classes`` 1 is
-    regression.
-
-    Raises:
-        ValueError: ``num_classes``, ``filters`` or a size of ``dense`` below 1.
+    regression. ``num_classes``, ``filters`` or a size of ``dense`` below 1 is a ValueError.
     """
 
     CONFIG = ("num_classes", "filters", "dense", "dropout", "use_cls")

@@ -30,10 +30,8 @@ class HighwayBiLSTMHead(RichHead):
     """Token states → ``n_layers`` × [BiLSTM(x) + sigmoid(W_g x) ⊙ W_h x] → masked pooling → logits.
 
     ``cells`` LSTM units per direction; ``pooling`` over the real tokens: ``"max"`` or ``"mean"``; ``dropout`` between
-    the layers and before the logits; ``num_classes`` 1 is regression.
-
-    Raises:
-        ValueError: ``num_classes``, ``n_layers`` or ``cells`` below 1, or an unknown ``pooling``.
+    the layers and before the logits; ``num_classes`` 1 is regression. ``num_classes``, ``n_layers`` or ``cells`` below
+    1, or an unknown ``pooling``, is a ValueError.
     """
 
     CONFIG = ("num_classes", "n_layers", "cells", "pooling", "dropout")

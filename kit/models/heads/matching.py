@@ -76,11 +76,8 @@ class MultiPerspectiveMatching(keras.layers.Layer):
     against ``Q``'s masked mean. Cosines are computed in float32.
 
     Input: ``{"p": (B, T, D), "q": (B, T, D), "p_mask": (B, T), "q_mask": (B, T)}``; the output is zero outside
-    ``p_mask``.
-
-    Raises:
-        ValueError: ``perspectives`` below 1, ``directions`` not 1 or 2, or (when built) a feature size not
-            divisible by ``directions``.
+    ``p_mask``. ValueError: ``perspectives`` below 1, ``directions`` not 1 or 2, or (when built) ``D`` not divisible by
+    ``directions``.
 
     Example:
         >>> import numpy as np
@@ -189,10 +186,8 @@ class BiMPMHead(RichHead):
     way) gives each side's final states. ``context_cells=0`` is the paper's variant without the context BiLSTM;
     ``hidden_dim`` (the MLP's ReLU layer) defaults to ``2 * aggregation_cells``; ``dropout`` acts on the token states,
     the matching vectors and around the hidden layer; ``drop_special`` leaves ``[CLS]`` and ``[SEP]`` out of both sides.
-
-    Raises:
-        ValueError: ``num_classes`` below 1, ``context_cells`` below 0 or ``aggregation_cells`` below 1; when
-            called, an input without ``segment_ids``.
+    ValueError: ``num_classes`` below 1, ``context_cells`` below 0 or ``aggregation_cells`` below 1; when called, an
+    input without ``segment_ids``.
     """
 
     CONFIG = (
@@ -314,10 +309,7 @@ class SimTransformerHead(RichHead):
     both sides' matching vectors (``perspectives`` = ``l``, ``directions=1``), masked; each side's masked mean of the
     last layer is concatenated before the logits. ``use_matching=False`` runs the layers on the token states. Input and
     ``drop_special`` as :class:`BiMPMHead`'s; ``dropout`` before the projection, inside the layers and before the
-    logits.
-
-    Raises:
-        ValueError: ``num_classes`` below 1 or a bad ``transformer``; when called, an input without ``segment_ids``.
+    logits. ValueError: ``num_classes`` below 1 or a bad ``transformer``; when called, an input without ``segment_ids``.
 
     Example:
         >>> import numpy as np

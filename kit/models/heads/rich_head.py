@@ -52,8 +52,7 @@ class RichHead(keras.layers.Layer):
     def from_sizes(cls, num_classes: int, sizes: dict, **kwargs):
         """The head from a flat dict of sizes (a paper's sizes table): each group's fields are gathered into it.
 
-        ``sizes`` holds the head's arguments, a group's fields among them by name (e.g. ``blocks``, ``growth``);
-        ``**kwargs`` are more arguments (``dropout``, ``name``, ...).
+        ``sizes`` holds the head's arguments, a group's fields among them by name (e.g. ``blocks``, ``growth``).
 
         Example:
             >>> from kit.models.heads import DenseCNNHead

@@ -28,10 +28,8 @@ class TokenTaggerHead(RichHead):
     :class:`kit.metrics.MaskedSparseCategoricalCrossentropy`, whose labels mark what to skip. ``n_layers`` 0 drops the
     BiLSTM (the finetune-only head); ``hidden_dim`` None drops the hidden layer. ``dropout`` sits between the BiLSTM
     layers, then before and after the hidden layer. The BiLSTM skips padding (zero states there); Dense kernels are
-    Kaiming (``he_normal``), as in the paper; the LSTM keeps Keras' defaults.
-
-    Raises:
-        ValueError: ``num_tags`` below 2, ``n_layers`` below 0, or ``cells`` below 1 with a BiLSTM.
+    Kaiming (``he_normal``), as in the paper; the LSTM keeps Keras' defaults. ``num_tags`` below 2, ``n_layers`` below
+    0, or ``cells`` below 1 with a BiLSTM, is a ValueError.
 
     Example:
         >>> import numpy as np
