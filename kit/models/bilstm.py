@@ -1,27 +1,8 @@
 """LSTM-n-k: the BiLSTM encoder of *To Pretrain or Not to Pretrain*, and its classifier.
 
-``BiLSTMEncoder(n_layers=n, cells=k)`` stacks ``n`` bidirectional LSTM layers
-of ``k`` cells per direction over embedded tokens, honours the padding mask,
-and pools the last layer's outputs over time (``"max"``, ``"mean"`` or
-``"last"``: the final forward and backward states), or returns the whole
-sequence (``pooling=None``: ``(batch, steps, 2k)``, zeros at padding, the mask
-passed on), which is what a tagger needs.
-
-On the torch backend Keras runs an LSTM as a Python loop on the CPU (its fused
-kernel is CUDA-only). The layer therefore has a fast path there: the same
-weights fed to PyTorch's fused ``_VF.lstm`` over a packed sequence, which is
-what ``torch.nn.LSTM`` runs (cuDNN on a GPU). On jax with a GPU, Keras' LSTM is
-a ``lax.scan``; for inference (``training=False``) the fast path there feeds the
-same weights, in cuDNN's layout, to ``jax.experimental.rnn.lstm`` (cuDNN). It is
-not used for training: on an H100 its forward pass matched Keras' LSTM (2.5e-5)
-but its gradients did not (4e-2 in a 4-layer stack) and a 4-layer classifier
-trained worse with it, so training on jax runs Keras' own LSTM. Both fast paths
-assume each row's real tokens come first; rows padded on the left (or with holes) are compacted before the
-fused call and put back after, which is what Keras' masked LSTM computes
-(masked steps are skipped). Both are tested equal to the generic path (the jax
-one through jax's reference LSTM on a CPU, the cuDNN call itself by
-``benchmarks/gpu.py`` on a GPU); ``fast_path=False`` (or ``KIT_LSTM_FAST_PATH=0``
-for every layer) turns them off.
+``BiLSTMEncoder(n_layers=n, cells=k)``: ``n`` masked bidirectional LSTM layers of ``k`` cells per direction, pooled over
+time (``"max"``, ``"mean"``, ``"last"``) or the whole sequence for a tagger (``pooling=None``). On torch, and on jax
+with a GPU for inference, fused kernels run the same weights (:meth:`BiLSTMEncoder.implementation`).
 
 >>> import numpy as np
 >>> enc = BiLSTMEncoder(n_layers=2, cells=8, pooling="max")
@@ -43,15 +24,7 @@ POOLINGS = ("max", "mean", "last", None)
 
 
 def masked_mean(x, mask, axis: int = 1):
-    """Mean over ``axis`` of ``x`` where ``mask`` is true; 0 for rows with none.
-
-    Args:
-        x: ``(batch, steps, dim)`` values.
-        mask: ``(batch, steps)``, true (or 1) at the entries to average.
-        axis: the axis to average over.
-
-    Returns:
-        The masked mean, ``(batch, dim)`` for ``axis=1``.
+    """Mean over ``axis`` of ``x`` ``(batch, steps, dim)`` where ``mask`` ``(batch, steps)`` is true (0 if none).
 
     Example:
         >>> import numpy as np
@@ -67,18 +40,10 @@ def masked_mean(x, mask, axis: int = 1):
 
 
 def masked_max(x, mask, axis: int = 1):
-    """Max over ``axis`` of ``x`` where ``mask`` is true; 0 for rows with no true entry.
+    """Max over ``axis`` of ``x`` ``(batch, steps, dim)`` where ``mask`` ``(batch, steps)`` is true (0 if none).
 
-    Uses ``ops.where`` with the lowest value of ``x``'s dtype, so it cannot
-    overflow in float16 the way ``x * m + (1 - m) * -1e9`` does.
-
-    Args:
-        x: ``(batch, steps, dim)`` values.
-        mask: ``(batch, steps)``, true at the entries to take the max of.
-        axis: the axis to take the max over.
-
-    Returns:
-        The masked max, ``(batch, dim)`` for ``axis=1``, in ``x``'s dtype.
+    Uses ``ops.where`` with the lowest value of ``x``'s dtype, so it cannot overflow in float16 the way
+    ``x * m + (1 - m) * -1e9`` does.
 
     Example:
         >>> import numpy as np
@@ -97,21 +62,10 @@ def masked_max(x, mask, axis: int = 1):
 class BiLSTMEncoder(keras.layers.Layer):
     """``n_layers`` stacked bidirectional LSTMs of ``cells`` units each way, masked, pooled (or not).
 
-    The paper's LSTM-n-k. Output ``(batch, 2 * cells)``, or ``(batch, steps, 2 * cells)`` with ``pooling=None``
-    (zeros at padding, the mask passed on). The fast paths are in the module's docstring.
-
-    Args:
-        n_layers: the paper's ``n``: stacked bidirectional layers.
-        cells: the paper's ``k``: LSTM units per direction.
-        dropout: between the layers (not after the last).
-        pooling: over the last layer's outputs: ``"max"``, ``"mean"``, ``"last"`` (the final forward and
-            backward states), or None for the whole sequence (a tagger's input).
-        fast_path: use the fused torch kernel (torch) or cuDNN (jax on a GPU, inference); ``KIT_LSTM_FAST_PATH=0``
-            turns it off for every layer.
-        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
-
-    Raises:
-        ValueError: ``n_layers`` or ``cells`` below 1, or an unknown ``pooling``.
+    The paper's LSTM-n-k (``n_layers`` = n, ``cells`` = k). Output ``(batch, 2 * cells)``, or
+    ``(batch, steps, 2 * cells)`` with ``pooling=None`` (zeros at padding, the mask passed on); ``"last"`` pools the
+    final forward and backward states. ``dropout`` acts between the layers (not after the last); ``fast_path``: see
+    :meth:`implementation`. ``n_layers`` or ``cells`` below 1, or an unknown ``pooling``, is a ValueError.
 
     Example:
         >>> import numpy as np
@@ -273,13 +227,17 @@ class BiLSTMEncoder(keras.layers.Layer):
         return x.astype(dtype)
 
     def implementation(self, training: bool = False) -> str:
-        """Which implementation runs on this backend and device.
+        """Which implementation runs on this backend and device: ``"torch"``, ``"jax-cudnn"`` or ``"generic"``.
 
-        Args:
-            training: whether the call trains (jax's cuDNN path serves inference only).
-
-        Returns:
-            ``"torch"`` (fused), ``"jax-cudnn"`` (jax on a GPU, inference only) or ``"generic"``.
+        ``"torch"``: Keras runs an LSTM on torch as a Python loop on the CPU (its fused kernel is CUDA-only), so the
+        same weights go to PyTorch's fused ``_VF.lstm`` over a packed sequence (what ``torch.nn.LSTM`` runs; cuDNN on a
+        GPU). ``"jax-cudnn"`` (jax on a GPU, ``training`` False only): ``jax.experimental.rnn.lstm`` with the weights in
+        cuDNN's layout. On an H100 its forward pass matched Keras' LSTM (2.5e-5) but its gradients did not (4e-2 in a
+        4-layer stack) and a 4-layer classifier trained worse with it, so jax trains with Keras' own LSTM (a
+        ``lax.scan``). Rows padded on the left (or with holes) are compacted for the fused call and put back, as Keras'
+        masked LSTM skips masked steps. Both paths are tested equal to the generic one (jax's through its reference LSTM
+        on a CPU, the cuDNN call by ``benchmarks/gpu.py`` on a GPU); ``fast_path=False``, or ``KIT_LSTM_FAST_PATH=0``
+        for every layer, gives ``"generic"``.
         """
         backend = keras.backend.backend()
         if not self.fast_path or os.environ.get("KIT_LSTM_FAST_PATH", "1").strip() in ("0", "false", "False"):

@@ -8,8 +8,7 @@ A bundle is a folder::
     words.txt              the word vocabulary (LSTMs from scratch), if any
     bundle.json            sequence length, label names, task, kit version, what it was trained on
 
-``load_bundle(folder).predict(["a text"])`` tokenizes the way training did
-and returns class probabilities (or numbers for regression).
+``load_bundle(folder).predict(["a text"])`` tokenizes as training did: class probabilities (or regression numbers).
 
 >>> import tempfile, numpy as np
 >>> from kit.text import WordVocab
@@ -45,17 +44,12 @@ REGISTERED = (optimizers, masked_tokens, task_scores)
 
 @dataclass
 class Bundle:
-    """A loaded bundle: the model and how to turn texts into its inputs.
+    """A loaded bundle: the Keras ``model`` and how to turn texts into its inputs.
 
-    Attributes:
-        model: the Keras model.
-        sequence_length: the length texts are padded or cut to.
-        preprocessor: the ``kit.text.BertPreprocessor`` (WordPiece and BPE models), or None.
-        vocabulary: the ``kit.text.CompactVocabulary`` (TLM's compact vocabulary), or None.
-        word_vocab: the ``kit.text.WordVocab`` (LSTMs from scratch), or None.
-        label_names: the classes in the order of the model's outputs; None for regression.
-        info: what it was trained on (``bundle.json``'s ``info``; ``input``/``output`` pick the model's input and
-            output when it has several).
+    Texts are padded or cut to ``sequence_length`` by ``preprocessor`` (``kit.text.BertPreprocessor``: WordPiece and BPE
+    models) then ``vocabulary`` (``kit.text.CompactVocabulary``: TLM), or by ``word_vocab`` (``kit.text.WordVocab``:
+    LSTMs from scratch); absent ones are None. ``label_names``: the classes in output order (None: regression).
+    ``info``: what it was trained on; its ``input``/``output`` pick the model's input and output when it has several.
     """
 
     model: keras.Model
@@ -67,17 +61,10 @@ class Bundle:
     info: dict = field(default_factory=dict)
 
     def inputs(self, texts):
-        """The model's inputs for ``texts``, tokenized the way training did.
+        """The model's inputs for ``texts`` (a list, or a ``(texts_a, texts_b)`` pair), tokenized the way training did.
 
-        Args:
-            texts: a list of texts, or a ``(texts_a, texts_b)`` pair of lists.
-
-        Returns:
-            Word ids ``(n, sequence_length)``, the preprocessor's dict, or its ``token_ids`` alone (as the model
-            was trained).
-
-        Raises:
-            ValueError: the bundle has no tokenizer or vocabulary.
+        Word ids ``(n, sequence_length)``, the preprocessor's dict, or its ``token_ids`` alone, as the model was
+        trained. A bundle with no tokenizer or vocabulary is a ValueError.
         """
         if self.word_vocab is not None:
             return self.word_vocab.encode(list(texts), self.sequence_length)
@@ -93,12 +80,7 @@ class Bundle:
     def predict(self, texts, batch_size: int = 64) -> np.ndarray:
         """Class probabilities ``(n, classes)`` (softmax of the logits), or predictions ``(n,)`` for regression.
 
-        Args:
-            texts: a list of texts, or a ``(texts_a, texts_b)`` pair of lists.
-            batch_size: texts per batch.
-
-        Returns:
-            The probabilities, or the predicted numbers of a regression model (one output, no label names).
+        ``texts``: a list, or a ``(texts_a, texts_b)`` pair of lists. Regression: one output and no label names.
         """
         out = self.model.predict(self.inputs(texts), batch_size=batch_size, verbose=0)
         if isinstance(out, dict):
@@ -121,24 +103,12 @@ def save_bundle(
     label_names=None,
     info: dict | None = None,
 ) -> Path:
-    """Write ``model`` and its text pipeline into ``folder`` (created).
+    """Write ``model`` and its text pipeline into ``folder`` (created with its parents); return the folder.
 
-    Args:
-        folder: where to write (created with its parents).
-        model: the trained model.
-        preprocessor: the ``kit.text.BertPreprocessor`` (WordPiece and BPE models).
-        vocabulary: the ``kit.text.CompactVocabulary``, if the model reads compact ids.
-        word_vocab: the ``kit.text.WordVocab`` (LSTMs from scratch).
-        sequence_length: the length the word ids were padded to (needed with ``word_vocab``).
-        label_names: the classes in the order of the model's outputs (None for regression).
-        info: what to keep about the run in ``bundle.json``.
-
-    Returns:
-        The folder.
-
-    Raises:
-        ValueError: neither a preprocessor nor a word vocabulary (a model is of little use without its
-            tokenization), or ``word_vocab`` without ``sequence_length``.
+    Give ``preprocessor`` (WordPiece and BPE models; plus ``vocabulary`` if the model reads compact ids) or
+    ``word_vocab`` (LSTMs from scratch, with ``sequence_length``, the length its ids were padded to). ``label_names``:
+    the classes in output order (None: regression); ``info``: what to keep about the run in ``bundle.json``. Neither (a
+    model is of little use without its tokenization), or ``word_vocab`` without ``sequence_length``, is a ValueError.
     """
     folder = Path(folder)
     if preprocessor is None and word_vocab is None:
@@ -178,19 +148,9 @@ def save_bundle_if_best(
 ) -> bool:
     """Save ``model`` as a bundle in ``folder`` if ``score`` beats the bundle a run of the same ``config`` saved there.
 
-    A bundle of another configuration (another scale, other sizes) does not compete and is replaced.
-
-    Args:
-        folder: the bundle's folder.
-        model: the trained model.
-        score: the run's score (higher is better).
-        config: the run's configuration (a sweep's fingerprint).
-        score_name: the key of the score in the bundle's ``info``.
-        info: what else to keep; it gains ``score_name: score`` and ``config``.
-        **bundle_args: :func:`save_bundle`'s arguments (``word_vocab``, ``preprocessor``, ...).
-
-    Returns:
-        Whether it saved.
+    Returns whether it saved. Higher is better; ``config`` is the run's configuration (a sweep's fingerprint): a bundle
+    of another configuration (other scale or sizes) does not compete and is replaced. ``info`` gains
+    ``score_name: score`` and ``config``; ``**bundle_args`` go to :func:`save_bundle`.
 
     Example:
         >>> import tempfile
@@ -217,13 +177,7 @@ def uncompiled_copy(model: keras.Model) -> keras.Model:
     """A copy of ``model`` (same config and weights) that was never compiled, to save for inference.
 
     A model saved after ``compile`` carries its optimizer's config, and loading it needs every class in it (e.g. the
-    kit's layer-wise AdamW and its schedule) to be imported first; the copy loads with ``kit.models`` alone.
-
-    Args:
-        model: the trained (compiled) model.
-
-    Returns:
-        The uncompiled copy.
+    kit's layer-wise AdamW and its schedule) imported first; the copy loads with ``kit.models`` alone.
     """
     copy = type(model).from_config(model.get_config())
     copy.set_weights(model.get_weights())
@@ -231,18 +185,11 @@ def uncompiled_copy(model: keras.Model) -> keras.Model:
 
 
 def load_bundle(folder) -> Bundle:
-    """Load a folder written by :func:`save_bundle` (on any backend).
+    """Load a folder written by :func:`save_bundle` (on any backend) as a :class:`Bundle`.
 
-    Args:
-        folder: the bundle's folder.
-
-    Returns:
-        The :class:`Bundle`: the model, its tokenizer or vocabularies, label names and ``info``.
-
-    Raises:
-        FileNotFoundError: the folder lacks ``bundle.json`` or ``model.keras``.
-        TypeError: the model names a kit class that is not registered yet (a model saved inside a training
-            wrapper such as ``kit.train.SMART``: ``import kit.train`` first, or save the inner model).
+    A folder without ``bundle.json`` or ``model.keras`` is a FileNotFoundError. A model saved inside a training wrapper
+    (``kit.train.SMART``) names an unregistered kit class (TypeError): ``import kit.train`` first, or save the inner
+    model.
     """
     folder = Path(folder)
     recover_folder(folder)  # a save killed between its two moves: put the bundle back

@@ -1,16 +1,9 @@
 """A pretrained BERT with a smaller token table: only the rows of the WordPiece ids a task's texts use.
 
-MiniLM's token table is 30,522 × 384 = 11.7M of its 22.7M parameters. In a
-short fine-tuning run on a CPU, its dense gradient and the AdamW update of
-every row cost about a quarter of each step, although only the few thousand
-ids that occur in the task texts ever get a gradient. :func:`compact_backbone`
-copies the backbone with the token table cut to the ids of a
-:class:`kit.text.CompactVocabulary` (same order), so a model fed
-``vocabulary(inputs)`` computes *exactly* what the full backbone computes on
-``inputs`` for every text whose ids were all kept (fit the vocabulary on every
-text the model will read and nothing is lost). Fine-tuning is unchanged too:
-rows that no text uses would get a zero gradient anyway. What does change: a
-masked-LM head tied to the table predicts over the kept ids only.
+MiniLM's token table is 30,522 × 384 = 11.7M of its 22.7M parameters; on a CPU its dense gradient and AdamW update cost
+about a quarter of a fine-tuning step, though only the few thousand ids in the task texts get a gradient. Fed
+``vocabulary(inputs)``, the cut copy computes *exactly* what the full backbone computes for every text whose ids were
+all kept, and fine-tunes the same; only a masked-LM head tied to the table predicts over the kept ids alone.
 
 >>> import numpy as np
 >>> from kit.models import BertBackbone
@@ -38,21 +31,10 @@ import numpy as np
 def compact_backbone(backbone, vocabulary, name: str | None = None):
     """A copy of ``backbone`` (same class and config) whose token table holds only ``vocabulary.old_ids``' rows.
 
-    Feed the copy ``vocabulary(inputs)``. An untied reverse projection ``(hidden, vocabulary)`` in the token
-    embedding is cut to the same ids.
-
-    Args:
-        backbone: a BERT backbone (keras-hub's or the kit's :class:`~kit.models.BertBackbone`).
-        vocabulary: a :class:`kit.text.CompactVocabulary` fitted for the backbone's tokenizer (its
-            ``original_size`` must be the backbone's ``vocabulary_size``).
-        name: the copy's name (default: the backbone's name + ``"_compact"``).
-
-    Returns:
-        The new backbone, with the kept rows of the table and every other weight copied.
-
-    Raises:
-        ValueError: the vocabulary was fitted for another vocabulary size, or the backbone has no
-            ``token_embedding`` (not a BERT backbone).
+    Feed the copy ``vocabulary(inputs)``; every other weight is copied, and an untied reverse projection
+    ``(hidden, vocabulary)`` is cut to the same ids. ``name`` defaults to the backbone's + ``"_compact"``. A ValueError
+    if ``vocabulary.original_size`` is not the backbone's ``vocabulary_size`` or the backbone is no BERT (no
+    ``token_embedding``).
     """
     size = int(backbone.vocabulary_size)
     if int(vocabulary.original_size) != size:

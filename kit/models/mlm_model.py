@@ -1,12 +1,8 @@
 """A BERT backbone with a masked-language-model head, for further pretraining on task texts.
 
-``MLMModel(backbone, max_predictions)`` takes the preprocessor's dict plus
-``mask_positions`` (B, P) and returns ``{"mlm": (B, P, vocabulary) logits}``.
-The head is keras-hub's ``MaskedLMHead`` (Dense + GELU + LayerNorm, then the
-output projection) with its projection tied to the backbone's token
-embeddings, as in BERT and :class:`kit.models.tlm_model.TLMModel`; the rest of the
-head starts fresh (the offline MiniLM checkpoint ships no MLM head). The tie
-survives ``.keras`` save/load: the model is rebuilt from its backbone.
+The head's projection is tied to the backbone's token embeddings (as in BERT and
+:class:`kit.models.tlm_model.TLMModel`); the rest starts fresh (the offline MiniLM ships no MLM head). The tie survives
+``.keras`` save/load (rebuilt from the backbone).
 
 >>> import numpy as np
 >>> from kit.models import BertBackbone
@@ -30,16 +26,9 @@ INPUT_KEYS = ("token_ids", "segment_ids", "padding_mask")
 
 
 def model_inputs(max_predictions: int | None = None) -> dict:
-    """Keras inputs for the preprocessor's dict, plus ``mask_positions`` (B, ``max_predictions``) when given.
+    """``{name: keras.Input}``, int32: ``token_ids``, ``segment_ids``, ``padding_mask``, and ``mask_positions``.
 
-    Args:
-        max_predictions: masked positions per text, or ``None`` for no ``mask_positions`` input.
-
-    Returns:
-        ``{name: keras.Input}``: int32 ``token_ids``, ``segment_ids``, ``padding_mask`` (and ``mask_positions``).
-
-    Raises:
-        ValueError: ``max_predictions`` is below 1.
+    ``mask_positions`` (B, ``max_predictions``) only when ``max_predictions`` is given (below 1: ValueError).
     """
     inputs = {k: keras.Input(shape=(None,), dtype="int32", name=k) for k in INPUT_KEYS}
     if max_predictions is not None:
@@ -50,17 +39,10 @@ def model_inputs(max_predictions: int | None = None) -> dict:
 
 
 def tied_mlm_head(backbone, name: str = "mlm_head"):
-    """keras-hub's ``MaskedLMHead`` (Dense + GELU + LayerNorm, output bias) tied to ``backbone``'s token table.
+    """keras-hub's ``MaskedLMHead`` (Dense + GELU + LayerNorm, output bias) tied to ``backbone``'s token table, unbuilt.
 
-    The head takes the backbone's dtype policy and autocasts its variables, so its output bias meets the logits
-    in the compute dtype under a mixed policy on every backend.
-
-    Args:
-        backbone: the BERT backbone whose ``token_embedding`` projects the head's output.
-        name: the head's name.
-
-    Returns:
-        The head, unbuilt; call it as ``head(sequence_output, mask_positions=...)``.
+    Call it as ``head(sequence_output, mask_positions=...)``. It takes the backbone's dtype policy and autocasts its
+    variables, so its output bias meets the logits in the compute dtype under a mixed policy on every backend.
     """
     head = keras_hub.layers.MaskedLMHead(
         vocabulary_size=backbone.vocabulary_size,
@@ -81,10 +63,8 @@ def tied_mlm_head(backbone, name: str = "mlm_head"):
 class MLMModel(BuiltOnBackbone, keras.Model):
     """BERT backbone + tied ``MaskedLMHead`` on the positions in ``mask_positions``; output ``{"mlm": logits}``.
 
-    Args:
-        backbone: the BERT backbone to pretrain further; the head's projection is tied to its token table.
-        max_predictions: masked positions per text (``mask_positions`` is ``(B, max_predictions)``).
-        **kwargs: ``keras.Model``'s arguments (``name``, default ``"mlm"``, ...).
+    Inputs: the preprocessor's dict plus ``mask_positions`` ``(B, max_predictions)``; logits ``(B, P, vocabulary)``. The
+    name defaults to ``"mlm"``.
     """
 
     CONFIG = ("max_predictions",)

@@ -1,31 +1,8 @@
 """One BERT, several task heads: triple-BERT, multi-BERT and CerBERTus (SerBERTus' architectures).
 
-``MultitaskBert(backbone, heads, k)`` takes the preprocessor's dict and returns
-``{task: logits}`` (one :class:`~kit.models.heads.ClassifierHead` per task on
-its [CLS] pooled output; ``heads`` maps each task to its number of outputs:
-5 for SST-5, 1 for QQP's binary logit, 1 for STS-B's score).
-
-- **multi-BERT** (``k=0``): one shared encoder and pooler, one head per task.
-- **CerBERTus** (``0 < k <= L``): the embeddings and the lower ``L-k``
-  transformer layers are shared; every task has its own copy of the top ``k``
-  layers and of the pooler, all initialised from the same pretrained weights
-  (the first task uses the backbone's own top layers, the others copies).
-  The paper found ``k=2`` best with BERT-base (12 layers).
-- **triple-BERT** (``share_embeddings=False``, needs ``k=L``): an independent
-  copy of the whole encoder per task.
-- ``static=True`` (SerBERTus' "static BERT"): each head also reads the pooled
-  output of a frozen copy of the pretrained encoder (no dropout), concatenated
-  to its own.
-- ``pooling="mean"``: heads read the masked mean of the last layer's token
-  vectors instead of the [CLS] pooler (BERT's own way is ``"cls"``). Sentence
-  encoders such as MiniLM were trained for the mean; with it a few hundred
-  examples are enough to learn a pair task. The poolers are then unused (and frozen).
-
-The model saves and loads as ``.keras`` (the pretrained backbone is kept in the
-config; the copies are rebuilt from it and their weights loaded). Every task's
-branch runs on every batch, so the cost per step grows with ``k`` and with the
-number of tasks. :func:`parameter_counts` gives the size of each architecture
-without building it.
+``MultitaskBert(backbone, heads, k)``: the preprocessor's dict → ``{task: logits}``, one
+:class:`~kit.models.heads.ClassifierHead` per task (``heads``: outputs per task, e.g. 5 for SST-5, 1 for QQP's binary
+logit, 1 for STS-B's score). Every task's branch runs on every batch: the cost per step grows with ``k`` and tasks.
 
 >>> from kit.models import BertBackbone
 >>> import numpy as np
@@ -209,19 +186,19 @@ def _start_copies_pretrained(backbone, branches: _Branches, tasks: list, k: int,
 class MultitaskBert(BuiltOnBackbone, keras.Model):
     """A BERT encoder shared (fully, partly or not at all) by one classifier/regressor head per task.
 
-    Args:
-        backbone: a pretrained BERT backbone (keras-hub or kit ``BertBackbone``).
-        heads: ``{task: outputs}`` (``outputs`` logits per task; 1 for binary or regression).
-        k: task-specific top layers (0: multi-BERT; CerBERTus' ``k``).
-        share_embeddings: ``False`` with ``k = num_layers`` gives triple-BERT (one full copy per task).
-        static: also feed each head the pooled output of a frozen pretrained copy.
-        dropout: head dropout.
-        pooling: ``"cls"`` (BERT's [CLS] pooler, the paper's) or ``"mean"`` (masked mean of the tokens).
-        **kwargs: ``keras.Model``'s arguments (``name``, ...).
+    - **multi-BERT** (``k=0``): one shared encoder and pooler, one head per task.
+    - **CerBERTus** (``0 < k <= L``): embeddings and the lower ``L-k`` layers shared; each task has its own top ``k``
+      layers and pooler, all from the same pretrained weights. The paper found ``k=2`` best with BERT-base (12 layers).
+    - **triple-BERT** (``share_embeddings=False``, ``k=L``): an independent copy of the whole encoder per task.
+    - ``static=True`` (SerBERTus' "static BERT"): each head also reads the pooled output of a frozen pretrained copy
+      (no dropout), concatenated to its own.
+    - ``pooling="mean"``: heads read the masked token mean, not the [CLS] pooler (``"cls"``, the paper's). Sentence
+      encoders such as MiniLM were trained for it (a few hundred examples then learn a pair task); poolers are frozen.
 
-    Raises:
-        ValueError: an unknown pooling, no task, a task name that is not an identifier, a task with no output,
-            ``k`` outside ``[0, num_layers]``, or ``share_embeddings=False`` with ``k != num_layers``.
+    ``heads``: ``{task: outputs}`` (1 for binary or regression); ``dropout``: the heads'. Saves and loads as ``.keras``
+    (the backbone is kept in the config; copies are rebuilt and their weights loaded). ValueError: an unknown pooling,
+    no task, a task name that is not an identifier, a task with no output, ``k`` outside ``[0, num_layers]``, or
+    ``share_embeddings=False`` with ``k != num_layers``.
     """
 
     CONFIG = ("heads", "k", "share_embeddings", "static", "dropout", "pooling")
@@ -285,10 +262,8 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
     def depth_layers(self) -> dict:
         """Layers by depth for layer-wise LR decay: every copy of layer ``i`` in ``layers[i]``.
 
-        Returns:
-            ``{"embeddings": [...], "layers": [[...] per depth], "pooler": [...]}``: the embedding layers of every
-            encoder, the transformer layers by depth (the shared ones and each task's copies), and the poolers in
-            the graph (none for mean pooling on a shared encoder).
+        ``{"embeddings", "layers", "pooler"}``: every encoder's embedding layers, the transformer layers by depth
+        (shared ones and each task's copies), the poolers in the graph (none for mean pooling on a shared encoder).
         """
         first = self._encoders[0]
         n_layers = len(first.transformer_layers)
@@ -325,12 +300,7 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
         return {"embeddings": embeddings, "layers": layers, "pooler": poolers}
 
     def parameter_summary(self) -> dict:
-        """Parameters of the built model.
-
-        Returns:
-            ``{"architecture", "total", "trainable", "non_trainable"}`` (non-trainable: the static copy, and the
-            frozen poolers of mean pooling).
-        """
+        """``{"architecture", "total", "trainable", "non_trainable"}`` (static copy, mean pooling's frozen poolers)."""
         trainable = sum(int(keras.ops.size(w)) for w in self.trainable_weights)
         total = self.count_params()
         return {
@@ -342,16 +312,9 @@ class MultitaskBert(BuiltOnBackbone, keras.Model):
 
 
 def multi_bert(backbone, heads: dict, **kwargs) -> MultitaskBert:
-    """multi-BERT: one shared encoder and pooler, one head per task (``k=0``).
+    """multi-BERT (``k=0``): one shared encoder and pooler, one head per task.
 
-    Args:
-        backbone: the pretrained BERT backbone.
-        heads: ``{task: outputs}``.
-        **kwargs: :class:`MultitaskBert`'s other arguments (``static``, ``dropout``, ``pooling``, ``name``, default
-            ``"multi_bert"``).
-
-    Returns:
-        The model.
+    Named ``"multi_bert"`` by default; ``**kwargs`` go to :class:`MultitaskBert`.
     """
     return MultitaskBert(backbone, heads, k=0, name=kwargs.pop("name", "multi_bert"), **kwargs)
 
@@ -359,15 +322,8 @@ def multi_bert(backbone, heads: dict, **kwargs) -> MultitaskBert:
 def cerbertus(backbone, heads: dict, k: int = 2, **kwargs) -> MultitaskBert:
     """CerBERTus: shared embeddings and lower ``L-k`` layers; per-task copies of the top ``k`` layers and the pooler.
 
-    Args:
-        backbone: the pretrained BERT backbone (``L`` layers).
-        heads: ``{task: outputs}``.
-        k: task-specific top layers (the paper's best with BERT-base: 2).
-        **kwargs: :class:`MultitaskBert`'s other arguments (``static``, ``dropout``, ``pooling``, ``name``, default
-            ``"cerbertus_k{k}"``).
-
-    Returns:
-        The model.
+    ``k=2`` was the paper's best with BERT-base. Named ``"cerbertus_k{k}"`` by default; ``**kwargs`` go to
+    :class:`MultitaskBert`.
     """
     return MultitaskBert(backbone, heads, k=k, name=kwargs.pop("name", f"cerbertus_k{k}"), **kwargs)
 
@@ -375,14 +331,8 @@ def cerbertus(backbone, heads: dict, k: int = 2, **kwargs) -> MultitaskBert:
 def triple_bert(backbone, heads: dict, **kwargs) -> MultitaskBert:
     """triple-BERT: an independent copy of the whole encoder per task (trained together, nothing shared).
 
-    Args:
-        backbone: the pretrained BERT backbone (the first task's encoder; the others get copies).
-        heads: ``{task: outputs}``.
-        **kwargs: :class:`MultitaskBert`'s other arguments (``static``, ``dropout``, ``pooling``, ``name``, default
-            ``"triple_bert"``).
-
-    Returns:
-        The model.
+    The first task uses ``backbone``, the others copies. Named ``"triple_bert"`` by default; ``**kwargs`` go to
+    :class:`MultitaskBert`.
     """
     return MultitaskBert(
         backbone,
@@ -416,23 +366,11 @@ def _layer_sizes(backbone) -> tuple[int, list[int], int]:
 def parameter_counts(backbone, heads: dict, ks=(0, 1, 2), static: bool = False, pooling: str = "cls") -> list[dict]:
     """Parameters of multi-BERT, CerBERTus for each ``k`` in ``ks`` and triple-BERT, by arithmetic (nothing built).
 
-    With ``pooling="mean"`` the models count what they build: CerBERTus builds no per-task copy of the pooler, and
-    every pooler that is built (the backbone's, each triple-BERT encoder's) is unused and frozen, so it is in
-    ``total`` but not in ``trainable``.
-
-    Args:
-        backbone: the pretrained BERT backbone.
-        heads: ``{task: outputs}``.
-        ks: CerBERTus' ``k`` values to count (0 is multi-BERT).
-        static: count the frozen static copy and the heads' doubled input too.
-        pooling: ``"cls"`` (heads on the [CLS] pooler) or ``"mean"`` (on the tokens' mean), as the models are built.
-
-    Returns:
-        One row per ``k``, then triple-BERT's: ``architecture``, ``k``, ``total``, ``trainable``, ``vs_multi``
-        (total / multi-BERT's total).
-
-    Raises:
-        ValueError: a ``k`` outside ``[0, num_layers]``, or an unknown pooling.
+    Rows (one per ``k``, then triple-BERT's): ``architecture``, ``k``, ``total``, ``trainable``, ``vs_multi`` (total /
+    multi-BERT's total). ``static`` counts the frozen static copy and the heads' doubled input. With ``pooling="mean"``
+    the count follows what is built: CerBERTus copies no pooler per task, and every built pooler (the backbone's, each
+    triple-BERT encoder's) is unused and frozen: in ``total``, not in ``trainable``. A ``k`` outside
+    ``[0, num_layers]``, or an unknown pooling, is a ValueError.
     """
     if pooling not in POOLINGS:
         raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}.")

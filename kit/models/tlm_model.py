@@ -1,11 +1,8 @@
 """TLM's model: a BERT-architecture encoder from scratch with a CLS head and an MLM head.
 
-``TLMModel`` takes the preprocessor's dict plus ``mask_positions`` (B, P) and
-returns ``{"task": (B, classes) logits, "mlm": (B, P, vocabulary) logits}``.
-The MLM head's output projection is tied to the backbone's token embedding
-(as in BERT). ``model.classifier()`` is the same weights seen as a plain
-classifier (inputs: the preprocessor's dict; output: task logits), for stage 2
-and evaluation.
+Inputs: the preprocessor's dict plus ``mask_positions`` (B, P); outputs
+``{"task": (B, classes), "mlm": (B, P, vocabulary)}`` logits, the MLM projection tied to the token embedding (as in
+BERT).
 
 >>> bb = tlm_backbone(vocabulary_size=100, num_layers=1, num_heads=2, hidden_dim=16,
 ...                   intermediate_dim=32, max_sequence_length=12)
@@ -39,20 +36,8 @@ def tlm_backbone(
 ) -> BertBackbone:
     """A randomly initialised BERT (keras-hub architecture, exact GELU): TLM trains it from scratch.
 
-    Args:
-        vocabulary_size: the token table's rows (the tokenizer's vocabulary).
-        num_layers: transformer layers.
-        num_heads: attention heads per layer.
-        hidden_dim: the hidden size (a multiple of ``num_heads``).
-        intermediate_dim: the feed-forward layers' inner size.
-        max_sequence_length: the position table's length.
-        dropout: dropout throughout the encoder.
-
-    Returns:
-        The kit's :class:`~kit.models.BertBackbone`, untrained.
-
-    Raises:
-        ValueError: ``hidden_dim`` is not divisible by ``num_heads``.
+    ``max_sequence_length`` is the position table's length; ``dropout`` applies throughout. A ``hidden_dim`` not
+    divisible by ``num_heads`` is a ValueError.
     """
     if hidden_dim % num_heads:
         raise ValueError(f"hidden_dim={hidden_dim} must be divisible by num_heads={num_heads}.")
@@ -72,17 +57,9 @@ def tlm_backbone(
 class TLMModel(BuiltOnBackbone, keras.Model):
     """BERT backbone + ``ClassifierHead`` + tied ``MaskedLMHead``; outputs ``task`` and ``mlm``.
 
-    Args:
-        backbone: the BERT backbone (:func:`tlm_backbone`); the MLM head's projection is tied to its token table.
-        num_classes: the task's logits.
-        max_predictions: masked positions per text (``mask_positions`` is ``(B, max_predictions)``).
-        dropout: the task head's dropout.
-        pooling: what the task head reads: the pooled [CLS] state (``"cls"``, BERT's and the paper's choice) or
-            the mean of the token states (``"mean"``).
-        **kwargs: ``keras.Model``'s arguments (``name``, ...).
-
-    Raises:
-        ValueError: ``pooling`` is not ``"cls"`` or ``"mean"``.
+    ``mask_positions`` is ``(B, max_predictions)``; ``dropout`` is the task head's. ``pooling``: the task head reads the
+    pooled [CLS] state (``"cls"``, BERT's and the paper's choice) or the mean token state (``"mean"``); another value is
+    a ValueError. :meth:`classifier` gives the same weights as a plain classifier, for stage 2 and evaluation.
     """
 
     CONFIG = ("num_classes", "max_predictions", "dropout", "pooling")
@@ -116,14 +93,7 @@ class TLMModel(BuiltOnBackbone, keras.Model):
         return out["pooled_output"] if pool is None else pool(out["sequence_output"], padding_mask)
 
     def classifier(self, name: str = "tlm_classifier") -> keras.Model:
-        """The same backbone and task head as a classifier (preprocessor dict → logits); weights shared.
-
-        Args:
-            name: the classifier's name.
-
-        Returns:
-            A ``keras.Model`` for stage 2 and evaluation: the preprocessor's dict in, task logits out.
-        """
+        """The same backbone and task head as a classifier (preprocessor's dict → task logits; weights shared)."""
         inputs = model_inputs()
         feats = self._features(self.backbone(inputs), inputs["padding_mask"], self.pool)
         return keras.Model(inputs, self.task_head(feats), name=name)

@@ -1,10 +1,8 @@
 """A pretrained BERT cut to its bottom layers: the same embeddings and first ``num_layers`` transformer layers.
 
-A smaller copy of a pretrained encoder for quick runs on a CPU: MiniLM-L6's
-bottom three layers cost half as much per step and are still pretrained (the
-lower layers of BERT-style encoders carry most of the word- and syntax-level
-information a tagger needs). The weights are copied layer by layer by name,
-so the copy computes exactly what the original computes up to that layer.
+For quick CPU runs: MiniLM-L6's bottom three layers cost half as much per step and are still pretrained (lower layers
+carry most of the word- and syntax-level information a tagger needs). Weights are copied by layer name, so the copy
+computes exactly what the original computes up to that layer.
 
 >>> from kit.models.backbones import BertBackbone
 >>> bb = BertBackbone(vocabulary_size=20, num_layers=3, num_heads=2, hidden_dim=8, intermediate_dim=16,
@@ -22,20 +20,8 @@ import numpy as np
 def truncate_backbone(backbone, num_layers: int | None):
     """A new backbone of the same class with the bottom ``num_layers`` transformer layers of ``backbone``.
 
-    Every weight of the copy comes from the layer of the same name in ``backbone``.
-
-    Args:
-        backbone: the pretrained backbone to cut.
-        num_layers: how many of its bottom transformer layers to keep; ``None`` (or the backbone's own depth)
-            returns ``backbone`` itself.
-
-    Returns:
-        The cut copy (or ``backbone``).
-
-    Raises:
-        ValueError: ``num_layers`` is outside ``[1, backbone.num_layers]``, or a layer's weight shapes differ
-            between the backbone and its copy.
-        RuntimeError: a weight of the copy was not copied (a layer was missed).
+    ``num_layers`` None (or the backbone's own depth) returns ``backbone`` itself; outside ``[1, backbone.num_layers]``
+    it is a ValueError.
     """
     if num_layers is None or num_layers == backbone.num_layers:
         return backbone

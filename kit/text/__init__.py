@@ -1,8 +1,4 @@
-"""Tokenization outside the model graph (no TensorFlow).
-
-WordPiece, RoBERTa's byte-level BPE, word tokens and a word vocabulary, MLM masking, and word ↔ WordPiece label
-alignment for taggers.
-"""
+"""Tokenization outside the model graph (no TensorFlow): WordPiece, byte-level BPE, words, MLM masks, tag alignment."""
 
 from .alignment import IGNORE, AlignedTags, align_labels, word_pieces, word_predictions
 from .byte_bpe import ROBERTA_SPECIAL_TOKENS, ByteLevelBPETokenizer

@@ -1,10 +1,7 @@
-"""Words ↔ WordPiece: labels that live on words, on the sub-tokens a BERT model sees, and back.
+"""Words ↔ WordPiece: word labels onto the sub-tokens a BERT model sees, and back.
 
-:func:`align_labels` gives each word's label to its **first** sub-token and
-:data:`IGNORE` (-100) to the other sub-tokens, ``[CLS]``, ``[SEP]`` and
-padding (the masked loss and accuracy of :mod:`kit.metrics.masked_tokens`
-skip them). :func:`word_predictions` maps token predictions back to one tag per
-word for entity-level scoring.
+:func:`align_labels` gives each word's label to its **first** sub-token and :data:`IGNORE` (-100) to other sub-tokens,
+``[CLS]``, ``[SEP]`` and padding (:mod:`kit.metrics.masked_tokens` skips them); :func:`word_predictions` maps back.
 """
 
 from __future__ import annotations
@@ -22,15 +19,11 @@ _WORD_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 @dataclass
 class AlignedTags:
-    """Model inputs for tagged sentences and the labels on their first sub-tokens.
+    """Tagged sentences' model inputs ``x`` (``token_ids``, ``segment_ids``, ``padding_mask``, each (N, T)) and labels.
 
-    Attributes:
-        x: ``token_ids``, ``segment_ids``, ``padding_mask``, each (N, T).
-        y: (N, T) int32, the word's label at its first sub-token, ``IGNORE`` elsewhere.
-        word_ids: (N, T) the word each token belongs to (-1 for specials and padding).
-        first: (N, T) bool, true at each word's first sub-token.
-        n_words: words per sentence.
-        truncated: sentences that lost words to ``sequence_length``.
+    ``y``: (N, T) int32, each word's label at its first sub-token, ``IGNORE`` elsewhere; ``word_ids``: (N, T), each
+    token's word (-1 for specials and padding); ``first``: (N, T) bool, true at first sub-tokens; ``n_words``: words per
+    sentence; ``truncated``: how many sentences lost words to ``sequence_length``.
     """
 
     x: dict
@@ -42,18 +35,10 @@ class AlignedTags:
 
 
 def word_pieces(words, preprocessor) -> list[list[int]]:
-    """WordPiece ids of each word, each distinct word tokenized once (cached per preprocessor).
+    """WordPiece ids (no specials) of each word; each distinct word tokenized once, cached while ``preprocessor`` lives.
 
-    A lone word's pieces equal its pieces in context: BERT's tokenizer splits
-    on whitespace (and punctuation) before WordPiece.
-
-    Args:
-        words: the words, in order (repeats are tokenized once).
-        preprocessor: a :class:`~kit.text.BertPreprocessor`; its ``tokenize`` gives the ids, and the cache lives
-            as long as it does (a call-local cache when it cannot be weak-referenced).
-
-    Returns:
-        One list of WordPiece ids (no special tokens) per word.
+    A lone word's pieces equal its pieces in context (BERT splits on whitespace and punctuation before WordPiece).
+    ``preprocessor`` is a :class:`~kit.text.BertPreprocessor`.
     """
     try:
         cache = _WORD_CACHE.setdefault(preprocessor, {})
@@ -67,26 +52,12 @@ def word_pieces(words, preprocessor) -> list[list[int]]:
 
 
 def align_labels(sentences, labels, preprocessor, *, label_all_subtokens: bool = False) -> AlignedTags:
-    """Word-tokenized ``sentences`` (lists of words) and their per-word label ids → :class:`AlignedTags`.
+    """Word-tokenized ``sentences`` (lists of words) and per-word label ids → :class:`AlignedTags`.
 
-    A word that tokenizes to nothing (only control characters) gets no token;
-    :func:`word_predictions` fills it. Sequences are cut at the preprocessor's
-    ``sequence_length`` (``truncated`` counts them).
-
-    Args:
-        sentences: the sentences, each a list of words (not a string).
-        labels: one sequence of label ids per sentence, one id per word; None for inference (``y`` is all
-            ``IGNORE``).
-        preprocessor: the :class:`~kit.text.BertPreprocessor` whose ids, specials and ``sequence_length`` are used.
-        label_all_subtokens: give every sub-token its word's label, not only the first (``first`` still marks
-            the first).
-
-    Returns:
-        The packed inputs, the token labels and the word of each token.
-
-    Raises:
-        ValueError: the number of label sequences, or of labels in a sentence, does not match the words.
-        TypeError: a sentence is a string instead of a list of words.
+    ``labels`` None (inference) makes ``y`` all ``IGNORE``; ``label_all_subtokens`` labels every sub-token, not only the
+    first (``first`` still marks the first). A word that tokenizes to nothing gets no token (:func:`word_predictions`
+    fills it); sequences are cut at the preprocessor's ``sequence_length`` (``truncated`` counts them). Labels that do
+    not match the sentences or their words are a ValueError; a sentence given as a string, a TypeError.
 
     Example:
         >>> import keras_hub
@@ -157,18 +128,10 @@ def _place_words(i, pieces, labels, label_all_subtokens, row, out) -> bool:
 
 
 def word_predictions(token_scores, aligned: AlignedTags, fill: int = -1) -> list[list[int]]:
-    """One predicted id per word: the argmax at its first sub-token (``fill`` for words with no token).
+    """One predicted id per word: the argmax at its first sub-token (``fill`` for a word with no token: empty or cut).
 
-    Args:
-        token_scores: ``(N, T, num_tags)`` logits/probabilities or ``(N, T)`` ids.
-        aligned: the :class:`AlignedTags` the predictions were made on.
-        fill: the id of a word with no token (it tokenized to nothing or was cut).
-
-    Returns:
-        One list of predicted ids per sentence, one id per word.
-
-    Raises:
-        ValueError: the predictions' (N, T) differs from the aligned batch's.
+    ``token_scores``: ``(N, T, num_tags)`` logits/probabilities or ``(N, T)`` ids, predicted on ``aligned`` (another (N,
+    T) is a ValueError).
     """
     scores = np.asarray(token_scores)
     ids = scores.argmax(-1) if scores.ndim == 3 else scores

@@ -1,11 +1,8 @@
 """RoBERTa's byte-level BPE outside the model graph: texts to lists of ids, no TensorFlow.
 
-:class:`ByteLevelBPETokenizer` is GPT-2/RoBERTa's tokenizer (bytes mapped to printable characters, then BPE merges),
-run by HuggingFace's Rust ``tokenizers`` library from a checkpoint's vocabulary and merges: ``vocab.json`` +
-``merges.txt`` in a HuggingFace folder, ``assets/tokenizer/vocabulary.json`` + ``merges.txt`` in a keras-hub preset.
-It exposes what :class:`~kit.text.BertPreprocessor` packs with: ``<s>`` as ``cls_token_id``, ``</s>`` as
-``sep_token_id``, ``<pad>``, ``<mask>``, and ``pair_separators = 2`` (RoBERTa packs a pair as
-``<s> A </s></s> B </s>``). Text that spells a special token ("<mask>") is tokenized as text, never as the token.
+:class:`ByteLevelBPETokenizer` (GPT-2/RoBERTa: bytes mapped to printable characters, then BPE merges) runs on
+HuggingFace's Rust ``tokenizers``. ``<s>`` serves as ``cls_token_id``, ``</s>`` as ``sep_token_id``, and
+``pair_separators = 2`` (``<s> A </s></s> B </s>``); text that spells a special token ("<mask>") stays text.
 
 >>> import string
 >>> from tokenizers.pre_tokenizers import ByteLevel
@@ -59,15 +56,10 @@ def _read_merges(merges) -> list[tuple[str, str]]:
 class ByteLevelBPETokenizer(VocabularyLookup):
     """Byte-level BPE (RoBERTa, GPT-2): texts → lists of ids, no special tokens added.
 
-    Args:
-        vocabulary: a ``{token: id}`` dict, a list of tokens in id order, or the path of a ``vocab.json``; it must
-            hold ``<s>``, ``<pad>``, ``</s>`` and ``<mask>`` (``<unk>`` is used when present).
-        merges: a list of ``"a b"`` lines (or pairs), or the path of a ``merges.txt`` (its ``#version`` line and
-            blank lines are skipped).
-        add_prefix_space: add a space before each text, so its first word gets the ``Ġ`` form it has mid-text.
-
-    Raises:
-        ValueError: two tokens share an id, a special token is missing, or a merges line is not two tokens.
+    ``vocabulary``: ``{token: id}``, tokens in id order, or a ``vocab.json`` path; it must hold ``<s>``, ``<pad>``,
+    ``</s>``, ``<mask>`` (``<unk>`` is used when present). ``merges``: ``"a b"`` lines (or pairs) or a ``merges.txt``
+    path. ``add_prefix_space`` gives a text's first word the ``Ġ`` form it has mid-text. ValueError: two tokens share an
+    id, a special token is missing, or a merges line is not two tokens.
     """
 
     pair_separators = 2
@@ -102,17 +94,10 @@ class ByteLevelBPETokenizer(VocabularyLookup):
 
     @classmethod
     def from_folder(cls, folder) -> ByteLevelBPETokenizer:
-        """The tokenizer of a HuggingFace RoBERTa folder or a keras-hub preset.
+        """The tokenizer of a HuggingFace RoBERTa folder (``vocab.json`` + ``merges.txt``) or a keras-hub preset.
 
-        Args:
-            folder: a HuggingFace folder (``vocab.json`` + ``merges.txt``), a keras-hub preset (its
-                ``assets/tokenizer`` holds ``vocabulary.json`` + ``merges.txt``) or that ``assets/tokenizer`` itself.
-
-        Returns:
-            The tokenizer.
-
-        Raises:
-            FileNotFoundError: the folder holds none of these layouts.
+        A preset's ``assets/tokenizer`` (``vocabulary.json`` + ``merges.txt``), or that folder itself, works too; a
+        folder with none of these is a FileNotFoundError.
         """
         folder = Path(folder)
         for vocab, merges in (
@@ -129,14 +114,7 @@ class ByteLevelBPETokenizer(VocabularyLookup):
         )
 
     def save(self, folder) -> Path:
-        """Write ``vocab.json`` and ``merges.txt`` (HuggingFace's layout) into ``folder``.
-
-        Args:
-            folder: the folder to write into (made if missing).
-
-        Returns:
-            The folder, as a ``Path``.
-        """
+        """Write ``vocab.json``, ``merges.txt`` (HuggingFace's layout) into ``folder`` (made if missing); return it."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "vocab.json").write_text(json.dumps(self._index, ensure_ascii=False), encoding="utf-8")
@@ -146,29 +124,15 @@ class ByteLevelBPETokenizer(VocabularyLookup):
         return folder
 
     def __call__(self, texts: Sequence[str]) -> list[list[int]]:
-        """Byte-level BPE ids of each text (no special tokens).
-
-        Args:
-            texts: a list of strings (one string alone is an error).
-
-        Returns:
-            One list of ids per text.
-        """
+        """Byte-level BPE ids of each text in ``texts`` (no special tokens; one string alone is an error)."""
         texts = _as_text_list(texts, "texts")
         return [e.ids for e in self._tok.encode_batch(texts, add_special_tokens=False)] if texts else []
 
     def first_words(self, text: str, n: int) -> str:
-        """The text up to the end of its ``n``-th whitespace-separated word, as written.
+        """``text`` up to the end of its ``n``-th whitespace-separated word, as written (all of it if shorter).
 
-        Its ids are the first ids of the whole text (byte-level BPE never merges across whitespace), and each word
-        gives at least one: :meth:`~kit.text.BertPreprocessor.tokenize` cuts long texts with it.
-
-        Args:
-            text: the text.
-            n: how many words to keep.
-
-        Returns:
-            The text's prefix, or the whole text when it has at most ``n`` words.
+        Its ids are the first ids of the whole text (byte-level BPE never merges across whitespace), and each word gives
+        at least one: :meth:`~kit.text.BertPreprocessor.tokenize` cuts long texts with it.
         """
         for i, m in enumerate(_WORD.finditer(text)):
             if i + 1 == n:
@@ -176,14 +140,7 @@ class ByteLevelBPETokenizer(VocabularyLookup):
         return text
 
     def decode(self, ids) -> str:
-        """The text of ``ids`` (special tokens kept as written).
-
-        Args:
-            ids: token ids.
-
-        Returns:
-            The decoded text.
-        """
+        """The text of ``ids`` (special tokens kept as written)."""
         return self._tok.decode([int(i) for i in ids], skip_special_tokens=False)
 
     def __repr__(self):

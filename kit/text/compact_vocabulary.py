@@ -1,11 +1,8 @@
 """A smaller vocabulary for a model trained from scratch: keep a tokenizer's most frequent ids.
 
-TLM trains its own model, so it is free to choose its tokenization (the paper's
-"flexibility" point). The kit reuses MiniLM's WordPiece tokenizer, so both
-models see the same tokens, but keeps only the ``max_size`` ids that occur most
-often in the task and retrieved texts; the rest become [UNK]. A 30,522-row
-softmax becomes a few thousand rows, which is most of the cost of a small MLM
-step on a CPU.
+TLM trains its own model, free to choose its tokenization (the paper's "flexibility" point). The kit keeps MiniLM's
+WordPiece but only the ``max_size`` ids most frequent in the task and retrieved texts (the rest become [UNK]): a
+30,522-row softmax becomes a few thousand rows, most of the cost of a small MLM step on a CPU.
 
 >>> import numpy as np
 >>> ids = np.array([[101, 7, 7, 9, 102, 0], [101, 9, 8, 102, 0, 0]])
@@ -26,15 +23,9 @@ from .wordpiece import BERT_SPECIAL_TOKENS
 class CompactVocabulary:
     """Map original token ids to ``0..size-1`` (kept ids) or to [UNK] (the rest).
 
-    Build one with :meth:`fit` or :meth:`for_tokenizer`.
-
-    Args:
-        old_ids: the kept original ids, in their compact order (compact id ``i`` is ``old_ids[i]``); no repeats.
-        unk_id: the original [UNK] id, one of ``old_ids``: every id not kept maps to its compact id.
-        original_size: the original vocabulary's size.
-
-    Raises:
-        ValueError: an id repeats, [UNK] is not kept, or an id is outside the original vocabulary.
+    Build one with :meth:`fit` or :meth:`for_tokenizer`. Compact id ``i`` is ``old_ids[i]`` (no repeats); ``unk_id``,
+    the original [UNK] id, must be kept; ``original_size`` is the original vocabulary's size. ValueError: an id repeats,
+    [UNK] is not kept, or an id is outside the original vocabulary.
     """
 
     def __init__(self, old_ids, unk_id: int, original_size: int):
@@ -64,23 +55,12 @@ class CompactVocabulary:
     def fit(
         cls, token_id_arrays, max_size: int, special_ids, unk_id: int, original_size: int | None = None
     ) -> CompactVocabulary:
-        """Specials (in the order given) then the most frequent other ids, ``max_size`` in all.
+        """Specials (in the order given, repeats dropped) then the most frequent other ids, ``max_size`` in all.
 
-        Ties in frequency keep the lower id; ids that never occur are not kept.
-
-        Args:
-            token_id_arrays: arrays of original token ids (the tokenized task and retrieved texts), any shapes.
-            max_size: the compact vocabulary's size, specials included.
-            special_ids: ids kept first, in this order (repeats dropped); counts never choose them.
-            unk_id: the [UNK] id, one of ``special_ids``.
-            original_size: the original vocabulary's size (default, or when smaller: the largest id seen + 1).
-
-        Returns:
-            The compact vocabulary.
-
-        Raises:
-            ValueError: ``unk_id`` is not a special id, ``max_size`` leaves no room beside the specials, or
-                there are no ids to count.
+        Ties in frequency keep the lower id; ids that never occur are not kept. ``token_id_arrays``: original ids
+        (tokenized task and retrieved texts), any shapes. ``original_size`` defaults to (and is raised to) the largest
+        id seen + 1. ValueError: ``unk_id`` is not a special id, ``max_size`` leaves no room beside the specials, or no
+        ids to count.
         """
         special_ids = [int(i) for i in dict.fromkeys(special_ids)]
         if unk_id not in special_ids:
@@ -100,15 +80,9 @@ class CompactVocabulary:
 
     @classmethod
     def for_tokenizer(cls, tokenizer, token_id_arrays, max_size: int) -> CompactVocabulary:
-        """:meth:`fit` with a BERT tokenizer's special tokens and vocabulary size.
+        """:meth:`fit` with a BERT tokenizer's (e.g. MiniLM's WordPiece) special tokens and vocabulary size.
 
-        Args:
-            tokenizer: a BERT tokenizer (``token_to_id``, ``vocabulary_size``), e.g. MiniLM's WordPiece.
-            token_id_arrays: arrays of its token ids, as in :meth:`fit`.
-            max_size: the compact vocabulary's size, the five specials included.
-
-        Returns:
-            The compact vocabulary; [PAD], [UNK], [CLS], [SEP], [MASK] are its ids 0-4.
+        [PAD], [UNK], [CLS], [SEP], [MASK] become compact ids 0-4; ``max_size`` includes them.
         """
         specials = [int(tokenizer.token_to_id(t)) for t in BERT_SPECIAL_TOKENS]
         return cls.fit(
@@ -116,48 +90,19 @@ class CompactVocabulary:
         )
 
     def encode(self, token_ids) -> np.ndarray:
-        """Original ids → compact ids (unkept ids → [UNK]).
-
-        Args:
-            token_ids: original ids, any shape.
-
-        Returns:
-            The compact ids, same shape, int32.
-        """
+        """Original ids (any shape) → compact int32 ids (unkept ids → [UNK])."""
         return self.table[np.asarray(token_ids)]
 
     def decode(self, compact_ids) -> np.ndarray:
-        """Compact ids → original ids (so the original tokenizer can show them).
-
-        Args:
-            compact_ids: compact ids, any shape.
-
-        Returns:
-            The original ids, same shape.
-        """
+        """Compact ids (any shape) → original ids, so the original tokenizer can show them."""
         return self.old_ids[np.asarray(compact_ids)]
 
     def __call__(self, inputs: dict) -> dict:
-        """The preprocessor's dict with ``token_ids`` mapped; other entries unchanged.
-
-        Args:
-            inputs: a preprocessor's output dict (``token_ids``, ``segment_ids``, ``padding_mask``, ...).
-
-        Returns:
-            A new dict with compact ``token_ids``.
-        """
+        """The preprocessor's output dict ``inputs`` with compact ``token_ids``; other entries unchanged."""
         return {**inputs, "token_ids": self.encode(inputs["token_ids"])}
 
     def coverage(self, token_ids, padding_mask=None) -> float:
-        """Share of (real) tokens that keep their own id.
-
-        Args:
-            token_ids: original ids, any shape.
-            padding_mask: 1 at real tokens, same shape (default: every token is real).
-
-        Returns:
-            The share, in [0, 1]; a real [UNK] counts as kept.
-        """
+        """Share of real tokens (``padding_mask`` 1; default: all) that keep their own id ([UNK] counts as kept)."""
         ids = np.asarray(token_ids)
         real = np.ones(ids.shape, bool) if padding_mask is None else np.asarray(padding_mask).astype(bool)
         kept = (self.table[ids] != self.new_unk) | (ids == self.unk_id)

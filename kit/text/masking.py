@@ -1,9 +1,7 @@
 """Dynamic masking for masked language modeling (BERT's recipe, as TLM uses it).
 
-Every time a batch is drawn, 15% of its real tokens (never [CLS], [SEP] or
-padding) are chosen afresh; of those, 80% become [MASK], 10% a random token and
-10% stay as they are. The model must predict the original token at each chosen
-position. Masking happens in NumPy, outside the model graph, so it is the same
+Each time a batch is drawn, 15% of its real tokens (never [CLS], [SEP] or padding) are chosen afresh: 80% become [MASK],
+10% a random token, 10% stay; the model predicts the original token there. NumPy, outside the model graph, so the same
 on every backend.
 
 >>> import numpy as np
@@ -28,22 +26,12 @@ from .wordpiece import BERT_SPECIAL_TOKENS
 class MLMMasker:
     """Choose MLM targets in a batch of token ids: ``mask_rate`` of real tokens, 80/10/10.
 
-    Calling it on a batch returns the corrupted ids and ``P = max_predictions`` target slots per row
-    (:meth:`__call__`).
-
-    Args:
-        vocabulary_size: the vocabulary's size (random replacements are drawn from its non-special ids).
-        mask_token_id: the [MASK] id; it is never chosen as a target.
-        special_token_ids: ids never chosen as targets nor drawn as random tokens ([CLS], [SEP], [PAD], ...).
-        mask_rate: the share of a row's real, non-special tokens chosen, in (0, 1) (rounded; at least 1, at most P).
-        max_predictions: ``P``, the target slots per row (default ``ceil(mask_rate * sequence_length)``).
-        sequence_length: the rows' length, for the default ``max_predictions``.
-        mask_token_rate: the share of targets replaced by [MASK] (BERT: 0.8).
-        random_token_rate: the share of targets replaced by a random token (BERT: 0.1); the rest stay as they are.
-
-    Raises:
-        ValueError: a rate is out of range, neither ``max_predictions`` nor ``sequence_length`` is given, or
-            ``mask_token_id`` is outside the vocabulary.
+    A call returns the corrupted ids and ``P = max_predictions`` target slots per row (default
+    ``ceil(mask_rate * sequence_length)``). ``mask_rate``, in (0, 1), of a row's real non-special tokens are chosen
+    (rounded; at least 1, at most P). ``special_token_ids`` ([CLS], [SEP], [PAD], ...) and [MASK] are never targets nor
+    random replacements (drawn from the other ids below ``vocabulary_size``). Of the targets, ``mask_token_rate`` become
+    [MASK] (BERT: 0.8), ``random_token_rate`` a random token (BERT: 0.1); the rest stay. ValueError: a rate is out of
+    range, neither ``max_predictions`` nor ``sequence_length`` is given, or ``mask_token_id`` is outside the vocabulary.
     """
 
     def __init__(
@@ -80,14 +68,8 @@ class MLMMasker:
     def for_tokenizer(cls, tokenizer, sequence_length: int, vocabulary=None, **kwargs) -> MLMMasker:
         """A masker for a BERT tokenizer ([PAD], [CLS], [SEP], [UNK] and [MASK] never chosen).
 
-        Args:
-            tokenizer: a BERT tokenizer (``token_to_id``, ``vocabulary_size``).
-            sequence_length: the rows' length (``max_predictions = ceil(mask_rate * sequence_length)``).
-            vocabulary: a :class:`kit.text.CompactVocabulary`: ids are then those of the compact vocabulary.
-            **kwargs: the other arguments of :class:`MLMMasker` (``mask_rate``, ``mask_token_rate``, ...).
-
-        Returns:
-            The masker.
+        ``P = ceil(mask_rate * sequence_length)``. With ``vocabulary`` (a :class:`kit.text.CompactVocabulary`) ids are
+        the compact ones; ``**kwargs`` go to :class:`MLMMasker` (``mask_rate``, ``mask_token_rate``, ...).
         """
         ids = [int(tokenizer.token_to_id(t)) for t in BERT_SPECIAL_TOKENS]
         size = tokenizer.vocabulary_size()
@@ -97,20 +79,11 @@ class MLMMasker:
         return cls(size, mask_id, [i for i in ids if i != mask_id], sequence_length=sequence_length, **kwargs)
 
     def __call__(self, token_ids, padding_mask, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        """Choose afresh this batch's targets and corrupt them.
+        """Choose this batch's targets afresh (drawn from ``rng``) and corrupt them.
 
-        Args:
-            token_ids: (B, T) token ids.
-            padding_mask: (B, T), nonzero at real tokens.
-            rng: the NumPy generator the choices are drawn from.
-
-        Returns:
-            A dict of NumPy arrays: ``token_ids`` (the corrupted input), ``mask_positions`` (B, P) int32,
-            ``mask_ids`` (B, P) the original tokens, ``mask_weights`` (B, P) 1.0 where a position is a real
-            target, 0.0 for padding slots.
-
-        Raises:
-            ValueError: ``token_ids`` is not 2-D.
+        ``token_ids`` and ``padding_mask`` (nonzero at real tokens) are (B, T) (a ``token_ids`` not 2-D is a
+        ValueError). Returns NumPy arrays: ``token_ids`` (the corrupted input), ``mask_positions`` (B, P) int32,
+        ``mask_ids`` (B, P) the original tokens, ``mask_weights`` (B, P) 1.0 at real targets, 0.0 at padding slots.
         """
         token_ids = np.asarray(token_ids)
         if token_ids.ndim != 2:

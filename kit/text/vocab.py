@@ -1,7 +1,5 @@
 """A word vocabulary for LSTMs trained from scratch: fit on training texts, encode to padded ids.
 
-Id 0 is padding (masked), id 1 is unknown; words are lowercased word tokens.
-
 >>> v = WordVocab.fit(["a good film", "a bad film"], max_size=10)
 >>> v.encode(["a good movie"], sequence_length=5).tolist()
 [[2, 4, 1, 0, 0]]
@@ -19,12 +17,9 @@ PAD, UNK = "[PAD]", "[UNK]"
 
 
 class WordVocab:
-    """Words ↔ ids for an LSTM: ``[PAD]`` (0), ``[UNK]`` (1), then the given words in order.
+    """Words ↔ ids for an LSTM: ``[PAD]`` (0, masked), ``[UNK]`` (1), then ``words`` (most frequent first) in order.
 
-    Build one with :meth:`fit`.
-
-    Args:
-        words: the vocabulary's words, most frequent first (``[PAD]`` and ``[UNK]`` among them are skipped).
+    Build one with :meth:`fit`; ``[PAD]`` and ``[UNK]`` in ``words`` are skipped.
     """
 
     def __init__(self, words: list[str]):
@@ -33,18 +28,9 @@ class WordVocab:
 
     @classmethod
     def fit(cls, texts, max_size: int = 20000, min_freq: int = 1) -> WordVocab:
-        """The ``max_size`` most frequent words (ties: first seen) that occur at least ``min_freq`` times.
+        """The ``max_size`` most frequent words of ``texts`` (ties: first seen) that occur at least ``min_freq`` times.
 
-        Args:
-            texts: the training texts (lowercased word tokens are counted).
-            max_size: the vocabulary's size, ``[PAD]`` and ``[UNK]`` included.
-            min_freq: the fewest occurrences a kept word has.
-
-        Returns:
-            The vocabulary.
-
-        Raises:
-            ValueError: there are no texts.
+        ``max_size`` includes ``[PAD]`` and ``[UNK]``; words are lowercased word tokens. No texts is a ValueError.
         """
         texts = list(texts)
         if not texts:
@@ -57,18 +43,7 @@ class WordVocab:
         return len(self.words)
 
     def encode(self, texts, sequence_length: int) -> np.ndarray:
-        """Texts to padded word ids; unknown words get 1.
-
-        Args:
-            texts: the texts.
-            sequence_length: the ids per text: longer texts are truncated at the end, shorter ones padded with 0.
-
-        Returns:
-            int32 ids ``(len(texts), sequence_length)``.
-
-        Raises:
-            ValueError: ``sequence_length`` is below 1.
-        """
+        """Texts to int32 ids ``(len(texts), sequence_length)`` (>= 1): unknown words 1, cut at the end, 0-padded."""
         if sequence_length < 1:
             raise ValueError("sequence_length must be >= 1.")
         out = np.zeros((len(texts), sequence_length), dtype="int32")
@@ -78,13 +53,6 @@ class WordVocab:
         return out
 
     def coverage(self, texts) -> float:
-        """Share of word tokens in ``texts`` that the vocabulary knows.
-
-        Args:
-            texts: the texts.
-
-        Returns:
-            The share, in [0, 1] (0.0 for no tokens).
-        """
+        """Share of word tokens in ``texts`` that the vocabulary knows (0.0 for no tokens)."""
         toks = [t for text in texts for t in word_tokenize(text)]
         return sum(t in self.index for t in toks) / max(len(toks), 1)

@@ -1,19 +1,10 @@
 r"""WordPiece tokenization and BERT packing outside the model graph: texts (or pairs) to NumPy inputs.
 
-:class:`WordPieceTokenizer` is BERT's uncased WordPiece, run by HuggingFace's
-Rust ``tokenizers`` library (a keras-hub dependency) from the checkpoint's
-``vocab.txt``. It is the tokenizer HuggingFace's ``BertTokenizerFast`` builds,
-so ids match the reference exactly (the kit's tests check them against
-``transformers``), it needs no TensorFlow (keras-hub's ``BertTokenizer`` needs
-tensorflow-text), and it is ~6x faster than keras-hub's on long passages.
-(keras-hub's case folding is NFKC-based, which splits "½" into "1⁄2" and maps a
-final "ς" to "σ": 6 of 5,500 passages got other ids than HuggingFace's.)
-
-:class:`BertPreprocessor` packs ids into fixed-length ``token_ids``,
-``segment_ids`` and ``padding_mask``. Pairs are passed as a tuple ``(texts_a,
-texts_b)``; they are always read as two text lists, never as ``(x, y)``
-(keras-hub's preprocessors read a bare tuple as features and labels, which
-silently turns the second sentences into labels).
+:class:`WordPieceTokenizer` is BERT's uncased WordPiece run by HuggingFace's Rust ``tokenizers`` from ``vocab.txt``:
+``BertTokenizerFast``'s tokenizer, so ids match ``transformers`` (tested); no TensorFlow, ~6x faster than keras-hub's on
+long passages (whose NFKC folding, "½" → "1⁄2", final "ς" → "σ", gave other ids on 6 of 5,500 passages).
+:class:`BertPreprocessor` reads a tuple as a pair ``(texts_a, texts_b)``, never as ``(x, y)`` (keras-hub's silently
+turns the second sentences into labels).
 
 >>> tok = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "fine", "film", "##s", "."])
 >>> tok(["A fine films.", "Naïve"])
@@ -41,13 +32,8 @@ BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 def clean_text(text: str) -> str:
     """HuggingFace BERT cleaning: drop NUL, U+FFFD and category-C chars; whitespace to spaces.
 
-    (The tokenizer does this itself, in Rust; this Python version documents it.)
-
-    Args:
-        text: the text.
-
-    Returns:
-        The cleaned text: tab, newline, carriage return and space separators (Zs) become one space each.
+    Tab, newline, carriage return and space separators (Zs) become one space each. The tokenizer does this itself, in
+    Rust; this Python version documents it.
     """
     out = []
     for ch in text:
@@ -78,30 +64,13 @@ class VocabularyLookup:
     """
 
     def token_to_id(self, token: str) -> int:
-        """The id of ``token``.
-
-        Args:
-            token: a token of the vocabulary.
-
-        Returns:
-            Its id.
-
-        Raises:
-            KeyError: the token is not in the vocabulary.
-        """
+        """The id of ``token`` (KeyError if it is not in the vocabulary)."""
         if token not in self._index:
             raise KeyError(f"{token!r} is not in the vocabulary ({len(self.vocabulary):,} tokens).")
         return self._index[token]
 
     def id_to_token(self, token_id: int) -> str:
-        """The token of ``token_id``.
-
-        Args:
-            token_id: an id below :meth:`vocabulary_size`.
-
-        Returns:
-            Its token.
-        """
+        """The token of ``token_id`` (below :meth:`vocabulary_size`)."""
         return self.vocabulary[int(token_id)]
 
     def vocabulary_size(self) -> int:
@@ -112,17 +81,10 @@ class VocabularyLookup:
 class WordPieceTokenizer(VocabularyLookup):
     """BERT WordPiece (HuggingFace's normalizer, pre-tokenizer and model, in Rust): texts → lists of ids.
 
-    Words longer than 100 characters become [UNK], as in BERT.
-
-    Args:
-        vocabulary: the tokens in id order, or the path of a ``vocab.txt`` (one token per line); no repeats, and
-            [PAD], [UNK], [CLS], [SEP], [MASK] among them.
-        lowercase: lowercase the text (True: the uncased BERT vocabulary).
-        strip_accents: strip accents; None follows ``lowercase`` (HuggingFace's rule).
-        unk_token: the token of unknown words.
-
-    Raises:
-        ValueError: the vocabulary repeats a token or lacks a special token.
+    ``vocabulary``: tokens in id order or a ``vocab.txt`` path (one token per line), no repeats, with [PAD], [UNK],
+    [CLS], [SEP], [MASK]. ``lowercase`` True: the uncased BERT vocabulary; ``strip_accents`` None follows ``lowercase``
+    (HuggingFace's rule). Words longer than 100 characters become ``unk_token``, as in BERT. A vocabulary that repeats a
+    token or lacks a special token is a ValueError.
     """
 
     def __init__(self, vocabulary, lowercase: bool = True, strip_accents: bool | None = None, unk_token: str = "[UNK]"):
@@ -156,14 +118,8 @@ class WordPieceTokenizer(VocabularyLookup):
     def from_folder(cls, folder) -> WordPieceTokenizer:
         """The tokenizer of a HuggingFace BERT folder (``vocab.txt`` + ``tokenizer_config.json``) or a kit-saved one.
 
-        Args:
-            folder: the folder; without a ``tokenizer_config.json`` the tokenizer is lowercased (uncased BERT).
-
-        Returns:
-            The tokenizer, with the config's ``do_lower_case`` and ``strip_accents``.
-
-        Raises:
-            FileNotFoundError: the folder has no ``vocab.txt``.
+        The config's ``do_lower_case`` and ``strip_accents`` apply; without a config it lowercases (uncased BERT). No
+        ``vocab.txt`` is a FileNotFoundError.
         """
         folder = Path(folder)
         vocab = folder / "vocab.txt"
@@ -174,14 +130,7 @@ class WordPieceTokenizer(VocabularyLookup):
         return cls(vocab, lowercase=cfg.get("do_lower_case", True), strip_accents=cfg.get("strip_accents"))
 
     def save(self, folder) -> Path:
-        """Write ``vocab.txt`` and ``tokenizer_config.json`` (HuggingFace's layout) into ``folder``.
-
-        Args:
-            folder: the folder to write into (made if missing).
-
-        Returns:
-            The folder, as a ``Path``.
-        """
+        """Write HuggingFace's ``vocab.txt``, ``tokenizer_config.json`` into ``folder`` (made if missing); return it."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "vocab.txt").write_text("\n".join(self.vocabulary) + "\n", encoding="utf-8")
@@ -198,26 +147,12 @@ class WordPieceTokenizer(VocabularyLookup):
         return folder
 
     def __call__(self, texts: Sequence[str]) -> list[list[int]]:
-        """WordPiece ids of each text (no special tokens).
-
-        Args:
-            texts: a list of strings (one string alone is an error).
-
-        Returns:
-            One list of ids per text.
-        """
+        """WordPiece ids of each text in ``texts`` (no special tokens; one string alone is an error)."""
         texts = _as_text_list(texts, "texts")
         return [e.ids for e in self._tok.encode_batch(texts, add_special_tokens=False)] if texts else []
 
     def normalize(self, text: str) -> str:
-        """The text as the tokenizer sees it before splitting (cleaned, lowercased, accents stripped).
-
-        Args:
-            text: the text.
-
-        Returns:
-            The normalized text.
-        """
+        """``text`` as the tokenizer sees it before splitting (cleaned, lowercased, accents stripped)."""
         return self._tok.normalizer.normalize_str(text)
 
     def __repr__(self):
@@ -230,20 +165,12 @@ class WordPieceTokenizer(VocabularyLookup):
 class BertPreprocessor:
     """Texts or ``(texts_a, texts_b)`` → dict of NumPy ``token_ids``, ``segment_ids``, ``padding_mask``.
 
-    BERT packs ``[CLS] A [SEP]`` and ``[CLS] A [SEP] B [SEP]``; with a byte-level BPE tokenizer
-    (:class:`~kit.text.ByteLevelBPETokenizer`, ``pair_separators = 2``) the same code packs RoBERTa's
-    ``<s> A </s>`` and ``<s> A </s></s> B </s>`` (segment 1 from the second ``</s>``).
-    ``last_truncated`` says how many inputs of the last call were cut.
-
-    Args:
-        tokenizer: a tokenizer with ``cls_token_id``, ``sep_token_id``, ``pad_token_id`` (and, for RoBERTa,
-            ``pair_separators``): :class:`WordPieceTokenizer`, :class:`~kit.text.ByteLevelBPETokenizer` or keras-hub's.
-        sequence_length: the packed length; longer sequences are truncated (pairs: the longer side loses a token
-            at a time, HuggingFace's ``longest_first``).
-        max_sequence_length: the model's position embeddings, which ``sequence_length`` may not exceed.
-
-    Raises:
-        ValueError: ``sequence_length`` is above ``max_sequence_length`` or below 3 ([CLS] x [SEP]).
+    BERT packs ``[CLS] A [SEP]`` and ``[CLS] A [SEP] B [SEP]``; with :class:`~kit.text.ByteLevelBPETokenizer`
+    (``pair_separators = 2``) the same code packs RoBERTa's ``<s> A </s>`` and ``<s> A </s></s> B </s>`` (segment 1 from
+    the second ``</s>``). ``tokenizer`` needs ``cls_token_id``, ``sep_token_id``, ``pad_token_id`` (keras-hub's works
+    too). Longer sequences are cut to ``sequence_length`` (pairs: the longer side loses a token at a time, HuggingFace's
+    ``longest_first``); ``last_truncated`` counts the last call's cut inputs. ``sequence_length`` may not exceed
+    ``max_sequence_length`` (the model's position embeddings) nor be below 3 ([CLS] x [SEP]): ValueError.
 
     Example:
         >>> tok = WordPieceTokenizer(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "fine", "film"])
@@ -274,14 +201,9 @@ class BertPreprocessor:
     def tokenize(self, texts: Sequence[str], max_tokens: int | None = None) -> list[list[int]]:
         """WordPiece ids (no special tokens) for each text.
 
-        Args:
-            texts: a list of strings.
-            max_tokens: only the first ``max_tokens`` ids of each text are needed: a long text is tokenized from
-                its first ``max_tokens`` normalized words (each word gives at least one id) and again in full in
-                the rare case that gives fewer ids, so the result equals ``tokenize(texts)`` cut to ``max_tokens``.
-
-        Returns:
-            One list of ids per text.
+        With ``max_tokens``, a long text is tokenized from its first ``max_tokens`` normalized words (each gives at
+        least one id), and in full in the rare case that gives fewer: the result equals ``tokenize(texts)`` cut to
+        ``max_tokens``.
         """
         texts = _as_text_list(texts, "tokenize")
         if not texts:
@@ -320,18 +242,11 @@ class BertPreprocessor:
         return [list(map(int, row)) for row in ids]
 
     def __call__(self, inputs) -> dict[str, np.ndarray]:
-        """Pack texts or pairs into fixed-length model inputs.
+        """Pack texts or a pair ``(texts_a, texts_b)`` of equal-length lists into int32 ``(n, sequence_length)`` arrays.
 
-        Args:
-            inputs: a list of texts, or a pair ``(texts_a, texts_b)`` of two equally long lists (always read as
-                two text lists, never as ``(x, y)``).
-
-        Returns:
-            ``{"token_ids", "segment_ids", "padding_mask"}``, int32 arrays ``(len(texts), sequence_length)``.
-
-        Raises:
-            ValueError: a tuple of more or fewer than two parts, or pair lists of different lengths.
-            TypeError: a tuple of two strings (ambiguous), one string alone, or an item that is not a string.
+        A tuple is always two text lists, never ``(x, y)``: one of other than two parts, or pair lists of different
+        lengths, is a ValueError; a tuple of two strings (ambiguous), one string alone, or an item that is not a string,
+        a TypeError.
         """
         if isinstance(inputs, tuple):
             if len(inputs) != 2:

@@ -1,15 +1,8 @@
 """Every head of the kit: what sits on a backbone's outputs and turns them into a task's logits.
 
-=====================  =======================================================================
-module                 heads
-=====================  =======================================================================
-``classifier``         the light head on ``[CLS]`` or the mean token (``ClassifierHead``)
-``rich_head``          the base of the rich heads: the token-state dict, ``build_stacked_model``
-``dense_cnn``          DenseNet-style CNN over tokens (stack-and-finetune, classification)
-``highway``            highway BiLSTM (stack-and-finetune, classification)
-``matching``           BiMPM and the Sim-Transformer (stack-and-finetune, sentence pairs)
-``token_tagger``       BiLSTM token tagger (stack-and-finetune, tagging)
-=====================  =======================================================================
+``classifier``: the light head on ``[CLS]`` or the mean token; ``rich_head``: the rich heads' base (token-state dict,
+``build_stacked_model``). Stack-and-finetune heads: ``dense_cnn`` (DenseNet-style CNN) and ``highway`` (highway BiLSTM)
+classify, ``matching`` (BiMPM, Sim-Transformer) reads sentence pairs, ``token_tagger`` (BiLSTM) tags.
 
 >>> from kit.models.heads import ClassifierHead, TokenTaggerHead
 >>> ClassifierHead(3).num_classes, TokenTaggerHead(5).num_tags

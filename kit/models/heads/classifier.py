@@ -17,14 +17,7 @@ from ..bilstm import masked_mean
 class ClassifierHead(keras.layers.Layer):
     """Dropout → (optional hidden Dense+tanh) → Dense to ``num_classes`` logits (1 output for regression).
 
-    Args:
-        num_classes: the logits (1 for regression or a binary logit).
-        dropout: before each Dense layer.
-        hidden_dim: the width of a hidden Dense + tanh layer, or None for none.
-        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
-
-    Raises:
-        ValueError: ``num_classes`` below 1.
+    ``dropout`` comes before each Dense layer; ``hidden_dim`` None: no hidden layer; ``num_classes`` < 1: ValueError.
 
     Example:
         >>> import numpy as np
@@ -76,9 +69,6 @@ class MaskedMeanPooling(keras.layers.Layer):
 
     Call it as ``pool(x, padding_mask)``; without a mask it averages every position.
 
-    Args:
-        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
-
     Example:
         >>> import numpy as np
         >>> x = np.array([[[1.0, 2.0], [3.0, 4.0], [9.0, 9.0]]], "float32")
@@ -103,26 +93,13 @@ def build_classifier(
     name: str = "classifier",
     pooling: str = "cls",
 ) -> keras.Model:
-    """Backbone → pooled text vector → :class:`ClassifierHead`; inputs are the preprocessor's dict.
+    """Backbone → pooled text vector → :class:`ClassifierHead`: the preprocessor's dict → ``(B, num_classes)`` logits.
 
-    The [CLS] state of MiniLM's lower layers hardly depends on the text (its spread across texts is ~1e-3 of the
-    mean-pooled one after 3 layers), so a cut-down MiniLM fine-tunes from the mean.
-
-    Args:
-        backbone: a BERT backbone.
-        num_classes: the logits (1 for regression).
-        dropout: the head's dropout.
-        hidden_dim: the head's hidden Dense + tanh width, or None.
-        name: the model's name.
-        pooling: ``"cls"`` reads BERT's pooled ``[CLS]`` output (BERT's and the papers' choice); ``"mean"`` the
-            mean of the token states over real tokens (:class:`MaskedMeanPooling`), what sentence-transformer
-            encoders such as MiniLM were trained for.
-
-    Returns:
-        The uncompiled ``keras.Model``: the preprocessor's dict in, ``(B, num_classes)`` logits out.
-
-    Raises:
-        ValueError: ``pooling`` is not ``"cls"`` or ``"mean"``.
+    Uncompiled; ``num_classes`` 1 is regression. ``pooling``: ``"cls"`` reads BERT's pooled ``[CLS]`` output (BERT's and
+    the papers' choice), ``"mean"`` the mean token state over real tokens (:class:`MaskedMeanPooling`), what
+    sentence-transformer encoders such as MiniLM were trained for; another value is a ValueError. The [CLS] state of
+    MiniLM's lower layers hardly depends on the text (its spread across texts is ~1e-3 of the mean-pooled one after 3
+    layers), so a cut-down MiniLM fine-tunes from the mean.
     """
     if pooling not in ("cls", "mean"):
         raise ValueError(f"pooling must be 'cls' or 'mean', got {pooling!r}.")

@@ -1,16 +1,10 @@
 """A DenseNet-style CNN head over BERT's token states (Experiment B of arXiv 1907.05338).
 
-The token states are projected to ``filters`` channels (1×1 convolution), then
-pass ``blocks`` dense blocks (their layout: a :class:`DenseBlocks`). Inside a block each of ``convs_per_block``
-Conv1D layers (``growth`` filters, ReLU) reads the concatenation of the
-block's input and every earlier layer's output (DenseNet's dense
-connectivity); a 1×1 transition convolution brings the block's concatenation
-back to ``filters`` channels. The last block's output is max-pooled over the
-real tokens and concatenated with the ``[CLS]`` state, then dropout → Dense
-logits. Padding positions are zeroed before every convolution, so they never
-leak into real tokens' receptive fields. Kernels are Kaiming (``he_normal``)
-initialised. DenseNet's batch normalisation is left out (statistics over
-padded token grids are ill-defined).
+A 1×1 convolution projects to ``filters`` channels; in each dense block every Conv1D (``growth`` filters, ReLU) reads
+the concatenation of the block's input and all earlier outputs, and a 1×1 transition returns to ``filters``. The result,
+max-pooled over real tokens ⊕ ``[CLS]``, goes through dropout → Dense logits. Padding is zeroed before every convolution
+(it never leaks into real tokens' receptive fields); kernels are Kaiming (``he_normal``) initialised. DenseNet's batch
+normalisation is left out (statistics over padded token grids are ill-defined).
 
 >>> import numpy as np
 >>> head = DenseCNNHead(num_classes=2, filters=8, dense=DenseBlocks(blocks=2, convs_per_block=2, growth=4))
@@ -34,14 +28,8 @@ from .rich_head import RichHead, as_group, full_mask, unpack_states
 class DenseBlocks:
     """The dense blocks' layout: how many, how deep, and each convolution's growth and width (DenseNet's).
 
-    Attributes:
-        blocks: dense blocks.
-        convs_per_block: Conv1D layers per block.
-        growth: the filters of each Conv1D inside a block (DenseNet's growth rate).
-        kernel_size: the width of the Conv1D layers inside a block.
-
-    Raises:
-        ValueError: a size below 1.
+    ``blocks`` dense blocks of ``convs_per_block`` Conv1D layers, each with ``growth`` filters (DenseNet's growth rate)
+    and width ``kernel_size``. A size below 1 is a ValueError.
 
     Example:
         >>> DenseBlocks(blocks=2, convs_per_block=2, growth=16)
@@ -65,17 +53,10 @@ class DenseBlocks:
 class DenseCNNHead(RichHead):
     """Token states → dense blocks of Conv1D → masked max pool ⊕ [CLS] → logits (``(B, num_classes)``).
 
-    Args:
-        num_classes: the logits (1 for regression).
-        filters: the channels of the 1×1 projection and of each block's transition.
-        dense: the blocks' layout (:class:`DenseBlocks`, or a dict of its fields; default: the paper's 4 blocks of 4
-            convolutions, growth 32, width 3).
-        dropout: before the logits.
-        use_cls: concatenate the ``[CLS]`` state (position 0) to the pooled features.
-        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
-
-    Raises:
-        ValueError: ``num_classes``, ``filters`` or a size of ``dense`` below 1.
+    ``filters``: channels of the 1×1 projection and of each transition. ``dense``: a :class:`DenseBlocks` or a dict of
+    its fields (default: the paper's 4 blocks of 4 convolutions, growth 32, width 3). ``dropout`` comes before the
+    logits; ``use_cls`` concatenates the ``[CLS]`` state (position 0) to the pooled features; ``num_classes`` 1 is
+    regression. ``num_classes``, ``filters`` or a size of ``dense`` below 1 is a ValueError.
     """
 
     CONFIG = ("num_classes", "filters", "dense", "dropout", "use_cls")

@@ -1,16 +1,11 @@
 """A highway BiLSTM head over BERT's token states (Experiment B of arXiv 1907.05338).
 
-Each layer computes Stanza's simple highway LSTM (cuDNN-friendly: the gate
-does not enter the recurrence)::
+Each layer is Stanza's simple highway LSTM (cuDNN-friendly: the gate does not enter the recurrence)::
 
     h = BiLSTM(x) + sigmoid(W_g x) ⊙ (W_h x)
 
-so the layer's input reaches its output through a learned gate even where
-the LSTM saturates. ``n_layers`` such layers (``cells`` units each way) are
-stacked, their outputs pooled over the real tokens (``"max"`` or
-``"mean"``), then dropout → Dense logits. Padding is skipped by the LSTM and
-zeroed in the highway term; ``W_g``, ``W_h`` and the output layer are Kaiming
-(``he_normal``) initialised.
+so the input reaches the output through a learned gate even where the LSTM saturates. Padding is skipped by the LSTM and
+zeroed in the highway term; ``W_g``, ``W_h`` and the logits are Kaiming (``he_normal``) initialised.
 
 >>> import numpy as np
 >>> head = HighwayBiLSTMHead(num_classes=3, cells=4)
@@ -34,16 +29,9 @@ POOLINGS = ("max", "mean")
 class HighwayBiLSTMHead(RichHead):
     """Token states → ``n_layers`` × [BiLSTM(x) + sigmoid(W_g x) ⊙ W_h x] → masked pooling → logits.
 
-    Args:
-        num_classes: the logits (1 for regression).
-        n_layers: stacked highway BiLSTM layers.
-        cells: LSTM units per direction.
-        pooling: over the real tokens: ``"max"`` or ``"mean"``.
-        dropout: between the layers and before the logits.
-        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
-
-    Raises:
-        ValueError: ``num_classes``, ``n_layers`` or ``cells`` below 1, or an unknown ``pooling``.
+    ``cells`` LSTM units per direction; ``pooling`` over the real tokens: ``"max"`` or ``"mean"``; ``dropout`` between
+    the layers and before the logits; ``num_classes`` 1 is regression. ``num_classes``, ``n_layers`` or ``cells`` below
+    1, or an unknown ``pooling``, is a ValueError.
     """
 
     CONFIG = ("num_classes", "n_layers", "cells", "pooling", "dropout")

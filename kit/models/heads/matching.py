@@ -1,36 +1,8 @@
 """Sentence-pair heads over one pair encoding: BiMPM-style matching and the "Sim-Transformer".
 
-BERT encodes ``[CLS] a [SEP] b [SEP]`` as one sequence; :func:`pair_masks`
-splits it into the two sides by ``segment_ids`` (``[CLS]`` and the ``[SEP]``
-tokens dropped, padding excluded). Both sides keep their positions in the
-``(B, T)`` grid, each with its own mask, so no gather/re-pad is needed and
-nothing from padding or the other side enters a side's computation.
-
-:class:`MultiPerspectiveMatching` is BiMPM's matching layer (Wang et al.
-2017): with ``l`` perspectives ``W_k``, ``f_m(v1, v2; W) = [cos(W_k ∘ v1,
-W_k ∘ v2)]_k``. Each step ``p_i`` of one side is matched against the other
-side ``Q`` four ways, each with its own weights:
-
-- full: against ``Q``'s last forward state (first backward state);
-- max-pooling: the max over ``q_j`` of ``f_m(p_i, q_j)``;
-- attentive: against the cosine-weighted mean of ``Q`` (``alpha_ij = cos(p_i,
-  q_j)``; negative cosines count 0 here, so the weights cannot cancel);
-- max-attentive: against the ``q_j`` with the largest ``alpha_ij``.
-
-With ``directions=2`` the inputs' feature halves are the forward and backward
-states of a BiLSTM and each is matched separately (``8 l`` features per step);
-with ``directions=1`` (BERT states used directly) "full" matches against the
-masked mean of ``Q`` (``4 l`` features). Cosines are computed in float32.
-
-:class:`BiMPMHead`: (context BiLSTM, shared) → matching in both directions
-(P against Q and Q against P, shared weights) → aggregation BiLSTM (final
-states of each side) → MLP → logits. ``context_cells=0`` is the paper's
-variant without the first BiLSTM. :class:`SimTransformerHead`: the paper's
-"Sim-Transformer", BiMPM with the aggregation BiLSTM replaced by
-``keras_hub.layers.TransformerEncoder`` layers over both sides' matching
-vectors (masked), pooled per side → logits; ``use_matching=False`` runs the
-transformer layers on the token states themselves. Dense, matching and
-transformer kernels are Kaiming (``he_normal``) initialised.
+BERT encodes ``[CLS] a [SEP] b [SEP]`` as one sequence; :func:`pair_masks` splits it by ``segment_ids`` into two masks
+on the same ``(B, T)`` grid (no gather/re-pad; nothing from padding or the other side enters a side's computation).
+Dense, matching and transformer kernels are Kaiming (``he_normal``) initialised.
 
 >>> import numpy as np
 >>> seg = np.array([[0, 0, 0, 1, 1, 1, 0]]); pad = np.array([[1, 1, 1, 1, 1, 1, 0]])
@@ -58,17 +30,10 @@ _EPS = 1e-12
 
 
 def pair_masks(padding_mask, segment_ids, drop_special: bool = True):
-    """``(mask_a, mask_b)``: boolean ``(B, T)`` masks of the pair's first and second text.
+    """``(mask_a, mask_b)``: bool ``(B, T)`` masks of the pair's first (segment 0) and second (segment 1) text.
 
-    Side a is segment 0, side b segment 1, both within ``padding_mask``.
-
-    Args:
-        padding_mask: ``(B, T)``, true (or 1) at real tokens.
-        segment_ids: ``(B, T)``, 0 for the first text, 1 for the second.
-        drop_special: leave out ``[CLS]`` (position 0) and each side's last token (its ``[SEP]``).
-
-    Returns:
-        ``(mask_a, mask_b)``.
+    Both lie within ``padding_mask``; ``drop_special`` leaves out ``[CLS]`` (position 0) and each side's last token (its
+    ``[SEP]``).
     """
     m = ops.cast(padding_mask, "bool")
     seg = ops.cast(segment_ids, "int32")
@@ -102,19 +67,17 @@ def _mp_pairwise(v1, v2, w):
 class MultiPerspectiveMatching(keras.layers.Layer):
     """BiMPM's four matching strategies of side ``p`` against side ``q``: ``(B, T, 4·l·directions)``.
 
-    Input: ``{"p": (B, T, D), "q": (B, T, D), "p_mask": (B, T), "q_mask": (B, T)}``;
-    the output is zero outside ``p_mask``. The strategies are in the module's docstring.
+    BiMPM (Wang et al. 2017), ``l`` = ``perspectives`` weights ``W_k``:
+    ``f_m(v1, v2; W) = [cos(W_k ∘ v1, W_k ∘ v2)]_k``. Each step ``p_i`` is matched against ``Q`` four ways, each with
+    its own weights: full (``Q``'s last forward state, first backward state), max-pooling (the max over ``q_j`` of
+    ``f_m(p_i, q_j)``), attentive (the mean of ``Q`` weighted by ``alpha_ij = cos(p_i, q_j)``, negative cosines counted
+    0 so weights cannot cancel), max-attentive (the ``q_j`` of largest ``alpha_ij``). ``directions=2`` matches the
+    forward and backward halves of ``D`` (a BiLSTM's) separately; ``directions=1`` matches BERT states whole, "full"
+    against ``Q``'s masked mean. Cosines are computed in float32.
 
-    Args:
-        perspectives: the paper's ``l``: perspectives per strategy and direction.
-        directions: 2 splits ``D`` into forward and backward halves (a BiLSTM's output), each matched on its
-            own; 1 matches the states whole (BERT states used directly; "full" then matches against ``q``'s
-            masked mean).
-        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
-
-    Raises:
-        ValueError: ``perspectives`` below 1, ``directions`` not 1 or 2, or (when built) a feature size not
-            divisible by ``directions``.
+    Input: ``{"p": (B, T, D), "q": (B, T, D), "p_mask": (B, T), "q_mask": (B, T)}``; the output is zero outside
+    ``p_mask``. ValueError: ``perspectives`` below 1, ``directions`` not 1 or 2, or (when built) ``D`` not divisible by
+    ``directions``.
 
     Example:
         >>> import numpy as np
@@ -218,22 +181,13 @@ def _pair_sides(inputs, mask, drop_special, who):
 class BiMPMHead(RichHead):
     """BiMPM over a pair encoding: context BiLSTM → matching both ways → aggregation BiLSTM → MLP → logits.
 
-    Input: ``{"sequence_output", "padding_mask", "segment_ids"}`` (the segment ids split the pair,
-    :func:`pair_masks`).
-
-    Args:
-        num_classes: the logits (1 for regression).
-        perspectives: the matching's ``l``.
-        context_cells: the context BiLSTM's units per direction; 0 is the paper's variant without it.
-        aggregation_cells: the aggregation BiLSTM's units per direction (its final states of each side).
-        hidden_dim: the MLP's ReLU layer (default ``2 * aggregation_cells``).
-        dropout: on the token states, the matching vectors and around the MLP's hidden layer.
-        drop_special: leave ``[CLS]`` and the ``[SEP]`` tokens out of both sides.
-        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
-
-    Raises:
-        ValueError: ``num_classes`` below 1, ``context_cells`` below 0 or ``aggregation_cells`` below 1; when
-            called, an input without ``segment_ids``.
+    Input: ``{"sequence_output", "padding_mask", "segment_ids"}`` (segment ids split the pair, :func:`pair_masks`).
+    Matching runs P against Q and Q against P with shared weights; the aggregation BiLSTM (``aggregation_cells`` each
+    way) gives each side's final states. ``context_cells=0`` is the paper's variant without the context BiLSTM;
+    ``hidden_dim`` (the MLP's ReLU layer) defaults to ``2 * aggregation_cells``; ``dropout`` acts on the token states,
+    the matching vectors and around the hidden layer; ``drop_special`` leaves ``[CLS]`` and ``[SEP]`` out of both sides.
+    ValueError: ``num_classes`` below 1, ``context_cells`` below 0 or ``aggregation_cells`` below 1; when called, an
+    input without ``segment_ids``.
     """
 
     CONFIG = (
@@ -325,14 +279,9 @@ class BiMPMHead(RichHead):
 class TransformerLayers:
     """The Sim-Transformer's stack of ``keras_hub.layers.TransformerEncoder`` layers: depth, heads and widths.
 
-    Attributes:
-        num_layers: the layers.
-        num_heads: their attention heads.
-        hidden_dim: their width (the projection's; a multiple of ``num_heads``).
-        intermediate_dim: their feed-forward inner size.
-
-    Raises:
-        ValueError: ``num_layers`` below 1, or ``hidden_dim`` not divisible by ``num_heads``.
+    ``num_layers`` layers of ``num_heads`` heads, width ``hidden_dim`` (a multiple of ``num_heads``), feed-forward inner
+    size ``intermediate_dim``. ``num_layers`` below 1, or ``hidden_dim`` not divisible by ``num_heads``, is a
+    ValueError.
 
     Example:
         >>> TransformerLayers(num_layers=1, num_heads=2, hidden_dim=32, intermediate_dim=64).hidden_dim
@@ -355,21 +304,12 @@ class TransformerLayers:
 class SimTransformerHead(RichHead):
     """Sim-Transformer: matching vectors (or token states) → TransformerEncoder layers → side pooling → logits.
 
-    Input as :class:`BiMPMHead`'s. Each side's masked mean of the last layer is concatenated before the logits.
-
-    Args:
-        num_classes: the logits (1 for regression).
-        transformer: the transformer layers (:class:`TransformerLayers`, or a dict of its fields; default: 2 layers
-            of 4 heads, width 128, feed-forward 256).
-        perspectives: the matching's ``l`` (``directions=1``).
-        use_matching: run the transformer layers on the matching vectors; False: on the token states themselves.
-        dropout: before the projection, inside the transformer layers and before the logits.
-        drop_special: leave ``[CLS]`` and the ``[SEP]`` tokens out of both sides.
-        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
-
-    Raises:
-        ValueError: ``num_classes`` below 1, a bad ``transformer`` (:class:`TransformerLayers`); when called, an
-            input without ``segment_ids``.
+    The paper's "Sim-Transformer" is BiMPM with the aggregation BiLSTM replaced by ``transformer`` (a
+    :class:`TransformerLayers` or a dict of its fields; default: 2 layers of 4 heads, width 128, feed-forward 256) over
+    both sides' matching vectors (``perspectives`` = ``l``, ``directions=1``), masked; each side's masked mean of the
+    last layer is concatenated before the logits. ``use_matching=False`` runs the layers on the token states. Input and
+    ``drop_special`` as :class:`BiMPMHead`'s; ``dropout`` before the projection, inside the layers and before the
+    logits. ValueError: ``num_classes`` below 1 or a bad ``transformer``; when called, an input without ``segment_ids``.
 
     Example:
         >>> import numpy as np

@@ -1,14 +1,9 @@
 """Rich heads on a BERT backbone's token states: their shared base, input convention and the model builder.
 
-Every rich head of notebook 03 (tagger, DenseNet CNN, highway BiLSTM, BiMPM,
-Sim-Transformer) takes a dict ``{"sequence_output": (B, T, H),
-"padding_mask": (B, T), "segment_ids": (B, T)}`` (the last two optional; a bare
-``(B, T, H)`` tensor with a Keras mask works too). :class:`RichHead` is their
-base (no output mask, ``get_config`` from the ``CONFIG`` names they list, a
-group of hyperparameters as a small dataclass: ``GROUPS``, ``from_sizes``);
-:func:`build_stacked_model` wires any such head to a backbone (the "stack" of
-stack-and-finetune), so the backbone stays one layer that the freeze scheduler
-can freeze.
+Every rich head of notebook 03 (tagger, DenseNet CNN, highway BiLSTM, BiMPM, Sim-Transformer) reads
+``{"sequence_output": (B, T, H), "padding_mask": (B, T), "segment_ids": (B, T)}`` (the last two optional) or a bare
+``(B, T, H)`` tensor with a Keras mask. :func:`build_stacked_model` keeps the backbone one layer the freeze scheduler
+can freeze (the "stack" of stack-and-finetune).
 
 >>> import numpy as np
 >>> seq, mask, seg = unpack_states({"sequence_output": np.zeros((2, 3, 4), "float32"),
@@ -26,18 +21,9 @@ from keras import ops
 
 
 def unpack_states(inputs, mask=None):
-    """Split a head's input (dict or tensor) into its token states, mask and segment ids.
+    """``(sequence, bool mask or None, segment_ids or None)`` of a head's input, a dict or a bare tensor.
 
-    Args:
-        inputs: ``{"sequence_output", "padding_mask", "segment_ids"}`` (the last two optional), or a bare
-            ``(B, T, H)`` tensor.
-        mask: the Keras mask of a bare tensor (ignored for a dict).
-
-    Returns:
-        ``(sequence, bool mask or None, segment_ids or None)``.
-
-    Raises:
-        KeyError: a dict without ``"sequence_output"``.
+    ``mask`` is a bare tensor's Keras mask (ignored for a dict); a dict without ``"sequence_output"`` is a KeyError.
     """
     if isinstance(inputs, dict):
         if "sequence_output" not in inputs:
@@ -54,11 +40,8 @@ def unpack_states(inputs, mask=None):
 class RichHead(keras.layers.Layer):
     """Base of the rich heads: no output mask, logits ``(B, num_classes)``, ``get_config`` from ``CONFIG``.
 
-    A tagger overrides the output shape. ``get_config`` holds every ``__init__`` argument named in ``CONFIG``
-    (kept as attributes of the same names).
-
-    Args:
-        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
+    A tagger overrides the output shape. ``get_config`` holds every ``__init__`` argument named in ``CONFIG`` (kept as
+    attributes of the same names).
     """
 
     CONFIG: tuple = ()
@@ -69,13 +52,7 @@ class RichHead(keras.layers.Layer):
     def from_sizes(cls, num_classes: int, sizes: dict, **kwargs):
         """The head from a flat dict of sizes (a paper's sizes table): each group's fields are gathered into it.
 
-        Args:
-            num_classes: the logits (or tags).
-            sizes: the head's arguments, a group's fields among them by name (e.g. ``blocks``, ``growth``).
-            **kwargs: more arguments (``dropout``, ``name``, ...).
-
-        Returns:
-            The head.
+        ``sizes`` holds the head's arguments, a group's fields among them by name (e.g. ``blocks``, ``growth``).
 
         Example:
             >>> from kit.models.heads import DenseCNNHead
@@ -118,16 +95,7 @@ def _grouped(groups: dict, args: dict) -> dict:
 def as_group(value, group, what: str):
     """``value`` as the dataclass ``group``: a dict (a saved config's) becomes one; None gives the defaults.
 
-    Args:
-        value: a ``group``, a dict of its fields, or None.
-        group: the dataclass.
-        what: the argument's name, for the error.
-
-    Returns:
-        The ``group`` instance.
-
-    Raises:
-        TypeError: ``value`` is none of those.
+    Anything else is a TypeError naming the argument ``what``.
     """
     if value is None:
         return group()
@@ -139,31 +107,15 @@ def as_group(value, group, what: str):
 
 
 def full_mask(seq, mask):
-    """``mask`` or, when it is None, all-true of shape ``seq.shape[:2]``.
-
-    Args:
-        seq: ``(B, T, H)`` token states.
-        mask: a ``(B, T)`` bool mask, or None.
-
-    Returns:
-        The mask.
-    """
+    """``mask`` or, when it is None, all-true of shape ``seq.shape[:2]``."""
     return ops.ones(ops.shape(seq)[:2], dtype="bool") if mask is None else mask
 
 
 def build_stacked_model(backbone, head: keras.layers.Layer, name: str = "stacked") -> keras.Model:
-    """``{token_ids, segment_ids, padding_mask}`` → backbone → ``head`` on the token states → logits.
+    """``{token_ids, segment_ids, padding_mask}`` → backbone → ``head`` on the token states → logits (uncompiled).
 
-    The backbone is one layer of the model (``model.get_layer(backbone.name)``),
-    which is what :func:`kit.train.freeze.stack_and_finetune` freezes.
-
-    Args:
-        backbone: a BERT backbone.
-        head: a rich head; it reads ``{"sequence_output", "padding_mask", "segment_ids"}``.
-        name: the model's name.
-
-    Returns:
-        The uncompiled ``keras.Model``.
+    The backbone is one layer of the model (``model.get_layer(backbone.name)``), which is what
+    :func:`kit.train.freeze.stack_and_finetune` freezes.
     """
     inputs = {
         "token_ids": keras.Input(shape=(None,), dtype="int32", name="token_ids"),

@@ -1,9 +1,7 @@
 """The token tagger head: BERT token states → BiLSTM → per-token tag logits (the paper's Experiment A).
 
-Its finetune-only baseline passes each token state through two dense layers
-(``TokenTaggerHead(n_layers=0, hidden_dim=...)``). Labels live on words, the
-model sees WordPiece tokens: :func:`kit.text.align_labels` puts each word's
-label on its first sub-token and ``IGNORE`` elsewhere, and the masked loss and
+Its finetune-only baseline is two dense layers per token (``TokenTaggerHead(n_layers=0, hidden_dim=...)``). Labels live
+on words: :func:`kit.text.align_labels` puts them on first sub-tokens, ``IGNORE`` elsewhere, and the masked loss and
 accuracy of :mod:`kit.metrics.masked_tokens` skip the rest.
 
 >>> import numpy as np
@@ -25,24 +23,13 @@ from .rich_head import RichHead, full_mask, unpack_states
 class TokenTaggerHead(RichHead):
     """Token states → (BiLSTM, ``n_layers`` × ``cells`` each way) → (Dense ``hidden_dim``, ReLU) → tag logits.
 
-    Input: ``{"sequence_output": (B, T, H), "padding_mask": (B, T)}`` or a
-    ``(B, T, H)`` tensor (with a Keras mask). Output ``(B, T, num_tags)``
-    logits; the BiLSTM skips padding and its states there are zero. The
-    logits carry no Keras mask: score them with the masked loss, whose
-    labels mark what to skip (:class:`kit.metrics.MaskedSparseCategoricalCrossentropy`).
-    Dense kernels are Kaiming (``he_normal``) initialised, as in the paper; the LSTM keeps
-    Keras' default initialisers.
-
-    Args:
-        num_tags: the tag logits per token (at least 2).
-        n_layers: stacked BiLSTM layers; 0 drops the BiLSTM (the finetune-only head).
-        cells: LSTM units per direction.
-        hidden_dim: the width of a Dense + ReLU layer before the logits, or None for none.
-        dropout: between the BiLSTM layers, then before the hidden layer (or the logits) and after it.
-        **kwargs: ``keras.layers.Layer``'s arguments (``name``, ``dtype``, ...).
-
-    Raises:
-        ValueError: ``num_tags`` below 2, ``n_layers`` below 0, or ``cells`` below 1 with a BiLSTM.
+    Input: ``{"sequence_output": (B, T, H), "padding_mask": (B, T)}`` or a ``(B, T, H)`` tensor (with a Keras mask);
+    output ``(B, T, num_tags)`` logits, with no Keras mask: score them with
+    :class:`kit.metrics.MaskedSparseCategoricalCrossentropy`, whose labels mark what to skip. ``n_layers`` 0 drops the
+    BiLSTM (the finetune-only head); ``hidden_dim`` None drops the hidden layer. ``dropout`` sits between the BiLSTM
+    layers, then before and after the hidden layer. The BiLSTM skips padding (zero states there); Dense kernels are
+    Kaiming (``he_normal``), as in the paper; the LSTM keeps Keras' defaults. ``num_tags`` below 2, ``n_layers`` below
+    0, or ``cells`` below 1 with a BiLSTM, is a ValueError.
 
     Example:
         >>> import numpy as np
