@@ -8,16 +8,9 @@
         <paper>_runs.py       the plan, one run, the sweep's rows
         <paper>_report.py     tables beside the paper's, figures, the verdict sentences, the checks CI prints
 
-A paper folder holds what only that paper's notebook needs. What another
-experiment could reuse lives in the layers below it and is imported from there:
-layers and models in ``kit.models`` (the BiLSTM, the heads, TLM's model,
-multi-BERT and CerBERTus), training in ``kit.train`` (the freeze scheduler,
-SMART, layer-wise decay, multitask training, TLM's stage 1), optimizers and
-schedules in ``kit.optimizers``, scores in ``kit.metrics``, retrieval in
-``kit.retrieval``, spread and verdicts in ``kit.analysis``, data in ``kit.data``.
-A paper folder imports from the layers, never the other way round. File names
-carry the paper's name (keras-hub's habit: ``models/bert/bert_backbone.py``),
-so no two kit modules share a file name; a notebook imports them as ``from kit.papers.tlm import tlm_runs as runs``.
+A folder holds what only its notebook needs; reusable parts live in the layers below (``kit.models``, ``kit.train``,
+``kit.optimizers``, ``kit.metrics``, ``kit.retrieval``, ``kit.analysis``, ``kit.data``), imported never the other way.
+File names carry the paper's name (as keras-hub's), so none repeats: ``from kit.papers.tlm import tlm_runs as runs``.
 
 >>> sizes("tlm", "smoke")["rho1"], sizes("tlm", "full")["k"]
 (3, 50)
@@ -31,17 +24,10 @@ from ..config import PAPERS, paper_sizes
 
 
 def sizes(paper: str, scale: str | None = None) -> dict:
-    """``paper``'s sizes at ``scale`` (default: ``KIT_SCALE``), with ``KIT_SIZES`` merged in (a copy).
+    """``paper``'s sizes at ``scale`` (default: ``KIT_SCALE``) with ``KIT_SIZES`` merged in, as a copy.
 
-    Args:
-        paper: one of :data:`kit.config.PAPERS` (its folder's name).
-        scale: ``smoke``, ``medium`` or ``full`` (default: the scale in use).
-
-    Returns:
-        The paper's ``DEFAULTS``, updated with its ``SCALES[scale]``, then with ``KIT_SIZES[paper]``.
-
-    Raises:
-        ValueError: an unknown paper or scale, or a ``KIT_SIZES`` section of unknown sizes.
+    ``DEFAULTS``, then ``SCALES[scale]``, then ``KIT_SIZES[paper]``; ``paper`` is one of :data:`kit.config.PAPERS`.
+    ValueError on an unknown paper or scale, or unknown ``KIT_SIZES`` sizes.
     """
     if paper not in PAPERS:
         raise ValueError(f"Unknown paper {paper!r}; the papers are {PAPERS}.")
