@@ -1,9 +1,8 @@
 """The kit's switches: scale, precision, seeds, cache and output folders.
 
-``KIT_SCALE``: ``smoke`` (default), ``medium`` or ``full``; shared sizes in ``SCALES`` (:func:`sizes`), a paper's own in
-``kit/papers/<paper>/<paper>_sizes.py`` (:func:`paper_sizes`); ``KIT_SIZES`` (JSON, merged in) changes any for one run,
-e.g. ``KIT_SIZES='{"tlm": {"stage1_steps": 50}}'``. ``KIT_PRECISION`` (``float32`` default, ``mixed_bfloat16``,
-``mixed_float16``): Keras' dtype policy, set by :func:`apply_precision` before models are built.
+``KIT_SCALE``: ``smoke`` (default), ``medium``, ``full``; shared sizes in ``SCALES`` (:func:`sizes`), a paper's in
+``<paper>_sizes.py`` (:func:`paper_sizes`); ``KIT_SIZES`` (JSON: ``'{"tlm": {"stage1_steps": 50}}'``) changes any for a
+run. ``KIT_PRECISION``: Keras' dtype policy (:func:`apply_precision`, before building models).
 
 >>> import kit
 >>> kit.config.scale() in ("smoke", "medium", "full")
@@ -125,11 +124,7 @@ def _check_scale(name: str | None) -> str:
 
 
 def sizes(name: str | None = None) -> dict:
-    """The shared sizes of scale ``name`` (default: the scale in use) with ``KIT_SIZES`` merged in, as a copy.
-
-    A paper's own sizes: :func:`paper_sizes`; ``KIT_SIZES`` may name their sections (``{"tlm": {...}}``) beside these.
-    Raises ValueError on an unknown scale or a ``KIT_SIZES`` that is not a JSON object of known sizes.
-    """
+    """Scale ``name``'s shared sizes (default: in use), ``KIT_SIZES`` merged in, as a copy; ValueError if unknown."""
     out = copy.deepcopy(SCALES[_check_scale(name)])
     shared = {k: v for k, v in _sizes_env().items() if k not in notebooks.papers()}
     return _merge(out, shared)
@@ -222,11 +217,7 @@ def data_dir() -> Path:
 
 
 def output_dir(notebook: str | None = None) -> Path:
-    """The folder (made if missing) a run writes figures and tables to.
-
-    ``KIT_OUT`` (set by ``kit run``) if set; else ``KIT_OUT_ROOT/<notebook>`` (``kit test``); else ``runs/<notebook>/``
-    (``notebook`` defaults to ``"scratch"``).
-    """
+    """The output folder (made): ``KIT_OUT``, else ``KIT_OUT_ROOT/<notebook>`` (kit test), else ``runs/<notebook>``."""
     env = os.environ.get(OUT_ENV)
     root = os.environ.get(OUT_ENV + "_ROOT")  # several notebooks in one session (kit test): root/<notebook>
     if env:
@@ -240,8 +231,8 @@ def output_dir(notebook: str | None = None) -> Path:
 def enable_compile_cache(folder=None) -> str | None:
     """On jax, keep compiled XLA programs on disk and reuse them; returns the folder, or None on other backends.
 
-    Sweeps build alike models, so only the first of each kind compiles (a TLM run on a CPU: ~15 s becomes ~3 s).
-    ``folder`` defaults to ``JAX_COMPILATION_CACHE_DIR``, else ``data_dir()/jax-cache``.
+    Sweeps' alike models compile once (a TLM run on a CPU: ~15 s becomes ~3 s). ``folder`` defaults to
+    ``JAX_COMPILATION_CACHE_DIR``, else ``data_dir()/jax-cache``.
     """
     import keras  # noqa: PLC0415 - a light module: `import kit` and `kit info` load no Keras
 

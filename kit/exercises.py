@@ -1,11 +1,8 @@
 """The notebooks' exercises, their starter cells and their worked solutions: find them, run them.
 
-Each exercise (docs/teaching.md): a markdown ``**Exercise N.**`` question; a starter cell tagged ``exercise-starter``
-(runs as is, ``# YOUR CODE`` marks the learner's part); a cell tagged ``exercise-check`` (e.g. ``ex.check(1, x)``: True
-and ``right: ...`` or False and ``not yet: ...``, never the solution, :func:`kit.checks.answer`); a ``<details>`` block
-with one python code block (the solution), using the kit only and defining what the check reads. CI runs each solution
-fresh at smoke, its check after the starter (``not yet``) and after it (``right``). An older layout (no starter) still
-parses.
+Each (docs/teaching.md): a ``**Exercise N.**`` question; a starter cell tagged ``exercise-starter`` (``# YOUR CODE``); a
+check cell tagged ``exercise-check`` (:func:`kit.checks.answer`: True/``right`` or False/``not yet``); a ``<details>``
+block with one python block, the kit-only solution. CI runs each solution fresh, its check after starter and solution.
 
 >>> import pathlib
 >>> root = pathlib.Path(__file__).resolve().parent.parent
@@ -44,13 +41,8 @@ CHECK = "exercise-check"
 class Solution:
     """One exercise of a notebook and its worked solution.
 
-    Attributes:
-        notebook: the notebook's file name without ``.ipynb``.
-        number: the ``N`` of ``**Exercise N.**``.
-        question: the exercise's text, up to its ``<details>`` block.
-        code: the solution's python block, run on its own.
-        starter: its ``exercise-starter`` cell's source, or None.
-        check: its ``exercise-check`` cell's source, or None.
+    ``notebook``: file name without ``.ipynb``; ``number``: the ``N`` of ``**Exercise N.**``; ``question``: text up to
+    ``<details>``; ``code``: the solution, run on its own; ``starter``, ``check``: its tagged cells' sources, or None.
     """
 
     notebook: str
@@ -67,11 +59,7 @@ class Solution:
 
 
 def solutions(notebook) -> list[Solution]:
-    """Every exercise of ``notebook`` (an ``.ipynb``) as a :class:`Solution`, in order.
-
-    ValueError when an exercise lacks a ``<details>`` solution with exactly one python block: each must have one that
-    runs.
-    """
+    """Every exercise of ``notebook`` as a :class:`Solution`, in order; ValueError if one has no one-block solution."""
     path = Path(notebook)
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     return [_solution(path, number, part) for number, part in _exercise_parts(cells)]
@@ -114,8 +102,8 @@ def _solution(path: Path, number: int, part: list) -> Solution:
 def run(solution: Solution) -> float:
     """Execute one solution in a fresh namespace (Keras' session cleared); return its seconds.
 
-    Where there is a check it runs twice: after the untouched starter (own namespace; must say ``not yet``) and after
-    the solution (must say ``right``), else AssertionError. The solution's own errors name ``<notebook exercise N>``.
+    A check runs after the untouched starter (must say ``not yet``) and after the solution (``right``), else
+    AssertionError.
     """
     import keras  # noqa: PLC0415 - a light module: finding the solutions needs no Keras
 

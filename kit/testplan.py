@@ -1,7 +1,6 @@
 """What ``kit test`` runs (CI): pytest once per backend, each notebook under nbval on its backend, the solutions.
 
-:mod:`kit.cli` parses the flags and calls :func:`run`; notebooks, their CI backends and minutes come from
-:mod:`kit.notebooks`; each run's cost and backend choice: benchmarks/README.md#ci-what-each-run-costs.
+:mod:`kit.cli` calls :func:`run`; notebooks, CI backends and minutes: :mod:`kit.notebooks`; why: benchmarks/README.md.
 
 >>> plan = notebook_plan(REPO)
 >>> plan["tensorflow"], plan["jax"]
@@ -164,11 +163,10 @@ def expected_minutes(label: str) -> float:
 
 
 def run(root: Path, jobs: list, width: int) -> int:
-    """Run ``jobs``, ``width`` at a time (at least 1), longest first, from ``root``; print each ending and a summary.
+    """Run ``jobs``, ``width`` at a time, longest first; print each end and a summary; 0 if all passed, else 1.
 
-    Returns 0 when every run passed, else 1. With ``width`` > 1 each run's output goes to
-    ``root/runs/test-logs/<run>.log``, shown when it ends (in full on failure), and each run gets ``cpu_count // width``
-    threads (``OMP_NUM_THREADS``, XLA's flags).
+    With ``width`` > 1 each run logs to ``root/runs/test-logs/<run>.log`` (shown when it ends, whole on failure) and
+    gets ``cpu_count // width`` threads (``OMP_NUM_THREADS``, XLA's flags).
     """
     width = max(1, min(width, len(jobs)))
     threads = max(1, (os.cpu_count() or 1) // width)

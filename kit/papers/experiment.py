@@ -1,12 +1,8 @@
 """The contract the four papers share: an experiment plans its runs, runs one, and records what it produced.
 
-Each paper's ``<paper>_runs.Experiment`` names its run ``KEYS``, builds ``plan()`` and trains one run in
-``run_one(run)`` (a :class:`kit.results.RunResult`); :meth:`Experiment.record` saves the predictions
-(``predictions/<run>.npz``), calls :meth:`Experiment.keep`, then writes the scores to ``results.csv``. Every paper
-notebook's long cell reads::
-
-    for run in sweep.pending(plan):
-        experiment.record(run, experiment.run_one(run))
+A paper's ``<paper>_runs.Experiment`` names its run ``KEYS``, builds ``plan()``, trains one run in ``run_one(run)`` (a
+:class:`kit.results.RunResult`); :meth:`Experiment.record` saves predictions, :meth:`Experiment.keep`, then scores. A
+notebook's long cell: ``for run in sweep.pending(plan): experiment.record(run, experiment.run_one(run))``.
 
 >>> import pathlib, tempfile
 >>> class Toy(Experiment):
@@ -62,10 +58,7 @@ def save_predictions(out, run: dict, keys, arrays: dict) -> Path:
 
 
 def load_predictions(out, run: dict, keys) -> dict:
-    """The arrays :func:`save_predictions` saved for ``run``.
-
-    FileNotFoundError when the run's scores are in ``results.csv`` but its file is gone: delete those rows and rerun.
-    """
+    """The arrays :func:`save_predictions` saved for ``run``; FileNotFoundError (delete its rows and rerun) if gone."""
     path = predictions_path(out, run, keys)
     if not path.exists():
         raise FileNotFoundError(
@@ -79,11 +72,9 @@ def load_predictions(out, run: dict, keys) -> dict:
 class Experiment:
     """One paper's runs: :meth:`plan`, :meth:`run_one`, :meth:`record`; its sweep writes ``out/results.csv``.
 
-    Subclasses set ``KEYS`` (the settings that name a run), optionally ``GROUP`` (a key whose runs differ in cost per
-    step: the ETA fits each alone), and implement :meth:`plan`, :meth:`run_one` (and may override :meth:`keep`).
-    ``config``: the settings that are not keys (sizes, precision); their fingerprint marks every row, so another
-    configuration's runs in the folder never mix in. ``log`` takes the sweep's plan and progress lines
-    (:class:`kit.train.Sweep`).
+    Subclasses set ``KEYS`` (settings that name a run), maybe ``GROUP`` (a key whose runs differ in cost per step: the
+    ETA fits each alone), and implement :meth:`plan`, :meth:`run_one`. ``config`` (non-key settings) is fingerprinted on
+    every row, so another configuration's runs never mix in; ``log`` takes the sweep's lines (:class:`kit.train.Sweep`).
     """
 
     KEYS: tuple = ()
@@ -105,10 +96,9 @@ class Experiment:
         """What the paper keeps of a run besides its scores and predictions (the best model so far); nothing here."""
 
     def record(self, run: dict, result: RunResult, seconds: float | None = None) -> None:
-        """Save ``result``'s predictions, :meth:`keep`, then write its scores to ``results.csv``.
+        """Save ``result``'s predictions, :meth:`keep`, then write its scores (last: a scored run has its predictions).
 
-        Scores go last: a run in ``results.csv`` always has its predictions on disk, and a run stopped before is run
-        again. ``seconds``: a run's time when made outside ``sweep.pending`` (by hand), for the ETA.
+        ``seconds``: a run's time when made outside ``sweep.pending`` (by hand), for the ETA.
         """
         if result.predictions:
             save_predictions(self.out, run, self.KEYS, result.predictions)
