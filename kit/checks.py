@@ -1,7 +1,7 @@
 """What an exercise's check tells a learner: ``right: why`` or ``not yet: why``, never the solution.
 
-Each ``kit/papers/<paper>/<paper>_exercises.py`` has a ``check(number, ...)`` that tries the learner's answer on a small
-case and reports through :func:`answer`; :func:`unanswered` names an untouched starter (:mod:`kit.exercises` runs them).
+Each ``<paper>_exercises.py`` ``check(number, ...)`` tries the answer on a small case, reports via :func:`answer`;
+:func:`unanswered` names an untouched starter.
 """
 
 from __future__ import annotations

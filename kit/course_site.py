@@ -54,11 +54,7 @@ def staged_path(repo_path: str) -> str | None:
 
 
 def rewrite_links(text: str, source: str) -> str:
-    """Point markdown ``text``'s relative links at the staged pages; a link to a file the site lacks becomes its path.
-
-    ``source``: the repository path ``text`` comes from (links are relative to it). Web links and anchors stay as they
-    are.
-    """
+    """Point markdown ``text``'s relative links (from ``source``) at staged pages; missing ones become paths."""
     here = PurePosixPath(staged_path(source) or source).parent
 
     def fix(match: re.Match) -> str:
@@ -108,9 +104,8 @@ def stage(dest) -> list[str]:
 def build_site(out=None, staging=None, quiet: bool = True) -> str:
     """Build the site into ``out`` (default ``site/``) from a staged copy (default ``runs/site-src``); ``index.html``.
 
-    Sphinx runs in a subprocess under ``KERAS_BACKEND=torch`` (autodoc imports the kit; torch keeps TensorFlow out);
-    ``quiet``: only its warnings and errors. ModuleNotFoundError names what to install; RuntimeError holds Sphinx's last
-    lines when it fails.
+    Sphinx runs under ``KERAS_BACKEND=torch`` (autodoc imports the kit; no TensorFlow); ``quiet``: warnings and errors
+    only. ModuleNotFoundError names what to install; RuntimeError holds Sphinx's last lines.
     """
     missing = [m for m in ("sphinx", "myst_nb", "furo", "sphinx-mathjax-offline", "sphinx_togglebutton") if _missing(m)]
     if missing:

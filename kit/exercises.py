@@ -132,9 +132,8 @@ def _value(source: str, namespace: dict, label: str):
 def main(argv=None) -> int:
     """``python -m kit.exercises``: run a notebook's solutions (or some, or every notebook's); return the exit code.
 
-    ``argv``: ``[notebook, number, ...]`` (path or number, then exercises; none: all) or ``["--all"]``; None reads
-    ``sys.argv``; empty prints the usage. Exit 0 when every solution ran, 1 when one failed or none was picked, 2 for no
-    arguments.
+    ``argv``: ``[notebook, number, ...]`` or ``["--all"]`` (None: ``sys.argv``; empty: usage, 2); 1 if one failed or
+    none ran.
     """
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:

@@ -105,10 +105,7 @@ def replacing_folder(folder):
 
 
 def recover_folder(folder) -> None:
-    """Put back ``folder`` if a writer was killed between :func:`replacing_folder`'s two moves; drop its leftovers.
-
-    A complete new folder (old one aside) takes the place; a new one still being filled (no old one aside) is dropped.
-    """
+    """Put back ``folder`` if a writer died between :func:`replacing_folder`'s moves; drop leftovers."""
     folder = Path(folder)
     if not folder.parent.exists():
         return
@@ -172,11 +169,7 @@ def lock_path(path) -> Path:
 
 
 def hold_writer_lock(path) -> None:
-    """Make this process the one writer of ``path`` for the rest of its life, or refuse.
-
-    Calling it again is free; the lock goes when the process ends (kernel restart, kill). Raises :class:`WriterBusy`
-    when another process writes it (its process id, start time and the fix in the message).
-    """
+    """Make this process ``path``'s one writer till it ends (kill, restart; again: free), else :class:`WriterBusy`."""
     lock = lock_path(path)
     lock.parent.mkdir(parents=True, exist_ok=True)
     key = str(lock.resolve())

@@ -33,13 +33,10 @@ from pathlib import Path
 
 
 class Stopped(KeyboardInterrupt):
-    """A run stopped by Ctrl-C or SIGTERM; the executed notebook so far is saved.
+    """A run stopped by Ctrl-C or SIGTERM; the executed notebook so far is saved at ``path``.
 
-    Attributes:
-        cell: the code cell it stopped at (from 1; 0: before the first).
-        cells: the notebook's code cells.
-        path: where the executed notebook so far was saved.
-        signum: the signal (SIGINT for Ctrl-C, SIGTERM for ``kill``).
+    ``cell``: the code cell it stopped at (from 1; 0: before the first) of ``cells``; ``signum``: SIGINT (Ctrl-C) or
+    SIGTERM (``kill``).
 
     Example:
         >>> stop = Stopped(13, 27, Path("runs/00-x/00_start_here.ipynb"), signal.SIGTERM)
@@ -67,11 +64,7 @@ def first_line(source: str) -> str:
 
 
 def clear_outputs(cells) -> None:
-    """Empty every code cell's outputs and execution count (in place) before a run.
-
-    A run stopped half-way must not leave the published outputs (another scale's, machine's) under cells it never
-    reached.
-    """
+    """Empty ``cells``' outputs and counts before a run: no stale output under cells a stopped run never reached."""
     for cell in cells:
         cell["outputs"] = []
         cell["execution_count"] = None

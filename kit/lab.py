@@ -60,12 +60,7 @@ def lab_env(backend: str | None = None, scale: str | None = None, data_env: dict
 def lab_command(
     root, *, port: int | None = None, token: str | None = None, open_browser: bool = True, extra=()
 ) -> list[str]:
-    """The command that starts JupyterLab on ``root`` with this Python (``-m jupyterlab``).
-
-    Offline (:data:`OFFLINE`: no news feed, no update check); ``--allow-root`` for root (a container), where JupyterLab
-    refuses otherwise. ``port`` defaults to 8888 or the next free one, ``token`` to a new random one (printed in the
-    URL); ``extra`` arguments are passed as given.
-    """
+    """JupyterLab's command on ``root``: this Python, offline (:data:`OFFLINE`), ``--allow-root`` as root."""
     command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}", *OFFLINE]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
@@ -94,10 +89,7 @@ def lab_banner(env: dict, root) -> str:
 
 
 def start(command: list[str], env: dict) -> int:
-    """Run JupyterLab in place of this process (POSIX), so a Ctrl-C or a ``kill`` of ``kit lab`` reaches the server.
-
-    Never returns on POSIX; elsewhere (Windows) returns the server's exit code.
-    """
+    """Become JupyterLab (POSIX: no return), so Ctrl-C or ``kill`` reaches it; else its exit code."""
     sys.stdout.flush()
     if os.name == "posix":
         os.execve(command[0], command, env)

@@ -19,14 +19,10 @@ from pathlib import Path
 class Notebook:
     """One notebook of the course.
 
-    Attributes:
-        number: its two digits, ``"00"``; what ``kit run`` takes.
-        stem: its file name in ``notebooks/`` without ``.ipynb``: number, underscore, name.
-        paper: its folder in ``kit/papers/`` (and ``KIT_SIZES`` section); None for no paper (00).
-        title: what the site and the README call it.
-        backend: the backend CI (``kit test``) runs it on under nbval.
-        minutes: that run's CI minutes (benchmarks/README.md#ci-what-each-run-costs); orders ``kit test``'s queue only.
-        tasks: the kinds of data its experiments take; ``kit run --data`` refuses others before a kernel starts.
+    ``number`` (``"00"``, what ``kit run`` takes) and ``stem`` (file name in ``notebooks/``); ``paper``: its
+    ``kit/papers/`` folder and ``KIT_SIZES`` section (None for 00); ``backend``: CI's under nbval; ``minutes``: that
+    run's (benchmarks/README.md#ci-what-each-run-costs; orders ``kit test``'s queue only); ``tasks``: the data kinds it
+    takes (``kit run --data`` refuses others before a kernel starts).
     """
 
     number: str

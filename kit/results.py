@@ -32,17 +32,11 @@ TAIL = ("metric", "value", "config", "run", "rows")
 class RunResult:
     """What one run of an experiment produced: its scores, what it trained, its predictions, its model.
 
-    Attributes:
-        metrics: ``{name: number}``, recorded under the run's keys.
-        seconds: wall time (recorded as ``seconds`` unless ``metrics`` has it).
-        trained: what the run actually trained, e.g. ``{"epochs": 4, "steps": 120}`` (recorded as ``trained_<name>``):
-            the budget a verdict compares, read from the run, not its recipe.
-        predictions: ``{name: array}``, saved by the experiment (``predictions/<run>.npz``).
-        parts: rows under another value of ``part_key``, e.g. per-task scores ``{"sst": {"test_score": 0.4}}``, written
-            in the run's block.
-        part_key: the key ``parts`` change (default ``"task"``).
-        model: the trained model, for :meth:`kit.papers.experiment.Experiment.keep` (never written).
-        details: anything else the experiment keeps (curves, histories; not written).
+    ``metrics`` (``{name: number}``) and ``seconds`` (unless in ``metrics``) are recorded under the run's keys;
+    ``trained`` (e.g. ``{"epochs": 4, "steps": 120}``, as ``trained_<name>``) is the budget a verdict compares, read
+    from the run, not its recipe; ``parts`` are rows under other values of ``part_key`` (per-task scores
+    ``{"sst": {"test_score": 0.4}}``) in the run's block. ``predictions`` (``{name: array}``, saved by the experiment),
+    ``model`` and ``details`` aren't written.
     """
 
     metrics: dict
@@ -77,10 +71,7 @@ def _number(v) -> str:
 
 
 def read_results(path):
-    """Every whole run of the results file ``path`` (any keys, every fingerprint) as a DataFrame; None without a file.
-
-    The keys are its columns before ``metric``; runs cut short are dropped (:meth:`ResultsFile.frame`).
-    """
+    """Every whole run (any keys, all fingerprints) of the results file ``path``, a DataFrame; None if no file."""
     path = Path(path)
     if not path.exists():
         return None
@@ -151,10 +142,7 @@ class ResultsFile:
         return out
 
     def frame(self):
-        """Every whole run's rows (all fingerprints): DataFrame of strings, ``value`` floats; cut runs dropped, warned.
-
-        ``run`` and ``rows`` are filled in for older files. ValueError when the file lacks the keys' columns.
-        """
+        """Every whole run's rows (all fingerprints) as strings, ``value`` float; ValueError without key columns."""
         import pandas as pd
 
         header, rows, notes = self._records()

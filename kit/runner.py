@@ -53,10 +53,7 @@ def find_notebook(name: str) -> Path:
 
 
 def check_data(notebook: Path, env: dict):
-    """Read the user's data (``env``, :meth:`kit.data.OwnData.env`) as the notebook will, before a kernel starts.
-
-    :func:`kit.data.own.check_data` for the notebook's data kinds (:mod:`kit.notebooks`); None without ``--data``.
-    """
+    """The user's data (``env``) read as the notebook will, before a kernel starts (:func:`kit.data.own.check_data`)."""
     return own.check_data(env, notebooks.tasks(Path(notebook).name), f"Notebook {Path(notebook).stem}")
 
 

@@ -30,14 +30,8 @@ from .papers import sizes as paper_sizes
 class Session:
     """A notebook run's settings, as :func:`start` made them.
 
-    Attributes:
-        notebook: the notebook's name (its output folder's name).
-        scale: ``KIT_SCALE``: smoke, medium or full.
-        sizes: the paper's sizes at that scale (or the shared sizes, without a paper).
-        precision: ``KIT_PRECISION``, applied as Keras' global dtype policy.
-        out: the folder the run writes its figures and tables to.
-        seed: the seed everything was seeded with.
-        own_data: the user's data (``kit.data.OwnData``) when ``kit run --data`` gave a file, else None.
+    ``notebook`` names the output folder ``out``; ``sizes``: the paper's (or shared) sizes at ``scale``; ``precision``:
+    ``KIT_PRECISION``, applied; ``own_data``: the ``kit run --data`` file's ``kit.data.OwnData``, else None.
     """
 
     notebook: str
@@ -76,8 +70,7 @@ def tensorflow_status() -> str:
 def start(notebook: str, section: str | None = None, seed: int = 0, verbose: bool = True) -> Session:
     """Apply precision, seed, make the output folder; print the header (``verbose``); return the run's settings.
 
-    ``section``: the paper whose sizes ``S.sizes`` holds (``"tlm"``: ``kit/papers/<section>/``); None: the shared sizes.
-    ValueError for a wrong ``KIT_SCALE``, ``KIT_PRECISION`` or ``KIT_SIZES``, or mixed_float16 under jax on a CPU.
+    ``section``: the paper whose sizes ``S.sizes`` holds (``"tlm"``; None: shared); ValueError on a bad ``KIT_*``.
     """
     import keras  # noqa: PLC0415 - a light module: Keras loads when a notebook starts, not with `kit info`
 

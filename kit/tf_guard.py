@@ -1,10 +1,8 @@
 """Keep TensorFlow out of jax and torch processes.
 
-keras-hub and ``model.save`` import TensorFlow when installed: under jax or torch ~10 s and ~1.2 GB a process, and GPU
-memory; the kit needs none of it. So ``import kit`` there makes ``import tensorflow`` (and ``tensorflow_text``) fail as
-if not installed (``sys.modules[name] = None``), unless ``KIT_ALLOW_TENSORFLOW=1`` (then, or if imported before the kit,
-its GPUs are hidden). Under tensorflow its native start-up lines go to :data:`kit.devices.NATIVE_LOG` (errors still
-reach stderr).
+keras-hub and ``model.save`` import TensorFlow if installed (~10 s, ~1.2 GB, GPU memory), so under jax or torch
+``import kit`` makes ``import tensorflow`` (and ``tensorflow_text``) fail (``sys.modules[name] = None``) unless
+``KIT_ALLOW_TENSORFLOW=1`` (then GPUs hidden); under tensorflow, start-up lines go to :data:`kit.devices.NATIVE_LOG`.
 
 >>> blocked_names()
 ('tensorflow', 'tensorflow_text')

@@ -50,8 +50,7 @@ def _trains(paper: str) -> dict:
 def medium_plan(paper: str, s: dict | None = None) -> list[dict]:
     """The paper's medium plan (as ``experiment.plan()`` lists it), each run with its planned ``steps``; no data loaded.
 
-    The paper's own plan function on stand-ins of ``MEDIUM_DATA``'s sizes; ``s`` defaults to the paper's medium sizes.
-    Notebook 02's plan is its TLM runs, then the baseline's.
+    The paper's plan function on stand-ins of ``MEDIUM_DATA``'s sizes (``s``: medium); 02: TLM runs, then baseline.
     """
     s = s if s is not None else paper_sizes(paper, "medium")
     runs, n = _runs(paper), _trains(paper)
@@ -71,10 +70,7 @@ def medium_plan(paper: str, s: dict | None = None) -> list[dict]:
 
 
 def medium_cost(paper: str, s: dict | None = None) -> tuple[PlanCost, float]:
-    """``(the plan's cost, part by part; the other cells' seconds)`` at medium, four notebooks sharing one H200.
-
-    ``s`` defaults to the paper's medium sizes.
-    """
+    """``(the plan's cost, part by part; the other cells' seconds)`` at medium, four notebooks sharing one H200."""
     table = sizes_module(paper)
     plan = medium_plan(paper, s)
     cost = plan_cost(plan, table.MEDIUM_COSTS, table.cost_kind, table.cost_programs)
