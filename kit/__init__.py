@@ -42,9 +42,9 @@ UNUSED_POOLER_MESSAGE = (
 def quiet() -> None:
     """Hide the two third-party warnings a notebook would show that a learner cannot act on.
 
-    ``import kit`` changes no warning filter; a notebook's first cell calls this. It installs exactly two filters,
-    each on one message and category: tqdm's :data:`IPROGRESS_MESSAGE` and Keras' :data:`UNUSED_POOLER_MESSAGE`
-    (from ``keras.src.optimizers.base_optimizer`` only). Calling it again adds none.
+    ``import kit`` changes no filter; a notebook's first cell calls this. Exactly two filters, each on one message and
+    category: tqdm's :data:`IPROGRESS_MESSAGE` and Keras' :data:`UNUSED_POOLER_MESSAGE` (from
+    ``keras.src.optimizers.base_optimizer`` only). Calling it again adds none.
 
     Example:
         >>> import warnings

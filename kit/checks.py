@@ -1,8 +1,7 @@
 """What an exercise's check tells a learner: ``right: why`` or ``not yet: why``, never the solution.
 
-Each paper's exercises module (``kit/papers/<paper>/<paper>_exercises.py``) has a ``check(number, ...)`` that tries the
-learner's answer on a small case and reports through :func:`answer`; :func:`unanswered` names an untouched starter.
-``python -m kit.exercises`` runs each check after the starter (it must say not yet) and after the solution (right).
+Each ``<paper>_exercises.py`` ``check(number, ...)`` tries the answer on a small case, reports via :func:`answer`;
+:func:`unanswered` names an untouched starter.
 """
 
 from __future__ import annotations
@@ -58,8 +57,8 @@ def unpredicted(prediction, choices) -> str | None:
 def direction(diff: float, se: float, df: float | None = None, alpha: float = 0.05) -> tuple[str, float]:
     """What a run shows of a difference: ``"higher"``, ``"lower"`` or ``"same"`` (within the noise), and its p-value.
 
-    A two-sided test of ``diff`` against 0 with standard error ``se``: Student's t with ``df`` degrees of freedom (a
-    test over seeds), or the normal distribution when ``df`` is None (a test over test examples).
+    Two-sided test of ``diff`` against 0 with standard error ``se``: Student's t with ``df`` degrees of freedom (over
+    seeds), or normal when ``df`` is None (over test examples).
 
     Example:
         >>> direction(0.10, 0.02)[0], direction(-0.01, 0.02)[0], direction(-0.10, 0.02)[0]

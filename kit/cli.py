@@ -292,15 +292,7 @@ def _add_test_parser(sub) -> None:
 
 
 def main(argv=None) -> int:
-    """The ``kit`` command: parse ``argv`` (default: the command line), check ``KIT_SCALE``, run the sub-command.
-
-    Args:
-        argv: the arguments after ``kit``, e.g. ``["data", "list"]``; None reads ``sys.argv``.
-
-    Returns:
-        The exit code: 0 when it worked, 1 when a run or a data set failed, 2 for a bad ``KIT_SCALE`` or a missing
-        data set name.
-    """
+    """The ``kit`` command on ``argv`` (default: command line); exit 0, 1 (a run or data set failed), 2 (bad input)."""
     args = _parser().parse_args(argv)
     try:
         config.scale()

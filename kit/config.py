@@ -1,17 +1,8 @@
-"""One place for the kit's switches: scale, precision, seeds, cache and output folders.
+"""The kit's switches: scale, precision, seeds, cache and output folders.
 
-The scale is read from the environment variable ``KIT_SCALE`` (``smoke`` by
-default, ``medium`` or ``full``). Every size that depends on the scale lives in
-one place, so a notebook asks for its sizes instead of hard-coding numbers: the
-sizes every notebook shares in ``SCALES`` below (:func:`sizes`), each paper's
-own in its folder, ``kit/papers/<paper>/<paper>_sizes.py`` (:func:`paper_sizes`,
-``kit.papers.sizes("tlm")``). ``KIT_SIZES`` (JSON, merged into the scale's
-sizes) changes any of them for one run, e.g.
-``KIT_SIZES='{"tlm": {"stage1_steps": 50}}'``.
-
-``KIT_PRECISION`` (``float32`` by default, ``mixed_bfloat16`` or
-``mixed_float16``) is Keras' global dtype policy; :func:`apply_precision` sets
-it, and must run before models are built (notebooks do it in their first cell).
+``KIT_SCALE``: ``smoke`` (default), ``medium``, ``full``; shared sizes in ``SCALES`` (:func:`sizes`), a paper's in
+``<paper>_sizes.py`` (:func:`paper_sizes`); ``KIT_SIZES`` (JSON: ``'{"tlm": {"stage1_steps": 50}}'``) changes any for a
+run. ``KIT_PRECISION``: Keras' dtype policy (:func:`apply_precision`, before building models).
 
 >>> import kit
 >>> kit.config.scale() in ("smoke", "medium", "full")
@@ -87,11 +78,7 @@ PAPERS = notebooks.papers()
 
 
 def scale() -> str:
-    """The scale in use: ``KIT_SCALE`` (``smoke``, ``medium`` or ``full``), default smoke.
-
-    Raises:
-        ValueError: ``KIT_SCALE`` names no scale (the message says how to set it).
-    """
+    """The scale in use: ``KIT_SCALE`` (``smoke``, ``medium`` or ``full``), default smoke; ValueError names the fix."""
     value = os.environ.get(SCALE_ENV, "smoke").strip().lower() or "smoke"
     if value not in SCALES:
         raise ValueError(
@@ -137,39 +124,16 @@ def _check_scale(name: str | None) -> str:
 
 
 def sizes(name: str | None = None) -> dict:
-    """The shared sizes of scale ``name`` (default: the scale in use) with ``KIT_SIZES`` merged in, as a copy.
-
-    A paper's own sizes are :func:`paper_sizes` (``kit.papers.sizes("tlm")``); ``KIT_SIZES`` may name their sections
-    (``{"tlm": {...}}``) beside the shared sizes.
-
-    Args:
-        name: the scale (default: :func:`scale`, the one in use).
-
-    Returns:
-        ``SCALES[name]`` updated with ``KIT_SIZES``' shared sizes.
-
-    Raises:
-        ValueError: an unknown scale, or a ``KIT_SIZES`` that is not a JSON object of known sizes.
-    """
+    """Scale ``name``'s shared sizes (default: in use), ``KIT_SIZES`` merged in, as a copy; ValueError if unknown."""
     out = copy.deepcopy(SCALES[_check_scale(name)])
     shared = {k: v for k, v in _sizes_env().items() if k not in notebooks.papers()}
     return _merge(out, shared)
 
 
 def paper_sizes(paper: str, defaults: dict, scales: dict, name: str | None = None) -> dict:
-    """A paper's sizes at scale ``name``, as a copy: its defaults, then its scale's sizes, then ``KIT_SIZES[paper]``.
+    """A paper's sizes at scale ``name``, as a copy: its defaults, then ``scales[name]``, then ``KIT_SIZES[paper]``.
 
-    Args:
-        paper: one of :data:`PAPERS` (its section of ``KIT_SIZES``).
-        defaults: what never changes with the scale.
-        scales: scale name -> what does.
-        name: the scale (default: :func:`scale`, the one in use).
-
-    Returns:
-        ``defaults`` updated with ``scales[name]``, then with ``KIT_SIZES[paper]``.
-
-    Raises:
-        ValueError: an unknown scale or paper, or a ``KIT_SIZES`` section that is not an object of known sizes.
+    ``paper`` is one of :data:`PAPERS`; ValueError on an unknown scale or paper, or unknown sizes in ``KIT_SIZES``.
 
     Example:
         >>> paper_sizes("tlm", {"rho1": 3}, {"smoke": {"steps": 40}, "medium": {"steps": 400}, "full": {"steps": 4000}},
@@ -191,14 +155,7 @@ def paper_sizes(paper: str, defaults: dict, scales: dict, name: str | None = Non
 
 
 def train_sizes(entries, n_train: int) -> list[int]:
-    """``train_sizes`` entries (counts above 1, fractions up to 1) as example counts, capped at ``n_train``.
-
-    Args:
-        entries: counts above 1, or fractions of ``n_train`` up to 1.
-        n_train: the training set's size.
-
-    Returns:
-        The distinct counts, sorted, each at least 2 and at most ``n_train``.
+    """``train_sizes`` entries (counts above 1, fractions up to 1) as distinct sorted counts in ``[2, n_train]``.
 
     Example:
         >>> train_sizes([300, 1000, 0.5, 1.0], 1200)
@@ -212,13 +169,7 @@ def train_sizes(entries, n_train: int) -> list[int]:
 
 
 def precision() -> str:
-    """``KIT_PRECISION``: ``float32`` (default), ``mixed_bfloat16`` or ``mixed_float16``.
-
-    mixed_bfloat16 suits a recent GPU or a TPU, mixed_float16 older GPUs.
-
-    Raises:
-        ValueError: ``KIT_PRECISION`` names no precision.
-    """
+    """``KIT_PRECISION``: ``float32`` (default), ``mixed_bfloat16`` (new GPU, TPU), ``mixed_float16`` (old GPUs)."""
     value = os.environ.get(PRECISION_ENV, "float32").strip().lower() or "float32"
     if value not in PRECISIONS:
         raise ValueError(
@@ -229,17 +180,9 @@ def precision() -> str:
 
 
 def apply_precision(name: str | None = None) -> str:
-    """Set Keras' global dtype policy to ``name`` (default: :func:`precision`); models built after use it.
+    """Set Keras' global dtype policy to ``name`` (default: :func:`precision`) and return it; models built after use it.
 
-    Args:
-        name: ``float32``, ``mixed_bfloat16`` or ``mixed_float16``.
-
-    Returns:
-        The policy set.
-
-    Raises:
-        ValueError: an unknown precision, or mixed_float16 under jax on a CPU (XLA on a CPU cannot multiply float16
-            matrices with float32 accumulation).
+    Raises ValueError on mixed_float16 under jax on a CPU (XLA there cannot multiply float16 with float32 accumulation).
 
     Example:
         >>> apply_precision("float32")
@@ -263,11 +206,7 @@ def apply_precision(name: str | None = None) -> str:
 
 
 def data_dir() -> Path:
-    """Where downloads are cached: ``KIT_DATA_DIR`` or the user cache dir.
-
-    Returns:
-        The folder (made if missing): ``KIT_DATA_DIR``, else ``<user cache dir>/nlp-course-kit/data``.
-    """
+    """The download cache folder (made if missing): ``KIT_DATA_DIR``, else ``<user cache dir>/nlp-course-kit/data``."""
     env = os.environ.get(DATA_DIR_ENV)
     if env:
         path = Path(env).expanduser()
@@ -278,18 +217,7 @@ def data_dir() -> Path:
 
 
 def output_dir(notebook: str | None = None) -> Path:
-    """The folder a run writes its figures and tables to.
-
-    ``kit run`` sets ``KIT_OUT``; ``kit test`` sets ``KIT_OUT_ROOT`` (each notebook
-    writes to ``KIT_OUT_ROOT/<notebook>``); run by hand, a notebook writes under
-    ``runs/<notebook>/``.
-
-    Args:
-        notebook: the notebook's name (default: ``"scratch"``); unused when ``KIT_OUT`` is set.
-
-    Returns:
-        The folder, made if missing.
-    """
+    """The output folder (made): ``KIT_OUT``, else ``KIT_OUT_ROOT/<notebook>`` (kit test), else ``runs/<notebook>``."""
     env = os.environ.get(OUT_ENV)
     root = os.environ.get(OUT_ENV + "_ROOT")  # several notebooks in one session (kit test): root/<notebook>
     if env:
@@ -301,17 +229,10 @@ def output_dir(notebook: str | None = None) -> Path:
 
 
 def enable_compile_cache(folder=None) -> str | None:
-    """On jax, keep compiled XLA programs on disk (``data_dir()/jax-cache``) and reuse them.
+    """On jax, keep compiled XLA programs on disk and reuse them; returns the folder, or None on other backends.
 
-    A notebook builds a fresh model for every run of a sweep; the models are alike, so with the cache only the
-    first of each kind is compiled (a TLM run on a CPU: ~15 s of compiling becomes ~3 s). Does nothing on other
-    backends.
-
-    Args:
-        folder: the cache folder (default: ``JAX_COMPILATION_CACHE_DIR``, else ``data_dir()/jax-cache``).
-
-    Returns:
-        The folder in use, or None on other backends.
+    Sweeps' alike models compile once (a TLM run on a CPU: ~15 s becomes ~3 s). ``folder`` defaults to
+    ``JAX_COMPILATION_CACHE_DIR``, else ``data_dir()/jax-cache``.
     """
     import keras  # noqa: PLC0415 - a light module: `import kit` and `kit info` load no Keras
 
@@ -327,13 +248,7 @@ def enable_compile_cache(folder=None) -> str | None:
 
 
 def set_seed(seed: int = 0) -> int:
-    """Seed Python, NumPy and the Keras backend, so reruns repeat.
-
-    Args:
-        seed: the seed (also written to ``PYTHONHASHSEED``).
-
-    Returns:
-        ``seed``.
+    """Seed Python, NumPy, ``PYTHONHASHSEED`` and the Keras backend with ``seed`` (returned), so reruns repeat.
 
     Example:
         >>> set_seed(3)

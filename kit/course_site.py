@@ -1,11 +1,8 @@
-"""``kit site``: the course as a static web site, built from the executed notebooks as committed.
+"""``kit site``: the course as a static web site, built from the executed notebooks as committed (never executed).
 
-Sphinx with MyST-NB (``site_src/conf.py`` says why): one page per notebook of :mod:`kit.notebooks` with its outputs
-and figures, the guides in ``docs/``, an API reference from the kit's docstrings, Sphinx's own full-text search,
-MathJax served from the site. The notebooks are never executed by the build. :func:`stage` copies what the site shows
-into one folder, with a "run this yourself" box on each notebook's page and links rewritten to the staged pages (a
-link to a file the site does not hold becomes its path in code, so no link on the site is broken); :func:`build_site`
-runs Sphinx on it.
+Sphinx with MyST-NB (``site_src/conf.py`` says why): a page per notebook of :mod:`kit.notebooks`, the ``docs/`` guides,
+an API reference, full-text search, local MathJax. :func:`stage` copies the sources, adds a "run this yourself" box,
+rewrites links (to a file the site lacks: its path in code, so no link breaks); :func:`build_site` runs Sphinx.
 
 >>> rewrite_links("[the guide](../docs/own-data.md#csv), [code](../kit/cli.py)", "notebooks/01_pretrain_or_not.ipynb")
 '[the guide](docs/own-data.md#csv), code (`kit/cli.py`)'
@@ -42,13 +39,7 @@ NOTEBOOKS_HERE = "<!-- the notebooks: kit/course_site.py lists kit/notebooks.py'
 
 
 def staged_path(repo_path: str) -> str | None:
-    """Where a repository file sits in the staged site, or None when the site does not hold it.
-
-    Args:
-        repo_path: a path from the repository's root (``notebooks/02_tlm.ipynb``, ``docs/data.md``).
-
-    Returns:
-        ``02_tlm.ipynb``, ``docs/data.md``, or None.
+    """Where a repository file (path from the root) sits in the staged site, or None when the site does not hold it.
 
     Example:
         >>> staged_path("notebooks/02_tlm.ipynb"), staged_path("docs/data.md"), staged_path("kit/cli.py")
@@ -63,15 +54,7 @@ def staged_path(repo_path: str) -> str | None:
 
 
 def rewrite_links(text: str, source: str) -> str:
-    """Point ``text``'s relative links at the staged pages; a link to a file the site lacks becomes its path.
-
-    Args:
-        text: markdown.
-        source: the repository path of the file ``text`` comes from (its links are relative to it).
-
-    Returns:
-        The markdown with its relative links rewritten (web links and in-page anchors are left as they are).
-    """
+    """Point markdown ``text``'s relative links (from ``source``) at staged pages; missing ones become paths."""
     here = PurePosixPath(staged_path(source) or source).parent
 
     def fix(match: re.Match) -> str:
@@ -90,18 +73,10 @@ def rewrite_links(text: str, source: str) -> str:
 
 
 def stage(dest) -> list[str]:
-    """Copy the site's sources into ``dest``: ``site_src/``, the registered notebooks and the guides, links rewritten.
+    """Copy ``site_src/``, the notebooks and guides into ``dest`` (emptied first), links rewritten; notebooks' names.
 
-    The index's list of notebooks is written from :data:`kit.notebooks.NOTEBOOKS` (at :data:`NOTEBOOKS_HERE`).
-
-    Args:
-        dest: the staging folder (emptied first).
-
-    Returns:
-        The staged notebooks' names.
-
-    Raises:
-        ValueError: the registry and ``notebooks/`` disagree, or ``site_src/index.md`` has no :data:`NOTEBOOKS_HERE`.
+    The index's notebook list is written from :data:`kit.notebooks.NOTEBOOKS` at :data:`NOTEBOOKS_HERE`. ValueError when
+    the registry and ``notebooks/`` disagree, or ``site_src/index.md`` has lost :data:`NOTEBOOKS_HERE`.
     """
     root, dest = repo_root(), Path(dest)
     paths = notebooks.check_folder(root / "notebooks")
@@ -127,21 +102,10 @@ def stage(dest) -> list[str]:
 
 
 def build_site(out=None, staging=None, quiet: bool = True) -> str:
-    """Build the site into ``out`` (default ``site/``) from a staged copy (default ``runs/site-src``).
+    """Build the site into ``out`` (default ``site/``) from a staged copy (default ``runs/site-src``); ``index.html``.
 
-    Sphinx runs in a subprocess under ``KERAS_BACKEND=torch`` (autodoc imports the kit; torch keeps TensorFlow out).
-
-    Args:
-        out: the output folder (its ``index.html`` is the course's first page).
-        staging: the staging folder.
-        quiet: only Sphinx's warnings and errors (``-q``).
-
-    Returns:
-        The path of ``index.html``.
-
-    Raises:
-        ModuleNotFoundError: Sphinx or MyST-NB is not installed (the message says what to install).
-        RuntimeError: Sphinx failed; the message holds its last lines.
+    Sphinx runs under ``KERAS_BACKEND=torch`` (autodoc imports the kit; no TensorFlow); ``quiet``: warnings and errors
+    only. ModuleNotFoundError names what to install; RuntimeError holds Sphinx's last lines.
     """
     missing = [m for m in ("sphinx", "myst_nb", "furo", "sphinx-mathjax-offline", "sphinx_togglebutton") if _missing(m)]
     if missing:

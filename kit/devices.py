@@ -27,14 +27,8 @@ NATIVE_LOG = Path(tempfile.gettempdir()) / "nlp-course-kit-native-stderr.log"
 def quiet_native_stderr(log: Path | None = None):
     """Hold what native code writes to stderr (file descriptor 2) while the block runs, then sort it.
 
-    Lines that match :data:`NATIVE_NOISE` go to ``log`` (appended); every other line is written back to stderr, so
-    a real error still shows.
-
-    Args:
-        log: the file for the start-up lines (default :data:`NATIVE_LOG`).
-
-    Yields:
-        None.
+    Lines matching :data:`NATIVE_NOISE` are appended to ``log`` (default :data:`NATIVE_LOG`); the rest go back to
+    stderr, so a real error still shows.
 
     Example:
         >>> with quiet_native_stderr():
@@ -69,9 +63,8 @@ def _sort_lines(text: str, log: Path) -> None:
 def describe_devices() -> str:
     """A one-line description of the devices the active backend sees (GPU or CPU).
 
-    Returns:
-        E.g. ``"GPU: <name> (x1)"`` or ``"CPU (2 threads)"`` on torch, the platforms and kinds on jax, ``"GPU x1"``
-        or ``"CPU"`` on tensorflow; ``"unknown (<error>)"`` when asking fails.
+    E.g. ``"GPU: <name> (x1)"`` or ``"CPU (2 threads)"`` on torch, platforms and kinds on jax, ``"GPU x1"`` or ``"CPU"``
+    on tensorflow; ``"unknown (<error>)"`` when asking fails.
     """
     with quiet_native_stderr():  # TensorFlow's CUDA probing on a machine without a GPU goes to NATIVE_LOG
         return _describe_devices()

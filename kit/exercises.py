@@ -1,22 +1,8 @@
 """The notebooks' exercises, their starter cells and their worked solutions: find them, run them.
 
-Every notebook ends with its exercises, each asked before it is answered (docs/teaching.md):
-
-1. a markdown cell ``**Exercise N.** ...``: the question (what to change, what to look at, what to predict);
-2. a code cell tagged ``exercise-starter`` (first line ``# Exercise N · your turn``): a scaffold that runs as is and
-   marks where the learner writes (``# YOUR CODE``);
-3. a code cell tagged ``exercise-check`` (first line ``# Exercise N · check``): one call, e.g.
-   ``ex.check(1, dev_coverage)``, that tries the learner's answer on a small case against the kit and prints
-   ``right: ...`` or ``not yet: ...`` and why, never the solution (:func:`kit.checks.answer`); its value is True or
-   False;
-4. a markdown cell holding, collapsed, a ``<details>`` block with the solution's code (one ```` ```python ```` block)
-   and what it shows. The solution defines the names its check reads.
-
-A solution is written against the kit, not the notebook's variables: it runs on its own, in a fresh namespace, so CI can
-execute it at smoke scale (``kit test`` runs ``python -m kit.exercises`` as its own job) and it breaks loudly when the
-kit changes. The same job runs each check twice: after the untouched starter (it must say ``not yet``) and after the
-solution (it must say ``right``). (An older layout, the ``<details>`` block in the question's own cell and no
-starter, still parses.)
+Each (docs/teaching.md): a ``**Exercise N.**`` question; a starter cell tagged ``exercise-starter`` (``# YOUR CODE``); a
+check cell tagged ``exercise-check`` (:func:`kit.checks.answer`: True/``right`` or False/``not yet``); a ``<details>``
+block with one python block, the kit-only solution. CI runs each solution fresh, its check after starter and solution.
 
 >>> import pathlib
 >>> root = pathlib.Path(__file__).resolve().parent.parent
@@ -55,13 +41,8 @@ CHECK = "exercise-check"
 class Solution:
     """One exercise of a notebook and its worked solution.
 
-    Attributes:
-        notebook: the notebook's name (its file name without ``.ipynb``).
-        number: the exercise's number (``**Exercise N.**``).
-        question: the exercise's text, up to its ``<details>`` block.
-        code: the solution's python block, run on its own.
-        starter: the source of its starter cell (tagged ``exercise-starter``), or None where it has none.
-        check: the source of its check cell (tagged ``exercise-check``), or None where it has none.
+    ``notebook``: file name without ``.ipynb``; ``number``: the ``N`` of ``**Exercise N.**``; ``question``: text up to
+    ``<details>``; ``code``: the solution, run on its own; ``starter``, ``check``: its tagged cells' sources, or None.
     """
 
     notebook: str
@@ -78,18 +59,7 @@ class Solution:
 
 
 def solutions(notebook) -> list[Solution]:
-    """Every exercise of ``notebook`` with its solution's code, in order.
-
-    Args:
-        notebook: the ``.ipynb`` file.
-
-    Returns:
-        One :class:`Solution` per exercise, in the notebook's order.
-
-    Raises:
-        ValueError: an exercise has no ``<details>`` solution, or its solution has not exactly one python block:
-            every exercise must have one that runs.
-    """
+    """Every exercise of ``notebook`` as a :class:`Solution`, in order; ValueError if one has no one-block solution."""
     path = Path(notebook)
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     return [_solution(path, number, part) for number, part in _exercise_parts(cells)]
@@ -130,20 +100,10 @@ def _solution(path: Path, number: int, part: list) -> Solution:
 
 
 def run(solution: Solution) -> float:
-    """Execute one solution in a fresh namespace (nothing from a notebook or an earlier solution); its seconds.
+    """Execute one solution in a fresh namespace (Keras' session cleared); return its seconds.
 
-    Keras' session is cleared first. Where the exercise has a check, it runs twice: after the untouched starter, in a
-    namespace of its own, where it must say ``not yet``, and after the solution, where it must say ``right``.
-
-    Args:
-        solution: the solution to run.
-
-    Returns:
-        The seconds it ran.
-
-    Raises:
-        Exception: whatever the solution raises (its traceback names ``<notebook exercise N>``).
-        AssertionError: the check said ``right`` to the starter or ``not yet`` to the solution.
+    A check runs after the untouched starter (must say ``not yet``) and after the solution (``right``), else
+    AssertionError.
     """
     import keras  # noqa: PLC0415 - a light module: finding the solutions needs no Keras
 
@@ -170,15 +130,10 @@ def _value(source: str, namespace: dict, label: str):
 
 
 def main(argv=None) -> int:
-    """``python -m kit.exercises``: run the solutions of a notebook (or some of them, or all notebooks').
+    """``python -m kit.exercises``: run a notebook's solutions (or some, or every notebook's); return the exit code.
 
-    Args:
-        argv: ``[notebook, number, ...]`` (a path or a number, then the exercises; none: all of the notebook's) or
-            ``["--all"]`` (every notebook of :mod:`kit.notebooks`); None reads ``sys.argv``. Empty: prints how to call
-            it.
-
-    Returns:
-        The exit code: 0 when every solution ran, 1 when one failed or none was picked, 2 without arguments.
+    ``argv``: ``[notebook, number, ...]`` or ``["--all"]`` (None: ``sys.argv``; empty: usage, 2); 1 if one failed or
+    none ran.
     """
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:

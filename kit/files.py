@@ -1,15 +1,9 @@
 r"""Files the kit writes land whole or not at all, and one process at a time writes a results folder.
 
-A learner's GPU hours end up in a few files: a sweep's ``results.csv``, each run's predictions, a saved model. A
-kernel interrupt, an out-of-memory kill or a full disk can stop the writer at any byte, so:
-
-- :func:`atomic_write` and :func:`replacing` write to a temporary file beside the target, flush it to the disk and
-  move it over the target with ``os.replace``: a reader sees the old file or the new one, never a mixture.
-- :func:`append_whole` appends a block of lines with one ``write`` that ends in its newline, then syncs; a block cut
-  short by a kill is found by whoever reads the file (``kit.results`` counts each run's rows).
-- :func:`hold_writer_lock` refuses a second process that would write the same file (two sweeps appending to one
-  results file would lose runs). The lock is the operating system's (``fcntl``): it goes when the process ends,
-  however it ends, so there is never a stale lock to delete.
+A kill or a full disk can stop a writer at any byte: :func:`atomic_write` and :func:`replacing` write a synced temporary
+file and ``os.replace`` it over the target; :func:`append_whole` appends a block in one synced write (a cut block is
+found by readers: ``kit.results`` counts rows); :func:`hold_writer_lock` (``fcntl``, gone when the process ends, however
+it ends) refuses a second writer.
 
 >>> import pathlib, tempfile
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "notes.txt"
@@ -57,14 +51,8 @@ def _sync_folder(folder: Path) -> None:
 def replacing(path):
     """A temporary path beside ``path`` to write to; moved over ``path`` when the block ends without an error.
 
-    For writers that take a path (``np.savez``, ``model.save``). On an error the temporary file is removed and
-    ``path`` is left as it was.
-
-    Args:
-        path: the file to write.
-
-    Yields:
-        The temporary path (same folder and suffix, so writers that check the suffix accept it).
+    For writers that take a path (``np.savez``, ``model.save``); the temporary path keeps the folder and suffix. On an
+    error it is removed and ``path`` left as it was.
 
     Example:
         >>> import numpy as np, pathlib, tempfile
@@ -94,16 +82,10 @@ def replacing(path):
 
 @contextlib.contextmanager
 def replacing_folder(folder):
-    """A temporary folder beside ``folder`` to fill; it takes ``folder``'s place when the block ends without an error.
+    """A temporary folder (made, empty) beside ``folder`` to fill; it replaces ``folder`` if the block ends cleanly.
 
-    The old folder is moved aside, the new one moved in, the old one deleted: a process killed between the two moves
-    leaves both beside the place, and :func:`recover_folder` (called here and by readers) puts one back.
-
-    Args:
-        folder: the folder to write (e.g. a saved model's bundle).
-
-    Yields:
-        The temporary folder (made, empty).
+    Old folder moved aside, new moved in, old deleted: a kill between the moves leaves both, and :func:`recover_folder`
+    (called here and by readers) puts one back.
     """
     folder = Path(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
@@ -123,11 +105,7 @@ def replacing_folder(folder):
 
 
 def recover_folder(folder) -> None:
-    """Put back ``folder`` if a writer was killed between :func:`replacing_folder`'s two moves; drop its leftovers.
-
-    With the old folder moved aside and the new one complete but not yet moved in, the new one takes the place; a new
-    folder that was still being filled (no old one aside: the writer died before its moves) is dropped.
-    """
+    """Put back ``folder`` if a writer died between :func:`replacing_folder`'s moves; drop leftovers."""
     folder = Path(folder)
     if not folder.parent.exists():
         return
@@ -158,12 +136,7 @@ def _writer_alive(leftover: Path) -> bool:
 
 
 def atomic_write(path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` whole or not at all (a temporary file, synced, then ``os.replace``).
-
-    Args:
-        path: the file (its folder is made if missing).
-        data: text (written as UTF-8) or bytes.
-    """
+    """Write ``data`` (text as UTF-8, or bytes) to ``path`` whole or not at all; its folder is made if missing."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     with replacing(path) as tmp, open(tmp, "wb") as f:
         f.write(raw)
@@ -171,18 +144,10 @@ def atomic_write(path, data: str | bytes) -> None:
 
 
 def append_whole(path, text: str) -> None:
-    """Append ``text`` (whole lines, ending in a newline) to ``path`` in one write, then sync it to the disk.
+    """Append ``text`` (whole lines, ending in a newline) to ``path`` (made if missing) in one write, then sync it.
 
-    A process killed during the write may leave the block cut short; the block's reader finds that (the file
-    ``kit.results`` writes counts each run's rows).
-
-    Args:
-        path: the file (made if missing).
-        text: the lines to append.
-
-    Raises:
-        ValueError: ``text`` does not end in a newline (the next block would join its last line).
-        OSError: the disk refused the write (e.g. it is full); what was written is found short on reading.
+    A kill during the write may cut the block short; its reader finds that (``kit.results`` counts each run's rows).
+    ValueError when ``text`` does not end in a newline; OSError when the disk refuses (e.g. full).
     """
     if not text.endswith("\n"):
         raise ValueError("append_whole() appends whole lines: end the text with a newline.")
@@ -204,17 +169,7 @@ def lock_path(path) -> Path:
 
 
 def hold_writer_lock(path) -> None:
-    """Make this process the one writer of ``path`` for the rest of its life, or refuse.
-
-    Calling it again from the same process is free. The lock is released when the process ends (a kernel restart,
-    a kill), never left behind.
-
-    Args:
-        path: the file about to be written.
-
-    Raises:
-        WriterBusy: another process is writing it (its process id and start time in the message, and the fix).
-    """
+    """Make this process ``path``'s one writer till it ends (kill, restart; again: free), else :class:`WriterBusy`."""
     lock = lock_path(path)
     lock.parent.mkdir(parents=True, exist_ok=True)
     key = str(lock.resolve())

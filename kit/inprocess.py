@@ -1,9 +1,8 @@
 """A notebook's code cells run in this Python process, as a Jupyter kernel would (``kit run --in-process``).
 
-Where no Jupyter kernel is installed (a bare GPU box with only Python), :func:`run_in_process` runs the code cells
-one after the other in one namespace and still writes an executed ``.ipynb`` with each cell's printed text, displayed
-objects and figures. It also holds what both ways of running a notebook share (:mod:`kit.runner` runs the kernel):
-the progress line's text, emptying the outputs before a run, and :class:`Stopped`.
+For a box without a Jupyter kernel: :func:`run_in_process` runs the cells in one namespace and writes an executed
+``.ipynb`` (printed text, displays, figures). Also what :mod:`kit.runner`'s kernel runs share: the progress line's text,
+:func:`clear_outputs`, :class:`Stopped`.
 
 >>> import json, pathlib, tempfile
 >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -34,13 +33,10 @@ from pathlib import Path
 
 
 class Stopped(KeyboardInterrupt):
-    """A run stopped by Ctrl-C or SIGTERM; the executed notebook so far is saved.
+    """A run stopped by Ctrl-C or SIGTERM; the executed notebook so far is saved at ``path``.
 
-    Attributes:
-        cell: the code cell it stopped at (counted from 1; 0: before the first).
-        cells: the notebook's code cells.
-        path: where the executed notebook so far was saved.
-        signum: the signal that stopped it (SIGINT for Ctrl-C, SIGTERM for ``kill``).
+    ``cell``: the code cell it stopped at (from 1; 0: before the first) of ``cells``; ``signum``: SIGINT (Ctrl-C) or
+    SIGTERM (``kill``).
 
     Example:
         >>> stop = Stopped(13, 27, Path("runs/00-x/00_start_here.ipynb"), signal.SIGTERM)
@@ -68,14 +64,7 @@ def first_line(source: str) -> str:
 
 
 def clear_outputs(cells) -> None:
-    """Empty every code cell's outputs and execution count before a run.
-
-    A run stopped or failed half-way must not leave the published notebook's outputs (another scale's, another
-    machine's) under the cells it never reached.
-
-    Args:
-        cells: the notebook's code cells, emptied in place.
-    """
+    """Empty ``cells``' outputs and counts before a run: no stale output under cells a stopped run never reached."""
     for cell in cells:
         cell["outputs"] = []
         cell["execution_count"] = None
@@ -138,23 +127,11 @@ def _install_display(display, HTML):
 
 
 def run_in_process(path: Path, out: Path, start: float) -> Path:
-    """Run the notebook's code cells in this process, one after the other in one namespace, as a kernel would.
+    """Run the notebook's code cells here, in one namespace (in its folder), as a kernel would; returns the copy's path.
 
-    Each cell's printed text, displayed objects and figures become its outputs; the executed notebook is written to
-    ``out`` even when a cell fails or the run is stopped.
-
-    Args:
-        path: the notebook (its cells run in its folder).
-        out: the folder the executed copy goes to.
-        start: when the run started (``time.time()``), for the progress lines.
-
-    Returns:
-        The executed notebook's path.
-
-    Raises:
-        CellError: a cell failed (the notebook up to it is saved).
-        Stopped: a KeyboardInterrupt stopped the run (Ctrl-C, or a signal :func:`kit.runner.run_notebook` turns into
-            one); the notebook so far is saved. Its ``signum`` is SIGINT: the caller that knows better sets it.
+    Printed text, displays and figures become outputs; the copy goes to ``out`` even when a cell fails
+    (:class:`CellError`) or a KeyboardInterrupt stops the run (:class:`Stopped`, ``signum`` SIGINT: a caller that knows
+    better sets it). ``start`` (``time.time()``) times the progress lines.
     """
     plt = _agg_pyplot()
     nb = json.loads(path.read_text(encoding="utf-8"))

@@ -1,10 +1,8 @@
 """``kit lab``: JupyterLab on the course's notebooks, with a kernel of the kit's environment.
 
-The server runs on the Python that runs ``kit`` (the ``.venv`` that ``./kit.sh`` made), so its ``python3`` kernel
-imports the kit, Keras and the backends installed there. The kernel inherits the server's environment: the backend
-(``KERAS_BACKEND``), the scale (``KIT_SCALE``), the precision, and your data (``KIT_DATA_FILE`` & co., the same
-variables ``kit run --data ...`` sets) reach every notebook opened in it. The line printed before the server starts
-says which backend and scale the kernels get; a notebook's first cell prints the same header.
+The server runs on the Python that runs ``kit`` (``./kit.sh``'s ``.venv``); its kernels inherit the backend
+(``KERAS_BACKEND``), scale (``KIT_SCALE``), precision and your data (``KIT_DATA_FILE`` & co., as ``kit run --data``
+sets), which the line printed before the server starts names (and each notebook's first cell prints).
 
 >>> env = lab_env(backend="jax", scale="smoke", base={})
 >>> env["KERAS_BACKEND"], env["KIT_SCALE"]
@@ -36,18 +34,12 @@ INSTALL_LAB = "pip install 'jupyterlab>=4' (it is in the kit's `notebooks` extra
 
 
 def lab_env(backend: str | None = None, scale: str | None = None, data_env: dict | None = None, base=None) -> dict:
-    """The environment JupyterLab (and so every kernel it starts) runs with.
+    """A new dict: the environment JupyterLab (so every kernel it starts) runs with.
 
-    Args:
-        backend: ``jax``, ``tensorflow`` or ``torch``; None keeps ``KERAS_BACKEND`` as it is.
-        scale: ``smoke``, ``medium`` or ``full``; None keeps ``KIT_SCALE`` as it is.
-        data_env: the user's data variables (:meth:`kit.data.OwnData.env`), or None.
-        base: the environment to start from (default: this process's).
-
-    Returns:
-        A new dict: ``base`` with the backend, the scale and the data variables set, TensorFlow's C++ log
-        level at 2 unless set (its CUDA probing lines on a machine without a GPU; errors still show), and
-        :data:`JUPYTER_CONFIG` first on ``JUPYTER_CONFIG_PATH`` (no news prompt; a path set there stays after it).
+    ``base`` (default: this process's environment) with ``backend``, ``scale`` (None keeps them as they are) and
+    ``data_env`` (:meth:`kit.data.OwnData.env`) set, ``TF_CPP_MIN_LOG_LEVEL`` 2 unless set (no CUDA probing lines;
+    errors still show), and :data:`JUPYTER_CONFIG` first on ``JUPYTER_CONFIG_PATH`` (no news prompt; paths set there
+    stay after).
 
     Example:
         >>> lab_env(base={"KERAS_BACKEND": "torch"})["KERAS_BACKEND"]
@@ -68,20 +60,7 @@ def lab_env(backend: str | None = None, scale: str | None = None, data_env: dict
 def lab_command(
     root, *, port: int | None = None, token: str | None = None, open_browser: bool = True, extra=()
 ) -> list[str]:
-    """The command that starts JupyterLab on ``root`` with this Python.
-
-    Args:
-        root: the folder JupyterLab shows (the notebooks).
-        port: the port (default: JupyterLab's, 8888 or the next free one).
-        token: the login token (default: a new random one, printed in the URL).
-        open_browser: open a browser tab (``--no-browser`` when False).
-        extra: more JupyterLab arguments, passed as given.
-
-    Returns:
-        The argument list, starting with this Python and ``-m jupyterlab``, without JupyterLab's news feed and update
-        check (:data:`OFFLINE`), and with ``--allow-root`` for root (a container), where JupyterLab refuses to start
-        without it.
-    """
+    """JupyterLab's command on ``root``: this Python, offline (:data:`OFFLINE`), ``--allow-root`` as root."""
     command = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={root}", *OFFLINE]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")
@@ -95,14 +74,7 @@ def lab_command(
 
 
 def lab_banner(env: dict, root) -> str:
-    """The line ``kit lab`` prints before the server starts: the folder, and the backend and scale kernels get.
-
-    Args:
-        env: the environment from :func:`lab_env`.
-        root: the folder JupyterLab shows.
-
-    Returns:
-        One line, plus one naming the user's data file when it is set.
+    """The line ``kit lab`` prints before the server starts (folder, kernels' backend and scale), plus a data file line.
 
     Example:
         >>> lab_banner({"KERAS_BACKEND": "jax"}, "notebooks")
@@ -117,15 +89,7 @@ def lab_banner(env: dict, root) -> str:
 
 
 def start(command: list[str], env: dict) -> int:
-    """Run JupyterLab in place of this process (POSIX), so a Ctrl-C or a ``kill`` of ``kit lab`` reaches the server.
-
-    Args:
-        command: from :func:`lab_command`.
-        env: from :func:`lab_env`.
-
-    Returns:
-        The server's exit code where the process cannot be replaced (Windows); on POSIX it does not return.
-    """
+    """Become JupyterLab (POSIX: no return), so Ctrl-C or ``kill`` reaches it; else its exit code."""
     sys.stdout.flush()
     if os.name == "posix":
         os.execve(command[0], command, env)
@@ -136,10 +100,6 @@ def start(command: list[str], env: dict) -> int:
 
 
 def check_installed() -> None:
-    """Stop with what to install when JupyterLab is not in this environment.
-
-    Raises:
-        ModuleNotFoundError: ``jupyterlab`` cannot be imported here.
-    """
+    """Stop with what to install (ModuleNotFoundError) when JupyterLab is not in this environment."""
     if importlib.util.find_spec("jupyterlab") is None:
         raise ModuleNotFoundError(f"JupyterLab is not installed in {Path(sys.prefix)}: {INSTALL_LAB}.")

@@ -1,9 +1,7 @@
 """The course's notebooks, one line each: the one list that the CLI, the runner, the tests and the site read.
 
-A notebook is added here and nowhere else (docs/contributing.md walks through it): ``kit test`` runs it under nbval
-on its CI backend, ``kit run NN`` finds it and checks ``--data`` against its tasks, the tests that read every
-notebook read it, the web site lists it, and its paper's section of ``KIT_SIZES`` is known. This module is pure data
-and imports nothing of the kit, so every floor can read it (``kit.config`` does).
+Add a notebook here and nowhere else (docs/contributing.md): ``kit test``, ``kit run NN`` (and its ``--data`` check),
+the tests, the site and ``KIT_SIZES`` then know it. Pure data importing nothing of the kit, so every floor can read it.
 
 >>> [nb.stem for nb in NOTEBOOKS][:2]
 ['00_start_here', '01_pretrain_or_not']
@@ -21,17 +19,10 @@ from pathlib import Path
 class Notebook:
     """One notebook of the course.
 
-    Attributes:
-        number: its two digits, ``"00"``; what ``kit run`` takes.
-        stem: its file's name without ``.ipynb``, in ``notebooks/``: the number, an underscore, a name.
-        paper: its paper's folder in ``kit/papers/`` (and its section of ``KIT_SIZES``); None for a notebook of no
-            paper (00).
-        title: what the site and the README call it.
-        backend: the backend ``kit test`` (CI) runs it on under nbval.
-        minutes: what that run took in CI (benchmarks/README.md#ci-what-each-run-costs); only the order of ``kit
-            test``'s queue reads it (the longest first).
-        tasks: the kinds of data its experiments take (its ``kit.data.notebook_dataset(tasks=...)``); ``kit run
-            --data`` refuses another kind before a kernel starts.
+    ``number`` (``"00"``, what ``kit run`` takes) and ``stem`` (file name in ``notebooks/``); ``paper``: its
+    ``kit/papers/`` folder and ``KIT_SIZES`` section (None for 00); ``backend``: CI's under nbval; ``minutes``: that
+    run's (benchmarks/README.md#ci-what-each-run-costs; orders ``kit test``'s queue only); ``tasks``: the data kinds it
+    takes (``kit run --data`` refuses others before a kernel starts).
     """
 
     number: str
@@ -66,8 +57,7 @@ OTHER_RUN_MINUTES = {"pytest jax": 13.7, "pytest tensorflow": 26.9, "pytest torc
 def notebook(number: str) -> Notebook:
     """The notebook numbered ``number`` (``"02"``; a longer name such as ``"02_tlm"`` is read by its first two).
 
-    Raises:
-        KeyError: no notebook has that number (the message lists the numbers there are).
+    KeyError (listing the numbers there are) when none has that number.
 
     Example:
         >>> notebook("03_stack_and_finetune").stem
@@ -100,17 +90,10 @@ def papers() -> tuple[str, ...]:
 
 
 def check_folder(folder) -> list[Path]:
-    """The registered notebooks' paths in ``folder``, checked against the ``NN_*.ipynb`` files there.
+    """``folder / "<stem>.ipynb"`` for each notebook of :data:`NOTEBOOKS`, in order, checked against ``folder``'s files.
 
-    Args:
-        folder: a ``notebooks/`` folder.
-
-    Returns:
-        ``folder / "<stem>.ipynb"`` for every notebook of :data:`NOTEBOOKS`, in order.
-
-    Raises:
-        ValueError: a registered notebook is not in ``folder``, or a ``NN_*.ipynb`` there is not registered (the
-            message names them and the fix).
+    ValueError (naming them and the fix) when a registered notebook is missing or a ``NN_*.ipynb`` there is not
+    registered.
     """
     folder = Path(folder)
     found = {p.stem for p in folder.glob("[0-9][0-9]_*.ipynb")}

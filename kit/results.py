@@ -1,13 +1,9 @@
 """What a run produced (:class:`RunResult`), and the results file that never loses a finished run.
 
-A sweep's ``results.csv`` is long: one row per (run, metric), the run's keys first, then ``metric``, ``value``, the
-``config`` fingerprint of the settings that are not keys, and two columns that make it safe: ``run`` (an id of the
-run's keys) and ``rows`` (how many rows the run wrote at once). Each run's rows land in one write that ends in its
-newline (:func:`kit.files.append_whole`); a run recorded again is replaced by rewriting the file to a temporary one
-moved over it (:func:`kit.files.atomic_write`). If a writer is killed mid-write, the run's rows on disk are fewer
-than its ``rows`` says (or its last line is cut): reading drops them with a warning, the next write removes them
-from the file, and the sweep runs that run again. Files written before these two columns existed are read as they
-are and upgraded on the next write.
+``results.csv``: one row per (run, metric): keys, ``metric``, ``value``, ``config`` fingerprint, ``run`` (id of the
+keys), ``rows`` (rows the run wrote at once). A run's rows land in one write (:func:`kit.files.append_whole`); a rerun
+rewrites the file (:func:`kit.files.atomic_write`). A run with fewer rows than ``rows`` (killed writer) is dropped with
+a warning, removed on the next write, and run again; older files without ``run``/``rows`` are upgraded on write.
 
 >>> import pathlib, tempfile
 >>> store = ResultsFile(pathlib.Path(tempfile.mkdtemp()) / "results.csv", keys=("model", "seed"), config="c0")
@@ -36,18 +32,11 @@ TAIL = ("metric", "value", "config", "run", "rows")
 class RunResult:
     """What one run of an experiment produced: its scores, what it trained, its predictions, its model.
 
-    Attributes:
-        metrics: ``{name: number}``, recorded under the run's keys.
-        seconds: the run's wall time (recorded as ``seconds`` unless ``metrics`` has it).
-        trained: what the run actually trained, e.g. ``{"epochs": 4, "steps": 120}`` (recorded as ``trained_<name>``):
-            the budget a verdict compares, read from the run, not from its recipe.
-        predictions: ``{name: array}``, saved with the run (``predictions/<run>.npz``) by the experiment.
-        parts: rows of the same run under another value of ``part_key``, e.g. a multitask run's scores per task
-            ``{"sst": {"test_score": 0.4}}``: written in the same block as the run's own rows.
-        part_key: the key that ``parts`` change (default ``"task"``).
-        model: the trained model, for the experiment's :meth:`kit.papers.experiment.Experiment.keep` (never written
-            by the results file).
-        details: anything else the paper's experiment keeps from the run (curves, histories; not written here).
+    ``metrics`` (``{name: number}``) and ``seconds`` (unless in ``metrics``) are recorded under the run's keys;
+    ``trained`` (e.g. ``{"epochs": 4, "steps": 120}``, as ``trained_<name>``) is the budget a verdict compares, read
+    from the run, not its recipe; ``parts`` are rows under other values of ``part_key`` (per-task scores
+    ``{"sst": {"test_score": 0.4}}``) in the run's block. ``predictions`` (``{name: array}``, saved by the experiment),
+    ``model`` and ``details`` aren't written.
     """
 
     metrics: dict
@@ -82,14 +71,7 @@ def _number(v) -> str:
 
 
 def read_results(path):
-    """Every whole run of the results file at ``path`` (any keys, every fingerprint); runs cut short dropped.
-
-    Args:
-        path: a sweep's ``results.csv`` (the keys are its columns before ``metric``).
-
-    Returns:
-        A ``pandas.DataFrame`` (:meth:`ResultsFile.frame`), or None when there is no such file.
-    """
+    """Every whole run (any keys, all fingerprints) of the results file ``path``, a DataFrame; None if no file."""
     path = Path(path)
     if not path.exists():
         return None
@@ -103,10 +85,8 @@ def read_results(path):
 class ResultsFile:
     """A long-format results CSV whose runs land whole: one writer process, each run's rows in one write.
 
-    Args:
-        path: the CSV.
-        keys: the columns that name a run.
-        config: the fingerprint written on every row (rows of other fingerprints are kept but not this file's own).
+    ``keys`` name a run; ``config`` is the fingerprint written on every row (other fingerprints' rows are kept, not
+    own).
     """
 
     def __init__(self, path, keys, config: str):
@@ -162,14 +142,7 @@ class ResultsFile:
         return out
 
     def frame(self):
-        """Every whole run's rows (all fingerprints) as strings, ``value`` as floats; cut runs dropped with a warning.
-
-        Returns:
-            A ``pandas.DataFrame`` with the file's columns (``run`` and ``rows`` filled in for older files).
-
-        Raises:
-            ValueError: the file lacks the keys' columns (something else wrote it).
-        """
+        """Every whole run's rows (all fingerprints) as strings, ``value`` float; ValueError without key columns."""
         import pandas as pd
 
         header, rows, notes = self._records()
@@ -209,11 +182,8 @@ class ResultsFile:
     def write(self, run: dict, result: RunResult) -> None:
         """Write ``result``'s rows for ``run``: appended whole, or (a run already there) the file rewritten without it.
 
-        Takes the file's writer lock first (:func:`kit.files.hold_writer_lock`).
-
-        Raises:
-            kit.files.WriterBusy: another process writes this file.
-            ValueError: the file was written with other keys.
+        Takes the writer lock first: :class:`kit.files.WriterBusy` when another process writes the file; ValueError when
+        it was written with other keys.
         """
         hold_writer_lock(self.path)
         block = self._block(run, result)

@@ -1,16 +1,9 @@
 r"""Execute a notebook headless and collect what it writes (``kit run``).
 
-The run gets its own output folder (``KIT_OUT``): the notebook writes figures
-and results tables there through :func:`kit.config.output_dir`, and the
-executed notebook is saved beside them. ``env`` (e.g. the user's data file and
-columns from ``kit run --data ...``, :meth:`kit.data.OwnData.env`, the scale,
-the precision) is set for the notebook's kernel.
-
-Where no Jupyter kernel is installed (a bare GPU box with only Python),
-``in_process=True`` runs the code cells in this Python process instead
-(:mod:`kit.inprocess`), and still writes an executed ``.ipynb`` with each
-cell's printed output and figures. Ctrl-C or SIGTERM stops either kind of run
-and saves the notebook so far (:class:`kit.inprocess.Stopped` says where).
+The run's folder (``KIT_OUT``) gets the notebook's figures and tables (:func:`kit.config.output_dir`) and the executed
+copy; ``env`` (``kit run --data``'s :meth:`kit.data.OwnData.env`, scale, precision) is set for the kernel. Without a
+Jupyter kernel, ``in_process=True`` runs the cells here (:mod:`kit.inprocess`). Ctrl-C or SIGTERM stops either run and
+saves the notebook so far (:class:`kit.inprocess.Stopped` says where).
 
 >>> find_notebook("00").name
 '00_start_here.ipynb'
@@ -40,17 +33,10 @@ def notebooks_dir() -> Path:
 
 
 def find_notebook(name: str) -> Path:
-    """A notebook by its path or its number, as ``kit run`` takes it.
+    """A notebook by its ``.ipynb`` path or the start of its name ("00", "02_tlm"), as ``kit run`` takes it.
 
-    Args:
-        name: a ``.ipynb`` path, or the start of a notebook's name in :func:`notebooks_dir` ("00", "02_tlm"): the
-            notebooks of :data:`kit.notebooks.NOTEBOOKS` first, then any other there.
-
-    Returns:
-        The notebook's path (the first match, in the registry's order, then in name order).
-
-    Raises:
-        FileNotFoundError: no such notebook (the message lists the notebooks there are).
+    Names match in :func:`notebooks_dir`: registered notebooks (:data:`kit.notebooks.NOTEBOOKS`) first, then others by
+    name; the first match wins. FileNotFoundError lists the notebooks there are.
     """
     p = Path(name)
     if p.suffix == ".ipynb":
@@ -67,14 +53,7 @@ def find_notebook(name: str) -> Path:
 
 
 def check_data(notebook: Path, env: dict):
-    """Read the user's data (``env``, :meth:`kit.data.OwnData.env`) as the notebook will, before a kernel starts.
-
-    :func:`kit.data.own.check_data`, against the kinds of data the notebook takes (its line in
-    :mod:`kit.notebooks`).
-
-    Returns:
-        The user's data set, or None without ``--data``.
-    """
+    """The user's data (``env``) read as the notebook will, before a kernel starts (:func:`kit.data.own.check_data`)."""
     return own.check_data(env, notebooks.tasks(Path(notebook).name), f"Notebook {Path(notebook).stem}")
 
 
@@ -97,28 +76,13 @@ KERNEL_LOG = "kernel.log"
 
 
 def run_notebook(path: Path, out: Path, timeout: int = 3600, env: dict | None = None, in_process: bool = False) -> Path:
-    """Execute ``path`` with ``KIT_OUT=out`` (and ``env``); write the executed copy into ``out``.
+    """Execute ``path`` with ``KIT_OUT=out`` (and ``env``); return the executed copy's path in ``out``.
 
-    Ctrl-C (SIGINT) or SIGTERM stops the run: the kernel's cell is interrupted (a second signal kills the kernel),
-    the executed notebook so far is saved, and :class:`kit.inprocess.Stopped` says where (signals are taken in the
-    main thread only).
-
-    Args:
-        path: the notebook.
-        out: the run's folder (``KIT_OUT``): what the notebook writes, and the executed copy.
-        timeout: seconds per cell, under a Jupyter kernel.
-        env: environment variables set while the notebook runs (e.g. :meth:`kit.data.OwnData.env`'s).
-        in_process: run the code cells in this Python process, in one namespace, instead of a Jupyter kernel
-            (:mod:`kit.inprocess`).
-
-    Returns:
-        The executed notebook's path, in ``out`` (written even when a cell fails or the run is stopped).
-
-    Raises:
-        kit.inprocess.CellError: a cell failed in an in-process run.
-        nbclient.exceptions.CellExecutionError: a cell failed under a kernel.
-        Stopped: the run was stopped (Ctrl-C or SIGTERM); a KeyboardInterrupt, with the cell, the saved notebook's
-            path and the signal's exit code.
+    The copy is written even when a cell fails or the run stops. ``timeout``: seconds per cell under a Jupyter kernel;
+    ``in_process``: run the cells in this process, one namespace (:mod:`kit.inprocess`). Ctrl-C or SIGTERM (main thread
+    only) interrupts the cell (a second signal kills the kernel), saves the notebook and raises
+    :class:`kit.inprocess.Stopped` (a KeyboardInterrupt: the cell, the saved path, the signal's exit code). A failed
+    cell raises ``kit.inprocess.CellError`` (in process) or ``nbclient.exceptions.CellExecutionError`` (kernel).
     """
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -252,8 +216,7 @@ _OVERWRITTEN = re.compile(r"[^\n]*\r(?=[^\n])")  # a line's text before a carria
 def merge_streams(nb):
     r"""One output per run of consecutive stream writes of a cell, with what a carriage return overwrote removed.
 
-    A progress bar rewrites its line with ``\r`` hundreds of times; a terminal or JupyterLab shows the last state, a
-    saved notebook would keep them all. This keeps what a person saw (as nbconvert's ``CoalesceStreamsPreprocessor``).
+    Keeps what a person saw of a ``\r`` progress bar, its last state (as nbconvert's ``CoalesceStreamsPreprocessor``).
 
     >>> import nbformat
     >>> nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])

@@ -1,11 +1,8 @@
 """What a notebook run is: scale, sizes, precision, seed, output folder, the user's data, and a header.
 
-Every notebook's first cell is ``S = kit.session.start("01_pretrain_or_not", "pretrain_or_not")`` (the second
-argument names the paper whose sizes ``S.sizes`` holds):
-it applies ``KIT_PRECISION`` before any model is built, seeds everything,
-makes the output folder and prints one header with the backend, scale,
-precision, versions, devices and, when ``kit run --data`` gave one, the user's
-file.
+Every notebook's first cell is ``S = kit.session.start("01_pretrain_or_not", "pretrain_or_not")`` (the paper whose sizes
+``S.sizes`` holds): it applies ``KIT_PRECISION`` before any model, seeds everything, makes the output folder and prints
+a header (backend, scale, precision, versions, devices, the ``kit run --data`` file).
 
 >>> S = start("scratch", verbose=False)
 >>> S.scale in ("smoke", "medium", "full"), S.precision
@@ -33,14 +30,8 @@ from .papers import sizes as paper_sizes
 class Session:
     """A notebook run's settings, as :func:`start` made them.
 
-    Attributes:
-        notebook: the notebook's name (its output folder's name).
-        scale: ``KIT_SCALE``: smoke, medium or full.
-        sizes: the paper's sizes at that scale (or the shared sizes, without a paper).
-        precision: ``KIT_PRECISION``, applied: Keras' global dtype policy.
-        out: the folder the run writes its figures and tables to.
-        seed: the seed everything was seeded with.
-        own_data: the user's data (``kit.data.OwnData``) when ``kit run --data`` gave a file, else None.
+    ``notebook`` names the output folder ``out``; ``sizes``: the paper's (or shared) sizes at ``scale``; ``precision``:
+    ``KIT_PRECISION``, applied; ``own_data``: the ``kit run --data`` file's ``kit.data.OwnData``, else None.
     """
 
     notebook: str
@@ -52,14 +43,7 @@ class Session:
     own_data: object = None  # kit.data.OwnData when `kit run --data` gave a file
 
     def relative(self, path) -> str:
-        """``path`` relative to the working folder when it is below it (no machine-specific paths on screen).
-
-        Args:
-            path: a file or folder.
-
-        Returns:
-            The relative path as text; ``path`` unchanged where no relative path exists (another drive).
-        """
+        """``path`` relative to the working folder when below it (no machine-specific paths on screen), else as is."""
         try:
             return os.path.relpath(Path(path).resolve(), Path.cwd())
         except ValueError:
@@ -74,11 +58,7 @@ def _version(pkg: str) -> str:
 
 
 def tensorflow_status() -> str:
-    """How this process stands with TensorFlow (the kit keeps it out of jax/torch processes).
-
-    Returns:
-        One line for the header: kept out, not imported, or imported (with its GPUs hidden, where the kit hid them).
-    """
+    """The header's TensorFlow line: kept out (jax/torch), not imported, or imported (GPUs hidden if the kit did)."""
     tf = sys.modules.get("tensorflow", "absent")
     if kit.TENSORFLOW == "blocked":
         return "TensorFlow kept out (not needed under this backend)"
@@ -88,20 +68,9 @@ def tensorflow_status() -> str:
 
 
 def start(notebook: str, section: str | None = None, seed: int = 0, verbose: bool = True) -> Session:
-    """Apply precision, seed, make the output folder; print the header; return the run's settings.
+    """Apply precision, seed, make the output folder; print the header (``verbose``); return the run's settings.
 
-    Args:
-        notebook: the notebook's name (its output folder's name).
-        section: the paper whose sizes ``S.sizes`` holds (``"tlm"``, ...: ``kit/papers/<section>/``); None: the
-            shared sizes.
-        seed: the seed everything is seeded with.
-        verbose: print the header: backend, scale, precision, versions, devices, output folder and the user's file.
-
-    Returns:
-        The run's settings.
-
-    Raises:
-        ValueError: ``KIT_SCALE``, ``KIT_PRECISION`` or ``KIT_SIZES`` is wrong, or mixed_float16 under jax on a CPU.
+    ``section``: the paper whose sizes ``S.sizes`` holds (``"tlm"``; None: shared); ValueError on a bad ``KIT_*``.
     """
     import keras  # noqa: PLC0415 - a light module: Keras loads when a notebook starts, not with `kit info`
 

@@ -1,11 +1,8 @@
 """``run_layer_test``: the checks every kit layer passes on every backend.
 
-Modelled on keras' own ``run_layer_test``: config round-trip, weight counts,
-symbolic and eager calls with the expected shape, one ``fit`` step that
-changes the weights, and a ``.keras`` save/load that gives the same outputs.
-``run_precision_test`` is the precision tier (like keras-hub's): under
-``mixed_float16`` and ``mixed_bfloat16`` the outputs are finite and in the
-compute dtype, the weights stay float32, and every sublayer follows the policy.
+As keras' own: config round-trip, weight counts, symbolic and eager output shapes, a ``fit`` step that moves weights, a
+``.keras`` save/load with the same outputs. ``run_precision_test`` (as keras-hub's): under mixed policies, outputs
+finite in the compute dtype, weights float32, every sublayer on the policy.
 
 >>> from kit.models import ClassifierHead
 >>> import numpy as np
@@ -52,27 +49,13 @@ def run_layer_test(
     run_training_check: bool = True,
     call_kwargs: dict | None = None,
 ) -> keras.layers.Layer:
-    """Run the standard checks on ``layer_cls(**init_kwargs)`` with ``input_data`` (array or dict).
+    """Run the standard checks on ``layer_cls(**init_kwargs)`` with ``input_data``; returns the eager call's layer.
 
-    In order: the config round-trip, an eager call (output shape, weight counts), a symbolic call in a functional
-    model, one ``fit`` step that moves the weights, a ``.keras`` save/load with the same outputs (within
-    :data:`SAVE_LOAD_ATOL`).
-
-    Args:
-        layer_cls: the layer's class.
-        init_kwargs: its constructor's arguments (each must come back in ``get_config()``).
-        input_data: one batch: an array, a dict of arrays, or a list of them.
-        expected_output_shape: the output's shape (the first output's), or ``{key: shape}`` for dict outputs.
-        expected_num_trainable_weights: how many trainable weights the built layer has.
-        expected_num_non_trainable_weights: how many non-trainable weights it has.
-        run_training_check: fit one step to random targets and check the weights changed.
-        call_kwargs: extra arguments of the layer's call.
-
-    Returns:
-        The layer the eager call built.
-
-    Raises:
-        AssertionError: a check failed (the message says which).
+    In order: config round-trip (each init argument must be in ``get_config()``), an eager call (output shape, weight
+    counts; None: not checked), a symbolic call in a functional model, one ``fit`` step to random targets that moves the
+    weights (``run_training_check``), a ``.keras`` save/load with the same outputs (:data:`SAVE_LOAD_ATOL`).
+    ``input_data``: one batch (array, dict or list of them); ``expected_output_shape``: the first output's shape, or
+    ``{key: shape}`` for dict outputs. AssertionError says which check failed.
     """
     call_kwargs = call_kwargs or {}
     layer = _check_config_round_trip(layer_cls, init_kwargs)
@@ -171,21 +154,10 @@ PRECISION_POLICIES = ("mixed_float16", "mixed_bfloat16")
 def run_precision_test(
     layer_cls, init_kwargs: dict, input_data, call_kwargs: dict | None = None, policies=PRECISION_POLICIES
 ) -> None:
-    """Build ``layer_cls(**init_kwargs, dtype=policy)`` for each mixed policy and check its dtypes and outputs.
+    """Build ``layer_cls(**init_kwargs, dtype=policy)`` for each of ``policies`` and check its dtypes and outputs.
 
-    - every floating output is finite and in the policy's compute dtype (float16 / bfloat16);
-    - every floating weight is in the variable dtype (float32);
-    - every sublayer (except Softmax and inputs, which keras-hub keeps in float32) carries the policy.
-
-    Args:
-        layer_cls: the layer's class.
-        init_kwargs: its constructor's arguments (``dtype`` is set to each policy in turn).
-        input_data: one batch: an array, a dict of arrays, or a list of them.
-        call_kwargs: extra arguments of the layer's call.
-        policies: the mixed policies to check (default: ``mixed_float16`` and ``mixed_bfloat16``).
-
-    Raises:
-        AssertionError: a check failed (the message names the layer, the policy and the output, weight or sublayer).
+    Floating outputs finite and in the compute dtype (float16 / bfloat16); floating weights float32; every sublayer but
+    Softmax and inputs (float32 in keras-hub) on the policy. AssertionError names layer, policy and the failing part.
 
     Example:
         >>> from kit.models import ClassifierHead

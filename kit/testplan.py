@@ -1,8 +1,6 @@
 """What ``kit test`` runs (CI): pytest once per backend, each notebook under nbval on its backend, the solutions.
 
-Tooling, not the course: :mod:`kit.cli` parses ``kit test``'s flags and calls :func:`run`. The notebooks, their CI
-backends and the minutes each run took come from :mod:`kit.notebooks`; what each run costs, and why each notebook
-runs on its backend, is in benchmarks/README.md#ci-what-each-run-costs.
+:mod:`kit.cli` calls :func:`run`; notebooks, CI backends and minutes: :mod:`kit.notebooks`; why: benchmarks/README.md.
 
 >>> plan = notebook_plan(REPO)
 >>> plan["tensorflow"], plan["jax"]
@@ -39,18 +37,10 @@ def notebook_backends() -> dict[str, str]:
 
 
 def notebook_plan(root: Path, mapping: dict | None = None, every: list[str] | None = None) -> dict[str, list[str]]:
-    """Backend -> notebooks to run on it: every registered notebook on its CI backend (or on all of ``every``).
+    """Backend -> notebook paths (relative to ``root``, registry order): each notebook on its CI backend.
 
-    Args:
-        root: the repository's root (its ``notebooks/`` are checked against :data:`kit.notebooks.NOTEBOOKS`).
-        mapping: notebook number (``"00"``) -> a backend that replaces its CI backend.
-        every: run every notebook on each of these backends instead; None: each on its own.
-
-    Returns:
-        Backend -> the notebooks' paths relative to ``root``, in the registry's order.
-
-    Raises:
-        ValueError: the registry and ``root/notebooks`` disagree (:func:`kit.notebooks.check_folder`).
+    ``mapping`` (``{"00": "jax"}``) replaces a notebook's backend; ``every``: every notebook on each of these backends.
+    Raises ValueError when the registry and ``root/notebooks`` disagree (:func:`kit.notebooks.check_folder`).
 
     Example:
         >>> notebook_plan(REPO, {"00": "jax"}, None)["jax"]
@@ -67,13 +57,8 @@ def notebook_plan(root: Path, mapping: dict | None = None, every: list[str] | No
 def plan_with_overrides(root: Path, overrides: str = "", every: str = "") -> dict[str, list[str]]:
     """:func:`notebook_plan` from ``kit test``'s flags.
 
-    Args:
-        root: the repository's root.
-        overrides: ``--notebook-backends``, e.g. ``"02=torch,03=tensorflow"``.
-        every: ``--all-notebooks-on``, e.g. ``"jax,tensorflow,torch"``; empty: each notebook on its backend.
-
-    Returns:
-        Backend -> notebooks to run on it.
+    ``overrides``: ``--notebook-backends`` (``"02=torch,03=tensorflow"``); ``every``: ``--all-notebooks-on``
+    (``"jax,tensorflow,torch"``; empty: each notebook on its backend).
 
     Example:
         >>> sorted(plan_with_overrides(REPO, "00=torch", ""))
@@ -88,19 +73,10 @@ def plan_with_overrides(root: Path, overrides: str = "", every: str = "") -> dic
 
 
 def test_jobs(root: Path, backends, pytest_args, plan: dict[str, list[str]]) -> list[tuple[str, list, dict]]:
-    """``(label, command, env)`` for every run of ``kit test``, pytest first, then the notebooks, then the solutions.
+    """``(label, command, env)`` for each run of ``kit test``: pytest per backend, then notebooks, then the solutions.
 
-    Pytest runs once per backend (the tests marked ``one_backend`` under the first backend only), each notebook under
-    nbval on its backend, and the notebooks' exercise solutions under the first backend.
-
-    Args:
-        root: the repository's root (the runs' temp and output folders go under ``root/runs``).
-        backends: the backends pytest runs on, the first one running the ``one_backend`` tests too.
-        pytest_args: extra pytest arguments, added to each pytest run.
-        plan: backend -> notebooks to run on it (:func:`notebook_plan`); empty: no notebooks, no solutions.
-
-    Returns:
-        One ``(label, command, env)`` per run: its name, its argument list, the environment variables it sets.
+    The first of ``backends`` also runs the ``one_backend`` tests and the solutions; ``pytest_args`` go to each pytest
+    run; an empty ``plan`` (:func:`notebook_plan`): no notebooks, no solutions. Temp and output folders: ``root/runs``.
     """
     jobs = [_pytest_job(root, b, pytest_args, one_backend=i == 0) for i, b in enumerate(backends)]
     for b, targets in plan.items():
@@ -161,15 +137,7 @@ def _notebook_job(root: Path, backend: str, notebook: str) -> tuple[str, list, d
 
 
 def longest_first(jobs: list) -> list:
-    """``jobs`` in the order ``kit test`` starts them: by :func:`expected_minutes`, longest first (stable).
-
-    The longest first, so no long run starts last while the other worker idles.
-
-    Args:
-        jobs: ``(label, command, env)`` runs (:func:`test_jobs`); only the label is read (:func:`expected_minutes`).
-
-    Returns:
-        A new list, sorted.
+    """``jobs`` (labels read) as a new list, longest :func:`expected_minutes` first (stable): no long run starts last.
 
     Example:
         >>> [j[0] for j in longest_first([("solutions on torch",), ("00_start_here on tensorflow",), ("pytest jax",)])]
@@ -179,14 +147,10 @@ def longest_first(jobs: list) -> list:
 
 
 def expected_minutes(label: str) -> float:
-    """The minutes a run took in CI, found by its label, its name or its notebook number (:mod:`kit.notebooks`).
+    """The minutes a run took in CI (:mod:`kit.notebooks`), else :data:`UNKNOWN_MINUTES`.
 
-    Args:
-        label: the run's label: looked up whole in :data:`kit.notebooks.OTHER_RUN_MINUTES` ("pytest jax"), then by its
-            name before " on " ("solutions on torch"), then by its notebook number ("02_tlm on jax").
-
-    Returns:
-        The minutes, or :data:`UNKNOWN_MINUTES` for a run it does not know.
+    ``label`` is looked up whole in :data:`kit.notebooks.OTHER_RUN_MINUTES` ("pytest jax"), then its name before " on "
+    ("solutions on torch"), then its notebook number ("02_tlm on jax").
 
     Example:
         >>> expected_minutes("02_tlm on jax") == notebooks.notebook("02").minutes, expected_minutes("new job")
@@ -199,18 +163,10 @@ def expected_minutes(label: str) -> float:
 
 
 def run(root: Path, jobs: list, width: int) -> int:
-    """Run ``jobs``, ``width`` at a time, longest first; print how each ended and a summary.
+    """Run ``jobs``, ``width`` at a time, longest first; print each end and a summary; 0 if all passed, else 1.
 
-    With more than one at a time, each run's output goes to ``root/runs/test-logs/<run>.log`` and is shown when the
-    run ends (in full when it failed); each run gets ``cpu_count // width`` threads (``OMP_NUM_THREADS``, XLA's flags).
-
-    Args:
-        root: the repository's root (every run starts there).
-        jobs: ``(label, command, env)`` runs (:func:`test_jobs`).
-        width: runs at a time (at most ``len(jobs)``, at least 1).
-
-    Returns:
-        The exit code: 0 when every run passed, else 1.
+    With ``width`` > 1 each run logs to ``root/runs/test-logs/<run>.log`` (shown when it ends, whole on failure) and
+    gets ``cpu_count // width`` threads (``OMP_NUM_THREADS``, XLA's flags).
     """
     width = max(1, min(width, len(jobs)))
     threads = max(1, (os.cpu_count() or 1) // width)

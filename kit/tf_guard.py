@@ -1,24 +1,8 @@
 """Keep TensorFlow out of jax and torch processes.
 
-keras-hub imports TensorFlow whenever it is installed, and Keras reaches for it
-on ``model.save``; under jax or torch that costs ~10 s and ~1.2 GB per process
-and, on a GPU machine, TensorFlow may take GPU memory that jax or torch needs.
-Nothing in the kit needs it there (tokenization is HuggingFace's Rust WordPiece).
-So ``import kit`` under ``KERAS_BACKEND=jax|torch`` makes ``import tensorflow``
-(and ``tensorflow_text``) fail in this process, as if TensorFlow were not
-installed (Python's own mechanism: ``sys.modules[name] = None``, so
-``importlib.util.find_spec`` says "not found" and ``import`` raises
-``ModuleNotFoundError: import of tensorflow halted``); keras and keras-hub then
-run without it.
-
-``KIT_ALLOW_TENSORFLOW=1`` turns the block off. Where TensorFlow is imported
-anyway (allowed, or imported before the kit), the kit hides the GPUs from it.
-
-Under ``KERAS_BACKEND=tensorflow`` TensorFlow is the backend: ``import kit``
-leaves it unimported (``kit info`` and ``kit data`` start without it), and
-when Keras imports it later its native start-up lines (absl, oneDNN, CUDA
-probing), which a notebook would show under its first cell, go to
-:data:`kit.devices.NATIVE_LOG` instead; real errors still reach stderr.
+keras-hub and ``model.save`` import TensorFlow if installed (~10 s, ~1.2 GB, GPU memory), so under jax or torch
+``import kit`` makes ``import tensorflow`` (and ``tensorflow_text``) fail (``sys.modules[name] = None``) unless
+``KIT_ALLOW_TENSORFLOW=1`` (then GPUs hidden); under tensorflow, start-up lines go to :data:`kit.devices.NATIVE_LOG`.
 
 >>> blocked_names()
 ('tensorflow', 'tensorflow_text')
@@ -41,14 +25,7 @@ def blocked_names() -> tuple[str, ...]:
 
 
 def hide_gpus(tf) -> bool:
-    """Make TensorFlow see no GPU (before it touches one); True if it worked.
-
-    Args:
-        tf: the ``tensorflow`` module.
-
-    Returns:
-        True if the GPUs are hidden; False when TensorFlow had already initialised them, or is not a full TensorFlow.
-    """
+    """Make the ``tensorflow`` module ``tf`` see no GPU; False when it had initialised them already or is not full."""
     try:
         tf.config.set_visible_devices([], "GPU")
         return True
@@ -93,16 +70,11 @@ class _QuietOnImport(_OnTensorFlowImport):
 
 
 def install(backend: str | None) -> str:
-    """Apply the rule for ``backend``; returns what was done: "blocked", "hidden", "already imported", "quiet", "off".
+    """Apply the rule for ``backend`` (``KERAS_BACKEND``, None: unset); returns what was done.
 
-    Args:
-        backend: ``KERAS_BACKEND`` (None: unset).
-
-    Returns:
-        ``"blocked"``: under jax or torch, ``import tensorflow`` now fails; ``"hidden"``: ``KIT_ALLOW_TENSORFLOW`` is
-        set, so TensorFlow imports with its GPUs hidden; ``"already imported"``: its GPUs were hidden (if it could
-        still be done); ``"quiet"``: under tensorflow, its import will hold its native start-up lines; ``"off"``:
-        nothing done (no backend named, or TensorFlow already imported under tensorflow).
+    ``"blocked"``: under jax or torch ``import tensorflow`` now fails; ``"hidden"``: ``KIT_ALLOW_TENSORFLOW`` set, GPUs
+    hidden on import; ``"already imported"``: GPUs hidden if still possible; ``"quiet"``: under tensorflow, start-up
+    lines held on import; ``"off"``: nothing (no backend, or TensorFlow already imported under tensorflow).
     """
     if backend == "tensorflow":
         if "tensorflow" in sys.modules or any(isinstance(f, _QuietOnImport) for f in sys.meta_path):

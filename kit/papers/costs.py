@@ -1,11 +1,8 @@
 """What each paper's medium plan costs on one GPU: its runs priced by :mod:`kit.analysis.cost`.
 
-Each paper's sizes module holds, beside its medium sizes, the data its medium plan needs (``MEDIUM_DATA``: the
-training and test sets' known sizes, so the plan is built without loading them), the measured costs of its kinds of
-run (``MEDIUM_COSTS``: ``(fixed, per step, first)`` seconds with four notebooks sharing one H200, benchmarks/medium_gpu)
-and of the cells outside its sweep (``MEDIUM_OUTSIDE``), and which kind a run is and which compiled programs it needs
-(``cost_kind``, ``cost_programs``). :func:`medium_plan` builds the plan with the paper's own plan function;
-:func:`medium_minutes` prices it, alone on the GPU (:data:`kit.analysis.cost.CONTENTION`).
+Each sizes module holds ``MEDIUM_DATA`` (the data's known sizes: the plan is built without loading it), ``MEDIUM_COSTS``
+(measured ``(fixed, per step, first)`` seconds, four notebooks sharing one H200, benchmarks/medium_gpu),
+``MEDIUM_OUTSIDE`` (cells outside the sweep), ``cost_kind`` and ``cost_programs``.
 
 >>> slow, central, fast = medium_minutes("pretrain_or_not")
 >>> fast < central < slow
@@ -51,17 +48,9 @@ def _trains(paper: str) -> dict:
 
 
 def medium_plan(paper: str, s: dict | None = None) -> list[dict]:
-    """The paper's medium plan, every run with its planned ``steps``, without loading its data.
+    """The paper's medium plan (as ``experiment.plan()`` lists it), each run with its planned ``steps``; no data loaded.
 
-    The paper's own plan function, given stand-ins of the data's known sizes (``MEDIUM_DATA``). Notebook 02's plan
-    is its TLM runs, then the baseline's.
-
-    Args:
-        paper: one of :data:`kit.config.PAPERS`.
-        s: the sizes (default: the paper's medium sizes).
-
-    Returns:
-        The runs, as the notebook's ``experiment.plan()`` lists them.
+    The paper's plan function on stand-ins of ``MEDIUM_DATA``'s sizes (``s``: medium); 02: TLM runs, then baseline.
     """
     s = s if s is not None else paper_sizes(paper, "medium")
     runs, n = _runs(paper), _trains(paper)
@@ -81,15 +70,7 @@ def medium_plan(paper: str, s: dict | None = None) -> list[dict]:
 
 
 def medium_cost(paper: str, s: dict | None = None) -> tuple[PlanCost, float]:
-    """The medium plan's seconds with four notebooks sharing one H200, and the seconds of the cells outside it.
-
-    Args:
-        paper: one of :data:`kit.config.PAPERS`.
-        s: the sizes (default: the paper's medium sizes).
-
-    Returns:
-        ``(the plan's cost, part by part; the notebook's other cells)``.
-    """
+    """``(the plan's cost, part by part; the other cells' seconds)`` at medium, four notebooks sharing one H200."""
     table = sizes_module(paper)
     plan = medium_plan(paper, s)
     cost = plan_cost(plan, table.MEDIUM_COSTS, table.cost_kind, table.cost_programs)
@@ -97,18 +78,10 @@ def medium_cost(paper: str, s: dict | None = None) -> tuple[PlanCost, float]:
 
 
 def medium_minutes(paper: str, s: dict | None = None) -> tuple:
-    """The whole notebook's minutes at medium, alone on one H200: ``(slow, central, fast)``.
+    """The whole notebook's minutes at medium (runs and other cells), alone on one H200: ``(slow, central, fast)``.
 
-    Slow and fast divide what four notebooks sharing the GPU took by the ends of :data:`kit.analysis.cost.CONTENTION`
-    (1 and 4); central divides each run by its kind's own factor (``RunCost.contention``: 1 for the LSTMs, 2 for the
-    transformers) and the other cells by 2.
-
-    Args:
-        paper: one of :data:`kit.config.PAPERS`.
-        s: the sizes (default: the paper's medium sizes).
-
-    Returns:
-        Three numbers of minutes: the plan's runs and the notebook's other cells.
+    Slow and fast divide the shared-GPU times by the ends of :data:`kit.analysis.cost.CONTENTION` (1 and 4); central
+    divides each run by its kind's ``RunCost.contention`` (1 for LSTMs, 2 for transformers), other cells by 2.
     """
     cost, outside = medium_cost(paper, s)
     slow, central, fast = alone(cost.total + outside)

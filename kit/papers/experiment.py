@@ -1,14 +1,8 @@
 """The contract the four papers share: an experiment plans its runs, runs one, and records what it produced.
 
-Each paper's ``<paper>_runs.Experiment`` subclasses :class:`Experiment`: it names its run ``KEYS``, builds the
-``plan()``, and trains one run in ``run_one(run)``, which returns a :class:`kit.results.RunResult` (metrics, what
-the run actually trained, predictions, the model). :meth:`Experiment.record` saves the predictions (one way for
-every paper: ``predictions/<run>.npz``, whole or not at all), lets the paper keep what else it wants
-(:meth:`Experiment.keep`: the best model, curves), then writes the scores to the sweep's ``results.csv``. So every
-paper notebook's long cell reads the same::
-
-    for run in sweep.pending(plan):
-        experiment.record(run, experiment.run_one(run))
+A paper's ``<paper>_runs.Experiment`` names its run ``KEYS``, builds ``plan()``, trains one run in ``run_one(run)`` (a
+:class:`kit.results.RunResult`); :meth:`Experiment.record` saves predictions, :meth:`Experiment.keep`, then scores. A
+notebook's long cell: ``for run in sweep.pending(plan): experiment.record(run, experiment.run_one(run))``.
 
 >>> import pathlib, tempfile
 >>> class Toy(Experiment):
@@ -41,11 +35,7 @@ __all__ = ["Experiment", "RunResult", "load_predictions", "predictions_path", "r
 
 
 def run_name(run: dict, keys) -> str:
-    """A file name for a run: its keys' values joined by ``__`` (other characters than ``A-Za-z0-9.=-`` made ``_``).
-
-    Args:
-        run: the run's settings.
-        keys: which keys name it, in order.
+    """A file name for ``run``: its ``keys``' values, in order, joined by ``__`` (all but ``A-Za-z0-9.=-`` made ``_``).
 
     Example:
         >>> run_name({"setting": "multi k/1", "task": "a+b", "seed": 0}, ("setting", "task", "seed"))
@@ -60,17 +50,7 @@ def predictions_path(out, run: dict, keys) -> Path:
 
 
 def save_predictions(out, run: dict, keys, arrays: dict) -> Path:
-    """Save ``arrays`` (name -> array) of ``run`` to :func:`predictions_path`, whole or not at all.
-
-    Args:
-        out: the notebook's output folder.
-        run: the run's settings.
-        keys: the keys that name it.
-        arrays: the predictions, e.g. ``{"test": logits}`` or ``{"dev__sst": ..., "test__sst": ...}``.
-
-    Returns:
-        The file's path.
-    """
+    """Save ``run``'s ``arrays`` (``{"test": logits}``) to :func:`predictions_path` (returned), whole or not at all."""
     path = predictions_path(out, run, keys)
     with replacing(path) as tmp:
         np.savez_compressed(tmp, **{k: np.asarray(v) for k, v in arrays.items()})
@@ -78,12 +58,7 @@ def save_predictions(out, run: dict, keys, arrays: dict) -> Path:
 
 
 def load_predictions(out, run: dict, keys) -> dict:
-    """The arrays :func:`save_predictions` saved for ``run``.
-
-    Raises:
-        FileNotFoundError: no predictions for that run (its scores are in ``results.csv`` but its file is gone:
-            delete those rows, or the CSV, and rerun).
-    """
+    """The arrays :func:`save_predictions` saved for ``run``; FileNotFoundError (delete its rows and rerun) if gone."""
     path = predictions_path(out, run, keys)
     if not path.exists():
         raise FileNotFoundError(
@@ -97,15 +72,9 @@ def load_predictions(out, run: dict, keys) -> dict:
 class Experiment:
     """One paper's runs: :meth:`plan`, :meth:`run_one`, :meth:`record`; its sweep writes ``out/results.csv``.
 
-    Subclasses set ``KEYS`` (the settings that name a run), optionally ``GROUP`` (a key whose runs differ in cost
-    per step: the ETA fits each alone), and implement :meth:`plan` and :meth:`run_one`; :meth:`keep` is theirs to
-    override.
-
-    Args:
-        out: the notebook's output folder.
-        config: the settings that are not keys (the scale's sizes, the data's sizes, the precision): their
-            fingerprint marks every row, so another configuration's runs in the same folder are never mixed in.
-        log: where the sweep's plan and progress lines go (:class:`kit.train.Sweep`; ``print`` by default).
+    Subclasses set ``KEYS`` (settings that name a run), maybe ``GROUP`` (a key whose runs differ in cost per step: the
+    ETA fits each alone), and implement :meth:`plan`, :meth:`run_one`. ``config`` (non-key settings) is fingerprinted on
+    every row, so another configuration's runs never mix in; ``log`` takes the sweep's lines (:class:`kit.train.Sweep`).
     """
 
     KEYS: tuple = ()
@@ -127,15 +96,9 @@ class Experiment:
         """What the paper keeps of a run besides its scores and predictions (the best model so far); nothing here."""
 
     def record(self, run: dict, result: RunResult, seconds: float | None = None) -> None:
-        """Save ``result``'s predictions, keep what the paper keeps, then write its scores to ``results.csv``.
+        """Save ``result``'s predictions, :meth:`keep`, then write its scores (last: a scored run has its predictions).
 
-        The scores go last: a run in ``results.csv`` always has its predictions on disk, and a run stopped before
-        its scores landed is run again.
-
-        Args:
-            run: the run's row of :meth:`plan`.
-            result: what :meth:`run_one` returned.
-            seconds: for a run made outside ``sweep.pending`` (one run by hand): how long it took (the ETA).
+        ``seconds``: a run's time when made outside ``sweep.pending`` (by hand), for the ETA.
         """
         if result.predictions:
             save_predictions(self.out, run, self.KEYS, result.predictions)

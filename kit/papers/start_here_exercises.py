@@ -1,10 +1,9 @@
 """Notebook 00's exercise checks: each tries the learner's answer on a small case against the kit, never the solution.
 
-``from kit.papers import start_here_exercises as ex`` then ``ex.check(N, answer)`` after exercise N's starter: it prints
-``right: ...`` or ``not yet: ...`` and why (:func:`kit.checks.answer`) and returns True or False. The fine-tuning
-exercises (2 and 3) are checked without training: the check records what the learner's ``run`` builds and fits, so it
-takes seconds; then it compares the learner's recorded ``prediction`` with what their own run showed (``acc=``,
-``scores=``), by a test over the test sentences.
+``ex.check(N, answer)`` after exercise N's starter prints ``right: ...`` or ``not yet: ...``
+(:func:`kit.checks.answer`). Exercises 2 and 3 are checked without training (the learner's ``run`` is recorded, in
+seconds), then their ``prediction`` is tested against what their own run showed (``acc=``, ``scores=``) over the test
+sentences.
 
 >>> check(4, None, None)
 not yet: path is None (the starter as it is): fill in the lines under # YOUR CODE
@@ -27,17 +26,11 @@ SENTENCES = ["The film is a delight.", "I enjoyed every minute of this movie.", 
 
 
 def check(number: int, *answers, **kw) -> bool:
-    """Say whether the learner's answer to notebook 00's exercise ``number`` is right or not yet, and why.
+    """Say whether the learner's answer to notebook 00's exercise ``number`` (1-4) is right (True) or not yet, and why.
 
-    Args:
-        number: the exercise (1 to 4).
-        *answers: exercise 1: ``mean_pooled``; 2 and 3: ``run``; 4: ``path, columns``.
-        **kw: exercise 2: ``prediction`` (``"above the guess"`` or ``"at the guess"``) and ``acc``, the test accuracy
-            ``run()`` returned; exercise 3: ``prediction`` (``"above 0"`` or ``"about 0"``, the test Pearson) and
-            ``scores``, what ``run()`` returned.
-
-    Returns:
-        True when right, False when not yet.
+    ``answers``: exercise 1 ``mean_pooled``; 2 and 3 ``run``; 4 ``path, columns``. ``kw``: exercise 2 ``prediction``
+    (``"above the guess"`` or ``"at the guess"``) and ``acc`` (``run()``'s test accuracy); exercise 3 ``prediction``
+    (``"above 0"`` or ``"about 0"``: the test Pearson) and ``scores`` (``run()``'s).
 
     Example:
         check(1, mean_pooled)   # in notebook 00, after exercise 1's starter
