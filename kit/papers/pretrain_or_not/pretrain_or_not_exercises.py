@@ -1,10 +1,5 @@
 """Notebook 01's exercises: the set-up their solutions share, so each solution shows only its experiment.
 
-:func:`setup` loads the notebook's data and sizes at the scale in use; :func:`first` takes the first ``n`` training
-sentences (the split comes shuffled); :func:`encode` reads the three splits as word ids or as the encoder's WordPiece
-ids; :func:`lstm_recipe` is the paper's LSTM recipe (shortened at smoke scale, so a solution stays quick);
-:func:`fit_lstm` trains one LSTM-n-k on such inputs and returns its test accuracy.
-
 >>> recipe = lstm_recipe({**DEFAULTS, **SCALES["smoke"]}, smoke=True)   # the notebook's: 6 epochs of 64, >= 60
 >>> recipe.epochs, recipe.batch_size, recipe.min_steps, recipe.schedule
 (2, 32, 30, 'constant')
@@ -31,14 +26,9 @@ SPLITS = ("train", "dev", "test")
 
 @dataclass
 class Setup:
-    """What every solution starts from.
+    """What the solutions start from: notebook 01's ``sizes`` at this scale (:func:`kit.papers.sizes`) and data ``ds``.
 
-    Attributes:
-        sizes: notebook 01's sizes at this scale (:func:`kit.papers.sizes`).
-        ds: the data set (train, dev, test).
-        train_sizes: the sweep's training sizes, in examples.
-        sequence_length: the tokens per text.
-        smoke: whether the scale is smoke (solutions then run shorter).
+    ``train_sizes`` in examples; ``sequence_length`` tokens per text; ``smoke``: solutions then run shorter.
     """
 
     sizes: dict
@@ -51,11 +41,7 @@ class Setup:
 def setup(max_eval: int | None = None) -> Setup:
     """Notebook 01's data and sizes at the scale in use (``KIT_SCALE``); jax reuses compiled programs.
 
-    Args:
-        max_eval: the most dev and test examples to keep (default: the scale's ``max_eval``).
-
-    Returns:
-        The :class:`Setup`.
+    Dev and test keep at most ``max_eval`` examples (default: the scale's ``max_eval``).
     """
     sizes = config.paper_sizes("pretrain_or_not", DEFAULTS, SCALES)  # as kit.papers.sizes("pretrain_or_not")
     config.enable_compile_cache()
@@ -72,13 +58,7 @@ def first(ds, n: int) -> tuple[list, object]:
 def encode(ds, train_texts, read) -> dict:
     """``{split: ids}``: ``train_texts`` and the dev and test texts, each read by ``read`` (texts -> ids).
 
-    Args:
-        ds: the data set (its dev and test texts).
-        train_texts: the training texts of the run.
-        read: e.g. ``lambda t: vocab.encode(t, L)`` (word ids) or ``lambda t: enc.preprocessor(t)["token_ids"]``.
-
-    Returns:
-        ``{"train": ..., "dev": ..., "test": ...}``.
+    E.g. ``read=lambda t: vocab.encode(t, L)`` (word ids) or ``lambda t: enc.preprocessor(t)["token_ids"]``.
     """
     texts = {"train": train_texts, "dev": ds.dev.texts, "test": ds.test.texts}
     return {s: read(texts[s]) for s in SPLITS}
@@ -91,14 +71,9 @@ def word_inputs(ds, train_texts, sequence_length: int) -> tuple[WordVocab, dict]
 
 
 def lstm_recipe(sizes: dict, smoke: bool) -> FitRecipe:
-    """The paper's LSTM recipe (Adam at a constant rate); at smoke 2 epochs of batch 32, >= 30 updates.
+    """The paper's LSTM recipe (Adam at a constant rate); at ``smoke`` 2 epochs of batch 32, >= 30 updates.
 
-    Args:
-        sizes: the scale's sizes.
-        smoke: shorten it (the notebook's smoke runs: 60 updates of batch 64).
-
-    Returns:
-        The :class:`kit.train.FitRecipe`.
+    The notebook's smoke runs: 60 updates of batch 64.
     """
     recipe = recipe_of("lstm", sizes)
     return replace(recipe, epochs=2, batch_size=32, min_steps=30) if smoke else recipe
@@ -107,20 +82,11 @@ def lstm_recipe(sizes: dict, smoke: bool) -> FitRecipe:
 def fit_lstm(
     s: Setup, x: dict, y, vocabulary_size: int, recipe: FitRecipe, seed: int = 0, table=None, lstm=None
 ) -> float:
-    """Train one LSTM-n-k on ``x`` (``{split: ids}``) from ``seed`` and return its test accuracy.
+    """Train one LSTM-n-k on ``x`` (:func:`encode`'s ``{split: ids}``; ``y``: training labels); its test accuracy.
 
-    Args:
-        s: the :class:`Setup`.
-        x: the three splits' ids (:func:`encode`).
-        y: the training labels.
-        vocabulary_size: rows of the embedding table (the word vocabulary's size, or the pretrained table's).
-        recipe: :func:`lstm_recipe`.
-        seed: the seed of the weights and of the batches.
-        table: a pretrained token table to use frozen behind a trainable projection, or None (learned from scratch).
-        lstm: ``(n_layers, cells)`` (default: the scale's first ``lstm_sizes``).
-
-    Returns:
-        The test accuracy.
+    ``vocabulary_size``: the embedding table's rows (the word vocabulary's or the pretrained table's); ``seed``: of the
+    weights and batches; ``table``: a pretrained token table, frozen behind a trainable projection (None: learned from
+    scratch); ``lstm``: ``(n_layers, cells)`` (default: the scale's first ``lstm_sizes``).
     """
     layers, cells = lstm or s.sizes["lstm_sizes"][0]
     config.set_seed(seed)
@@ -139,20 +105,11 @@ def fit_lstm(
 
 
 def check(number: int, *answers, **kw) -> bool:
-    """Say whether the learner's answer to exercise ``number`` is right (``right: ...``) or not yet, and why.
+    """Say whether the learner's answer to exercise ``number`` (1 to 4) is right (``right: ...``) or not yet, and why.
 
-    Each check tries the learner's function on a small case against the kit's own computation, never printing the
-    solution. Exercises 1, 3 and 4 also take the learner's ``prediction`` (3 also the accuracies ``accs`` of its run, 4
-    the timings of its run, ``timings``).
-
-    Args:
-        number: the exercise (1 to 4).
-        *answers: the learner's function (``dev_coverage``, ``three_lstms``, ``seed_spread``, ``time_at``).
-        **kw: ``prediction=`` (exercises 1, 3 and 4), ``accs=`` (exercise 3), ``timings=`` (exercise 4:
-            ``kit.analysis.time_inference``'s rows, a list or a DataFrame).
-
-    Returns:
-        True when right, False when not yet.
+    Each check tries the learner's function (``dev_coverage``, ``three_lstms``, ``seed_spread``, ``time_at``) on a small
+    case against the kit's own computation, never printing the solution. Exercises 1, 3 and 4 also take ``prediction=``,
+    3 ``accs=`` (its run's accuracies), 4 ``timings=`` (``kit.analysis.time_inference``'s rows, a list or a DataFrame).
 
     Example:
         check(1, dev_coverage, prediction="more slowly")   # in notebook 01, after the starter

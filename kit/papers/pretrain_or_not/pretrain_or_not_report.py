@@ -1,10 +1,8 @@
 """Notebook 01's report: the gap to the transformer as data grows (Figure 1), Table 2, the verdicts, the checks.
 
-Accuracy per model and training size comes from ``results.csv`` as mean ± standard error over seeds
-(:func:`kit.analysis.summarize`; Figure 1's bars). Every verdict comes from one table, :func:`verdicts`
-(:func:`kit.analysis.verdict_table`): each comparison from the runs' 1/0 per test example (all runs share one test
-set, so the arms are paired example by example), a two-level bootstrap over seeds and test examples beside Welch's t
-over seeds, Holm's correction across the whole table. :func:`table2` and :func:`sentences` quote that table.
+Accuracy: mean ± standard error over seeds (:func:`kit.analysis.summarize`). One verdict table (:func:`verdicts`):
+runs paired example by example on their shared test set, a two-level bootstrap over seeds and test examples beside
+Welch's t over seeds, Holm's correction across the table; :func:`table2` and :func:`sentences` quote it.
 
 >>> specs = {"LSTM-2-64": ("lstm", 2, 64), "LSTM-2-64 + MiniLM emb": ("lstm+pretrained", 2, 64)}
 >>> table_pairs(specs | {"T": ("transformer", None, None)})
@@ -33,31 +31,12 @@ RECIPES_NOTE = "each model its own recipe (the paper's); the same n training exa
 
 
 def accuracy_stats(results):
-    """Test accuracy per (model, train_examples): mean, se, std, seeds.
-
-    Args:
-        results: the sweep's results (``results.csv``: the runs' keys, then ``metric, value``); only the
-            ``test_accuracy`` rows are read.
-
-    Returns:
-        A data frame indexed by ``(model, train_examples)`` with columns ``mean, se, std, seeds``
-        (:func:`kit.analysis.summarize`).
-    """
+    """Test accuracy per (model, train_examples) from ``results.csv``: columns ``mean, se, std, seeds``."""
     return summarize(results[results.metric == "test_accuracy"], ["model", "train_examples"])
 
 
 def gaps(stats, model_specs: dict, train_sizes) -> dict:
-    """The gap to the transformer of every other model at every training size.
-
-    Args:
-        stats: :func:`accuracy_stats`' table.
-        model_specs: ``{name: (kind, n_layers, cells)}`` (:func:`.pretrain_or_not_runs.models`).
-        train_sizes: the training sizes of the sweep (numbers of examples).
-
-    Returns:
-        ``{model: {n: transformer - model}}``, each a :class:`kit.analysis.Difference` (mean, standard error, test),
-        for every model but the transformer.
-    """
+    """``{model: {n: transformer - model}}`` (:class:`kit.analysis.Difference`) for every model but the transformer."""
     top = transformer_of(model_specs)
     return {
         m: {n: difference(stats.loc[(top, n)], stats.loc[(m, n)]) for n in train_sizes} for m in model_specs if m != top
@@ -65,18 +44,11 @@ def gaps(stats, model_specs: dict, train_sizes) -> dict:
 
 
 def load_correct(out, plan_rows) -> dict:
-    """Every planned run's 1/0 per test example, as :meth:`.pretrain_or_not_runs.Experiment.record` saved it.
-
-    Args:
-        out: the notebook's output folder.
-        plan_rows: the planned runs (:func:`.pretrain_or_not_runs.plan`).
-
-    Returns:
-        ``{model: {train_examples: {seed: 1/0 per test example}}}``.
+    """Every planned run's 1/0 per test example: ``{model: {train_examples: {seed: array}}}``.
 
     Raises:
-        FileNotFoundError: a run's file is missing (a run recorded by an older kit, which kept no predictions):
-            delete its rows from ``results.csv``, or the output folder, and rerun the sweep.
+        FileNotFoundError: a run's file is missing (recorded by an older kit): delete its rows of ``results.csv``, or
+            the output folder, and rerun the sweep.
     """
     correct, missing = {}, []
     for r in plan_rows:
@@ -111,17 +83,10 @@ def pair_name(a: str, b: str, n: int) -> str:
 
 
 def table_pairs(model_specs: dict) -> list[tuple]:
-    """The LSTM comparisons of the run: the pretrained table against no table, and depth where two depths ran.
+    """The LSTM comparisons ``[(a, b, note), ...]`` (each ``a - b``): the pretrained table against none, and depth.
 
-    The LSTM with the table is set against the plain LSTM of its own size where one ran (medium, full: LSTM-4-256),
-    else the last plain one (its note then says depth changed too); a deeper plain LSTM against a shallower one of
-    the same width.
-
-    Args:
-        model_specs: ``{name: (kind, n_layers, cells)}``.
-
-    Returns:
-        ``[(a, b, note), ...]``, each compared as ``a - b``.
+    The LSTM with the table faces the plain LSTM of its size where one ran (medium, full: LSTM-4-256), else the last
+    plain one (its note then says depth changed too); a deeper plain LSTM faces a shallower one of the same width.
     """
     plain = {(n, k): m for m, (kind, n, k) in model_specs.items() if kind == "lstm"}
     pre, (_, n, k) = next((m, spec) for m, spec in model_specs.items() if spec[0] == "lstm+pretrained")
@@ -144,10 +109,9 @@ def _diffs(a: dict, b: dict) -> dict:
 
 
 def budgets(results) -> dict:
-    """What each (model, training size) actually trained, from the runs' records: ``{(model, n): {"steps", "epochs"}}``.
+    """What each (model, training size) trained: ``{(model, n): {"steps", "epochs"}}``, means over its seeds.
 
-    The mean over its seeds of ``trained_steps`` and ``trained_epochs`` (empty for results recorded before runs kept
-    them).
+    Empty for results recorded before runs kept ``trained_steps`` and ``trained_epochs``.
 
     Example:
         >>> import pandas as pd
@@ -166,19 +130,11 @@ def budgets(results) -> dict:
 def verdicts(correct: dict, model_specs: dict, train_sizes, trained: dict | None = None):
     """The notebook's one verdict table (:func:`kit.analysis.verdict_table`, in points, Holm across every row).
 
-    Its rows: the transformer minus each other model at every training size and how much each gap shrank from the
-    smallest to the largest size (a difference of differences, per seed and test example): recipe comparisons, each
-    model its own recipe; :func:`table_pairs` at every size, the LSTMs' budgets read from what each trained. Each
-    row carries the paper's effect (``pretrain_or_not_paper.EFFECTS``).
-
-    Args:
-        correct: :func:`load_correct`'s 1/0 per test example.
-        model_specs: ``{name: (kind, n_layers, cells)}``.
-        train_sizes: the training sizes of the sweep, smallest first.
-        trained: :func:`budgets` (None: not given; the LSTM rows are then not checked for their budgets).
-
-    Returns:
-        The verdict table (print it with :func:`kit.analysis.show_verdicts`).
+    Rows: the transformer minus each other model at every size, and how much each gap shrank from the smallest to the
+    largest size (a difference of differences per seed and test example), each model its own recipe; :func:`table_pairs`
+    at every size, the LSTMs' budgets from ``trained`` (:func:`budgets`; None: not checked). Each row carries the
+    paper's effect (``pretrain_or_not_paper.EFFECTS``). ``train_sizes`` smallest first; print with
+    :func:`kit.analysis.show_verdicts`.
     """
     top, (lo, hi), trained = transformer_of(model_specs), (train_sizes[0], train_sizes[-1]), trained or {}
     others = [m for m in model_specs if m != top]
@@ -252,20 +208,8 @@ def _model_colors(model_specs: dict) -> dict:
 def figure1(stats, gap: dict, model_specs: dict, train_sizes, data_name: str, guess: float | None = None):
     """The paper's Figure 1 for this run: accuracy against training examples, and the gap to the transformer.
 
-    Left: test accuracy (%) against training examples per model, with the constant guess; right: the transformer's
-    lead over each other model in points, in that model's colour. Both on a log scale of examples whose ticks are
-    the sizes run, with standard-error bars; one legend under both panels, off the data.
-
-    Args:
-        stats: :func:`accuracy_stats`' table.
-        gap: :func:`gaps`' differences.
-        model_specs: ``{name: (kind, n_layers, cells)}``, the models to draw.
-        train_sizes: the training sizes of the sweep.
-        data_name: the data set's name, in the left panel's title.
-        guess: the constant guess's test accuracy (a dashed line), or None.
-
-    Returns:
-        The matplotlib figure.
+    Left: test accuracy (%) per model, with the constant ``guess`` (dashed; None: none); right: the transformer's lead
+    over each model in points, in its colour. Log scale of examples, ticks at the sizes run, standard-error bars.
     """
     import matplotlib.pyplot as plt
 
@@ -308,17 +252,10 @@ def _scale_panel(ax, results, model_specs: dict, seeds: int) -> None:
 def scales_figure(panels: list[dict]):
     """This run beside the committed medium run: accuracy against training examples, one panel per run.
 
-    The scales train different sizes (smoke: 250 and 2,250 sentences; medium: 300 to 8,454) and different LSTM
-    widths, so each panel has its own size axis and names its own models; a family keeps its colour in both.
-
-    Args:
-        panels: one dict per panel: ``results`` (a ``results.csv`` frame; :func:`kit.analysis.medium_results` for
-            the medium run), ``specs`` (its models, :func:`.pretrain_or_not_runs.models`), ``guess`` (its constant
-            guess, a dashed line), ``seeds`` (the seeds it plans: fewer are written beside the point) and
-            ``title`` (where the run comes from).
-
-    Returns:
-        The matplotlib figure.
+    The scales train different sizes (smoke: 250 and 2,250 sentences; medium: 300 to 8,454) and LSTM widths, so each
+    panel has its own axis and models; a family keeps its colour. Each of ``panels``: ``results`` (a ``results.csv``
+    frame; :func:`kit.analysis.medium_results` for medium), ``specs`` (:func:`.pretrain_or_not_runs.models`), ``guess``
+    (constant guess, dashed), ``seeds`` (planned; fewer are written beside the point), ``title`` (the run's source).
     """
     import matplotlib.pyplot as plt
 
@@ -336,16 +273,8 @@ def scales_figure(panels: list[dict]):
 def table2(stats, table, model_specs: dict, params: dict, largest: int):
     """The paper's Table 2 for this run, at the largest size: accuracy, the gap, seeds, parameters (no embeddings).
 
-    Args:
-        stats: :func:`accuracy_stats`' table.
-        table: :func:`verdicts`' table (the gaps, their bootstrap standard errors and verdicts).
-        model_specs: ``{name: (kind, n_layers, cells)}``, one row each.
-        params: ``{name: parameters without the embedding table}``.
-        largest: the largest training size, the one the table shows.
-
-    Returns:
-        A data frame, one row per model: accuracy (mean ± SE over seeds), the gap to the transformer in points with
-        the verdict table's 95% interval and verdict ("-" for the transformer), seeds, parameters.
+    One row per model: accuracy (mean ± SE over seeds), the gap to the transformer in points with :func:`verdicts`' 95%
+    interval and verdict ("-" for the transformer), seeds, ``params`` (``{name: count}``, without the embedding table).
     """
     import pandas as pd
 
@@ -368,20 +297,10 @@ def table2(stats, table, model_specs: dict, params: dict, largest: int):
 
 
 def sentences(table, model_specs: dict, train_sizes, timing, sequence_length: int) -> list[str]:
-    """What this run shows, each difference as the verdict table says it (delta ± se, verdict, corrected p).
+    """What this run shows, each difference as the verdict ``table`` says it (95% interval, verdict, Holm's p).
 
-    Each gap at the smallest and the largest size and how much it shrank; :func:`table_pairs` at both ends; the
-    LSTM's speed against the transformer's (the paper: LSTM-2-256 21x as fast as RoBERTa-Base on a CPU).
-
-    Args:
-        table: :func:`verdicts`' table: every verdict below is its ``verdict`` column.
-        model_specs: ``{name: (kind, n_layers, cells)}``.
-        train_sizes: the training sizes of the sweep, smallest first.
-        timing: :func:`.pretrain_or_not_runs.time_models`' table.
-        sequence_length: the timing's sequence length.
-
-    Returns:
-        One sentence per line.
+    Each gap at the smallest and largest size and how much it shrank; :func:`table_pairs` at both ends; the LSTM's speed
+    against the transformer's (``timing``; the paper: LSTM-2-256 21x as fast as RoBERTa-Base on a CPU). One per line.
     """
     top, (lo, hi) = transformer_of(model_specs), (train_sizes[0], train_sizes[-1])
     lines = []
@@ -410,25 +329,12 @@ def sentences(table, model_specs: dict, train_sizes, timing, sequence_length: in
 
 
 def checks(results, stats, gap: dict, plan_rows, model_specs: dict, num_classes: int, correct) -> dict:
-    """What CI asserts on every run, about the kit rather than the paper.
+    """What CI asserts on every run, about the kit rather than the paper: ``{claim: whether it holds}``.
 
-    The sweep is complete and every run's saved 1/0 per test example agrees with its test accuracy, the transformer
-    has left chance behind at every size, the LSTMs learn and gain from more data (a broken subset or vocabulary
-    fails here). Whether the gap shrinks, the paper's finding, is a row of the verdict table (:func:`verdicts`), not
-    a check: at smoke scale it can go either way.
-
-    Args:
-        results: the sweep's results (``results.csv``).
-        stats: :func:`accuracy_stats`' table.
-        gap: :func:`gaps`' differences.
-        plan_rows: the planned runs (:func:`.pretrain_or_not_runs.plan`); their smallest and largest training sizes
-            are the sizes compared.
-        model_specs: ``{name: (kind, n_layers, cells)}``.
-        num_classes: the task's number of classes (chance is ``1 / num_classes``).
-        correct: :func:`load_correct`'s 1/0 per test example.
-
-    Returns:
-        ``{claim: whether it holds}``.
+    The sweep is complete, each run's saved 1/0 per test example gives its test accuracy, the transformer is >10 points
+    above chance (``1 / num_classes``) at every size, the LSTMs learn and gain from more data (smallest to largest
+    planned size). Whether the gap shrinks, the paper's finding, is a verdict row, not a check: at smoke it can go
+    either way.
     """
     chance, top = 1 / num_classes, transformer_of(model_specs)
     sizes = [r["train_examples"] for r in plan_rows]
@@ -460,13 +366,7 @@ def checks(results, stats, gap: dict, plan_rows, model_specs: dict, num_classes:
 
 
 def draw_bilstm(words=("the", "film", "is", "fun")):
-    """The BiLSTM classifier's data flow over a short sentence: one layer of LSTM-n-k (the kit stacks ``n``).
-
-    Args:
-        words: the sentence, one column each.
-
-    Returns:
-        The matplotlib figure.
+    """The BiLSTM classifier's data flow over ``words`` (one column each): one layer of LSTM-n-k (the kit stacks ``n``).
 
     Example:
         >>> import matplotlib
@@ -511,14 +411,7 @@ COLOR = "#cfe3f5"  # the LSTM's input, in the token-table picture
 def draw_token_table(vocabulary: int = 30522, d: int = 384, encoder: str = "MiniLM", token: int = 3):
     """The "+ pretrained" input: a token's row of the frozen table, the trained projection, the LSTM's input.
 
-    Args:
-        vocabulary: the table's rows (the tokenizer's vocabulary).
-        d: the table's width (the encoder's hidden size).
-        encoder: the encoder whose table it is.
-        token: the token id drawn.
-
-    Returns:
-        The matplotlib figure.
+    ``vocabulary`` x ``d``: the table's rows (the tokenizer's vocabulary) and width (the encoder's hidden size).
     """
     from matplotlib.patches import Rectangle
 

@@ -1,16 +1,7 @@
 """Notebook 01's runs: LSTM-n-k from scratch, LSTM-n-k + a pretrained token table, and the fine-tuned transformer.
 
-Each is trained on growing subsets of one training set; then the inference timing of the paper's sizes.
-
-- :class:`Inputs` reads the texts two ways: a word vocabulary (the LSTMs from scratch) and the encoder's WordPiece
-  ids (the "+ pretrained" LSTM and the transformer), with one fixed order so every smaller subset is inside every
-  larger one;
-- :func:`models` names the models of the scale (``LSTM-n-k``, ``LSTM-n-k + MiniLM emb``, the transformer: MiniLM at
-  smoke and medium, RoBERTa-Base at full, :func:`encoder_name`);
-- :class:`Experiment` builds a model, trains one planned run (:func:`kit.train.fit_classifier`: the paper's
-  recipes, early stopping on dev accuracy) and scores it; its 1/0 per test example is saved with it (every run
-  shares one test set, so the verdicts can pair them example by example);
-- :func:`time_models` times the paper's model sizes (:func:`kit.analysis.time_inference`).
+Each trained on growing subsets of one training set (one fixed order: every smaller subset inside every larger one),
+then the paper's sizes timed. Each run's 1/0 per test example is saved, so verdicts pair runs example by example.
 
 >>> specs = models({"lstm_sizes": [[2, 64]], "lstm_plus_pretrained": [2, 64]})
 >>> list(specs)
@@ -58,13 +49,10 @@ KEYS = ("model", "train_examples", "seed")
 
 @dataclass
 class Inputs:
-    """The texts of every split as word ids and WordPiece inputs, and the fixed order of the training set.
+    """Every split's texts as word ids (of ``vocab``) and WordPiece inputs, and the training set's fixed order.
 
-    Args:
-        vocab: the word vocabulary (a :class:`kit.text.WordVocab`) of the LSTMs from scratch.
-        words: ``{split: word ids}``.
-        wordpieces: ``{split: the encoder preprocessor's dict}`` (WordPiece inputs).
-        order: the fixed ``order`` of the training set: the first ``n`` of it are the run with ``n`` examples.
+    ``words`` and ``wordpieces`` are ``{split: ...}``, the latter the preprocessor's dict; the first ``n`` of ``order``
+    are the run with ``n`` examples.
     """
 
     vocab: object
@@ -74,20 +62,9 @@ class Inputs:
 
     @classmethod
     def prepare(cls, ds, largest: int, sequence_length: int, preprocessor, max_words: int = 20000) -> Inputs:
-        """Read the data set's texts both ways, in one fixed order.
+        """Read the texts both ways; the vocabulary (<= ``max_words``) is fitted on the largest run's training texts.
 
-        The word vocabulary is fitted on the training texts of the largest run; the order is seeded (1234), so every
-        smaller subset is inside every larger one.
-
-        Args:
-            ds: the data set (a :class:`kit.data.TextDataset`).
-            largest: the largest run's number of training examples.
-            sequence_length: the length of the word ids.
-            preprocessor: the encoder's preprocessor (texts to its WordPiece inputs).
-            max_words: the word vocabulary's size at most.
-
-        Returns:
-            The inputs.
+        The order is seeded (1234), so every smaller subset is inside every larger one.
         """
         order = np.random.default_rng(1234).permutation(len(ds.train))  # 300 ⊂ 900 ⊂ ... : one fixed order
         vocab = WordVocab.fit([ds.train.texts[i] for i in order[:largest]], max_size=max_words)
@@ -100,16 +77,9 @@ class Inputs:
         )
 
     def of(self, kind: str, split: str, idx=None):
-        """The inputs a model of ``kind`` reads, rows ``idx`` of them when given.
+        """The inputs a ``kind`` of model reads (rows ``idx``, or all).
 
-        Args:
-            kind: ``"lstm"`` (word ids), ``"lstm+pretrained"`` (WordPiece ids) or ``"transformer"`` (the
-                preprocessor's dict).
-            split: ``"train"``, ``"dev"`` or ``"test"``.
-            idx: the rows to keep, or None for all.
-
-        Returns:
-            An array of ids, or the preprocessor's dict.
+        ``"lstm"``: word ids; ``"lstm+pretrained"``: WordPiece ids; ``"transformer"``: the preprocessor's dict.
         """
         x = (
             self.words[split]
@@ -124,13 +94,9 @@ class Inputs:
 
 
 def encoder_name(sizes: dict) -> str:
-    """The pretrained encoder's name in the tables: ``MiniLM-L6`` (smoke, medium), ``RoBERTa-Base`` (full), ...
+    """The encoder's name in the tables (:data:`ENCODER_NAMES`, else the preset's or folder's own name).
 
-    Args:
-        sizes: the scale's sizes; ``backbone`` is a preset or a folder (default ``minilm-l6``).
-
-    Returns:
-        The name in :data:`ENCODER_NAMES`, else the preset's or the folder's own name.
+    ``sizes["backbone"]`` is a preset or a folder (default ``minilm-l6``).
 
     Example:
         >>> encoder_name({"backbone": "roberta_large_en"}), encoder_name({"backbone": "/models/my-bert/"})
@@ -141,26 +107,14 @@ def encoder_name(sizes: dict) -> str:
 
 
 def family_name(sizes: dict) -> str:
-    """The encoder's family, as in ``LSTM-2-64 + MiniLM emb`` (its token table): ``MiniLM``, ``RoBERTa``, ...
-
-    Args:
-        sizes: the scale's sizes (``backbone``).
-
-    Returns:
-        :func:`encoder_name` up to its first ``-``.
-    """
+    """The encoder's family, :func:`encoder_name` up to its first ``-`` (``MiniLM`` in ``LSTM-2-64 + MiniLM emb``)."""
     return encoder_name(sizes).split("-")[0]
 
 
 def transformer_name(sizes: dict) -> str:
-    """The transformer's name: ``MiniLM-L6 fine-tuned``, or the bottom layers it keeps.
+    """The transformer's name, e.g. ``MiniLM-L6 fine-tuned`` or ``MiniLM-L6 (bottom 3 layers) fine-tuned``.
 
-    Args:
-        sizes: the scale's sizes (``backbone``, ``encoder_layers``); with ``encoder_layers`` set (smoke scale), the
-            name says the bottom layers it keeps, unless they are the whole encoder (:data:`ENCODER_DEPTH`).
-
-    Returns:
-        E.g. ``MiniLM-L6 fine-tuned``, ``MiniLM-L6 (bottom 3 layers) fine-tuned``.
+    The bottom layers are named when ``encoder_layers`` is set and not the whole encoder (:data:`ENCODER_DEPTH`).
     """
     k = sizes.get("encoder_layers")
     whole = k is None or k == ENCODER_DEPTH.get(sizes.get("backbone", "minilm-l6"))
@@ -168,27 +122,15 @@ def transformer_name(sizes: dict) -> str:
 
 
 def transformer_of(model_specs: dict) -> str:
-    """The name of the transformer among :func:`models`' specs.
-
-    Args:
-        model_specs: ``{name: (kind, n_layers, cells)}``.
-
-    Returns:
-        The name whose kind is ``"transformer"``.
-    """
+    """The name of the transformer among :func:`models`' ``{name: (kind, n_layers, cells)}``."""
     return next(name for name, spec in model_specs.items() if spec[0] == "transformer")
 
 
 def models(sizes: dict) -> dict:
-    """The models of the scale: its LSTM-n-k, the LSTM with the pretrained table, the transformer.
+    """The scale's models: its LSTM-n-k, the LSTM with the pretrained table, the transformer.
 
-    Args:
-        sizes: the scale's sizes: ``lstm_sizes`` (``[[n, k], ...]``), ``lstm_plus_pretrained`` (``[n, k]``),
-            ``backbone`` and ``encoder_layers``.
-
-    Returns:
-        ``{name: (kind, n_layers, cells)}``; the transformer's ``n_layers`` is its bottom ``encoder_layers`` layers
-        (None: all of them), its cells None (the encoder's own width).
+    ``{name: (kind, n_layers, cells)}``; the transformer's ``n_layers`` is ``encoder_layers`` (its bottom layers; None:
+    all), its cells None (the encoder's own width).
     """
     out = {f"LSTM-{n}-{k}": ("lstm", n, k) for n, k in sizes["lstm_sizes"]}
     n, k = sizes["lstm_plus_pretrained"]
@@ -200,12 +142,8 @@ def models(sizes: dict) -> dict:
 def recipes(sizes: dict) -> dict:
     """The paper's two recipes: LSTMs with Adam at a constant rate, the transformer with AdamW decayed linearly to 0.
 
-    Args:
-        sizes: the scale's sizes (``lstm_*`` and ``transformer_*``: rate, epochs, batch, minimum steps, patience).
-
-    Returns:
-        ``{"lstm": ..., "transformer": ...}``, each a :class:`kit.train.FitRecipe`'s fields (a table's rows:
-        :func:`recipe_of` makes the recipe).
+    ``{"lstm": ..., "transformer": ...}`` of :class:`kit.train.FitRecipe` fields from ``sizes``' ``lstm_*`` and
+    ``transformer_*`` (a table's rows: :func:`recipe_of` makes the recipe).
     """
     return {
         "lstm": dict(
@@ -227,14 +165,7 @@ def recipes(sizes: dict) -> dict:
 
 
 def recipe_of(kind: str, sizes: dict) -> FitRecipe:
-    """The recipe of a model of ``kind`` (both LSTMs train alike).
-
-    Args:
-        kind: ``"lstm"``, ``"lstm+pretrained"`` or ``"transformer"``.
-        sizes: the scale's sizes.
-
-    Returns:
-        The :class:`kit.train.FitRecipe` of one of :func:`recipes`.
+    """The :class:`kit.train.FitRecipe` of a model of ``kind`` (both LSTMs train alike).
 
     Example:
         >>> from kit.papers.pretrain_or_not.pretrain_or_not_sizes import DEFAULTS, SCALES
@@ -246,16 +177,7 @@ def recipe_of(kind: str, sizes: dict) -> FitRecipe:
 
 
 def plan(model_specs: dict, train_sizes: list, sizes: dict) -> list[dict]:
-    """Every model at every training size for every seed of its kind, with its planned optimizer steps.
-
-    Args:
-        model_specs: ``{name: (kind, n_layers, cells)}`` (:func:`models`).
-        train_sizes: the training sizes (numbers of examples).
-        sizes: the scale's sizes (the recipes, ``lstm_seeds``, ``transformer_seeds``).
-
-    Returns:
-        One dict per run: ``model, train_examples, seed, steps``.
-    """
+    """Every model at every training size for every seed of its kind: dicts ``model, train_examples, seed, steps``."""
     out = []
     for name, (kind, _, _) in model_specs.items():
         r = recipe_of(kind, sizes)
@@ -274,17 +196,7 @@ def plan(model_specs: dict, train_sizes: list, sizes: dict) -> list[dict]:
 
 
 def correct_per_example(model: keras.Model, x, y, batch_size: int = 128) -> np.ndarray:
-    """1 where ``model``'s argmax is the label, 0 where not: one entry per test example (their mean: the accuracy).
-
-    Args:
-        model: a classifier whose outputs are logits (or probabilities).
-        x: its inputs.
-        y: the class labels.
-        batch_size: examples per prediction batch.
-
-    Returns:
-        An int8 array, one entry per example.
-    """
+    """1 where ``model``'s argmax is the label, else 0: int8, one per example (their mean: the accuracy)."""
     logits = model.predict(x, batch_size=batch_size, verbose=0)
     return (np.argmax(logits, axis=-1) == np.asarray(y)).astype(np.int8)
 
@@ -292,18 +204,9 @@ def correct_per_example(model: keras.Model, x, y, batch_size: int = 128) -> np.n
 class Experiment(base.Experiment):
     """Notebook 01's runs on one data set: :meth:`make_model`, :meth:`correct`, :meth:`run_one`.
 
-    Each run's 1/0 per test example is saved with it (``predictions/<run>.npz``, key ``correct``: every run shares
-    one test set, so the verdicts pair them example by example); the model of the largest transformer run (first
-    seed) is kept in ``out/best_model/``.
-
-    Args:
-        ds: the data set (a :class:`kit.data.TextDataset`).
-        sizes: the scale's sizes.
-        inputs: the texts as :class:`Inputs`.
-        token_table: the encoder's token embeddings (the "+ pretrained" LSTM's table).
-        encoder: the loaded encoder (:func:`kit.models.load_backbone`): its name, tokenizer and preprocessor.
-        out: the run's folder.
-        train_sizes: the training sizes of the sweep (numbers of examples).
+    Each run's 1/0 per test example is saved with it (``predictions/<run>.npz``, key ``correct``: every run shares one
+    test set, so the verdicts pair them example by example); the largest transformer run's model (first seed) is kept
+    in ``out/best_model/``.
     """
 
     KEYS = KEYS
@@ -322,17 +225,10 @@ class Experiment(base.Experiment):
         return plan(self.models, self.train_sizes, self.sizes)
 
     def make_model(self, spec: tuple) -> keras.Model:
-        """A fresh model of ``spec``.
+        """A fresh model of ``spec`` (``(kind, n_layers, cells)``, one of :func:`models`).
 
-        The transformer comes from fresh pretrained weights, cut to its bottom ``n_layers``
-        (:func:`kit.models.truncate.truncate_backbone`), read through [CLS] or the mean token state
-        (``transformer_pooling``).
-
-        Args:
-            spec: ``(kind, n_layers, cells)``, one of :func:`models`.
-
-        Returns:
-            The Keras model.
+        The transformer: pretrained weights, bottom ``n_layers`` kept (:func:`kit.models.truncate.truncate_backbone`),
+        read via [CLS] or the mean token state (``transformer_pooling``).
         """
         kind, n, k = spec
         if kind == "lstm":
@@ -361,23 +257,14 @@ class Experiment(base.Experiment):
         )
 
     def correct(self, model: keras.Model, run: dict) -> np.ndarray:
-        """``model``'s 1/0 per test example (:func:`correct_per_example`; their mean is the test accuracy).
-
-        Args:
-            model: the trained model.
-            run: its row of :func:`plan` (its model's kind picks the inputs).
-        """
+        """``model``'s 1/0 per test example (:func:`correct_per_example`); ``run``'s model kind picks the inputs."""
         return correct_per_example(model, self.inputs.of(self.models[run["model"]][0], "test"), self.ds.test.y)
 
     def run_one(self, run: dict) -> RunResult:
-        """Train ``run`` on the first ``train_examples`` of the fixed order, and score it.
+        """Train ``run`` (a row of :func:`plan`) on the first ``train_examples`` of the fixed order, and score it.
 
-        Args:
-            run: a row of :func:`plan`.
-
-        Returns:
-            Its :class:`kit.results.RunResult`: ``test_accuracy``, ``dev_accuracy``, ``train_seconds``; the epochs
-            and steps it trained; its 1/0 per test example (``correct``); the model.
+        Its :class:`kit.results.RunResult`: ``test_accuracy``, ``dev_accuracy``, ``train_seconds``; epochs and steps
+        trained; the 1/0 per test example (``correct``); the model.
         """
         start = time.perf_counter()
         keras.backend.clear_session()  # the previous run's models go; then the seed, before any weight is made
@@ -424,18 +311,10 @@ class Experiment(base.Experiment):
 def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequence_length: int):
     """The paper's Table 3 on this machine: the paper's model sizes beside the transformer, at every batch size.
 
-    LSTM-2-256, LSTM-4-256 and LSTM-4-256 + the pretrained table (fresh weights: speed does not depend on training)
-    and the transformer (all its layers), on real test texts repeated to fill ``sequence_length``.
-
-    Args:
-        experiment: the :class:`Experiment` (its vocabulary, token table, encoder and test texts).
-        repeats: timed calls per model and batch size (:func:`kit.analysis.time_inference`).
-        batch_sizes: the batch sizes.
-        sequence_length: the tokens per text.
-
-    Returns:
-        A data frame, one row per model and batch size, with each model's speed-up over the transformer (column
-        ``speed-up vs MiniLM``, or the encoder's family at full scale).
+    LSTM-2-256, LSTM-4-256 and LSTM-4-256 + the pretrained table (fresh weights: speed does not depend on training) and
+    the transformer (all its layers), on real test texts repeated to fill ``sequence_length``, ``repeats`` timed calls
+    each. One row per model and batch size, with the speed-up over the transformer (``speed-up vs MiniLM``, or the
+    encoder's family at full scale).
     """
     import pandas as pd
 
@@ -483,14 +362,7 @@ def time_models(experiment: Experiment, repeats: int, batch_sizes: list, sequenc
 
 
 def timing_view(timing):
-    """The columns of :func:`time_models`' table worth reading.
-
-    Args:
-        timing: :func:`time_models`' table.
-
-    Returns:
-        Its model, backend, device, shape, compiled, median ms and speed-up columns.
-    """
+    """:func:`time_models`' columns worth reading: model, backend, device, shape, compiled, median ms, speed-ups."""
     return timing[
         [
             "model",
@@ -508,12 +380,7 @@ def timing_view(timing):
 def record_timing(sweep, timing, params: dict, names, sequence_length: int) -> None:
     """The timing and parameter counts into ``results.csv`` too, as runs with ``train_examples=0, seed=-1``.
 
-    Args:
-        sweep: the notebook's :class:`kit.train.Sweep`.
-        timing: :func:`time_models`' table.
-        params: ``{name: parameters without the embedding table}``.
-        names: the models to record.
-        sequence_length: the timing's sequence length (in the metric's name, ``inference_ms_b<batch>_L<length>``).
+    ``params``: ``{name: parameters without the embedding table}``; metrics named ``inference_ms_b<batch>_L<length>``.
     """
     for name in names:
         row = {

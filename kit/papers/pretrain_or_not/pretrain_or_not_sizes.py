@@ -1,9 +1,9 @@
 """Notebook 01's sizes: what never changes with the scale, then each scale.
 
-``train_sizes`` entries above 1 are numbers of examples, entries up to 1 fractions of the training set
-(:func:`kit.config.train_sizes`). The paper: LSTMs at a constant rate in {2.5e-4 ... 1e-3}, batch 64; the
-transformer batch 32, dropout 0.1, its rate decayed to 0; 10 epochs at length 512, early stopping on test accuracy.
-The kit: the LSTMs at 1e-3 (no search), the transformer's rate decayed linearly, early stopping on dev accuracy.
+``train_sizes`` above 1 are numbers of examples, up to 1 fractions of the training set (:func:`kit.config.train_sizes`).
+Paper: LSTMs at a constant rate in {2.5e-4 ... 1e-3}, batch 64; transformer batch 32, dropout 0.1, rate decayed to 0;
+10 epochs at length 512, early stopping on test accuracy. Kit: LSTMs at 1e-3 (no search), early stopping on dev
+accuracy.
 """
 
 DEFAULTS = {"lstm_lr": 1e-3, "lstm_batch": 64, "transformer_batch": 32}

@@ -1,15 +1,12 @@
 """Notebook 02's exercises: the shared set-up of a small TLM experiment, so each solution shows only its experiment.
 
-Exercises 2-4 each train a few TLM models on the ablation task. :func:`small_setup` loads that task, retrieves its
-external passages and encodes both (at smoke scale a tiny version: 200 texts x 32 tokens, 2,000 ids, SOTU as the
-general corpus); :func:`new_tlm` builds a seeded model from scratch on it and :func:`stage1` trains its stage 1.
+Exercises 2-4 each train a few TLM models on the ablation task (at smoke scale a tiny version: 200 texts x 32 tokens,
+2,000 ids, SOTU as the general corpus). :func:`check` judges a learner's answer: ``check(2, stage1_accuracy)``.
 
 >>> import kit
 >>> setup = small_setup(kit.session.start("exercises_02", "tlm", verbose=False))  # doctest: +SKIP
 >>> model = new_tlm(setup, seed=0)                                                  # doctest: +SKIP
 >>> s1 = stage1(setup, model, rho1=3, rho2=20, seed=0, steps=8)                    # doctest: +SKIP
-
-:func:`check` judges a learner's answer to an exercise (the notebook's check cells): ``check(2, stage1_accuracy)``.
 """
 
 from __future__ import annotations
@@ -35,15 +32,10 @@ def small_setup(session) -> SimpleNamespace:
     """The ablation task, its BM25 passages and both encoded: what exercises 2-4 train on.
 
     At smoke scale the sizes shrink (:data:`SMOKE`) and the general corpus is the State of the Union speeches alone;
-    at other scales the scale's own sizes and general corpus (:func:`tlm_runs.load_corpus`).
-
-    Args:
-        session: :func:`kit.session.start`'s session (its ``sizes`` and ``scale``).
-
-    Returns:
-        A namespace: ``Z`` (the sizes used), ``smoke``, ``task``, ``ds`` (the data set), ``x`` (its encoded
-        train/dev/test inputs), ``external`` (the retrieved passages' inputs), ``tokens`` (:class:`tlm_runs.Tokens`),
-        ``seeds`` (one at smoke) and ``guess`` (the constant guess's test accuracy).
+    else the scale's own sizes and corpus (:func:`tlm_runs.load_corpus`). ``session``: :func:`kit.session.start`'s. The
+    namespace: ``Z`` (the sizes used), ``smoke``, ``task``, ``ds``, ``x`` (its encoded splits), ``external`` (the
+    retrieved passages' inputs), ``tokens`` (:class:`tlm_runs.Tokens`), ``seeds`` (one at smoke), ``guess`` (the
+    constant guess's test accuracy).
     """
     Z, smoke = dict(session.sizes), session.scale == "smoke"
     if smoke:
@@ -71,31 +63,17 @@ def small_setup(session) -> SimpleNamespace:
 def new_tlm(setup: SimpleNamespace, seed: int, pooling: str | None = None):
     """A TLM model from scratch (BERT + task head + tied MLM head) on ``setup``'s vocabulary, seeded first.
 
-    Args:
-        setup: :func:`small_setup`'s namespace.
-        seed: the seed set before the weights are made.
-        pooling: where the task head reads (``"mean"`` or ``"cls"``); None: the sizes' ``pooling``.
-
-    Returns:
-        A :class:`kit.models.TLMModel`.
+    ``pooling``: where the task head reads (``"mean"`` or ``"cls"``; None: the sizes' ``pooling``).
     """
     return runs.new_tlm_model(setup.Z, setup.tokens, setup.ds.num_classes, seed, pooling)
 
 
 def stage1(setup: SimpleNamespace, model, rho1: float, rho2: float, seed: int, steps: int | None = None, **options):
-    """TLM's stage 1 on ``setup``: one task batch, then ``rho1`` retrieved ones, repeated (``train_stage1``).
+    """TLM's stage 1 on ``setup``: one task batch, then ``rho1`` retrieved ones, repeated (``train_stage1``'s result).
 
-    Args:
-        setup: :func:`small_setup`'s namespace.
-        model: a :class:`kit.models.TLMModel` (:func:`new_tlm`).
-        rho1: retrieved batches per task batch (0: task data only; ``math.inf``: retrieved data only).
-        rho2: the weight of the task texts' MLM loss against the task loss.
-        seed: the stream's seed.
-        steps: the optimizer steps (None: the sizes' ``stage1_steps``).
-        **options: other fields of its :class:`kit.train.Stage1Recipe` (e.g. ``normalize_internal=False``).
-
-    Returns:
-        ``train_stage1``'s :class:`kit.train.Stage1Result`.
+    ``rho1`` 0: task data only, ``math.inf``: retrieved data only; ``rho2``: the task texts' MLM weight against the task
+    loss; ``seed``: the stream's; ``steps`` None: the sizes' ``stage1_steps``; ``options``: other
+    :class:`kit.train.Stage1Recipe` fields (e.g. ``normalize_internal=False``).
     """
     recipe = runs.stage1_recipe(setup.Z, rho1, rho2, chunks=1 if setup.smoke else 4)
     recipe = dataclasses.replace(recipe, steps=steps or recipe.steps, **options)
@@ -104,19 +82,11 @@ def stage1(setup: SimpleNamespace, model, rho1: float, rho2: float, seed: int, s
 
 
 def check(number: int, *answers, **kw) -> bool:
-    """Judge a learner's answer to exercise ``number`` of notebook 02 on a small case; print right or not yet, and why.
+    """Judge a learner's answer to exercise ``number`` (1-5) on a small case; print right or not yet, and why.
 
-    Each check runs the learner's function on a tiny set-up (8 texts of 6 tokens, a 1-layer model) and compares what
-    it returns with the kit's own measurement of the same thing; it never prints the solution.
-
-    Args:
-        number: the exercise (1-5).
-        *answers: the learner's function (``distinct_share``, ``stage1_accuracy``, ``cycle_shares``, ``two_stages``,
-            ``seconds_per_step``).
-        **kw: passed on to the exercise's check.
-
-    Returns:
-        True (right) or False (not yet).
+    Each check runs the learner's function (``distinct_share``, ``stage1_accuracy``, ``cycle_shares``, ``two_stages``,
+    ``seconds_per_step``) on a tiny set-up (8 texts of 6 tokens, a 1-layer model) against the kit's own measurement of
+    the same thing, never printing the solution; ``kw`` go to the exercise's check. True when right.
 
     Raises:
         ValueError: no exercise ``number``.

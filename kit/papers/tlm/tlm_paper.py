@@ -1,6 +1,4 @@
-"""What TLM (Yao et al., ICML 2022) reports, as data: its Table 2 (small scale) and the ablations of Tables 3-7.
-
-Ablation numbers are the paper's dev-set F1 on its tasks; Table 2 is test F1.
+"""What TLM (Yao et al., ICML 2022) reports, as data: Table 2 (small scale, test F1), ablations (Tables 3-7, dev F1).
 
 >>> float(TABLE2.loc["TLM (small-scale)", "avg (8 tasks)"]), float(TABLE3.loc["BM25 (C_BERT)", "IMDB"])
 (83.78, 94.4)

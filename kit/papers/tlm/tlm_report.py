@@ -1,10 +1,8 @@
 """Notebook 02's report: the external data, the paper's tables and figure for this run, the sentences and checks.
 
-Where the external data comes from, Table 8's examples, Table 2 (with the compute each model used), the ablations of
-Tables 3-7, the MLM's progress, the attention heads (Figure 3), the sentences and the checks.
-
-The runs come as one row per run (``runs``: ``results.csv`` pivoted, one column per metric); every table shows mean
-± standard error over seeds (:func:`view`).
+Covers where the external data comes from, Table 8's examples, Table 2 (with each model's compute), Tables 3-7's
+ablations, the MLM's progress, the attention heads (Figure 3). The runs come one row per run (``runs``: ``results.csv``
+pivoted, a column per metric); every table shows mean ± standard error over seeds (:func:`view`).
 """
 
 from __future__ import annotations
@@ -34,16 +32,7 @@ SETTING = ["task", "retrieval", "K", "rho1", "rho2"]
 
 
 def external_table(selections: dict, origin, corpus: list):
-    """One row per selection: how many passages, their share of the corpus and words, and where they come from.
-
-    Args:
-        selections: ``{(task, retrieval, K): doc ids}`` (:func:`.tlm_runs.retrieve`).
-        origin: the origin of each corpus passage (an array).
-        corpus: the general corpus' passages.
-
-    Returns:
-        A data frame: task, retrieval, K, passages, % of corpus, words, then the share from each origin.
-    """
+    """A row per selection (``{(task, retrieval, K): doc ids}``): passages, % of corpus, words, share of each origin."""
     import pandas as pd
 
     rows = []
@@ -66,21 +55,10 @@ def external_table(selections: dict, origin, corpus: list):
 def topic_nearness(tasks: dict, found_by: dict, selections: dict, corpus: list, k: int, seed: int = 0):
     """How near the retrieved passages are to their queries' topics, BM25 against random, one row per task.
 
-    A topic classifier (TF-IDF + logistic regression) is trained on the task's own training texts and labels; each
-    passage BM25 retrieved is labelled by it, and counted as near when that label is the label of the task text that
-    retrieved it. For random retrieval each passage is paired with a random training text.
-
-    Args:
-        tasks: ``{name: TextDataset}``.
-        found_by: ``{(task, K): ExternalSelection}`` (:func:`.tlm_runs.retrieve`).
-        selections: ``{(task, retrieval, K): doc ids}``.
-        corpus: the general corpus' passages.
-        k: the K whose selections are compared.
-        seed: the seed that pairs random passages with training texts.
-
-    Returns:
-        A data frame indexed by task: ``near`` (``BM25: near``, ``random: near``) is the share of near passages;
-        ``classifier dev accuracy`` says how far to trust the labelling (on the task's own dev texts).
+    A topic classifier (TF-IDF + logistic regression) trained on the task's training texts labels each passage BM25
+    retrieved; it is near when that label is the label of the task text that retrieved it. For random retrieval each
+    passage is paired with a random training text (``seed``). Columns ``BM25: near`` and ``random: near`` are the shares
+    of near passages; ``classifier dev accuracy`` (on the task's dev texts) says how far to trust the labelling.
     """
     import pandas as pd
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -111,15 +89,9 @@ def topic_nearness(tasks: dict, found_by: dict, selections: dict, corpus: list, 
 
 
 def highlight(text: str, other: str, limit: int = 320) -> str:
-    """``text`` (cut at ``limit`` characters) as HTML, the words it shares with ``other`` marked.
+    """``text`` (its first ``limit`` characters, then " ...") as HTML, words shared with ``other`` in ``<mark>``.
 
-    Args:
-        text: the text to show.
-        other: the text whose words (stop words aside) are marked in ``text``.
-        limit: the characters of ``text`` shown (then " ...").
-
-    Returns:
-        The HTML, shared words in ``<mark>``.
+    Stop words are not marked.
     """
     shared = {w.lower() for w in word_tokenize(other)} - english_stopwords()
     words = text[:limit].split()
@@ -130,17 +102,9 @@ def highlight(text: str, other: str, limit: int = 320) -> str:
 
 
 def table8(tasks: dict, found_by: dict, corpus: list, k: int, per_task: int = 2):
-    """The paper's Table 8: for the best-scoring queries of each task, the passage BM25 ranked first.
+    """The paper's Table 8: for each task's ``per_task`` best-scoring queries, the passage BM25 ranked first.
 
-    Args:
-        tasks: ``{name: TextDataset}``.
-        found_by: ``{(task, K): ExternalSelection}``.
-        corpus: the general corpus' passages.
-        k: the K whose selections are shown.
-        per_task: the examples per task.
-
-    Returns:
-        ``(html, data frame)``: the table with shared words marked, and its rows (task, query, retrieved, bm25).
+    ``(html, data frame)``: the table with shared words marked, and its rows (task, query, retrieved, bm25).
     """
     import pandas as pd
 
@@ -158,14 +122,9 @@ def table8(tasks: dict, found_by: dict, corpus: list, k: int, per_task: int = 2)
 
 
 def stream_table(stream, steps: int):
-    """The first ``steps`` batches of a :class:`kit.train.TLMBatches` stream: kind and loss weights of each.
+    """The first ``steps`` batches of a :class:`kit.train.TLMBatches` stream, a row each.
 
-    Args:
-        stream: the :class:`kit.train.TLMBatches`.
-        steps: how many batches.
-
-    Returns:
-        A data frame, one row per batch: step, batch kind, task weight, MLM weight (mean), masked tokens.
+    Columns: step, batch kind, task weight, MLM weight (mean), masked tokens.
     """
     import pandas as pd
 
@@ -185,16 +144,7 @@ def stream_table(stream, steps: int):
 
 
 def view(df, by, metrics=("test_accuracy", "test_macro_f1")):
-    """Mean ± SE over seeds of ``metrics`` per group ``by``, and the number of seeds.
-
-    Args:
-        df: the runs, one row per run, one column per metric.
-        by: the column or columns to group by.
-        metrics: the metrics to show (their columns lose the ``test_`` prefix).
-
-    Returns:
-        A data frame indexed by the groups: ``mean ± SE`` per metric, and ``seeds``.
-    """
+    """Mean ± SE over seeds of ``metrics`` (columns lose the ``test_`` prefix) per group ``by``, and ``seeds``."""
     import pandas as pd
 
     out = {}
@@ -207,15 +157,7 @@ def view(df, by, metrics=("test_accuracy", "test_macro_f1")):
 
 
 def split_runs(runs, sizes: dict) -> tuple:
-    """The TLM runs, the baseline runs, and the main setting's mask over the TLM runs.
-
-    Args:
-        runs: one row per run (``results.csv`` pivoted, one column per metric).
-        sizes: the scale's sizes (``k``, ``rho1``, ``rho2``: the main setting).
-
-    Returns:
-        ``(TLM runs, baseline runs, the main setting's mask over the TLM runs)``.
-    """
+    """``(TLM runs, baseline runs, main setting's mask over the TLM runs)``; main: ``k``, ``rho1``, ``rho2``."""
     tlm, base = runs[runs.experiment == "tlm"], runs[runs.experiment == "minilm_finetuned"]
     return tlm, base, (tlm.retrieval == "bm25") & own_setting(tlm, sizes)
 
@@ -238,13 +180,7 @@ def own_setting(tlm, sizes: dict):
 
 
 def baseline_name(sizes: dict) -> str:
-    """The pretrained baseline's name: ``MiniLM-L6 fine-tuned``, or the bottom layers it keeps.
-
-    Args:
-        sizes: the scale's sizes; with ``baseline_layers`` set (smoke scale), the name says the bottom layers it keeps.
-
-    Returns:
-        The name.
+    """The pretrained baseline's name: ``MiniLM-L6 fine-tuned``, or the bottom ``baseline_layers`` it keeps (smoke).
 
     Example:
         >>> baseline_name({"baseline_layers": 3})
@@ -255,17 +191,10 @@ def baseline_name(sizes: dict) -> str:
 
 
 def table2(tlm, base, main, sizes: dict):
-    """The paper's Table 2 for this run: TLM's main setting and the fine-tuned baseline, scores and compute.
+    """The paper's Table 2 for this run: TLM's main setting (``main``, a mask over ``tlm``) and the fine-tuned baseline.
 
-    Args:
-        tlm: the TLM runs (:func:`split_runs`).
-        base: the baseline runs.
-        main: the main setting's mask over ``tlm``.
-        sizes: the scale's sizes (the baseline's name).
-
-    Returns:
-        A data frame indexed by (task, model): accuracy and macro-F1 (mean ± SE), seeds, parameters, training FLOPs
-        (the baseline's marked "+ pretraining": its fine-tuning alone).
+    Indexed by (task, model): accuracy and macro-F1 (mean ± SE), seeds, parameters, training FLOPs (the baseline's
+    marked "+ pretraining": its fine-tuning alone).
     """
     import pandas as pd
 
@@ -289,18 +218,10 @@ def table2(tlm, base, main, sizes: dict):
 
 
 def ablation_tables(tlm, main, sizes: dict) -> dict:
-    """Tables 3-7 for this run beside the paper's.
+    """Tables 3-7 for this run beside the paper's: ``{name: (ours, the paper's)}``.
 
-    Each varies one thing from the main setting on the ablation task (Table 3 and 7 on every task): retrieval, K,
-    rho1, rho2, stage 2.
-
-    Args:
-        tlm: the TLM runs (:func:`split_runs`).
-        main: the main setting's mask over ``tlm``.
-        sizes: the scale's sizes.
-
-    Returns:
-        ``{name: (ours, the paper's)}``, names ``table3_retrieval`` ... ``table7_stage2``.
+    Names ``table3_retrieval`` ... ``table7_stage2``. Each varies one thing from the main setting (``main``, a mask over
+    ``tlm``) on the ablation task (Tables 3 and 7 on every task): retrieval, K, rho1, rho2, stage 2.
     """
     s, abl = task_sizes(sizes, sizes["ablation_task"]), tlm[tlm.task == sizes["ablation_task"]]
     base = abl.rho2 == s["rho2"]
@@ -347,12 +268,7 @@ def ablation_tables(tlm, main, sizes: dict) -> dict:
 def unigram_guess(x_dev: dict, masker) -> float:
     """The masked-token accuracy of always guessing the most common masked token (the masking evaluate_mlm uses).
 
-    Args:
-        x_dev: a task's dev inputs (the preprocessor's dict, compact vocabulary).
-        masker: the :class:`kit.text.MLMMasker`.
-
-    Returns:
-        The accuracy, a float.
+    ``x_dev``: a task's dev inputs (the preprocessor's dict, compact vocabulary).
     """
     m = masker(x_dev["token_ids"], x_dev["padding_mask"], np.random.default_rng([0, 3]))
     ids = m["mask_ids"][m["mask_weights"] > 0]
@@ -360,15 +276,7 @@ def unigram_guess(x_dev: dict, masker) -> float:
 
 
 def mlm_table(tlm, unigram: dict):
-    """MLM accuracy on dev texts per setting, beside the best constant guess (always the most common token).
-
-    Args:
-        tlm: the TLM runs.
-        unigram: ``{task: the constant guess's accuracy}`` (:func:`unigram_guess`).
-
-    Returns:
-        A data frame indexed by setting.
-    """
+    """MLM accuracy on dev texts per setting, beside the best constant guess (``unigram``, :func:`unigram_guess`)."""
     out = view(tlm, SETTING, ("mlm_accuracy",))
     out["best constant guess"] = [round(unigram[t], 4) for t in out.index.get_level_values("task")]
     return out
@@ -379,14 +287,7 @@ def mlm_figure(tlm, task_names, unigram: dict):
 
     The accuracy is unweighted (one fixed masking, every masked token counts once), unlike Keras' stage-1 loss, which
     weighs an internal batch's MLM by rho2 / (rho2 + 1) and so reads lower for rho2 = 0 without being better.
-
-    Args:
-        tlm: the TLM runs (their ``mlm_accuracy`` column).
-        task_names: the tasks, one panel each.
-        unigram: ``{task: accuracy of always guessing its most common masked token}`` (:func:`unigram_guess`).
-
-    Returns:
-        The matplotlib figure.
+    ``unigram``: ``{task: constant guess}`` (:func:`unigram_guess`); one panel per task.
     """
     import matplotlib.pyplot as plt
 
@@ -412,11 +313,8 @@ def mlm_figure(tlm, task_names, unigram: dict):
 def collapse_probe(root=None):
     """``benchmarks/tlm_collapse/results.csv`` (the CPU probe of :func:`draw_collapse`) as a DataFrame, or None.
 
-    Args:
-        root: the repository's root (default: the one this kit is in).
-
-    Returns:
-        One row per chunk of each probe run, or None where the file is not there (an installed kit).
+    One row per chunk of each probe run; None where the file is not there (an installed kit). ``root``: the repository's
+    root (default: the one this kit is in).
     """
     import pandas as pd
 
@@ -427,17 +325,10 @@ def collapse_probe(root=None):
 def draw_collapse(probe, medium=None):
     """Stage 1's first steps with the MLM bias at 0 and at the unigram prior: MLM loss and token-state cosine.
 
-    Colour says where the bias starts (red: 0, blue: the unigram prior), the line style which model (solid: medium,
-    dashed: the proxy); the legend has three entries: the two models and the medium GPU runs.
-
-    Args:
-        probe: ``benchmarks/tlm_collapse/results.csv`` (:mod:`benchmarks.tlm_collapse`): one row per chunk of a
-            probe run (``model``, ``prior``, ``seed``, ``step``, ``mlm_loss``, ``token_state_cosine``).
-        medium: ``benchmarks/medium_gpu/02_results.csv`` or None: its runs' stage-1 loss curve (bias at 0) as
-            points, a run that ended at the most frequent token (MLM accuracy < 0.06) marked apart.
-
-    Returns:
-        The matplotlib figure.
+    Colour: where the bias starts (red: 0, blue: the unigram prior); line style: the model (solid: medium, dashed: the
+    proxy). ``probe``: :func:`collapse_probe` (``model``, ``prior``, ``seed``, ``step``, ``mlm_loss``,
+    ``token_state_cosine``). ``medium``: ``benchmarks/medium_gpu/02_results.csv`` or None: its runs' stage-1 loss curve
+    (bias at 0) as points, a run that ended at the most frequent token (MLM accuracy < 0.06) marked apart.
     """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
@@ -489,18 +380,10 @@ def draw_collapse(probe, medium=None):
 def draw_heads(probs: np.ndarray, tokens: list, kinds: np.ndarray, title: str, max_heads: int = 6):
     """Each head's attention on one sentence (rows: layers), one colour scale with its colorbar, the tokens on the axes.
 
-    The colour scale ends at the largest weight drawn, so near-uniform heads (each token spreads its attention over
-    all tokens) still show their pattern; the colorbar says how small the weights are.
-
-    Args:
-        probs: :func:`kit.analysis.attention_maps` of the sentence, ``(layers, 1, heads, seq, seq)``.
-        tokens: the sentence's tokens (the maps are cut to their number).
-        kinds: :func:`kit.analysis.classify_heads`' labels, ``(layers, heads)``, written over each head.
-        title: the figure's title.
-        max_heads: the heads drawn per layer (the positional and vertical ones first).
-
-    Returns:
-        The matplotlib figure.
+    The colour scale ends at the largest weight drawn, so near-uniform heads still show their pattern; the colorbar says
+    how small the weights are. ``probs``: :func:`kit.analysis.attention_maps`, ``(layers, 1, heads, seq, seq)``, cut to
+    ``len(tokens)``; ``kinds``: :func:`kit.analysis.classify_heads`' ``(layers, heads)`` labels, written over each head;
+    ``max_heads`` per layer, positional and vertical ones first.
     """
     import matplotlib.pyplot as plt
 
@@ -536,16 +419,10 @@ def _on_vocabulary(vocab, inputs: dict) -> dict:
 def attention_heads(models: dict, dev: dict, one: dict, tokens: list, sentence: str, out) -> object:
     """Figure 3: the share of positional and vertical heads of each model, and every head drawn on one sentence.
 
-    Args:
-        models: ``{label: (backbone, compact vocabulary or None, special ids)}``.
-        dev: the dev inputs the heads are classified over (the preprocessor's dict, full vocabulary).
-        one: the preprocessor's dict of one sentence, drawn.
-        tokens: that sentence's tokens, the drawing's labels.
-        sentence: that sentence (the drawing labels its axes with the tokens instead).
-        out: the folder the drawings are saved in (``figure3_attention_tlm.png``, ``figure3_attention_minilm.png``).
-
-    Returns:
-        A data frame indexed by model: layers x heads, heads, positional and vertical counts and shares.
+    ``models``: ``{label: (backbone, compact vocabulary or None, special ids)}``; heads are classified over ``dev`` (the
+    preprocessor's dict, full vocabulary); ``one`` (that sentence's dict) is drawn with ``tokens`` as labels, saved in
+    ``out`` (``figure3_attention_tlm.png``, ``figure3_attention_minilm.png``). Indexed by model: layers x heads, heads,
+    positional and vertical counts and shares.
     """
     import pandas as pd
 
@@ -585,16 +462,9 @@ def _by(df, metric, group):
 
 
 def correct(out, rows, y, which: str = "final") -> dict:
-    """Each run's per-example test results, ``{seed: 1/0 per test example}``, from its saved predictions.
+    """Each run's per-example test results, ``{seed: float array, 1 where right}``, from its saved predictions.
 
-    Args:
-        out: the run's folder (``predictions/``, saved by :meth:`.tlm_runs.Experiment.record`).
-        rows: the runs (rows of the runs table), one per seed.
-        y: the test labels.
-        which: ``"final"`` (after stage 2) or ``"stage1"``.
-
-    Returns:
-        ``{seed: float array, 1 where the prediction is right}``.
+    ``which``: ``"final"`` (after stage 2) or ``"stage1"``; ``out``: the run's folder; ``rows``: the runs, one per seed.
     """
     y = np.asarray(y)
     saved = {int(r.seed): load_predictions(out, plain_run(r), KEYS)[which] for _, r in rows.iterrows()}
@@ -657,19 +527,8 @@ def verdicts(out, tlm, base, main, tasks: dict, sizes: dict):
 
     BM25 vs random per task, K vs task data alone, each other rho1 and rho2 on the ablation task (the final score, as
     the paper's Tables 5 and 6), with vs without stage 2 per task (different budgets, from the runs' records), TLM vs
-    the baseline per task (a recipe comparison); each row beside the paper's effect.
-    :func:`kit.analysis.verdict_table`, in points.
-
-    Args:
-        out: the run's folder (the saved predictions).
-        tlm: the TLM runs (:func:`split_runs`).
-        base: the baseline runs.
-        main: the main setting's mask over ``tlm``.
-        tasks: ``{name: TextDataset}``.
-        sizes: the scale's sizes.
-
-    Returns:
-        The table (print it with :func:`kit.analysis.show_verdicts`).
+    the baseline per task (a recipe comparison); each row beside the paper's effect. :func:`kit.analysis.verdict_table`,
+    in points; ``out`` holds the saved predictions.
     """
     return verdict_table(_comparisons(out, tlm, base, main, tasks, sizes), scale=100)
 
@@ -722,13 +581,7 @@ def _task_lines(table, tlm, base, main, tasks: dict, s: dict) -> list[str]:
 def mlm_lines(tlm, main, unigram: dict) -> list[str]:
     """Per task: the main setting's MLM accuracy on dev texts (mean ± SE over seeds) against that task's constant guess.
 
-    Args:
-        tlm: the TLM runs.
-        main: the main setting's mask over ``tlm``.
-        unigram: ``{task: the constant guess's MLM accuracy}`` (:func:`unigram_guess`).
-
-    Returns:
-        One sentence per task, saying whether the mean is above or below the guess.
+    One sentence per task, saying whether the mean is above or below the guess (``unigram``, :func:`unigram_guess`).
     """
     m = _by(tlm[main], "mlm_accuracy", "task")
     return [
@@ -743,22 +596,10 @@ def mlm_lines(tlm, main, unigram: dict) -> list[str]:
 def sentences(table, tlm, base, main, tasks: dict, sizes: dict, unigram: dict, heads) -> list[str]:
     """What this run shows, each comparison's verdict taken from the verdict table, the paper's number beside it.
 
-    Per task: TLM against the baseline (with the FLOPs each trained with), BM25 against random retrieval, stage 1
-    alone and what stage 2 adds; on the ablation task, K, rho1 and rho2 against their other values; per task the MLM
-    against its constant guess; the attention heads.
-
-    Args:
-        table: :func:`verdicts`' table.
-        tlm: the TLM runs (:func:`split_runs`).
-        base: the baseline runs.
-        main: the main setting's mask over ``tlm``.
-        tasks: ``{name: TextDataset}``.
-        sizes: the scale's sizes.
-        unigram: ``{task: the constant guess's MLM accuracy}`` (:func:`unigram_guess`).
-        heads: :func:`attention_heads`' table (TLM's row first, then MiniLM's).
-
-    Returns:
-        One sentence per line.
+    Per task: TLM against the baseline (with each one's training FLOPs), BM25 against random retrieval, stage 1 alone
+    and what stage 2 adds; on the ablation task, K, rho1 and rho2 against their other values; per task the MLM against
+    its constant guess (``unigram``); the attention heads (``heads``: :func:`attention_heads`' table, TLM's row first).
+    One sentence per line.
     """
     s, a = task_sizes(sizes, sizes["ablation_task"]), sizes["ablation_task"]
     lines = _task_lines(table, tlm, base, main, tasks, s)
@@ -782,23 +623,11 @@ def _beyond_noise(accuracy: float, guess: float, n: int, z: float = 2.33) -> boo
 
 
 def checks(tlm, base, main, plan_rows, base_plan, tasks: dict, sizes: dict, out) -> dict:
-    """What CI asserts on every run.
+    """What CI asserts on every run: ``{claim: whether it holds}``.
 
-    Every run is there with its per-example predictions, stage 1 learned the task, the baseline and TLM beat chance,
-    the figures and tables exist, results.csv holds each task's constant guess.
-
-    Args:
-        tlm: the TLM runs (:func:`split_runs`).
-        base: the baseline runs.
-        main: the main setting's mask over ``tlm``.
-        plan_rows: the planned TLM runs (:func:`.tlm_runs.plan`).
-        base_plan: the planned baseline runs (:func:`.tlm_runs.baseline_plan`).
-        tasks: ``{name: TextDataset}``.
-        sizes: the scale's sizes (``ablation_task``).
-        out: the run's folder.
-
-    Returns:
-        ``{claim: whether it holds}``.
+    Every planned run (``plan_rows``, ``base_plan``) is there with its per-example predictions, stage 1 learned the
+    task, the baseline and TLM beat chance, the figures and tables exist in ``out``, results.csv holds each task's
+    constant guess.
     """
     a = sizes["ablation_task"]
     chance = {n: 1 / ds.num_classes for n, ds in tasks.items()}
@@ -837,12 +666,7 @@ def checks(tlm, base, main, plan_rows, base_plan, tasks: dict, sizes: dict, out)
 def draw_data_step(long_text_words: int = 64, n_keywords: int = 10):
     """TLM's data step as a row of boxes: task texts -> queries (RAKE for long ones) -> BM25 -> top-K -> their union.
 
-    Args:
-        long_text_words: the length above which a text's query is its RAKE phrases (``make_queries``).
-        n_keywords: the phrases a long text's query keeps.
-
-    Returns:
-        The matplotlib figure.
+    A text over ``long_text_words`` words is queried by its ``n_keywords`` RAKE phrases (``make_queries``).
 
     Example:
         >>> import matplotlib
@@ -869,13 +693,8 @@ def draw_data_step(long_text_words: int = 64, n_keywords: int = 10):
 def draw_bm25_saturation(k1: float = 1.2, b: float = 0.75, ratios=(0.5, 1.0, 2.0, 4.0)):
     """BM25's term-frequency part ``tf / (tf + K)``, ``K = k1 (1 - b + b dl / avgdl)``, for documents of a few lengths.
 
-    Args:
-        k1: how fast repeats saturate (``BM25Retriever``'s ``k1``).
-        b: how strongly a long document is discounted (``b``).
-        ratios: the documents' lengths over the mean length, one curve each.
-
-    Returns:
-        The matplotlib figure.
+    ``k1``: how fast repeats saturate; ``b``: how strongly a long document is discounted (``BM25Retriever``'s);
+    ``ratios``: document lengths over the mean, a curve each.
     """
     import matplotlib.pyplot as plt
 
@@ -896,13 +715,8 @@ def draw_bm25_saturation(k1: float = 1.2, b: float = 0.75, ratios=(0.5, 1.0, 2.0
 def draw_masking(mask_rate: float = 0.15, mask_token_rate: float = 0.8, random_token_rate: float = 0.1):
     """Which tokens MLM masking touches: the share of real tokens that become targets, and how the targets split.
 
-    Args:
-        mask_rate: the share of a sentence's real tokens that become targets (``MLMMasker``'s ``mask_rate``).
-        mask_token_rate: the share of targets replaced by [MASK].
-        random_token_rate: the share replaced by a random non-special token; the rest are kept.
-
-    Returns:
-        The matplotlib figure.
+    ``MLMMasker``'s rates: ``mask_rate`` of real tokens become targets, ``mask_token_rate`` of targets become [MASK],
+    ``random_token_rate`` a random non-special token; the rest are kept.
     """
     import matplotlib.pyplot as plt
 
@@ -947,13 +761,8 @@ def draw_masking(mask_rate: float = 0.15, mask_token_rate: float = 0.8, random_t
 def draw_stream(rho1: int = 3, rho2: float = 20, steps: int = 12):
     """Stage 1's stream of batches on a time axis, each batch's loss weights stacked (MLM, then the task).
 
-    Args:
-        rho1: external batches after each internal one.
-        rho2: the internal batch's MLM weight against its task loss, normalised by ``rho2 + 1``.
-        steps: the steps drawn.
-
-    Returns:
-        The matplotlib figure.
+    ``rho1`` external batches follow each internal one, whose MLM weighs ``rho2`` against its task loss, normalised by
+    ``rho2 + 1``; ``steps`` drawn.
     """
     import matplotlib.pyplot as plt
 
@@ -1002,13 +811,9 @@ SCALE_KEYS = ["experiment", "task", "retrieval", "K", "rho1", "rho2"]
 
 
 def setting_label(setting: str) -> str:
-    """A setting of :func:`kit.analysis.scale_table` (its keys joined by " | ") as a person reads it.
+    """A setting of :func:`kit.analysis.scale_table` as a person reads it.
 
-    Args:
-        setting: ``"experiment | task | retrieval | K | rho1 | rho2"``.
-
-    Returns:
-        ``"TLM: BM25, K=8, rho1=3, rho2=20"``, ``"TLM: task data only, rho2=20"``, or the baseline's name.
+    ``setting``: ``"experiment | task | retrieval | K | rho1 | rho2"``.
 
     Example:
         >>> setting_label("tlm | bbc_news | bm25 | 8 | 3 | 20"), setting_label("tlm | bbc_news | none | 0 | 0 | 20")
@@ -1027,17 +832,10 @@ def setting_label(setting: str) -> str:
 def scales_figure(ours, medium, guesses: dict, scale: str = "smoke"):
     """This run beside the committed medium run: one panel per task, each setting's final test accuracy at both.
 
-    Each medium run is also drawn alone (a cross), so the runs stuck at the majority class show apart from those
-    that learned; the title counts them (macro-F1 under 0.1 with five classes: one class predicted).
-
-    Args:
-        ours: this run's long results (``sweep.results(...)``: :data:`SCALE_KEYS`, ``seed``, ``metric``, ``value``).
-        medium: :func:`kit.analysis.medium_results` of notebook 02, or None.
-        guesses: ``{task: this run's constant guess}``, one panel per task, in order.
-        scale: this run's scale, for the title.
-
-    Returns:
-        The matplotlib figure.
+    Each medium run is also drawn alone (a cross), so runs stuck at the majority class show apart from those that
+    learned; the title counts them (macro-F1 under 0.1 with five classes: one class predicted). ``ours``: this run's
+    long results (:data:`SCALE_KEYS`, ``seed``, ``metric``, ``value``); ``medium``: :func:`kit.analysis.medium_results`
+    of notebook 02, or None; ``guesses``: ``{task: this run's constant guess}``, a panel each, in order.
     """
     import matplotlib.pyplot as plt
 

@@ -1,15 +1,8 @@
 """Notebook 02's runs: TLM's data step, its tokens, one TLM run, and the pretrained baseline on the same data.
 
-The data step is BM25 retrieval with the task texts as queries, random retrieval as the control; one run is stage 1
-(joint MLM + task, :func:`kit.train.train_stage1`), stage 2 (the task alone, :func:`kit.train.fit_classifier`) and
-the scores; the pretrained baseline is fine-tuned on the same data.
-
-- :func:`load_tasks`, :func:`load_corpus`: the tasks and the general corpus (``KIT_TLM_CORPUS``: your own);
-- :func:`retrieve`: every task's external data for each K (BM25) and the random control of the same size;
-- :class:`Tokens`: the tasks' and the retrieved passages' WordPiece ids on a compact vocabulary, and the masker;
-- :func:`settings` / :func:`plan`: the main setting per task and the ablations (retrieval, K, rho1, rho2);
-- :class:`Experiment`: :meth:`~Experiment.plan`, :meth:`~Experiment.baseline_plan`, :meth:`~Experiment.make_tlm`,
-  :meth:`~Experiment.run_one` (a TLM run: stage 1, then :meth:`~Experiment.finish`; or the baseline).
+The data step: BM25 with the task texts as queries, random retrieval as the control; one run: stage 1 (joint MLM + task,
+:func:`kit.train.train_stage1`), stage 2 (the task alone, :func:`kit.train.fit_classifier`), the scores. Your own
+general corpus: ``KIT_TLM_CORPUS``.
 
 >>> settings({"tasks": {"news": "news"}, "ablation_task": "news", "k": 8, "rho1": 3, "rho2": 20, "k_ablation": [2],
 ...           "rho1_ablation": [], "rho2_ablation": [0]})[-1]
@@ -46,14 +39,9 @@ CORPUS_ENV = "KIT_TLM_CORPUS"
 
 
 def load_tasks(sizes: dict, own=None) -> dict:
-    """The scale's tasks, or your data set alone, each subsampled to ``max_train`` / ``max_eval``.
+    """``{name: TextDataset}``: the scale's ``tasks``, or your data set ``own`` alone.
 
-    Args:
-        sizes: the scale's sizes (``tasks``, ``max_train``, ``max_eval``).
-        own: your data set (a :class:`kit.data.TextDataset`), used instead of ``sizes["tasks"]`` when given.
-
-    Returns:
-        ``{name: TextDataset}``.
+    Each is subsampled to ``max_train`` / ``max_eval``.
     """
     if own is not None:
         return {own.name: own.subsample(sizes["max_train"], sizes["max_eval"], seed=0)}
@@ -63,12 +51,9 @@ def load_tasks(sizes: dict, own=None) -> dict:
 
 
 def load_corpus() -> tuple[list, np.ndarray]:
-    """The general corpus: yours (``KIT_TLM_CORPUS``) or the kit's.
+    """The general corpus ``(passages, origin of each)``: yours (``KIT_TLM_CORPUS``) or the kit's.
 
-    Your corpus is a UTF-8 text file, one passage per line (blank lines skipped).
-
-    Returns:
-        ``(passages, origin of each)``; every origin of your corpus is ``"your corpus"``.
+    Yours is a UTF-8 text file, one passage per line (blank lines skipped), every origin ``"your corpus"``.
     """
     if os.environ.get(CORPUS_ENV):
         with open(os.environ[CORPUS_ENV], encoding="utf-8") as f:
@@ -79,17 +64,10 @@ def load_corpus() -> tuple[list, np.ndarray]:
 
 
 def cap_selection(sel, limit: int | None):
-    """A BM25 selection cut to its ``limit`` best-ranked passages (best rank first, then the higher BM25 score).
+    """A BM25 selection (a :class:`kit.retrieval.ExternalSelection`) cut to its ``limit`` best passages (None: all).
 
-    A smaller K for the queries that matter least: every query's top passage comes before any query's second one.
-
-    Args:
-        sel: a :class:`kit.retrieval.ExternalSelection`.
-        limit: the most passages kept (None: all).
-
-    Returns:
-        The selection itself when it holds at most ``limit`` passages, else a copy with the ``limit`` best (doc ids
-        ascending, as in ``sel``).
+    Best rank first, then the higher BM25 score: every query's top passage comes before any query's second one. Returns
+    ``sel`` itself when it fits, else a copy (doc ids ascending, as in ``sel``).
     """
     if limit is None or len(sel) <= limit:
         return sel
@@ -107,19 +85,12 @@ def retrieve(tasks: dict, corpus: list, sizes: dict) -> tuple[dict, dict]:
     """TLM's data step for every task: BM25 with each training text as a query, and random retrieval of the same size.
 
     One BM25 index (Lucene's variant) serves every task; the task's own texts (train, dev, test) are kept out. With
-    ``max_corpus_share`` set, each BM25 selection keeps at most that share of the corpus (:func:`cap_selection`).
-    Each selection's size and share of the corpus is printed.
+    ``max_corpus_share`` set, each BM25 selection keeps at most that share of the corpus (:func:`cap_selection`). Each
+    selection's size and share of the corpus is printed.
 
-    Args:
-        tasks: ``{name: TextDataset}``.
-        corpus: the general corpus' passages.
-        sizes: the scale's sizes: ``k`` (top-K), ``k_ablation`` (the other K of ``ablation_task``),
-            ``max_corpus_share`` (None: no cap).
-
-    Returns:
-        ``(selections, found_by)``: ``selections[(task, "bm25", K)]`` (the doc ids of the union of each training
-        text's top-K; the ablation task also at ``k_ablation``), ``selections[(task, "random", K)]`` (random retrieval
-        of the same size, seed 0) and ``found_by[(task, K)]`` (the :class:`kit.retrieval.ExternalSelection`).
+    Returns ``(selections, found_by)``: ``selections[(task, "bm25", K)]`` (doc ids of the union of each training text's
+    top-K; ``k``, and ``k_ablation`` for ``ablation_task``), ``selections[(task, "random", K)]`` (random, same size,
+    seed 0), ``found_by[(task, K)]`` (the :class:`kit.retrieval.ExternalSelection`).
     """
     t0 = time.perf_counter()
     retriever = BM25Retriever(corpus, method="lucene")
@@ -151,13 +122,9 @@ def retrieve(tasks: dict, corpus: list, sizes: dict) -> tuple[dict, dict]:
 class Tokens:
     """The WordPiece ids of the tasks and of every retrieved passage, the compact vocabulary and the masker.
 
-    Args:
-        task_ids: ``{task: {split: the preprocessor's dict}}`` on the full vocabulary.
-        x: the same on the compact vocabulary (what the TLM models read).
-        corpus_ids: the preprocessor's dict of every passage any selection holds.
-        row_of: ``row_of[doc id]``: the passage's row in ``corpus_ids`` (-1: not tokenized).
-        vocabulary: the compact vocabulary (:class:`kit.text.CompactVocabulary`).
-        masker: the :class:`kit.text.MLMMasker` on it.
+    ``task_ids``: ``{task: {split: the preprocessor's dict}}`` on the full vocabulary; ``x``: the same on the compact
+    ``vocabulary`` (what the TLM models read); ``corpus_ids``: every selected passage's; ``row_of[doc id]``: its row
+    there (-1: not tokenized); ``masker``: the :class:`kit.text.MLMMasker` on the compact vocabulary.
     """
 
     task_ids: dict
@@ -171,18 +138,8 @@ class Tokens:
     def prepare(cls, tasks: dict, corpus: list, selections: dict, preprocessor, vocabulary_size: int) -> Tokens:
         """Tokenize the passages any selection holds and the tasks' texts; build the compact vocabulary.
 
-        The vocabulary keeps the ``vocabulary_size`` most frequent ids of the retrieved passages and the training
-        texts (``kit.text.CompactVocabulary``).
-
-        Args:
-            tasks: ``{name: TextDataset}``.
-            corpus: the general corpus' passages.
-            selections: :func:`retrieve`'s selections.
-            preprocessor: the encoder's preprocessor (its tokenizer and ``sequence_length``).
-            vocabulary_size: the ids the compact vocabulary keeps.
-
-        Returns:
-            The tokens.
+        It keeps the ``vocabulary_size`` most frequent ids of the retrieved passages and training texts
+        (:class:`kit.text.CompactVocabulary`).
         """
         needed = np.unique(np.concatenate(list(selections.values())))
         corpus_ids = preprocessor([corpus[i] for i in needed])
@@ -200,26 +157,14 @@ class Tokens:
         return cls(task_ids, x, corpus_ids, row_of, vocab, masker)
 
     def external(self, doc_ids) -> dict:
-        """The compact inputs of the passages ``doc_ids``.
-
-        Args:
-            doc_ids: a selection's doc ids (each among the tokenized passages).
-
-        Returns:
-            The preprocessor's dict on the compact vocabulary.
-        """
+        """The compact inputs (the preprocessor's dict) of the passages ``doc_ids`` (each among the tokenized ones)."""
         return self.vocabulary({k: v[self.row_of[doc_ids]] for k, v in self.corpus_ids.items()})
 
 
 def with_model(sizes: dict) -> dict:
     """The sizes with the named TLM model's shape (``sizes["model"]``, a key of ``tlm_sizes.MODELS``) filled in.
 
-    Args:
-        sizes: the scale's sizes; ``model`` is ``"kit"`` (the scale's own ``num_layers`` ... ``intermediate_dim``) or
-            a name in ``tlm_sizes.MODELS`` such as ``"bert_base"``.
-
-    Returns:
-        A copy of ``sizes`` whose four shape sizes are the named model's.
+    ``"kit"`` keeps the scale's own ``num_layers`` ... ``intermediate_dim``.
 
     Raises:
         ValueError: an unknown model name.
@@ -238,13 +183,6 @@ def with_model(sizes: dict) -> dict:
 def stage1_flops(sizes: dict, params: int) -> float:
     """Stage 1's training FLOPs, the paper's way: 6 x tokens x parameters, tokens = steps x batch x sequence length.
 
-    Args:
-        sizes: the scale's sizes (``stage1_steps``, ``batch_size``, ``sequence_length``).
-        params: the TLM model's parameters.
-
-    Returns:
-        The FLOPs, a float.
-
     Example:
         >>> f"{stage1_flops({'stage1_steps': 100000, 'batch_size': 256, 'sequence_length': 128}, 109_000_000):.2e}"
         '2.14e+18'
@@ -254,15 +192,7 @@ def stage1_flops(sizes: dict, params: int) -> float:
 
 
 def main_setting(sizes: dict, task: str | None = None) -> dict:
-    """The paper's main setting at this scale: BM25, top-K, rho1 and rho2 as the sizes say (for ``task``: its own).
-
-    Args:
-        sizes: the scale's sizes (``k``, ``rho1``, ``rho2``; ``per_task`` overrides, :func:`task_sizes`).
-        task: the task whose setting it is (None: the scale's own values).
-
-    Returns:
-        ``{"retrieval": "bm25", "K": ..., "rho1": ..., "rho2": ...}``.
-    """
+    """The paper's main setting, ``{"retrieval": "bm25", "K", "rho1", "rho2"}``, as the sizes say (``task``'s own)."""
     s = sizes if task is None else task_sizes(sizes, task)
     return dict(retrieval="bm25", K=s["k"], rho1=s["rho1"], rho2=s["rho2"])
 
@@ -270,14 +200,7 @@ def main_setting(sizes: dict, task: str | None = None) -> dict:
 def settings(sizes: dict) -> list[tuple]:
     """Every task's main setting and its random-retrieval control, then the ablations on the ablation task.
 
-    The ablations: the other K, "only task data" (rho1 = 0, no retrieval), the other rho1 and rho2.
-
-    Args:
-        sizes: the scale's sizes (``tasks``, ``ablation_task``, ``k``, ``rho1``, ``rho2`` and their ``*_ablation``
-            lists).
-
-    Returns:
-        ``(task, setting)`` pairs, each setting a dict like :func:`main_setting`'s.
+    ``(task, setting)`` pairs; ablations: the other K, "only task data" (rho1 = 0, no retrieval), the other rho1, rho2.
     """
     main, a = main_setting(sizes, sizes["ablation_task"]), sizes["ablation_task"]
     out = []
@@ -296,13 +219,7 @@ def settings(sizes: dict) -> list[tuple]:
 def plan(setting_rows: list, sizes: dict, tasks: dict) -> list[dict]:
     """Every setting for every seed, with its optimizer steps (stage 1's, then stage 2's epochs).
 
-    Args:
-        setting_rows: :func:`settings`' pairs.
-        sizes: the scale's sizes (``seeds``, ``stage1_steps``, ``stage2_epochs``, ``batch_size``).
-        tasks: ``{name: TextDataset}`` (the training sizes).
-
-    Returns:
-        One dict per run: ``experiment="tlm", task, retrieval, K, rho1, rho2, seed, steps``.
+    One dict per run: ``experiment="tlm", task, retrieval, K, rho1, rho2, seed, steps``.
     """
     stage2 = lambda name: sizes["stage2_epochs"] * math.ceil(len(tasks[name].train) / sizes["batch_size"])  # noqa: E731
     return [
@@ -313,14 +230,9 @@ def plan(setting_rows: list, sizes: dict, tasks: dict) -> list[dict]:
 
 
 def baseline_plan(sizes: dict, tasks: dict) -> list[dict]:
-    """The pretrained baseline: every task for every seed (its keys hold ``retrieval="-"``, K, rho1, rho2 = 0).
+    """The pretrained baseline (``experiment="minilm_finetuned"``): every task for every seed, with its optimizer steps.
 
-    Args:
-        sizes: the scale's sizes (``seeds``, ``baseline_epochs``, ``baseline_batch``).
-        tasks: ``{name: TextDataset}``.
-
-    Returns:
-        One dict per run (``experiment="minilm_finetuned"``), with its optimizer steps.
+    Its keys hold ``retrieval="-"``, K, rho1, rho2 = 0.
     """
     return [
         dict(
@@ -339,41 +251,17 @@ def baseline_plan(sizes: dict, tasks: dict) -> list[dict]:
 
 
 def scores(model, x, y) -> tuple[float, float]:
-    """``(accuracy, macro-F1)`` of a classifier's argmax on ``x``.
-
-    Args:
-        model: the classifier.
-        x: its inputs.
-        y: the labels.
-
-    Returns:
-        ``(accuracy, macro-F1)``, floats.
-    """
+    """``(accuracy, macro-F1)`` of a classifier's argmax on ``x``."""
     return scores_of(predict_labels(model, x), y)
 
 
 def predict_labels(model, x) -> np.ndarray:
-    """A classifier's predicted class of every example of ``x`` (the argmax of its outputs).
-
-    Args:
-        model: the classifier.
-        x: its inputs.
-
-    Returns:
-        The predicted classes, int32, one per example.
-    """
+    """A classifier's predicted class (int32, the argmax of its outputs) for every example of ``x``."""
     return model.predict(x, batch_size=128, verbose=0).argmax(-1).astype("int32")
 
 
 def scores_of(pred, y) -> tuple[float, float]:
     """``(accuracy, macro-F1)`` of predicted classes against the labels.
-
-    Args:
-        pred: the predicted classes.
-        y: the labels.
-
-    Returns:
-        ``(accuracy, macro-F1)``, floats.
 
     Example:
         >>> scores_of([0, 1, 1, 0], [0, 1, 0, 0])
@@ -405,14 +293,7 @@ def _plain(value):
 def stage1_recipe(sizes: dict, rho1: float, rho2: float, chunks: int = 4) -> Stage1Recipe:
     """Stage 1's recipe at this scale for one setting's ``rho1`` and ``rho2`` (4 chunks: 4 points of the loss curve).
 
-    Args:
-        sizes: the scale's sizes (``stage1_steps``, ``batch_size``, ``stage1_lr``, ``warmup``, ``mlm_prior``).
-        rho1: external batches per internal batch.
-        rho2: the weight of the internal MLM loss.
-        chunks: the ``fit`` calls stage 1 is run in.
-
-    Returns:
-        The :class:`kit.train.Stage1Recipe`.
+    ``rho1``: external batches per internal one; ``rho2``: the internal MLM loss's weight; ``chunks``: ``fit`` calls.
 
     Example:
         >>> from kit.papers.tlm.tlm_sizes import DEFAULTS, SCALES
@@ -454,17 +335,9 @@ def baseline_recipe(sizes: dict) -> FitRecipe:
 
 
 def new_tlm_model(sizes: dict, tokens, num_classes: int, seed: int, pooling: str | None = None):
-    """A TLM model from scratch (BERT + task head + tied MLM head) on ``tokens``' vocabulary, seeded first.
+    """A TLM model from scratch (BERT + task head + tied MLM head) on ``tokens``' compact vocabulary, seeded first.
 
-    Args:
-        sizes: the scale's sizes (layers, widths, sequence length, dropout, pooling).
-        tokens: the encoded tasks (their compact ``vocabulary`` and ``masker``).
-        num_classes: the task's classes.
-        seed: the seed set before the weights are made.
-        pooling: where the task head reads (``"mean"`` or ``"cls"``); None: ``sizes["pooling"]``.
-
-    Returns:
-        A :class:`kit.models.TLMModel`.
+    ``pooling``: where the task head reads (``"mean"`` or ``"cls"``; None: ``sizes["pooling"]``).
     """
     config.set_seed(seed)
     backbone = tlm_backbone(
@@ -489,20 +362,11 @@ class Experiment(base.Experiment):
     """Notebook 02's runs on its tasks and tokens: a TLM run or the fine-tuned baseline (:meth:`run_one`).
 
     :meth:`plan` is every TLM setting for every seed, :meth:`baseline_plan` the baseline's runs; :meth:`run_one` runs
-    either (its ``experiment`` key says which). Each run's predicted classes on the test set (``final``; for TLM
-    also ``stage1``) are saved with it. The main TLM model of each task (first seed) is kept as
-    ``out/tlm_<task>.keras`` (section 7 reads it), the ablation task's classifier as ``out/best_model/`` (a bundle),
-    the fine-tuned baseline's backbone of the ablation task as ``out/minilm_finetuned_<task>.keras``. Stage 1 runs in
-    4 chunks, its MLM loss curve a point after each.
-
-    Args:
-        sizes: the scale's sizes.
-        tasks: ``{name: TextDataset}``.
-        tokens: the :class:`Tokens`.
-        selections: :func:`retrieve`'s selections.
-        encoder: the loaded pretrained encoder (:func:`kit.models.load_backbone`): the baseline and the preprocessor
-            saved with the bundle.
-        out: the run's folder.
+    either (its ``experiment`` key says which). Each run's predicted test classes (``final``; for TLM also ``stage1``)
+    are saved with it. Kept: each task's main TLM model (first seed) as ``out/tlm_<task>.keras`` (section 7 reads it),
+    the ablation task's classifier as ``out/best_model/`` (a bundle) and its fine-tuned baseline's backbone as
+    ``out/minilm_finetuned_<task>.keras``. Stage 1 runs in 4 chunks, its MLM loss curve a point after each. ``encoder``:
+    :func:`kit.models.load_backbone`'s (the baseline; its preprocessor saved with the bundle).
     """
 
     KEYS = KEYS
@@ -522,39 +386,17 @@ class Experiment(base.Experiment):
         return baseline_plan(self.sizes, self.tasks)
 
     def make_tlm(self, num_classes: int, seed: int):
-        """A TLM model from scratch (:class:`kit.models.TLMModel`), seeded first.
-
-        Args:
-            num_classes: the task's classes.
-            seed: the seed set before the weights are made.
-
-        Returns:
-            The model, on the compact vocabulary, shaped by the scale's sizes.
-        """
+        """A TLM model from scratch (:class:`kit.models.TLMModel`) of the scale's shape, compact vocabulary, seeded."""
         return new_tlm_model(self.sizes, self.tokens, num_classes, seed)
 
     def external(self, run: dict):
-        """The retrieved passages' inputs of ``run`` (None for rho1 = 0: task data only).
-
-        Args:
-            run: a row of :func:`plan`.
-
-        Returns:
-            The compact inputs of its selection, or None.
-        """
+        """The compact inputs of ``run``'s retrieved passages (None for rho1 = 0: task data only)."""
         if run["rho1"] == 0:
             return None
         return self.tokens.external(self.selections[(run["task"], run["retrieval"], run["K"])])
 
     def run_one(self, run: dict) -> RunResult:
-        """One run: a TLM run (stage 1, then :meth:`finish`), or the baseline (:meth:`run_baseline`).
-
-        Args:
-            run: a row of :meth:`plan` or of :meth:`baseline_plan`.
-
-        Returns:
-            The run's :class:`kit.results.RunResult`.
-        """
+        """One run of :meth:`plan` (stage 1, then :meth:`finish`) or :meth:`baseline_plan` (:meth:`run_baseline`)."""
         if run["experiment"] != "tlm":
             return self.run_baseline(run)
         start = time.perf_counter()
@@ -572,15 +414,9 @@ class Experiment(base.Experiment):
     def finish(self, run: dict, model, s1) -> RunResult:
         """After stage 1: its scores and the MLM's on dev texts, stage 2 (the task loss alone), the final scores.
 
-        Args:
-            run: a row of :func:`plan`.
-            model: the TLM model after stage 1.
-            s1: :func:`kit.train.train_stage1`'s result.
-
-        Returns:
-            The run's :class:`kit.results.RunResult`: scores after each stage, MLM accuracy and loss, passages,
-            parameters, tokens, FLOPs and stage 1's MLM loss curve; the steps it trained (both stages) and stage 2's
-            epochs; its predicted classes on test after each stage; the model (and its classifier in ``details``).
+        The :class:`kit.results.RunResult`: scores after each stage, MLM accuracy and loss, passages, parameters,
+        tokens, FLOPs, stage 1's MLM loss curve; steps trained (both stages) and stage 2's epochs; predicted test
+        classes after each stage; the model (its classifier in ``details``).
         """
         s, task, seed = self.sizes, run["task"], run["seed"]
         ds, x = self.tasks[task], self.tokens.x[task]
@@ -621,12 +457,8 @@ class Experiment(base.Experiment):
     def run_baseline(self, run: dict) -> RunResult:
         """The pretrained encoder fine-tuned on the task (the paper's recipe: AdamW, rate decayed linearly to 0).
 
-        Args:
-            run: a row of :func:`baseline_plan`.
-
-        Returns:
-            Its :class:`kit.results.RunResult`: test accuracy and macro-F1, parameters, tokens, FLOPs; the steps and
-            epochs it trained; its predicted classes on test (``final``); its fine-tuned backbone (``model``).
+        Its :class:`kit.results.RunResult`: test accuracy and macro-F1, parameters, tokens, FLOPs; steps and epochs
+        trained; predicted test classes (``final``); the fine-tuned backbone (``model``).
         """
         start = time.perf_counter()
         keras.backend.clear_session()

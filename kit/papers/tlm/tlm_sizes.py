@@ -1,14 +1,12 @@
 """Notebook 02's sizes: what never changes with the scale, then each scale.
 
-``k`` is the top-K of each query, ``rho1`` external batches per internal one, ``rho2`` the internal MLM weight;
-the ``*_ablation`` lists are the other values the ablation task tries (rho1 = 0, no retrieval, is the K = 0 run of
-Table 4). The pretrained baseline keeps MiniLM-L6's bottom ``baseline_layers`` (None: all six) and reads them through
-``baseline_pooling`` ("cls" or "mean"). ``rho1_ablation`` holds the other rho1 the ablation task trains (the
-paper's Table 5 sweeps 1, 3, 99, 999 and "Ext only"; here rho1 = 1 beside the main 3). ``model`` names the TLM
-model's shape: ``"kit"`` (``num_layers``, ``num_heads``, ``hidden_dim``, ``intermediate_dim`` as the scale says)
-or a key of :data:`MODELS`, e.g. ``KIT_SIZES='{"tlm": {"model": "bert_base"}}'`` for the paper's BERT-base (its
-section 3.1 and Table 2: 109M parameters at its small and medium scales). ``mlm_prior`` is where stage 1 starts
-the MLM head's output bias (:func:`kit.train.train_stage1`), ``warmup`` its warm-up share of the steps.
+``k``: top-K per query; ``rho1``: external batches per internal one; ``rho2``: internal MLM weight; ``*_ablation``: the
+other values the ablation task trains (rho1 = 0, no retrieval, is Table 4's K = 0 run; the paper's Table 5 sweeps rho1
+1, 3, 99, 999, "Ext only"). The baseline keeps MiniLM-L6's bottom ``baseline_layers`` (None: all six), read through
+``baseline_pooling`` ("cls" or "mean"). ``model``: ``"kit"`` (the scale's ``num_layers``, ``num_heads``, ``hidden_dim``,
+``intermediate_dim``) or a key of :data:`MODELS`, e.g. ``KIT_SIZES='{"tlm": {"model": "bert_base"}}'`` for the paper's
+BERT-base (its section 3.1, Table 2: 109M parameters at small and medium scale). ``mlm_prior``: where stage 1 starts the
+MLM head's output bias (:func:`kit.train.train_stage1`); ``warmup``: its warm-up share of the steps.
 """
 
 #: Named TLM model shapes (``sizes["model"]``); each replaces the scale's four shape sizes.
