@@ -604,8 +604,7 @@ def load_predictions(out, run: dict) -> dict:
     """The unrounded predictions :meth:`Experiment.record` saved for ``run``, by split and task (:func:`by_split`).
 
     Raises:
-        FileNotFoundError: rows are in the CSV but the predictions file is gone (delete those rows, or the CSV, and
-            rerun).
+        FileNotFoundError: rows are in the CSV, the predictions file is gone (delete those rows, or the CSV, and rerun).
     """
     return by_split(base.load_predictions(out, run, KEYS))
 
