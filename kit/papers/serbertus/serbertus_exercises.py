@@ -1,10 +1,7 @@
 """Notebook 04's exercises: the shared set-up of a small SerBERTus experiment, so a solution shows its experiment.
 
-Every exercise of notebook 04 loads one or two of the scale's tasks (fewer examples at smoke), encodes them with
-MiniLM's WordPiece, cuts the token table to the ids they use and needs a fresh copy of the pretrained encoder for each
-model it trains. :func:`small_tasks` does all of that once; :func:`recipe_optimizer` is the notebook's AdamW
-(warm-up, cosine, layer-wise rates, clipped), and :func:`mean_se` formats a score over seeds. :func:`check` is each
-exercise's check cell: it tries the learner's answer on a small made-up case and says right or not yet, and why.
+:func:`small_tasks` loads and encodes tasks once, with a fresh-encoder factory; :func:`recipe_optimizer` is the
+notebook's AdamW; :func:`mean_se` formats a score over seeds; :func:`check` is each exercise's check cell.
 
 >>> import kit
 >>> setup = small_tasks(max_train=48, max_eval=32)           # doctest: +SKIP
@@ -36,19 +33,13 @@ def _copier(template):
 
 
 def small_tasks(tasks=None, max_train=None, max_eval=None, smoke_layers: int = 2, sizes=None) -> SimpleNamespace:
-    """Some of notebook 04's tasks at the scale's sizes (or fewer examples), encoded, with a fresh-encoder factory.
+    """Some of notebook 04's tasks, encoded (MiniLM WordPiece, token table cut to ids used), with an encoder factory.
 
-    Args:
-        tasks: the task slots (``"sst"``, ``"qqp"``, ``"sts"``); None: the ablation task alone.
-        max_train: training examples per task (None: the scale's own).
-        max_eval: dev and test examples per task (None: the scale's own).
-        smoke_layers: MiniLM's bottom layers kept at smoke scale (other scales keep the sizes' ``encoder_layers``).
-        sizes: notebook 04's sizes (default: ``kit.papers.sizes("serbertus")`` at ``KIT_SCALE``).
-
-    Returns:
-        A namespace: ``S`` (the sizes), ``smoke``, ``A`` (the first task), ``tasks``, ``datasets``, ``data``
-        (``{task: {split: (inputs, labels)}}``), ``kinds``, ``heads``, ``make_backbone`` (a fresh pretrained encoder
-        per call), ``guess`` (``{task: the constant guess's test score}``) and ``seed`` (the sizes' first).
+    ``tasks``: slots (``"sst"``, ``"qqp"``, ``"sts"``; None: the ablation task); ``max_train``/``max_eval``: examples
+    per task (None: the scale's); ``smoke_layers``: MiniLM's bottom layers kept at smoke (other scales:
+    ``encoder_layers``); ``sizes``: default ``kit.papers.sizes("serbertus")``. Returns a namespace: ``S`` (sizes),
+    ``smoke``, ``A`` (first task), ``tasks``, ``datasets``, ``data`` (``{task: {split: (inputs, labels)}}``), ``kinds``,
+    ``heads``, ``make_backbone``, ``guess`` (``{task: constant guess's test score}``) and ``seed`` (the sizes' first).
     """
     S = dict(sizes or papers.sizes("serbertus"))
     smoke = config.scale() == "smoke"
@@ -75,17 +66,10 @@ def small_tasks(tasks=None, max_train=None, max_eval=None, smoke_layers: int = 2
 
 
 def recipe_optimizer(model, S: dict, steps: int, decay: float = 1.0, **options):
-    """The notebook's AdamW for ``steps`` steps: warm-up then cosine, rates per layer (``decay``), clipped to norm 1.
+    """``(optimizer, schedule)``: notebook 04's AdamW for ``steps``: warm-up, cosine, rates per layer, clipped (norm 1).
 
-    Args:
-        model: the :class:`kit.models.MultitaskBert` (its own backbone is the one ``decay`` counts).
-        S: notebook 04's sizes (``learning_rate``, ``warmup``, ``weight_decay``).
-        steps: the optimizer steps of the run.
-        decay: the layer-wise decay (1: one rate for every layer).
-        **options: :func:`kit.train.llrd_optimizer`'s other options (``embeddings``, ``head_multiplier``).
-
-    Returns:
-        ``(optimizer, schedule)``.
+    ``model``'s own backbone is the one ``decay`` counts (1: one rate); ``S`` gives ``learning_rate``, ``warmup``,
+    ``weight_decay``; ``options`` go to :func:`kit.train.llrd_optimizer` (``embeddings``, ``head_multiplier``).
     """
     schedule = train.schedules.cosine(S["learning_rate"], steps, round(S["warmup"] * steps))
     optimizer = train.llrd_optimizer(
@@ -101,21 +85,11 @@ def mean_se(values) -> str:
 
 
 def check(number: int, *answers, **kw) -> bool:
-    """Say whether an answer to notebook 04's exercise ``number`` is right (``right: why``) or not yet, and why.
+    """Say whether an answer to notebook 04's exercise ``number`` (1-5) is right (``right: why``) or not yet, and why.
 
-    Each check tries the learner's function on a small made-up case against the kit's own computation (or reads the
-    learner's run), and compares a recorded ``prediction`` with what the run shows; it never prints the solution.
-
-    Args:
-        number: the exercise (1-5).
-        *answers: what the exercise's check cell passes (a function, or a run's results).
-        **kw: ``prediction=...`` where the exercise asks for one.
-
-    Returns:
-        True when the answer is right, else False (the printed line says why).
-
-    Raises:
-        ValueError: no exercise ``number``.
+    Tries the learner's function on a small made-up case against the kit's own computation (or reads their run) and
+    compares a recorded ``prediction=`` with what the run shows; never prints the solution. Returns True when right;
+    ValueError for no exercise ``number``.
 
     Example:
         check(4, lambda before, after: ..., prediction=None)   # prints "not yet: ..." and returns False

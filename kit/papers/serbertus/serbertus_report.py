@@ -1,13 +1,8 @@
 """Notebook 04's report: its tables beside the paper's, its figure, the sentences it prints and the checks CI reads.
 
-Reading ``results.csv``: the CSV is long (``experiment, setting, task, seed, metric, value``, written by
-:func:`kit.papers.serbertus.serbertus_runs.record`). :func:`scores` keeps one metric as a
-column ``value`` per (experiment, setting, task, seed); :func:`add_task_mean`
-adds each run's mean over the tasks (the paper's headline "avg"), only where a
-setting has a score for every task; :func:`table` shows mean ± standard error
-over seeds, one column per task; :func:`compare` is the difference of two
-settings on one task with its standard error and a verdict
-(:func:`kit.analysis.difference`).
+:func:`scores` keeps one metric of the long ``results.csv`` (``experiment, setting, task, seed, metric, value``);
+:func:`add_task_mean` adds each run's mean over the tasks (the paper's "avg"); :func:`table` shows mean ± SE over seeds;
+:func:`compare` is two settings' difference with its SE and verdict (:func:`kit.analysis.difference`).
 
 >>> import pandas as pd
 >>> rows = [("baseline", "single-task", t, s, "test_score", v) for t, s, v in
@@ -43,28 +38,13 @@ BASE = ("baseline", "single-task")
 
 
 def scores(long, metric: str = "test_score"):
-    """Rows ``experiment, setting, task, seed, value`` of one metric.
-
-    Args:
-        long: the long results (``experiment, setting, task, seed, metric, value``: ``results.csv``).
-        metric: the metric kept, as ``value``.
-    """
+    """Rows ``experiment, setting, task, seed, value`` of one ``metric`` of the long results (``results.csv``)."""
     out = long[long.metric == metric][["experiment", "setting", "task", "seed", "value"]]
     return out.reset_index(drop=True)
 
 
 def add_task_mean(frame, tasks, label: str = MEAN):
-    """``frame`` plus each run's mean over ``tasks``, where the run scored every one of them.
-
-    Args:
-        frame: :func:`scores`' rows.
-        tasks: the tasks to average.
-        label: the ``task`` of the means' rows.
-
-    Returns:
-        ``frame`` plus, per (experiment, setting, seed) that scored every task in ``tasks``, a row ``task=label`` with
-        the mean of those scores.
-    """
+    """``frame`` plus a row ``task=label`` per (experiment, setting, seed) that scored all ``tasks``: their mean."""
     import pandas as pd
 
     tasks = list(tasks)
@@ -77,20 +57,9 @@ def add_task_mean(frame, tasks, label: str = MEAN):
 
 
 def table(frame, tasks, index=("experiment", "setting"), scale: float = 100.0, digits: int = 1):
-    """Mean ± standard error over seeds: one row per ``index``, one column per task, and the number of seeds.
+    """Mean ± SE over seeds as text: a row per ``index``, a column per task (then ``mean`` if present), and ``seeds``.
 
-    A ``mean`` column follows the tasks when ``frame`` has the tasks' mean (:func:`add_task_mean`); a missing cell is
-    ``-``.
-
-    Args:
-        frame: :func:`scores`' rows.
-        tasks: the task columns.
-        index: the columns that name a row.
-        scale: multiplies the scores (100: points).
-        digits: the decimals shown.
-
-    Returns:
-        A data frame of text cells (``format_mean_se``) and a ``seeds`` column.
+    ``scale`` multiplies the scores (100: points); a missing cell is ``-``.
     """
     import pandas as pd
 
@@ -111,16 +80,7 @@ def table(frame, tasks, index=("experiment", "setting"), scale: float = 100.0, d
 
 
 def summary(frame, setting: tuple, task: str):
-    """``summarize`` row (mean, se, std, seeds) of one (experiment, setting) on one task.
-
-    Args:
-        frame: :func:`scores`' rows.
-        setting: ``(experiment, setting)``.
-        task: the task (or ``mean``).
-
-    Raises:
-        KeyError: the setting has no scores on ``task``.
-    """
+    """``summarize`` row (mean, se, std, seeds) of ``(experiment, setting)`` on ``task``; KeyError if unscored."""
     e, s = setting
     part = frame[(frame.experiment == e) & (frame.setting == s) & (frame.task == task)]
     if part.empty:
@@ -129,26 +89,12 @@ def summary(frame, setting: tuple, task: str):
 
 
 def compare(frame, a: tuple, b: tuple, task: str):
-    """``a - b`` on ``task``: a :class:`kit.analysis.spread.Difference`.
-
-    Args:
-        frame: :func:`scores`' rows.
-        a: a setting, as ``(experiment, setting)``.
-        b: the setting it is compared with.
-        task: the task (or ``mean``).
-
-    Raises:
-        KeyError: a setting has no scores on ``task``.
-    """
+    """``a - b`` on ``task`` (arms ``(experiment, setting)``): a :class:`kit.analysis.spread.Difference`."""
     return difference(summary(frame, a, task), summary(frame, b, task))
 
 
 def finite(values) -> bool:
-    """True when every value is a finite number.
-
-    Args:
-        values: numbers (anything ``np.asarray`` makes float64 of).
-    """
+    """True when every value is a finite number."""
     return bool(np.isfinite(np.asarray(values, dtype="float64")).all())
 
 
@@ -156,12 +102,7 @@ def finite(values) -> bool:
 
 
 def constant_guesses(datasets: dict, kinds: dict) -> dict:
-    """``{task: test score of always predicting the training majority}`` (0 for a regression task's Pearson).
-
-    Args:
-        datasets: ``{task: TextDataset}``.
-        kinds: ``{task: kind}``.
-    """
+    """``{task: test score of always predicting the training majority}`` (0 for a regression task's Pearson)."""
     return {
         t: constant_guess(ds.train.y, ds.test.y, "pearson" if kinds[t] == "regression" else "accuracy")
         for t, ds in datasets.items()
@@ -169,12 +110,7 @@ def constant_guesses(datasets: dict, kinds: dict) -> dict:
 
 
 def task_table(datasets: dict, kinds: dict):
-    """One row per task: the paper's task it stands in for, the data set, its kind, sizes, metric, constant guess.
-
-    Args:
-        datasets: ``{task: TextDataset}``.
-        kinds: ``{task: kind}``.
-    """
+    """One row per task: the paper's task it stands in for, the data set, its kind, sizes, metric, constant guess."""
     import pandas as pd
 
     guess = constant_guesses(datasets, kinds)
@@ -195,12 +131,7 @@ def task_table(datasets: dict, kinds: dict):
 
 
 def cut_lengths(raw: dict, sequence_length: int) -> str:
-    """One line per task: the median number of tokens and the share of texts cut at ``sequence_length``.
-
-    Args:
-        raw: ``{task: {split: (inputs, labels)}}``, every split counted.
-        sequence_length: the preprocessor's length; a text that fills it counts as cut.
-    """
+    """One line per task: median tokens and the share of texts cut (filling ``sequence_length``), all splits counted."""
     lines = []
     for t, splits in raw.items():
         lengths = np.concatenate([x["padding_mask"].sum(1) for x, _ in splits.values()])
@@ -215,34 +146,20 @@ def cut_lengths(raw: dict, sequence_length: int) -> str:
 
 
 def pick(frame, *settings):
-    """The rows of ``frame`` whose ``(experiment, setting)`` is one of ``settings``.
-
-    Args:
-        frame: rows with ``experiment`` and ``setting`` columns.
-        *settings: ``(experiment, setting)`` pairs.
-    """
+    """The rows of ``frame`` whose ``(experiment, setting)`` is one of ``settings``."""
     return frame[[(e, s) in settings for e, s in zip(frame.experiment, frame.setting)]]
 
 
 def results(long, tasks) -> tuple:
-    """``(test, dev)``: each run's score per task and their mean over the tasks (:func:`add_task_mean`).
-
-    Args:
-        long: the long results (``results.csv``).
-        tasks: the tasks to average.
-    """
+    """``(test, dev)``: each run's score per task and their mean over the tasks (:func:`add_task_mean`)."""
     return tuple(add_task_mean(scores(long, m), tasks) for m in ("test_score", "dev_score"))
 
 
 def task_labels(tasks, own=None, slot: str | None = None) -> dict:
     """``{task: its name in tables and figures}``, so a table never calls your file "sst".
 
-    A task keeps its own name; your data (``own``, in ``slot``) gets its name and the place it takes.
-
-    Args:
-        tasks: the tasks' names.
-        own: your data set, or None.
-        slot: the task your data replaces (``serbertus_runs.slot_for``).
+    A task keeps its own name; your data (``own``, in ``slot``: ``serbertus_runs.slot_for``) gets its name and the place
+    it takes.
 
     Example:
         >>> task_labels(["sst", "qqp"])
@@ -255,24 +172,12 @@ def task_labels(tasks, own=None, slot: str | None = None) -> dict:
 
 
 def named(frame, labels: dict):
-    """``frame`` with its task columns and index entries renamed by :func:`task_labels`.
-
-    Args:
-        frame: a table.
-        labels: :func:`task_labels`' names.
-    """
+    """``frame`` with its task columns and index entries renamed by :func:`task_labels`."""
     return frame.rename(columns=labels, index=labels)
 
 
 def baseline_table(test, dev, tasks, guesses: dict):
-    """The baseline's test and dev scores (mean ± SE over seeds) beside each task's constant guess.
-
-    Args:
-        test: the test scores (:func:`results`).
-        dev: the dev scores.
-        tasks: the task columns.
-        guesses: ``{task: constant guess}`` (:func:`constant_guesses`), shown in points.
-    """
+    """The baseline's test and dev scores (mean ± SE over seeds) beside each task's constant guess (in points)."""
     import pandas as pd
 
     out = pd.concat({"test": table(pick(test, BASE), tasks), "dev": table(pick(dev, BASE), tasks)})
@@ -293,19 +198,10 @@ def _mean_of(long, experiment: str, metric: str):
 
 
 def ablation_tables(test, long, task: str) -> dict:
-    """The SMART, layer-decay and further-pretraining tables on the ablation ``task`` (test scores).
+    """``{"smart", "llrd", "mlm"}`` tables of test scores on the ablation ``task``, the baseline as each one's zero row.
 
-    The baseline is each table's zero row (``lambda_s=0``, ``decay=1``, ``mlm_steps=0``). SMART's table adds ``R_s``
-    (the final SMART term) and the train - test gap (:func:`gaps`); the MLM table adds the MLM loss at the start and
-    end of further pretraining.
-
-    Args:
-        test: the test scores (:func:`results`).
-        long: the long results (``results.csv``).
-        task: the ablation task.
-
-    Returns:
-        ``{"smart": ..., "llrd": ..., "mlm": ...}``, a table each.
+    SMART's adds ``R_s`` (the final SMART term) and the train - test gap (:func:`gaps`); MLM's adds the MLM loss at the
+    start and end of further pretraining.
     """
     smart = (
         _ablation(test, "smart", "lambda_s=0", task)
@@ -321,17 +217,7 @@ def ablation_tables(test, long, task: str) -> dict:
 
 
 def gaps(long, task: str):
-    """Mean over seeds of train score - test score (points) on ``task``: what a regulariser is meant to shrink.
-
-    For the baseline (``lambda_s=0``) and each SMART setting.
-
-    Args:
-        long: the long results (``results.csv``).
-        task: the ablation task.
-
-    Returns:
-        A series by setting (empty when no run logged a train score).
-    """
+    """Mean train - test score over seeds (points) on ``task`` per SMART setting and baseline (empty if none logged)."""
     import pandas as pd
 
     rows = long[
@@ -347,17 +233,10 @@ def gaps(long, task: str):
 
 
 def architectures(test, long, first_seed: int) -> tuple:
-    """The scores and sizes of the baseline (triple-BERT), the multitask architectures and the combined model.
+    """``(scores, {setting: parameters as trained})`` of the baseline, multitask architectures and combined model.
 
-    The baseline's three encoders are triple-BERT; its size is the sum of its single-task runs' parameters.
-
-    Args:
-        test: the test scores (:func:`results`).
-        long: the long results (``results.csv``), for the parameters.
-        first_seed: the seed whose baseline runs are summed.
-
-    Returns:
-        ``(scores, {setting: parameters as trained})``, the baseline's scores under ``"triple-BERT (= baseline)"``.
+    The baseline's three encoders are triple-BERT (``"triple-BERT (= baseline)"``): its size sums ``first_seed``'s
+    single-task runs' parameters.
     """
     import pandas as pd
 
@@ -376,26 +255,14 @@ def architectures(test, long, first_seed: int) -> tuple:
 
 
 def architecture_table(arch, size: dict, tasks):
-    """The paper's Table 6 for this run: each architecture's scores and its parameters as trained.
-
-    Args:
-        arch: :func:`architectures`' scores.
-        size: :func:`architectures`' ``{setting: parameters}``.
-        tasks: the task columns.
-    """
+    """The paper's Table 6 for this run: each architecture's scores and its parameters as trained."""
     out = table(arch, tasks, index=["setting"])
     out["parameters (as trained)"] = [f"{size[s] / 1e6:.1f}M" for s in out.index]
     return out
 
 
 def ensemble_table(test, ens, tasks):
-    """The paper's Table 7 for this run: the dev-gated ensemble beside the best single model by dev.
-
-    Args:
-        test: the test scores, with experiment ``ensemble``'s rows.
-        ens: the ensembles (``serbertus_runs.ensembles``): their mean members and candidates per task.
-        tasks: the task columns.
-    """
+    """The paper's Table 7 for this run: dev-gated ensemble (mean members, candidates) beside best single by dev."""
     out = table(test[test.experiment == "ensemble"], tasks, index=["setting"])
     out["members / candidates"] = " | ".join(
         f"{t}: {ens[ens.task == t].members.mean():.1f} / {ens[ens.task == t].candidates.mean():.0f}" for t in tasks
@@ -445,22 +312,10 @@ def _architecture_panel(ax, arch, size: dict, tasks, guess) -> None:
 
 
 def figure(test, dev, arch: tuple, long, task: str, label: str | None = None, guess=None, tasks=None):
-    """Three panels: SMART's lambda_s sweep, each architecture's scores and size, the MLM loss of further pretraining.
+    """Three panels: SMART's lambda_s sweep, the architectures' scores and sizes, the MLM loss of further pretraining.
 
-    The paper's Figure 4, Table 6, and Figure 5's mechanism.
-
-    Args:
-        test: the test scores (:func:`results`).
-        dev: the dev scores.
-        arch: :func:`architectures`' ``(scores, {setting: parameters})``.
-        long: the long results (``results.csv``), for the MLM loss.
-        task: the ablation task.
-        label: how to name ``task`` (your data), or None.
-        guess: ``{task: the constant guess's test score}`` (dashed lines), or None.
-        tasks: the tasks of the architecture panel (default: those the scores hold, their mean last).
-
-    Returns:
-        The matplotlib figure.
+    The paper's Figure 4, Table 6 and Figure 5's mechanism. ``label`` names ``task`` (your data); ``guess``: ``{task:
+    constant guess}`` (dashed); ``tasks``: the architecture panel's (default: the scores', their mean last).
     """
     shown, (arch, size) = label or task, arch
     import matplotlib.pyplot as plt
@@ -485,16 +340,12 @@ def figure(test, dev, arch: tuple, long, task: str, label: str | None = None, gu
 
 
 def comparison_plan(sizes: dict, tasks) -> list[tuple]:
-    """Every comparison of the verdict table, in order: ``(name, arm a, arm b, task, paper key, budget matched, note)``.
+    """The verdict table's comparisons in order: ``(name, arm a, arm b, task, paper key, budget matched, note)``.
 
-    The ablations (SMART, layer decay, further MLM) on the ablation task against the baseline; per task, multi-BERT
-    against triple-BERT (the baseline), each CerBERTus ``k``, the jointly trained triple-BERT and the combined model
-    against multi-BERT where they run, and the dev-gated ensemble against the best single model by dev. An arm is
-    ``(experiment, setting)``; the paper key names :data:`serbertus_paper.SAYS`' entry (None: no claim of the paper).
-
-    Args:
-        sizes: the scale's sizes (``ablation_task``, the grids, ``joint_triple``, ``combined``).
-        tasks: the tasks' names.
+    Ablations (SMART, layer decay, further MLM) against the baseline on the ablation task; per task multi-BERT against
+    triple-BERT (the baseline), each CerBERTus ``k``, joint triple-BERT and combined against multi-BERT where they run,
+    and the dev-gated ensemble against the best single by dev. An arm is ``(experiment, setting)``; the key names
+    :data:`serbertus_paper.SAYS`' entry (None: no claim of the paper).
     """
     a, multi = sizes["ablation_task"], ("architecture", "multi-BERT")
     out = [
@@ -542,10 +393,7 @@ def comparison_plan(sizes: dict, tasks) -> list[tuple]:
 def per_example(kind: str, y, predictions) -> np.ndarray:
     """1/0 per test example: is the prediction right (accuracy's terms: argmax, or P >= 0.5 for a binary task)?
 
-    Args:
-        kind: ``"classification"`` or ``"binary"`` (a regression score has no per-example terms).
-        y: the labels.
-        predictions: the unrounded predictions (class probabilities, or P(positive)).
+    ``kind``: ``"classification"`` or ``"binary"`` (regression has no per-example terms); ``predictions`` unrounded.
 
     Example:
         >>> per_example("binary", [1, 0, 1], [0.9, 0.7, 0.2]).tolist()
@@ -572,11 +420,10 @@ def _arms(plan_rows, out, data: dict, kinds: dict) -> dict:
 
 
 def budgets(long) -> dict:
-    """What each arm actually trained, from the runs' records: ``{(experiment, setting, task): {"steps", "epochs"}}``.
+    """What each arm trained: ``{(experiment, setting, task): {"steps", "epochs"}}``, means over seeds.
 
-    The mean over its seeds of ``trained_steps`` (further MLM pretraining's steps included) and ``trained_epochs``; a
-    multitask run's are on its own row (its ``task`` joins the tasks with ``+``). Empty for runs recorded before
-    runs kept them.
+    ``trained_steps`` include further MLM steps; a multitask run's are on its own row (``task`` joined by ``+``). Empty
+    for runs recorded before runs kept them.
 
     Example:
         >>> import pandas as pd
@@ -606,25 +453,12 @@ def _effect(key, task: str, arm: tuple):
 
 
 def verdicts(plan_rows, out, data: dict, kinds: dict, sizes: dict, labels: dict | None = None, trained=None):
-    """The notebook's one verdict table (:func:`kit.analysis.verdict_table`) over :func:`comparison_plan`, in points.
+    """The notebook's verdict table (:func:`kit.analysis.verdict_table`) over :func:`comparison_plan`, in points.
 
-    Each comparison's arms are the runs' saved test predictions per seed: accuracy as 1/0 per test example
-    (:func:`per_example`), Pearson's r through its per-example pseudo-values (``score``, ``labels``); each row beside
-    the paper's effect (``serbertus_paper.EFFECTS``) and, where the runs' records give them (:func:`budgets`), both
-    arms' budgets; the dev-gated ensemble against the best single model is a recipe comparison. Holm's correction
-    runs over the whole table.
-
-    Args:
-        plan_rows: the planned runs (``serbertus_runs.plan``).
-        out: the output folder their predictions were saved in.
-        data: ``{task: {split: (inputs, labels)}}`` (the test labels).
-        kinds: ``{task: kind}``.
-        sizes: the scale's sizes (:func:`comparison_plan`).
-        labels: :func:`task_labels`' names, or None.
-        trained: :func:`budgets` of the results, or None.
-
-    Returns:
-        The table: one row per comparison, named ``"<comparison> (<task>)"``.
+    Arms are the saved test predictions per seed: accuracy as 1/0 per example (:func:`per_example`), Pearson via
+    per-example pseudo-values; beside the paper's effect (``serbertus_paper.EFFECTS``) and, from ``trained``
+    (:func:`budgets`), both arms' budgets; the ensemble comparison is a recipe one. Holm's correction spans the table.
+    Rows are named ``"<comparison> (<task>)"``.
 
     Raises:
         FileNotFoundError: a planned run's predictions are gone (``serbertus_runs.load_predictions``).
@@ -653,18 +487,7 @@ def verdicts(plan_rows, out, data: dict, kinds: dict, sizes: dict, labels: dict 
 
 
 def sentences(table, test, sizes: dict, tasks, guesses: dict, labels: dict | None = None) -> list[str]:
-    """A sentence per row of the verdict table (its verdict, the paper's claim in brackets), then the baselines.
-
-    Each baseline's line sets its test score beside its constant guess.
-
-    Args:
-        table: :func:`verdicts`' table (its rows in :func:`comparison_plan`'s order).
-        test: the test scores (:func:`results`).
-        sizes: the scale's sizes.
-        tasks: the tasks' names.
-        guesses: ``{task: constant guess}`` (:func:`constant_guesses`).
-        labels: :func:`task_labels`' names, or None.
-    """
+    """A sentence per verdict row (the paper's claim in brackets), then each baseline's test score beside its guess."""
     shown = lambda t: (labels or {}).get(t, t)  # noqa: E731 - a task's name on screen (task_labels)
     lines = []
     for r, c in zip(table.itertuples(), comparison_plan(sizes, tasks)):
@@ -701,17 +524,8 @@ def checks(long, test, plan_rows, done: set, sizes: dict, guesses: dict, tasks, 
     """What CI asserts on every run, as ``{claim: bool}``.
 
     Each can fail on a broken kit: a model that does not learn, a layer decay or SMART term that changes nothing,
-    further pretraining that does not lower the MLM loss.
-
-    Args:
-        long: the long results (``results.csv``).
-        test: the test scores (:func:`results`).
-        plan_rows: the planned runs.
-        done: the runs measured, as tuples of their :data:`KEYS` as strings.
-        sizes: the scale's sizes.
-        guesses: ``{task: constant guess}`` (:func:`constant_guesses`).
-        tasks: the tasks' names.
-        out: the output folder (its tables and figure).
+    further pretraining that does not lower the MLM loss. ``done``: the measured runs, as tuples of their :data:`KEYS`
+    as strings.
     """
     trained = long[long.experiment != "ensemble"]
     seeds = trained[trained.metric == "test_score"].groupby(["experiment", "setting", "task"]).seed.nunique()
@@ -750,15 +564,7 @@ def checks(long, test, plan_rows, done: set, sizes: dict, guesses: dict, tasks, 
 
 
 def draw_sharing(layers: int = 3, k: int = 2, tasks=("SST", "QQP", "STS")):
-    """Which layers the tasks share in multi-BERT, CerBERTus ``k`` and triple-BERT: one panel each.
-
-    Args:
-        layers: the encoder's transformer layers.
-        k: CerBERTus' task-specific top layers.
-        tasks: the tasks' names, one column each.
-
-    Returns:
-        The matplotlib figure.
+    """Which of ``layers`` layers the tasks share in multi-BERT, CerBERTus ``k`` and triple-BERT: one panel each.
 
     Example:
         >>> import matplotlib
@@ -801,11 +607,7 @@ def draw_sharing(layers: int = 3, k: int = 2, tasks=("SST", "QQP", "STS")):
 
 
 def draw_smart():
-    """SMART's two forward passes, clean and perturbed, and the divergence between them.
-
-    Returns:
-        The matplotlib figure.
-    """
+    """SMART's two forward passes, clean and perturbed, and the divergence between them (a matplotlib figure)."""
     boxes = {  # name: (x, y, half width, label); top row: clean, bottom row: perturbed
         "x": (0.4, 1.0, 0.35, "tokens x"),
         "emb": (1.75, 1.0, 0.6, "embeddings\ne = emb(x)"),
@@ -847,15 +649,7 @@ def draw_smart():
 
 
 def draw_layer_rates(layers: int = 12, decays=(0.95, 0.8)):
-    """The learning rate of each layer under layer-wise decay, over the base rate, for a few values of xi.
-
-    Args:
-        layers: the encoder's transformer layers (BERT-base: 12).
-        decays: the values of xi, one bar per group each.
-
-    Returns:
-        The matplotlib figure.
-    """
+    """Each layer's learning rate over the base rate under layer-wise decay, a bar group per xi (BERT-base: 12)."""
     import matplotlib.pyplot as plt
 
     groups = ["emb"] + [str(i) for i in range(layers)] + ["head"]
@@ -878,13 +672,7 @@ def draw_layer_rates(layers: int = 12, decays=(0.95, 0.8)):
 
 
 def options_text(options: dict) -> str:
-    """A data set's options as a person reads them.
-
-    Args:
-        options: ``kit.data.load``'s options (``{"target": "5class"}``).
-
-    Returns:
-        ``"target=5class"``, or ``""`` for none.
+    """A data set's options (``kit.data.load``'s) as a person reads them, ``""`` for none.
 
     Example:
         >>> options_text({"target": "5class", "negatives": "mixed"}), options_text({})
@@ -902,21 +690,11 @@ def _guess(guesses: dict, tasks: list, task: str, every: str):
 
 
 def scales_figure(ours, medium, guesses: dict, about: dict, medium_tasks: dict, planned: int, kinds: dict):
-    """This run beside the committed medium run: one panel per task and one for the multitask runs' mean.
+    """This run beside the committed medium run: a panel per task (``about``, in order) and one for the multitask mean.
 
-    Args:
-        ours: this run's long results without the ensembles (``results.csv``: ``experiment``, ``setting``,
-            ``task``, ``seed``, ``metric``, ``value``).
-        medium: :func:`kit.analysis.medium_results` of notebook 04, or None.
-        guesses: ``{"smoke": {task: guess}, "medium": {task: guess}}``, the constant guesses (0 for Pearson); a
-            task without one gets no line.
-        about: ``{task: what it is at this scale}``, one panel each, in order.
-        medium_tasks: the medium scale's ``tasks`` (its sizes: each task's ``dataset`` and ``options``).
-        planned: the runs the medium run on record planned (seeds included; its plan of that day, not today's).
-        kinds: ``{task: "classification" | "pairs" | "regression" | ...}``.
-
-    Returns:
-        The matplotlib figure.
+    ``ours``: this run's long results without the ensembles; ``medium``: :func:`kit.analysis.medium_results` of notebook
+    04, or None; ``guesses``: ``{"smoke"|"medium": {task: guess}}`` (a task without one gets no line); ``medium_tasks``:
+    the medium scale's ``tasks``; ``planned``: the runs the medium run planned that day (seeds included).
     """
     import matplotlib.pyplot as plt
 

@@ -1,39 +1,8 @@
-"""SerBERTus one run at a time, and the files and ensembles its runs make.
+"""SerBERTus one run at a time (notebook 04), and the files and ensembles its runs make.
 
-A run is the model, further MLM pretraining, SMART, layer-wise LR decay, the mixed multitask stream, and the
-unrounded dev and test predictions that the dev-gated ensemble averages.
-
-Notebook 04 describes each run by a :class:`Setting` (its one change) and a
-:class:`Recipe` (the rest, the same for every run: ``Recipe.from_sizes``);
-:class:`Experiment` calls :func:`run_setting` once per (setting, seed) of its sweep and records the run's
-rows (one per task, and a summary row for a multitask run: :func:`to_run_result`)
-and its predictions (:func:`load_predictions` reads them back), so a resumed
-sweep can still build the ensembles.
-
-The recipe is the same for every run; a setting changes one thing:
-
-- **architecture**: ``"single"`` (one task, one encoder: the baseline; three
-  of them are the paper's triple-BERT), ``"multi"`` (one shared encoder, a head
-  per task), ``"cerbertus"`` (shared lower ``L-k`` layers, per-task copies of
-  the top ``k``) or ``"triple"`` (three encoders trained together in one model);
-- **optimizer**: AdamW (no weight decay on biases and LayerNorm), gradients
-  clipped to global norm 1, the learning rate warmed up linearly over
-  ``warmup`` of the steps (from ``rate/warm`` on the first step, not 0), then
-  cosine-decayed to 0 (:func:`kit.optimizers.schedules.cosine`); ``decay < 1`` scales it per
-  layer (:func:`kit.train.llrd_optimizer`); ``decay = 1`` is the same optimizer
-  with every multiplier 1, so "no decay" differs in nothing else;
-- **stream**: one task per batch, all tasks' batches shuffled together
-  (mt-dnn's sampler, :class:`kit.train.MultitaskBatches`), each task's last
-  partial batch dropped;
-- **epochs**: with ``epochs > 1`` the dev set is scored after every epoch and
-  the epoch with the best mean dev score is kept (the paper reports its best
-  dev epoch); with one epoch there is nothing to choose;
-- **SMART** (``lambda_s > 0``): the model trains inside :class:`kit.train.SMART`,
-  with noise on the embedding output of every encoder;
-- **further pretraining** (``mlm_steps > 0``): the backbone first gets
-  ``mlm_steps`` masked-LM steps on the training texts of the run's tasks
-  (:func:`kit.train.further_pretrain`; MiniLM ships no MLM head, so the head
-  starts fresh).
+A run is a :class:`Setting` (its one change) on the shared :class:`Recipe`; :class:`Experiment` runs :func:`run_setting`
+per (setting, seed) and saves rows (:func:`to_run_result`) and predictions (:func:`load_predictions`) so a resumed sweep
+can still build the dev-gated ensembles.
 
 >>> import tempfile, pathlib, numpy as np
 >>> from kit.models import BertBackbone
@@ -95,17 +64,12 @@ SLOTS = {"classification": "sst", "pairs": "qqp", "pair_regression": "sts", "reg
 
 
 def task_kind(ds) -> str:
-    """The multitask kind of a :class:`kit.data.TextDataset`: which head, loss and score its task gets.
+    """A data set's multitask kind (head, loss and score): ``"classification"``, ``"binary"`` or ``"regression"``.
 
-    Args:
-        ds: the data set.
-
-    Returns:
-        ``"classification"`` (softmax, accuracy), ``"binary"`` (two-class pairs: one logit, accuracy, as SerBERTus' QQP
-        head) or ``"regression"`` (one score, Pearson).
+    ``"binary"``: two-class pairs, one logit (as SerBERTus' QQP head); scores are accuracy, or Pearson for regression.
 
     Raises:
-        ValueError: the data set's task has neither class labels nor a score per text or pair.
+        ValueError: the task has neither class labels nor a score per text or pair.
     """
     if ds.task in ("regression", "pair_regression"):
         return "regression"
@@ -120,25 +84,12 @@ def task_kind(ds) -> str:
 
 
 def task_outputs(ds) -> int:
-    """Logits of the head: the number of classes, or 1 (binary, regression).
-
-    Args:
-        ds: the :class:`kit.data.TextDataset` (its kind: :func:`task_kind`).
-
-    Raises:
-        ValueError: as :func:`task_kind`.
-    """
+    """Logits of the head: the number of classes, or 1 (binary, regression); errors as :func:`task_kind`."""
     return int(ds.num_classes) if task_kind(ds) == "classification" else 1
 
 
 def slot_for(ds) -> str:
-    """Which task (``sst``, ``qqp`` or ``sts``) your own data set replaces.
-
-    Texts with classes → SST-5's place, pairs with classes → QQP's, scores (pairs or single texts) → STS-B's
-    (:data:`SLOTS`).
-
-    Args:
-        ds: your :class:`kit.data.TextDataset`.
+    """Which task (``sst``, ``qqp`` or ``sts``) your own data set replaces (:data:`SLOTS`).
 
     Raises:
         ValueError: the data set's task is none of those notebook 04 takes.
@@ -149,17 +100,7 @@ def slot_for(ds) -> str:
 
 
 def task_inputs(ds, preprocessor, vocabulary=None) -> dict:
-    """``{split: (inputs, labels)}`` for every split of ``ds``, ready for the model.
-
-    Args:
-        ds: the :class:`kit.data.TextDataset`.
-        preprocessor: makes the model's input dict of a split's texts.
-        vocabulary: a :class:`kit.text.CompactVocabulary` to map the inputs to, or None to keep them as they are.
-
-    Returns:
-        Per split, the preprocessor's dict (mapped to the compact vocabulary when one is given) and the labels as an
-        array.
-    """
+    """``{split: (inputs, labels)}`` for every split of ``ds``; inputs mapped to ``vocabulary`` when given."""
     out = {}
     for split, part in ds.splits.items():
         x = preprocessor(part.x)
@@ -168,16 +109,9 @@ def task_inputs(ds, preprocessor, vocabulary=None) -> dict:
 
 
 def load_tasks(sizes: dict, own=None) -> dict:
-    """``{slot: TextDataset}`` of the scale's three tasks, each subsampled as its spec says.
+    """``{slot: TextDataset}`` of the scale's three tasks (``sizes["tasks"]``), each subsampled as its spec says.
 
-    Args:
-        sizes: the scale's sizes; ``sizes["tasks"]`` gives each slot's data set, its options, ``max_train`` and
-            ``max_eval``.
-        own: your data set (``kit.data.notebook_dataset``), or None; it takes the slot of its kind (:func:`slot_for`),
-            subsampled as that slot's spec says.
-
-    Raises:
-        ValueError: ``own``'s task is none of those notebook 04 takes.
+    ``own`` (your data set, or None) takes the slot of its kind (:func:`slot_for`); ValueError if it fits none.
     """
     datasets = {
         t: load(spec["dataset"], max_train=spec["max_train"], max_eval=spec["max_eval"], seed=0, **spec["options"])
@@ -190,38 +124,18 @@ def load_tasks(sizes: dict, own=None) -> dict:
 
 
 def kinds_and_heads(datasets: dict) -> tuple[dict, dict]:
-    """Each task's kind and number of outputs (:func:`task_kind`, :func:`task_outputs`).
-
-    Args:
-        datasets: ``{task: TextDataset}``.
-
-    Returns:
-        ``({task: kind}, {task: number of outputs})``.
-    """
+    """``({task: kind}, {task: number of outputs})`` (:func:`task_kind`, :func:`task_outputs`)."""
     return {t: task_kind(ds) for t, ds in datasets.items()}, {t: task_outputs(ds) for t, ds in datasets.items()}
 
 
 def compact_vocabulary(raw: dict, tokenizer):
-    """A :class:`kit.text.CompactVocabulary` of every id the tasks' texts use (all splits): exact for these texts.
-
-    Args:
-        raw: ``{task: {split: (inputs, labels)}}`` (:func:`task_inputs` without a vocabulary).
-        tokenizer: the tokenizer that made the ids.
-    """
+    """A :class:`kit.text.CompactVocabulary` of every id the texts of ``raw`` use (all splits): exact for them."""
     ids = [x["token_ids"] for splits in raw.values() for x, _ in splits.values()]
     return CompactVocabulary.for_tokenizer(tokenizer, ids, tokenizer.vocabulary_size())
 
 
 def with_vocabulary(raw: dict, vocabulary=None) -> dict:
-    """``raw`` with every input mapped to ``vocabulary`` (when given).
-
-    Args:
-        raw: ``{task: {split: (inputs, labels)}}``.
-        vocabulary: a :class:`kit.text.CompactVocabulary`, or None to keep the inputs as they are.
-
-    Returns:
-        ``{task: {split: (inputs, labels)}}``, the labels unchanged.
-    """
+    """``raw`` (``{task: {split: (inputs, labels)}}``) with every input mapped to ``vocabulary`` when given."""
     return {
         t: {s: (vocabulary(x) if vocabulary is not None else x, y) for s, (x, y) in splits.items()}
         for t, splits in raw.items()
@@ -229,20 +143,10 @@ def with_vocabulary(raw: dict, vocabulary=None) -> dict:
 
 
 def backbone_factory(name: str, sequence_length: int, vocabulary=None, num_layers: int | None = None):
-    """A function that returns a fresh copy of the pretrained encoder (every run starts from the checkpoint).
+    """A no-argument function returning a fresh copy of the pretrained encoder (each run starts from the checkpoint).
 
-    The checkpoint is read once; each call builds a new backbone from its config and the kept weights (a fraction of a
-    second instead of seconds).
-
-    Args:
-        name: the encoder's name (:func:`kit.models.load_backbone`).
-        sequence_length: the longest input, in tokens.
-        vocabulary: a :class:`kit.text.CompactVocabulary`: the encoder is cut to its ids
-            (``kit.models.compact_backbone``); None keeps the whole token table.
-        num_layers: keep the encoder's bottom ``num_layers`` layers (``kit.models.truncate``); None keeps them all.
-
-    Returns:
-        A function of no arguments that returns a new backbone.
+    The checkpoint is read once (a new copy takes a fraction of a second instead of seconds). ``vocabulary`` cuts the
+    token table to its ids (``kit.models.compact_backbone``); ``num_layers`` keeps the bottom layers (None: all).
     """
     template = load_backbone(name, sequence_length=sequence_length).backbone
     template = compact_backbone(template, vocabulary) if vocabulary is not None else template
@@ -265,19 +169,10 @@ def backbone_factory(name: str, sequence_length: int, vocabulary=None, num_layer
 def build_model(
     backbone, heads: dict, architecture: str = "multi", k: int = 0, dropout: float = 0.1, pooling: str = "cls"
 ) -> MultitaskBert:
-    """The multitask model of one architecture on ``backbone``, with a head per task.
+    """The :class:`kit.models.MultitaskBert` of one architecture on ``backbone``, a head per task (``{task: outputs}``).
 
-    Args:
-        backbone: the pretrained encoder.
-        heads: ``{task: number of outputs}``.
-        architecture: ``"single"``/``"multi"``: one encoder with a head per task; ``"cerbertus"``: per-task top ``k``
-            layers; ``"triple"``: a whole encoder per task.
-        k: CerBERTus' task-specific top layers (``"cerbertus"`` only; k=0 is multi-BERT).
-        dropout: the heads' dropout.
-        pooling: ``"cls"`` (BERT's pooler) or ``"mean"`` (the tokens' mean).
-
-    Returns:
-        The :class:`kit.models.MultitaskBert`.
+    ``"single"``/``"multi"``: one encoder; ``"cerbertus"``: per-task top ``k`` layers (k=0 is multi-BERT); ``"triple"``:
+    an encoder per task. ``pooling``: ``"cls"`` (BERT's pooler) or ``"mean"``.
 
     Raises:
         ValueError: an unknown architecture, ``"single"`` with several tasks, or ``"cerbertus"`` with ``k < 1``.
@@ -302,15 +197,8 @@ def build_model(
 class Setting:
     """What one run changes (the paper's one change per experiment); everything else is the :class:`Recipe`.
 
-    Attributes:
-        architecture: ``"single"``, ``"multi"``, ``"cerbertus"`` or ``"triple"`` (:func:`build_model`).
-        k: CerBERTus' task-specific top layers.
-        lambda_s: SMART's weight (0: no SMART).
-        decay: the layer-wise decay of the learning rate, in (0, 1] (1: no decay, the same optimizer).
-        mlm_steps: masked-LM steps of further pretraining before fine-tuning (0: none).
-
-    Raises:
-        ValueError: ``decay`` outside (0, 1].
+    ``lambda_s``: SMART's weight (0: none); ``decay``: layer-wise LR decay in (0, 1] (1: none, same optimizer, else
+    ValueError); ``mlm_steps``: further-pretraining masked-LM steps (0: none).
 
     Example:
         >>> Setting(architecture="cerbertus", k=1)
@@ -330,19 +218,12 @@ class Setting:
 
 @dataclass(frozen=True)
 class Recipe:
-    """The recipe every run of notebook 04 shares: fine-tuning's, further pretraining's rate, SMART's noise.
+    """The recipe every run of notebook 04 shares.
 
-    Attributes:
-        learning_rate: the peak learning rate of fine-tuning.
-        epochs: epochs over the mixed stream; with more than 1 the epoch with the best mean dev score is kept.
-        batch_size: the examples in a batch (one task per batch; further pretraining's batches too).
-        warmup: the fraction of the steps the learning rate warms up over (fine-tuning and further pretraining).
-        weight_decay: AdamW's weight decay (not on biases and LayerNorm).
-        dropout: the heads' dropout.
-        mlm_learning_rate: the learning rate of further pretraining.
-        smart: SMART's noise (``epsilon, sigma, eta, steps, norm``: a :class:`kit.train.SmartNoise`).
-        pooling: ``"cls"`` (BERT's pooler) or ``"mean"`` (the tokens' mean).
-        eval_batch_size: the examples per prediction batch.
+    AdamW (no decay on biases and LayerNorm), clipped to global norm 1, rate warmed up over ``warmup`` of the steps,
+    then cosine to 0; one task per batch, all tasks' batches shuffled (mt-dnn's sampler), last partial batches dropped.
+    With ``epochs > 1`` the epoch of best mean dev score is kept (as the paper reports). ``smart``: a
+    :class:`kit.train.SmartNoise`; ``pooling``: ``"cls"`` or ``"mean"``.
 
     Example:
         >>> from kit.papers.serbertus.serbertus_sizes import DEFAULTS, SCALES
@@ -364,12 +245,7 @@ class Recipe:
 
     @classmethod
     def from_sizes(cls, sizes: dict, **changes) -> Recipe:
-        """The scale's recipe: the :data:`RECIPE` sizes (``smart`` a dict of :class:`kit.train.SmartNoise`'s fields).
-
-        Args:
-            sizes: notebook 04's sizes.
-            **changes: fields that differ from the sizes (e.g. ``epochs=1`` for a short solution).
-        """
+        """The scale's recipe from its :data:`RECIPE` sizes (``smart`` a dict), ``changes`` overriding fields."""
         fields = {k: sizes[k] for k in RECIPE}
         fields["smart"] = SmartNoise(**(fields["smart"] or {}))
         return cls(**{**fields, **changes})
@@ -377,22 +253,12 @@ class Recipe:
 
 @dataclass
 class SettingResult:
-    """What one run produced: the trained model, its scores and unrounded predictions per task, and what it cost.
+    """What one run produced: trained model, scores and unrounded predictions per task, cost.
 
-    Attributes:
-        model: the trained :class:`kit.models.MultitaskBert` (not the SMART wrapper).
-        architecture: the model's architecture (e.g. ``"CerBERTus k=1"``), or ``"single-task"`` for a one-task run.
-        dev: ``{task: dev score}`` (accuracy or Pearson).
-        test: ``{task: test score}``.
-        dev_predictions: ``{task: unrounded dev predictions}`` (what the dev-gated ensemble averages).
-        test_predictions: ``{task: unrounded test predictions}``.
-        params: the model's size (parameters).
-        steps: the optimizer steps of the multitask fit.
-        seconds: the run's time, further pretraining and scoring included.
-        smart_loss: the final SMART term (None without SMART).
-        mlm_curve: the MLM loss curve of further pretraining (``"step"`` and ``"loss"`` lists; None without it).
-        history: the fit's history.
-        train: ``{task: score}`` on the first :data:`TRAIN_SCORED` training examples (the train-test gap).
+    ``architecture`` is e.g. ``"CerBERTus k=1"`` or ``"single-task"``; ``model`` is the
+    :class:`kit.models.MultitaskBert` (not the SMART wrapper); scores are accuracy or Pearson; ``seconds`` include
+    further pretraining and scoring; ``smart_loss``/``mlm_curve`` are None without them; ``train`` scores the first
+    :data:`TRAIN_SCORED` training examples.
     """
 
     model: MultitaskBert
@@ -410,12 +276,7 @@ class SettingResult:
     train: dict = field(default_factory=dict)
 
     def summary(self) -> dict:
-        """Metrics shared by the run's tasks (:func:`record` writes them).
-
-        Returns:
-            ``params, steps, seconds`` (+ ``smart_loss``; the MLM loss first, last and after each chunk of further
-            pretraining, ``mlm_loss_first``, ``mlm_loss_last``, ``mlm_loss_step<N>``).
-        """
+        """Metrics shared by the run's tasks: ``params, steps, seconds`` (+ ``smart_loss``, ``mlm_loss_*``)."""
         out = {"params": self.params, "steps": self.steps, "seconds": self.seconds}
         if self.smart_loss is not None:
             out["smart_loss"] = self.smart_loss
@@ -525,30 +386,16 @@ def run_setting(
     masker=None,
     seed: int = 0,
 ) -> SettingResult:
-    """Train one setting on ``data`` and score it: one run of notebook 04.
+    """Train one :class:`Setting` on ``data`` (``{task: {split: (x, y)}}``) and score it: one run of notebook 04.
 
-    Seeds Python, NumPy and Keras with ``seed`` first. The result also holds each task's score on (the first
-    :data:`TRAIN_SCORED` examples of) its training set (``train``): the train-test gap is what a regulariser such as
-    SMART shrinks.
-
-    Args:
-        backbone: a fresh pretrained encoder (it is trained in place).
-        data: ``{task: {"train"|"dev"|"test": (inputs, labels)}}``.
-        kinds: ``{task: kind}`` (:func:`task_kind`).
-        heads: ``{task: number of outputs}`` (:func:`task_outputs`).
-        setting: what this run changes (:class:`Setting`: architecture, ``k``, ``lambda_s``, ``decay``,
-            ``mlm_steps``).
-        recipe: what every run shares (:class:`Recipe`; ``Recipe.from_sizes(sizes)`` for the scale's).
-        masker: a :class:`kit.text.MLMMasker` for the backbone's vocabulary; needed when ``setting.mlm_steps > 0``.
-        seed: seeds Python, NumPy and Keras first, then SMART's noise, the stream's order and the MLM masking.
-
-    Returns:
-        The :class:`SettingResult`.
+    ``backbone`` is trained in place; ``seed`` seeds Python, NumPy and Keras first, then SMART, stream order and MLM
+    masking; ``masker`` (a :class:`kit.text.MLMMasker`) is needed when ``setting.mlm_steps > 0`` (MiniLM has no MLM
+    head, so it starts fresh). ``train`` scores hold the train-test gap that SMART shrinks.
 
     Raises:
-        ValueError: ``data`` is empty, a task lacks a split, has an unknown kind or fewer training examples than one
-            batch, or ``mlm_steps > 0`` without a ``masker``.
-        TypeError: ``setting`` is not a :class:`Setting` or ``recipe`` not a :class:`Recipe`.
+        ValueError: empty ``data``, a task lacking a split, of unknown kind or smaller than one batch, or
+            ``mlm_steps > 0`` without ``masker``.
+        TypeError: ``setting`` not a :class:`Setting` or ``recipe`` not a :class:`Recipe`.
     """
     _check_setting(data, kinds, setting, masker)
     if not isinstance(recipe, Recipe):
@@ -593,19 +440,11 @@ OPTIONS = ("architecture", "k", "lambda_s", "decay", "mlm_steps")
 
 
 def settings(sizes: dict, tasks: list) -> list[tuple]:
-    """The notebook's settings, ``(experiment, setting, task, {option: value})``.
+    """The notebook's settings, ``(experiment, setting, task, {option: value})`` (options: :data:`OPTIONS`).
 
-    The single-task baseline on every task, the ablations (SMART ``lambda_s``, layer decay, MLM steps) on
-    ``sizes["ablation_task"]``, the architectures on all tasks at once, and where the sizes ask for them the jointly
-    trained triple-BERT and the paper's best single model.
-
-    Args:
-        sizes: the scale's sizes: ``ablation_task``, the grids ``smart_lambdas``, ``llrd_decays``, ``mlm_steps`` and
-            ``cerbertus_k``, ``joint_triple`` and ``combined``.
-        tasks: the tasks' names; a multitask setting's ``task`` joins them with ``+``.
-
-    Returns:
-        The settings; each ``{option: value}`` holds :data:`OPTIONS`, the fields of its :class:`Setting`.
+    The single-task baseline per task; the ablations (SMART, layer decay, MLM steps) on ``sizes["ablation_task"]``; the
+    architectures on all tasks (``task`` joined by ``+``); where the sizes ask, joint triple-BERT and the paper's best
+    model.
     """
     a, every = sizes["ablation_task"], "+".join(tasks)
     out = [("baseline", "single-task", t, {}) for t in tasks]
@@ -632,16 +471,7 @@ def settings(sizes: dict, tasks: list) -> list[tuple]:
 
 
 def plan(setting_rows: list, sizes: dict, data: dict) -> list[dict]:
-    """Every setting for every seed, with the optimizer ``steps`` each plans (the sweep's ETA reads them).
-
-    Args:
-        setting_rows: :func:`settings`' rows.
-        sizes: the scale's sizes (``seeds``, ``epochs``, ``batch_size``).
-        data: ``{task: {split: (inputs, labels)}}``: the training sets' sizes give the steps.
-
-    Returns:
-        One dict per run: ``experiment, setting, task, seed, steps`` and the setting's options.
-    """
+    """Every setting for every seed: dicts of ``experiment, setting, task, seed, steps`` (the ETA's) and options."""
 
     def steps(task, options):
         per_epoch = sum(len(data[t]["train"][1]) // sizes["batch_size"] for t in task.split("+"))
@@ -655,17 +485,11 @@ def plan(setting_rows: list, sizes: dict, data: dict) -> list[dict]:
 
 
 def to_run_result(setting: SettingResult, epochs: int | None = None, mlm_steps: int = 0) -> RunResult:
-    """A :class:`SettingResult` as the shared :class:`kit.results.RunResult`: the rows ``results.csv`` gets.
+    """A :class:`SettingResult` as the :class:`kit.results.RunResult` whose rows ``results.csv`` gets.
 
-    Per task ``dev_score`` and ``test_score`` (and ``train_score`` when scored); a multitask run's own rows hold
-    ``dev_mean``, ``test_mean`` and :meth:`SettingResult.summary`, its tasks' rows are its ``parts`` (one write); a
-    single-task run carries the summary on its task's rows. Every task's unrounded dev and test predictions are saved
-    as ``dev__<task>`` and ``test__<task>``.
-
-    Args:
-        setting: the run's result.
-        epochs: the epochs it ran (None: read from its history).
-        mlm_steps: the further pretraining's masked-LM steps before fine-tuning (counted in ``trained_steps``).
+    Per task ``dev_score``, ``test_score`` (``train_score``); a multitask run's own rows hold ``dev_mean``,
+    ``test_mean`` and the summary, its tasks' rows are ``parts``. Predictions are saved as ``dev__<task>``,
+    ``test__<task>``. ``epochs`` None: from the history; ``mlm_steps`` count in ``trained_steps``.
     """
     summary = setting.summary()
     steps, seconds = summary.pop("steps"), summary.pop("seconds")
@@ -697,21 +521,9 @@ def to_run_result(setting: SettingResult, epochs: int | None = None, mlm_steps: 
 class Experiment(base.Experiment):
     """Notebook 04's runs: :meth:`run_one` trains a planned run, :meth:`record` writes what it produced.
 
-    :meth:`record` saves the run's unrounded dev and test predictions (``predictions/<run>.npz``, for the
-    ensembles and the verdicts), keeps a multitask run of the first seed with the best mean dev score so far in
-    ``out/best_model/`` (a bundle, ``kit.models.load_bundle``), and writes its scores to ``results.csv``
-    (:func:`to_run_result`: a row per task and, for a multitask run, its summary row, in one write).
-
-    Args:
-        sizes: the scale's sizes (the :data:`RECIPE` of every run, ``seeds``, the settings' grids).
-        datasets: ``{task: TextDataset}``: each task's kind and outputs (:func:`kinds_and_heads`), and its name and
-            sizes in the sweep's fingerprint.
-        data: ``{task: {split: (inputs, labels)}}``.
-        make_backbone: returns a fresh pretrained encoder (:func:`backbone_factory`).
-        masker: the :class:`kit.text.MLMMasker` of further pretraining.
-        out: the run's output folder.
-        **bundle_args: what else the bundle saves (``kit.models.save_bundle_if_best``: e.g. ``preprocessor``,
-            ``vocabulary``, ``label_names``).
+    Saves unrounded predictions (``predictions/<run>.npz``), keeps the first seed's multitask run with best mean dev in
+    ``out/best_model/`` (``kit.models.load_bundle``), writes scores to ``results.csv``. ``bundle_args``: more for the
+    bundle (``preprocessor``, ``vocabulary``, ``label_names``).
     """
 
     KEYS = KEYS
@@ -732,17 +544,7 @@ class Experiment(base.Experiment):
         return plan(settings(self.sizes, list(self.data)), self.sizes, self.data)
 
     def run_one(self, run: dict) -> RunResult:
-        """Train ``run`` from a fresh pretrained encoder and score it.
-
-        Clears the Keras session and seeds everything with the run's seed before the backbone is built (its dropout
-        layers draw their seeds then).
-
-        Args:
-            run: a row of :func:`plan`.
-
-        Returns:
-            The :class:`kit.results.RunResult` (:func:`to_run_result`).
-        """
+        """Train and score ``run`` from a fresh encoder (session cleared, seeded before its dropout layers exist)."""
         keras.backend.clear_session()
         config.set_seed(run["seed"])  # before the backbone is built: its dropout layers draw their seeds now
         setting = Setting(**{k: run[k] for k in OPTIONS if k in run})
@@ -802,28 +604,17 @@ def load_predictions(out, run: dict) -> dict:
     """The unrounded predictions :meth:`Experiment.record` saved for ``run``, by split and task (:func:`by_split`).
 
     Raises:
-        FileNotFoundError: the run's rows are in the CSV but its predictions file is gone (delete those rows, or the
-            CSV, and rerun).
+        FileNotFoundError: rows are in the CSV, the predictions file is gone (delete those rows, or the CSV, and rerun).
     """
     return by_split(base.load_predictions(out, run, KEYS))
 
 
 def seed_ensembles(predictions: dict, labels: dict, kinds: dict, keep_predictions: bool = False) -> list[dict]:
-    """One dev-gated ensemble per seed and task from every model's saved predictions.
+    """One dev-gated ensemble (:func:`kit.train.dev_gated_ensemble`) per seed and task of that seed's models.
 
-    The candidates of a seed are its models that predict the task; the ensemble is
-    :func:`kit.train.dev_gated_ensemble` (best model first, a model joins only if the dev score does not drop).
-
-    Args:
-        predictions: ``{(model name, seed): {"dev": {task: predictions}, "test": {task: predictions}}}``.
-        labels: ``{"dev": {task: y}, "test": {task: y}}``.
-        kinds: ``{task: kind}``.
-        keep_predictions: also keep the ensemble's and the best single model's test predictions
-            (``test_predictions``, ``best_single_test_predictions``: the verdict table's arms).
-
-    Returns:
-        One row per (seed, task): ``seed, task, candidates, members, member_names, dev_score, test_score`` of the
-        ensemble and ``best_single`` (the model with the best dev score), ``best_single_dev``, ``best_single_test``.
+    ``predictions``: ``{(model name, seed): {"dev"|"test": {task: p}}}``; ``labels``: ``{"dev"|"test": {task: y}}``.
+    Rows: ``seed, task, candidates, members, member_names, dev_score, test_score, best_single, best_single_dev,
+    best_single_test``; ``keep_predictions`` adds ``test_predictions``, ``best_single_test_predictions``.
     """
     rows = []
     for seed in sorted({s for _, s in predictions}):
@@ -855,28 +646,12 @@ def seed_ensembles(predictions: dict, labels: dict, kinds: dict, keep_prediction
 
 
 def model_name(run: dict) -> str:
-    """How a run is named among an ensemble's candidates: ``"<experiment>: <setting>"``.
-
-    The baseline's three single-task models together are the paper's triple-BERT: ``"triple-BERT (= baseline)"``.
-
-    Args:
-        run: the run's keys.
-    """
+    """A run's name among ensemble candidates: ``"<experiment>: <setting>"``, or ``"triple-BERT (= baseline)"``."""
     return "triple-BERT (= baseline)" if run["experiment"] == "baseline" else f"{run['experiment']}: {run['setting']}"
 
 
 def ensembles(plan_rows: list, out, data: dict, kinds: dict, keep_predictions: bool = False):
-    """The dev-gated ensemble of every seed and task (:func:`seed_ensembles`) from the predictions of every planned run.
-
-    Args:
-        plan_rows: the planned runs (:func:`plan`).
-        out: the output folder their predictions were saved in (:meth:`Experiment.record`).
-        data: ``{task: {split: (inputs, labels)}}`` (the dev and test labels).
-        kinds: ``{task: kind}``.
-        keep_predictions: also keep the test predictions (:func:`seed_ensembles`).
-
-    Returns:
-        A data frame, one row per (seed, task).
+    """A data frame of :func:`seed_ensembles` (a row per seed and task) from the saved predictions of all planned runs.
 
     Raises:
         FileNotFoundError: a planned run's predictions are missing (:func:`load_predictions`).
@@ -895,12 +670,7 @@ def ensembles(plan_rows: list, out, data: dict, kinds: dict, keep_predictions: b
 
 
 def record_ensembles(sweep, ens) -> None:
-    """Record each ensemble and the single model it started from (the best by dev) as runs of experiment ``ensemble``.
-
-    Args:
-        sweep: the :class:`kit.train.Sweep`.
-        ens: :func:`ensembles`' data frame.
-    """
+    """Record each ensemble and its best single model (by dev) as runs of experiment ``ensemble`` in ``sweep``."""
     for r in ens.itertuples():
         sweep.record(
             {"experiment": "ensemble", "setting": "dev-gated", "task": r.task, "seed": r.seed},

@@ -1,17 +1,11 @@
 """Notebook 04's sizes: what never changes with the scale, then each scale.
 
-Each task names the registered data set standing in for (or being) the paper's SST-5, QQP and STS-B. SMART's
-settings are the paper's (1 step, epsilon 1e-6, sigma 1e-5, eta 1e-3, p = inf); ``smart_lambdas``,
-``llrd_decays``, ``mlm_steps`` and ``cerbertus_k`` are the ablations' grids; ``combined`` is CerBERTus + SMART +
-layer decay, the form of the paper's best single models (its Table 7), run where it is set.
-
-The recipe: medium and full follow the paper's best settings where it states them, ``weight_decay`` 1e-4 (SerBERTus
-found 1e-2 too high; 1e-5 best on SST alone, 1e-4 on all three tasks at once, its Table 3) and no head ``dropout``
-(best within 10 epochs, its Table 1); full fine-tunes at the paper's 1e-5, for 3 epochs where the paper allowed up to
-10 (its SST dev score peaked after 3-4; the budget). Medium keeps 5e-5 for 2 epochs: MiniLM-L6 on 8k examples per
-task in 2 epochs (the budget), not BERT-base for up to 10. Smoke keeps the kit's earlier recipe, weight decay 0.01,
-head dropout 0.1 and 2e-4 for 2 epochs of 10 steps (measured so every baseline clears its constant guess; 20 steps at
-1e-5 are likely too few to learn, not measured).
+Tasks name data sets standing in for the paper's SST-5, QQP and STS-B. SMART's settings are the paper's (1 step, epsilon
+1e-6, sigma 1e-5, eta 1e-3, p = inf); ``combined`` is CerBERTus + SMART + layer decay (its Table 7's best single
+models). Medium and full: ``weight_decay`` 1e-4 (its Table 3: 1e-2 too high, 1e-4 best on all three tasks), no head
+``dropout`` (its Table 1); full fine-tunes at the paper's 1e-5 for 3 epochs (its SST dev peaked after 3-4), medium at
+5e-5 for 2 (MiniLM-L6, 8k examples per task). Smoke: weight decay 0.01, head dropout 0.1, 2e-4 for 2 epochs of 10 steps
+(measured so every baseline clears its constant guess; 20 steps at 1e-5 likely too few, not measured).
 """
 
 DEFAULTS = {
@@ -154,7 +148,7 @@ MEDIUM_OUTSIDE = (52.0, 30.0)
 
 
 def cost_kind(run: dict) -> str:
-    """The kind of a planned run for :data:`MEDIUM_COSTS`: its experiment, the architecture's for those runs.
+    """A planned run's kind for :data:`MEDIUM_COSTS`: its experiment, or its architecture for architecture runs.
 
     Example:
         >>> [cost_kind(r) for r in ({"experiment": "smart"}, {"experiment": "architecture", "architecture": "multi"},

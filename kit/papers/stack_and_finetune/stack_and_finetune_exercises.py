@@ -1,9 +1,7 @@
 """Notebook 03's exercises: the set-up their solutions share, so each solution shows only its experiment.
 
-Every exercise trains on the classification task (BBC headlines at smoke and medium, Yahoo Answers at full):
-:func:`classification_setup` loads the encoder, encodes the task, cuts the encoder to its depth, fixes the
-embeddings the exercise keeps fixed and wraps it in a :class:`~kit.train.ReusableBackbone`; :class:`ExerciseSetup`
-then gives each run its BERT-Adam, its phase-1 rule and its test accuracy.
+Every exercise trains the classification task (BBC headlines at smoke and medium, Yahoo Answers at full):
+:func:`classification_setup` prepares it; :class:`ExerciseSetup` gives each run its BERT-Adam, phase-1 rule, accuracy.
 
 >>> EMBEDDINGS
 ('token_embedding', 'position_embedding', 'segment_embedding', 'embeddings_layer_norm')
@@ -33,15 +31,9 @@ SMOKE_TASK = {"max_train": 64, "max_dev": 32, "sequence_length": 16}
 class ExerciseSetup:
     """One exercise's task and encoder, and the recipe's pieces a run passes ``kit.train.stack_and_finetune``.
 
-    Attributes:
-        sizes: the scale's sizes (``stack_and_finetune_sizes.py``, with ``KIT_SIZES`` merged in).
-        smoke: whether the scale is smoke (the solutions then train fewer epochs on one seed).
-        name: the classification task's name.
-        task: the encoded task.
-        backbone: the encoder, cut to its depth (the layers the scheduler freezes and unfreezes).
-        encoder: ``backbone`` as a :class:`ReusableBackbone`: ``encoder.fresh()`` before every run.
-        guess: the constant guess's test accuracy (the training set's most frequent class).
-        seeds: the seeds to run (one at smoke).
+    ``sizes`` include ``KIT_SIZES``; at ``smoke`` solutions train fewer epochs on one seed; ``backbone`` is cut to its
+    depth; ``encoder`` wraps it (:class:`ReusableBackbone`: ``encoder.fresh()`` before every run); ``guess``: the most
+    frequent training class's test accuracy.
     """
 
     sizes: dict
@@ -75,21 +67,11 @@ class ExerciseSetup:
 
 
 def classification_setup(fixed: str = "word") -> ExerciseSetup:
-    """Load, encode and cut what every exercise of notebook 03 trains on: the classification task.
+    """An :class:`ExerciseSetup`: the classification task loaded and encoded, the encoder cut, the embeddings ``fixed``.
 
-    At smoke: 64 training texts of 16 tokens, the encoder's bottom 2 layers, one seed; otherwise the scale's task,
-    ``sizes["encoder_layers"]`` layers and every seed.
-
-    Args:
-        fixed: which embedding layers stay fixed in every phase: ``"word"`` (the 11.7M-weight word-embedding
-            table, at smoke only, for speed; medium and full train it), or ``"all"`` (the four layers of
-            :data:`EMBEDDINGS`, at every scale).
-
-    Returns:
-        An :class:`ExerciseSetup`.
-
-    Raises:
-        ValueError: ``fixed`` is neither ``"word"`` nor ``"all"``.
+    At smoke: 64 training texts of 16 tokens, the encoder's bottom 2 layers, one seed; else the scale's task,
+    ``sizes["encoder_layers"]`` layers, every seed. ``fixed``: ``"word"`` (the 11.7M-weight word-embedding table, at
+    smoke only, for speed) or ``"all"`` (the :data:`EMBEDDINGS`, every scale); anything else is a ValueError.
     """
     if fixed not in ("word", "all"):
         raise ValueError(f"fixed must be 'word' or 'all', not {fixed!r}")
@@ -116,25 +98,12 @@ PREDICTIONS = {1: ("negative", "positive"), 2: ("above", "below"), 3: ("all", "g
 
 
 def check(number: int, *answers, **kw) -> bool:
-    """Say whether an exercise's answer is right or not yet, and why, without giving the solution.
+    """Say whether exercise ``number``'s (1-3) answer is right or not yet, and why, without giving the solution.
 
-    Each check calls the learner's function on a toy task (a 2-layer random BERT, a few short texts, one or two epochs
-    per phase: seconds on a CPU) and compares what it trains with the kit's own run of the same thing, weight for
-    weight (the test split's class probabilities); ``prediction=`` records what the learner expects, and the check
-    says whether its toy run agrees.
-
-    Args:
-        number: the exercise (1, 2 or 3).
-        *answers: the learner's function: ``run_rule`` (1), ``run_arm`` (2), ``run_unfreeze`` (3).
-        **kw: ``prediction``: 1: the first epoch's gap, ``"negative"`` or ``"positive"``; 2: the highway head's
-            finetune-only run against the light head's, ``"above"`` or ``"below"``; 3: the arm that scores higher,
-            ``"all"`` or ``"gradual"``.
-
-    Returns:
-        True (right) or False (not yet); it prints which and why.
-
-    Raises:
-        ValueError: ``number`` is not an exercise of notebook 03.
+    Calls ``run_rule`` (1), ``run_arm`` (2) or ``run_unfreeze`` (3) on a toy task (2-layer random BERT, seconds on a
+    CPU) and compares it with the kit's own run weight for weight (test class probabilities). ``prediction``: 1
+    ``"negative"`` or ``"positive"`` (first gap); 2 ``"above"`` or ``"below"`` (highway finetune-only vs light); 3
+    ``"all"`` or ``"gradual"``. Returns True or False and prints why; ValueError for no such exercise.
 
     Example:
         ``check(1, run_rule, prediction="negative")`` prints ``right: ...`` or ``not yet: ...``.

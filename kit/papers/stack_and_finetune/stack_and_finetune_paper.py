@@ -1,9 +1,8 @@
-"""What *To Tune or Not to Tune?* (arXiv 1907.05338) reports, as data.
+"""What *To Tune or Not to Tune?* (arXiv 1907.05338) reports, as data: its findings as differences.
 
-The text of the paper gives its findings as differences (its Tables 2-4 did not survive the text extraction, so
-their absolute scores are not quoted). Each row: the experiment, the section of our tasks it maps to, the metric,
-``a`` and ``b`` as ``(model, strategy)``, the paper's ``a - b`` in points (None where it gives only a direction),
-how the paper says it, and the direction of its finding (+1: ``a`` is better, -1: worse).
+Its Tables 2-4 did not survive the text extraction, so no absolute scores are quoted. Rows: experiment, our section,
+metric, ``a`` and ``b`` as ``(model, strategy)``, the paper's ``a - b`` in points (None: direction only), its wording,
+and the direction (+1: ``a`` better, -1: worse).
 
 >>> float(COMPARISONS.loc[0, "paper"]), COMPARISONS.loc[0, "a"]
 (0.99, ('bilstm', 'stack_and_finetune'))

@@ -1,13 +1,7 @@
 """Notebook 03's report: phase curves, the strategy tables beside the paper's, its figures, sentences and checks.
 
-The sentences are what the notebook prints, the checks what CI reads (a run's scores come from
-:func:`stack_and_finetune_runs.score`).
-
-- :func:`plot_phase_curve` draws train vs dev accuracy per epoch (the rows of
-  :func:`stack_and_finetune_runs.curve_rows`) with the end of phase 1 marked.
-- :func:`strategy_table` puts mean ± standard error over seeds side by side,
-  one column per strategy; the differences and their verdicts are the verdict table's
-  (``stack_and_finetune_verdicts``), which :func:`paper_comparison` and :func:`sentences` quote.
+Scores come from :func:`stack_and_finetune_runs.score`; differences and their verdicts are the verdict table's
+(``stack_and_finetune_verdicts``), which :func:`paper_comparison` and :func:`sentences` quote.
 
 >>> primary_metric(type("Task", (), {"is_entity_task": False, "kind": "pairs"})())
 'accuracy'
@@ -34,27 +28,12 @@ PRIMARY = {"classification": "accuracy", "pairs": "accuracy", "tagging": "token_
 
 
 def primary_metric(task) -> str:
-    """``entity_f1`` for an entity task, else the kind's headline metric (``PRIMARY``).
-
-    Args:
-        task: a :class:`~stack_and_finetune_runs.TaskData` (its ``kind`` and ``is_entity_task``).
-
-    Returns:
-        The metric's name.
-    """
+    """``entity_f1`` for an entity task, else the kind's headline metric (``PRIMARY``)."""
     return "entity_f1" if task.is_entity_task else PRIMARY[task.kind]
 
 
 def phase1_story(curve) -> str:
-    """One sentence on where phase 1 of a stack-and-finetune curve stopped and why.
-
-    Args:
-        curve: the run's rows of :func:`stack_and_finetune_runs.curve_rows` (a list or a DataFrame).
-
-    Returns:
-        The sentence: phase 1's epochs, its last train and dev scores, and the reason it stopped or that it
-        reached its epoch cap; ``"no phase 1 (finetune-only)"`` without one.
-    """
+    """One sentence on where phase 1 of a stack-and-finetune curve stopped and why, or "no phase 1"."""
     rows = [r for r in (curve.to_dict("records") if hasattr(curve, "to_dict") else curve) if r["phase"] == "phase1"]
     if not rows:
         return "no phase 1 (finetune-only)"
@@ -67,15 +46,10 @@ def phase1_story(curve) -> str:
 
 
 def kept_epochs(curve) -> dict:
-    """Which epochs' weights a run kept (1-based, counted over both phases, as the phase-curve figure's x axis).
+    """Which epochs' weights a run kept (1-based over both phases, as the phase-curve figure's x axis).
 
-    Args:
-        curve: one run's rows of :func:`stack_and_finetune_runs.curve_rows` (a list or a DataFrame).
-
-    Returns:
-        ``{"phase1": the epoch whose head phase 2 started from (the rule's kept epoch, else phase 1's last),
-        "final": the last phase's best dev epoch, whose weights the model holds at the end}``; a key is left out
-        where the run has no such phase.
+    ``{"phase1": epoch phase 2's head started from (the rule's kept epoch, else phase 1's last), "final": the last
+    phase's best dev epoch}``; a key is left out where the run has no such phase.
 
     Example:
         >>> rows = [{"phase": "phase1", "dev": d, "stopped": "gap; kept epoch 1's weights (x)"} for d in (.5, .7)]
@@ -97,17 +71,9 @@ def kept_epochs(curve) -> dict:
 
 
 def plot_phase_curve(ax, curve, title: str = "", metric: str = "accuracy", legend: bool = True):
-    """Train vs dev ``metric`` per epoch over both phases; phase 1 shaded, its end and the kept epochs marked.
+    """Train vs dev ``metric`` per epoch on ``ax``; phase 1 shaded, its end and the kept epochs marked.
 
-    Args:
-        ax: the matplotlib axes to draw on.
-        curve: one run's rows of :func:`stack_and_finetune_runs.curve_rows` (a list or a DataFrame).
-        title: the panel's title.
-        metric: the metric's name, for the labels (train: the running mean with dropout on).
-        legend: draw the legend beside the axes (off the data); False where the figure draws one for all panels.
-
-    Returns:
-        ``ax``.
+    Train is the running mean with dropout on; ``legend=False`` where the figure draws one for all panels.
     """
     rows = curve.to_dict("records") if hasattr(curve, "to_dict") else list(curve)
     x = [r["global_epoch"] + 1 for r in rows]
@@ -131,23 +97,11 @@ def plot_phase_curve(ax, curve, title: str = "", metric: str = "accuracy", legen
 
 
 def strategy_table(results, metric: str, light: str = "light", scale: float = 100.0, digits: int = 1):
-    """The paper's comparison: per task and rich head, the mean ± SE over seeds of each strategy's test score.
+    """The paper's comparison: per task and rich head, mean ± SE over seeds of each strategy's test score (no verdicts).
 
-    finetune-only is the ``light`` model's row of the same task (the paper's light head), beside it the light head's
-    finetune-only for as many epochs as both phases (``finetune_only_matched``) where it ran; stack-only and
-    stack-and-finetune are the rich head's (and the rich head's own finetune-only runs, where they ran, get columns
-    too). The differences and their verdicts are the verdict table's (``stack_and_finetune_verdicts``): this table
-    shows the scores only, so no verdict is printed twice.
-
-    Args:
-        results: long rows ``task, model, strategy, seed, metric, value``.
-        metric: the metric compared.
-        light: the model name of the light head.
-        scale: the factor the scores are shown at: 100 gives points.
-        digits: the digits shown after the point.
-
-    Returns:
-        A DataFrame indexed by ``task, head``, ``"-"`` where a run is missing.
+    finetune-only is the ``light`` model's row of the task (the paper's light head), beside it ``finetune_only_matched``
+    (as many epochs as both phases) where it ran; the rich head's own strategies follow. Verdicts are the verdict
+    table's, so none is printed twice. ``"-"`` where a run is missing.
 
     Raises:
         ValueError: no rich-head rows have ``metric``.
@@ -180,16 +134,7 @@ def strategy_table(results, metric: str, light: str = "light", scale: float = 10
 
 
 def comparison_name(task: str, metric: str, a: tuple, b: tuple) -> str:
-    """The verdict table's name of ``a - b`` on ``task``'s ``metric``.
-
-    Args:
-        task: the task.
-        metric: the metric.
-        a: ``(model, strategy)``.
-        b: ``(model, strategy)``.
-
-    Returns:
-        ``"{task} {metric}: {model} {strategy} - {model} {strategy}"``.
+    """The verdict table's name of ``a - b`` (each ``(model, strategy)``) on ``task``'s ``metric``.
 
     Example:
         >>> comparison_name("bbc", "accuracy", ("highway", "stack_and_finetune"), ("light", "finetune_only"))
@@ -199,19 +144,10 @@ def comparison_name(task: str, metric: str, a: tuple, b: tuple) -> str:
 
 
 def agreement(delta: float, verdict: str, direction: int) -> str:
-    """How a verdict-table row stands to the paper's direction.
+    """How a verdict-table row (our ``delta``, its ``verdict``) stands to the paper's ``direction`` (+1: ``a`` better).
 
-    Args:
-        delta: our ``a - b``.
-        verdict: the row's verdict (``kit.analysis.verdict_table``): ``found``, ``noise``, ``needs a
-            budget-matched control``, ``too few seeds to tell``, ...
-        direction: the paper's: +1 (``a`` better) or -1 (worse).
-
-    Returns:
-        ``"same direction, found"`` or ``"opposite direction, found"`` only where the table says found;
-        ``"the paper's direction, needs a budget-matched control"`` (or the opposite one) where the difference
-        survives both tests between unequal budgets; else ``"within the noise (the paper's sign)"`` or ``"within the
-        noise (the opposite sign)"``.
+    "found" rows get "same"/"opposite direction"; a difference between unequal budgets "needs a budget-matched control";
+    the rest are "within the noise" with the sign named.
 
     Example:
         >>> agreement(5.0, "found", +1), agreement(-5.0, "found", +1)
@@ -232,7 +168,7 @@ def agreement(delta: float, verdict: str, direction: int) -> str:
 
 
 def _table_row(verdicts, task, metric: str, a: tuple, b: tuple):
-    """The verdict table's row of ``a - b`` (against the budget-matched finetune-only where it is there), or None."""
+    """The verdict table's row of ``a - b`` (against the budget-matched finetune-only where there), or None."""
     names = list(verdicts["comparison"])
     options = ([(b[0], "finetune_only_matched")] if tuple(b) == ("light", "finetune_only") else []) + [tuple(b)]
     for other in options:
@@ -243,23 +179,12 @@ def _table_row(verdicts, task, metric: str, a: tuple, b: tuple):
 
 
 def paper_comparison(verdicts, paper, task_of: dict, digits: int = 1):
-    """The paper's reported differences beside ours, with the verdict table's verdicts.
+    """A DataFrame: the paper's reported differences beside ours, with the verdict table's verdicts.
 
-    Ours is the verdict table's row for the same ``a - b`` (where the light head's finetune-only also ran for both
-    phases' epochs, against that run: the comparison at equal epochs), its difference in points and its 95% interval,
-    or "not run"; the last column says how it stands to the paper (:func:`agreement`), so "found" here is "found"
-    there.
-
-    Args:
-        verdicts: the notebook's verdict table (``stack_and_finetune_verdicts.verdict_table``), in points.
-        paper: rows with ``experiment, section, metric, a, b, paper, says`` and ``direction`` (+1 or -1), where
-            ``a`` and ``b`` are ``(model, strategy)`` and ``paper`` the paper's ``a - b`` in points (None where it
-            gives only a direction): ``stack_and_finetune_paper.COMPARISONS``.
-        task_of: ``{section: our task}``.
-        digits: the digits shown after the point.
-
-    Returns:
-        A DataFrame, one row per row of ``paper``.
+    Ours is the verdict table's row for the same ``a - b`` (against the matched-epochs finetune-only where it ran), in
+    points with its 95% interval, or "not run"; the last column is :func:`agreement`. ``paper``:
+    ``stack_and_finetune_paper.COMPARISONS`` (``paper`` None where it gives only a direction); ``task_of``: ``{section:
+    our task}``.
     """
     import pandas as pd
 
@@ -291,15 +216,7 @@ def paper_comparison(verdicts, paper, task_of: dict, digits: int = 1):
 
 
 def data_table(data: dict, specs: dict):
-    """One row per task: its section, split sizes, number of labels and (entity tasks) test entities.
-
-    Args:
-        data: ``{task name: TextDataset}``.
-        specs: ``{task name: spec}`` (its ``section``).
-
-    Returns:
-        A DataFrame indexed by task.
-    """
+    """A DataFrame by task: its section, split sizes, number of labels and (entity tasks) test entities."""
     import pandas as pd
 
     rows = []
@@ -318,15 +235,7 @@ def data_table(data: dict, specs: dict):
 
 
 def encoding_lines(tasks: dict, specs: dict) -> str:
-    """One line per encoded task: kind, sequence length, labels, and how many sentences the length cut.
-
-    Args:
-        tasks: ``{task name: TaskData}``.
-        specs: ``{task name: spec}`` (its ``sequence_length``).
-
-    Returns:
-        The lines, joined by newlines.
-    """
+    """One line per encoded task: kind, sequence length, labels, and how many sentences the length cut."""
     lines = []
     for name, task in tasks.items():
         cut = {k.split("_")[0]: v for k, v in task.info.items() if k.endswith("_truncated")}
@@ -338,14 +247,7 @@ def encoding_lines(tasks: dict, specs: dict) -> str:
 
 
 def head_sizes(experiment):
-    """Parameters of every (task, head) model beside the encoder's.
-
-    Args:
-        experiment: the notebook's :class:`~stack_and_finetune_runs.Experiment`; builds each model once.
-
-    Returns:
-        A DataFrame indexed by ``task, head``: head parameters and encoder parameters, with thousands separators.
-    """
+    """A DataFrame by ``task, head``: head and encoder parameters (thousands separators); builds each model once."""
     import pandas as pd
 
     rows, encoder_params = [], experiment.encoder.backbone.count_params()
@@ -365,17 +267,9 @@ def head_sizes(experiment):
 
 
 def cls_spread(backbone, task, n: int = 64) -> tuple[float, float]:
-    """How much the [CLS] state and the mean token state vary across ``n`` dev texts of ``task``.
+    """``([CLS] spread, mean-token spread)`` over the first ``n`` dev texts: std per dimension, averaged.
 
     A light head can only learn from a state that varies.
-
-    Args:
-        backbone: the encoder.
-        task: the encoded task; its first ``n`` dev examples are read.
-        n: how many dev texts.
-
-    Returns:
-        ``([CLS] spread, mean-token spread)``: the std per dimension, averaged.
     """
     x = {k: v[:n] for k, v in task.x["dev"].items()}
     seq = keras.ops.convert_to_numpy(backbone(x)["sequence_output"])
@@ -384,16 +278,9 @@ def cls_spread(backbone, task, n: int = 64) -> tuple[float, float]:
 
 
 def phase1_figure(curves, first_seed: int) -> tuple:
-    """Train vs dev accuracy per epoch of every stack-and-finetune run of ``first_seed``, phase 1 shaded.
+    """``(figure, phase1_story per panel)``: train vs dev accuracy per epoch, ``first_seed``'s stack-and-finetune runs.
 
-    Each panel marks the head phase 2 started from and the weights kept at the end; one legend under the panels.
-
-    Args:
-        curves: the per-epoch curves (``Experiment.curves()``).
-        first_seed: the seed whose runs are drawn.
-
-    Returns:
-        ``(figure, one sentence per panel on where phase 1 stopped)`` (:func:`phase1_story`).
+    Phase 1 shaded; each panel marks the head phase 2 started from and the weights kept; one legend under the panels.
     """
     import matplotlib.pyplot as plt
 
@@ -411,28 +298,16 @@ def phase1_figure(curves, first_seed: int) -> tuple:
 
 
 def wide(results):
-    """One row per run, one column per metric.
-
-    Args:
-        results: long rows ``task, model, strategy, seed, metric, value``.
-
-    Returns:
-        A DataFrame with ``task, model, strategy, seed`` and the metrics as columns.
-    """
+    """A DataFrame, one row per run (``task, model, strategy, seed``), one column per metric."""
     return results.pivot_table(
         index=["task", "model", "strategy", "seed"], columns="metric", values="value"
     ).reset_index()
 
 
 def phase1_stops(runs_wide):
-    """Per task and head: the stack-and-finetune runs, their phase-1 and phase-2 epochs, phase 1's early stops.
+    """Per ``task, model``: ``seeds``, ``phase1_epochs``, ``stopped_by_the_rule`` (divergence), ``phase2_epochs``.
 
-    Args:
-        runs_wide: one row per run (:func:`wide`).
-
-    Returns:
-        A DataFrame indexed by ``task, model``: ``seeds`` (how many runs), ``phase1_epochs`` (mean),
-        ``stopped_by_the_rule`` (how many phase 1s the divergence rule stopped), ``phase2_epochs`` (mean).
+    Of the stack-and-finetune runs (``runs_wide``: :func:`wide`); epochs are means.
     """
     ph = runs_wide[runs_wide.strategy == "stack_and_finetune"]
     return ph.groupby(["task", "model"]).agg(
@@ -444,15 +319,7 @@ def phase1_stops(runs_wide):
 
 
 def section_metrics(section: str, task) -> list:
-    """The metrics a section's tables show.
-
-    Args:
-        section: ``"tagging"``, ``"classification"`` or ``"pairs"``.
-        task: the section's task (:class:`~stack_and_finetune_runs.TaskData`).
-
-    Returns:
-        Tagging: entity F1 (entity tasks) and token accuracy; classification: accuracy and macro-F1; pairs: accuracy.
-    """
+    """A section's table metrics: entity F1 (entity tasks), token accuracy; accuracy, macro-F1; pairs: accuracy."""
     if section == "tagging":
         return (["entity_f1"] if task.is_entity_task else []) + ["token_accuracy"]
     return ["accuracy", "macro_f1"] if section == "classification" else ["accuracy"]
@@ -470,16 +337,7 @@ STRATEGY_STYLE = {
 def strategies_figure(results, primary: dict, guesses: dict | None = None):
     """One panel per task: each head's test score per strategy (mean ± one SE over seeds), the constant guess dashed.
 
-    Dots with error bars, not bars: the strategies differ by a few points on scores far from zero, which bars
-    drawn from zero would hide; the constant guess gives the scale.
-
-    Args:
-        results: long rows ``task, model, strategy, seed, metric, value``.
-        primary: ``{task: its primary metric}``.
-        guesses: ``{task: the constant guess on its primary metric}`` (:func:`constant_guesses`), or None.
-
-    Returns:
-        The matplotlib figure.
+    Dots with error bars, not bars from zero, which would hide differences of a few points; the guess gives the scale.
     """
     import matplotlib.pyplot as plt
 
@@ -506,15 +364,9 @@ def strategies_figure(results, primary: dict, guesses: dict | None = None):
 
 
 def constant_guesses(data: dict, tasks: dict) -> dict:
-    """``{task: the constant guess on its primary metric}``, learned from the training split, scored on test.
+    """``{task: constant guess on its primary metric}``, learned on train, scored on test.
 
-    Args:
-        data: ``{task name: TextDataset}``.
-        tasks: ``{task name: TaskData}``, for the primary metric.
-
-    Returns:
-        Per task the most frequent tag's token accuracy, or the most frequent class's accuracy; 0 for entity F1
-        (a constant "outside" tag finds no entity).
+    The most frequent tag's token accuracy or class's accuracy; 0 for entity F1 (a constant "outside" tag finds none).
     """
     out = {}
     for name, ds in data.items():
@@ -561,13 +413,8 @@ def _finetune_only_line(stats, name: str, metric: str, sizes: dict, guesses: dic
 def verdict_lines(verdicts) -> list[str]:
     r"""What the verdict table calls each comparison, in sentences: the found ones and the unmatched ones by name.
 
-    Args:
-        verdicts: the notebook's verdict table (``stack_and_finetune_verdicts.verdict_table``), in points.
-
-    Returns:
-        One line per verdict that occurs: how many comparisons it holds; the found ones (and those needing a
-        budget-matched control) each with its difference, 95% interval and Holm-corrected p; for the others, the
-        smallest difference their runs could have found.
+    Per verdict, how many comparisons; the found (and needing a budget-matched control) with difference, 95% interval
+    and Holm p; for the others the smallest difference their runs could have found.
 
     Example:
         >>> import pandas as pd
@@ -608,21 +455,7 @@ def _run_lines(results, runs_wide, sizes: dict) -> list[str]:
 
 
 def sentences(results, runs_wide, primary: dict, sizes: dict, verdicts, guesses: dict | None = None) -> list[str]:
-    """What the notebook states from this run: budgets, finetune-only and the constant guess, the verdicts.
-
-    Every verdict is the verdict table's (:func:`verdict_lines`); then phase 1's stops and the seconds per run.
-
-    Args:
-        results: long rows ``task, model, strategy, seed, metric, value``.
-        runs_wide: one row per run (:func:`wide`).
-        primary: ``{task: its primary metric}``.
-        sizes: the scale's sizes (the epochs, ``matched_budget``).
-        verdicts: the notebook's verdict table (``stack_and_finetune_verdicts.verdict_table``).
-        guesses: ``{task: the constant guess}`` (:func:`constant_guesses`), or None.
-
-    Returns:
-        The sentences, one per line.
-    """
+    """What the notebook states, a line each: budgets, finetune-only and guess, verdicts, phase-1 stops, seconds."""
     stats = summarize(results, ["task", "model", "strategy", "metric"])
     both = [name for name in primary if matched_budget(sizes, name)]
     lines = [_budget_line(primary, sizes, both)]
@@ -669,22 +502,10 @@ def _has_guesses(path, tasks) -> bool:
 
 
 def checks(runs_wide, plan_rows, sections: dict, tasks: dict, data: dict, out, min_seeds: int = 3) -> dict:
-    """What CI asserts on every run, as ``{claim: bool}``.
+    """What CI asserts on every run, as ``{claim: bool}`` (the POS claim last, where a POS task runs: medium, full).
 
-    Every run is there; the freeze scheduler did what it promises in every run; the tasks are learned well above
-    their constant guess; the files exist, each run's test predictions too; ``results.csv`` has the constant guesses.
-
-    Args:
-        runs_wide: one row per run (:func:`wide`).
-        plan_rows: the planned runs (:func:`stack_and_finetune_runs.plan`).
-        sections: ``{section: [task names]}`` (:func:`stack_and_finetune_runs.by_section`).
-        tasks: ``{task name: TaskData}``.
-        data: ``{task name: TextDataset}``, for the constant guesses.
-        out: the run's folder (a ``Path``), where the figures and tables are looked for.
-        min_seeds: the fewest seeds each task, head and strategy must have.
-
-    Returns:
-        ``{claim: bool}``, the POS claim last where a POS task runs (medium, full).
+    Every run is there (``min_seeds`` per task, head, strategy); the freeze scheduler kept its promises; tasks learned
+    well above their constant guess; files and test predictions exist in ``out``; ``results.csv`` has the guesses.
     """
     import pandas as pd
 
@@ -757,9 +578,6 @@ def _lane_legend(ax, grey: str = "encoder frozen") -> None:
 def draw_strategies():
     """The three strategies on a time axis: which part trains in which phase, at which rate.
 
-    Returns:
-        The matplotlib figure.
-
     Example:
         >>> import matplotlib
         >>> matplotlib.use("Agg")
@@ -786,11 +604,7 @@ def draw_strategies():
 
 
 def draw_recompile():
-    """Why Keras recompiles between the phases: the variables a compiled step updates, with and without a recompile.
-
-    Returns:
-        The matplotlib figure.
-    """
+    """Why Keras recompiles between phases: the variables a compiled step updates, with and without a recompile."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(9, 3.2))
@@ -830,11 +644,7 @@ def draw_recompile():
 
 
 def draw_highway():
-    """The highway BiLSTM head's data flow, from the encoder's token states to the logits.
-
-    Returns:
-        The matplotlib figure.
-    """
+    """The highway BiLSTM head's data flow, from the encoder's token states to the logits (a matplotlib figure)."""
     fig, ax = canvas(
         (9, 2.6), (-0.3, 9.8), (-0.1, 2.1), "one highway BiLSTM layer (n_layers stacks it), then pooling and the logits"
     )
@@ -868,14 +678,7 @@ def draw_highway():
 
 
 def draw_full_matching(steps: int = 4):
-    """BiMPM's full matching: every forward state of text p against the last forward state of text q.
-
-    Args:
-        steps: the states drawn per text.
-
-    Returns:
-        The matplotlib figure.
-    """
+    """BiMPM's full matching: each of ``steps`` forward states of text p against text q's last forward state."""
     fig, ax = canvas((8, 2.8), (-0.6, 2 * steps + 0.6), (-0.2, 3.2))
     last = 2 * steps  # q_N, the last state of q
     for i in range(steps):
@@ -926,13 +729,7 @@ STRATEGY_NAMES = {
 
 
 def setting_label(setting: str) -> str:
-    """A setting of :func:`kit.analysis.scale_table` (``"task | model | strategy"``) as a person reads it.
-
-    Args:
-        setting: the task, the head and the strategy, joined by " | ".
-
-    Returns:
-        ``"brown_pos: bilstm, stack-and-finetune"``.
+    """A :func:`kit.analysis.scale_table` setting (``"task | model | strategy"``) as a person reads it.
 
     Example:
         >>> setting_label("wordnet_pairs | bimpm | stack_only")
@@ -943,15 +740,9 @@ def setting_label(setting: str) -> str:
 
 
 def same_tasks_note(ours: list, reached: list, planned: list) -> str:
-    """Whether both scales show the same tasks in a panel, and if not, why.
+    """``""`` when both scales show the same tasks in a panel, else a sentence naming them and why they differ.
 
-    Args:
-        ours: this run's tasks of the panel's kind.
-        reached: the medium run's tasks of that kind that have results.
-        planned: the medium plan's tasks of that kind.
-
-    Returns:
-        ``""`` when both show the same tasks, else a sentence naming them and why they differ.
+    ``ours``: this run's tasks of the kind; ``reached``: the medium run's with results; ``planned``: the medium plan's.
 
     Example:
         >>> note = same_tasks_note(["brown_entities"], ["brown_pos"], ["brown_pos", "brown_entities"])
@@ -972,20 +763,11 @@ def same_tasks_note(ours: list, reached: list, planned: list) -> str:
 
 
 def scales_figure(results, medium, sections: dict, medium_plan: dict, guesses: dict, title: str):
-    """This run beside the committed medium run: one panel per kind of task, each setting at both scales.
+    """This run beside the committed medium run: a panel per kind of task (none for a kind without tasks), both scales.
 
-    A panel whose scales ran different tasks says so in its title, and why (:func:`same_tasks_note`).
-
-    Args:
-        results: this run's results (``results.csv``).
-        medium: :func:`kit.analysis.medium_results` of notebook 03, or None.
-        sections: ``{kind: [this run's tasks]}`` (``runs.by_section``); a kind without tasks gets no panel.
-        medium_plan: ``{task: kind}`` of the medium scale's plan (its sizes' ``tasks``).
-        guesses: ``{kind: this run's constant guess}`` on the panel's metric (:data:`SCALE_METRIC`), or None.
-        title: the figure's title (this run's scale and backend, where the medium run comes from).
-
-    Returns:
-        The matplotlib figure.
+    A panel whose scales ran different tasks says why (:func:`same_tasks_note`). ``medium``:
+    :func:`kit.analysis.medium_results` of notebook 03, or None; ``medium_plan``: ``{task: kind}`` of its plan;
+    ``guesses``: ``{kind: constant guess}`` on :data:`SCALE_METRIC`, or None; ``title``: scale and backend.
     """
     import matplotlib.pyplot as plt
 

@@ -1,25 +1,8 @@
-"""The three strategies of arXiv 1907.05338 on one task: its inputs, its models, one training run.
+"""The three strategies of arXiv 1907.05338 on one task: its inputs, its models, one training run (notebook 03).
 
-Notebook 03 compares finetune-only, stack-only and stack-and-finetune on
-token tagging, single-text classification and sentence pairs with one
-pretrained encoder. This module holds what those runs share, so the
-notebook's cells stay short:
-
-- :func:`encode_task` turns a :class:`~kit.data.TextDataset` into model
-  inputs and labels (:class:`TaskData`): WordPiece inputs for texts or
-  pairs, and for tagging the word labels moved to each word's first
-  sub-token (``kit.models.align_labels``);
-- :func:`build_model` puts a head on the backbone: a rich head (any layer
-  that reads the token-state dict of ``kit.models.build_stacked_model``), or
-  with ``head=None`` the paper's **light** finetune-only head ("two fully
-  connected layers": per token for tagging, on ``[CLS]`` otherwise);
-- :class:`ReusableBackbone` gives every run the pretrained encoder afresh
-  (weights reset, no reload);
-- :func:`train_strategy` trains it with :func:`kit.train.stack_and_finetune`
-  by a :class:`kit.train.FreezeRecipe` (:func:`freeze_recipe` builds the
-  scale's; the loss and metric that fit the task, BERT-Adam per phase),
-  watches the encoder's weights (bit-identical through a frozen phase?), and
-  returns the test outputs.
+:func:`encode_task` makes :class:`TaskData`; :func:`build_model` puts a rich head, or the paper's light finetune-only
+head, on the backbone; :class:`ReusableBackbone` gives each run the pretrained encoder afresh; :func:`train_strategy`
+trains by a :class:`kit.train.FreezeRecipe`, watching whether the encoder's weights change, and predicts the test split.
 
 >>> import keras, numpy as np
 >>> from kit.data import Split, TextDataset
@@ -74,18 +57,12 @@ KINDS = {"tagging": "tagging", "classification": "classification", "pairs": "pai
 
 @dataclass
 class TaskData:
-    """One task, encoded for a BERT backbone: inputs and labels per split (train, dev, test).
+    """One task encoded for a BERT backbone: inputs and labels per split.
 
-    Attributes:
-        name: the task's name.
-        kind: ``"tagging"``, ``"classification"`` or ``"pairs"``.
-        label_names: the classes or tags, in label-id order.
-        x: ``{split: {"token_ids", "segment_ids", "padding_mask"}}``.
-        y: ``{split: labels}``: class ids ``(N,)`` or, for tagging, token labels ``(N, T)`` (the word's label at
-            its first sub-token, ``kit.models.IGNORE`` elsewhere).
-        words: tagging: ``{split: gold label ids per word}``; else None.
-        aligned: tagging: ``{split: the alignment}``, to map token outputs back to words; else None.
-        info: notes, e.g. ``{split}_truncated``: how many tagging sentences the sequence length cut.
+    ``kind``: ``"tagging"``, ``"classification"`` or ``"pairs"``; ``x``: ``{split: {"token_ids", "segment_ids",
+    "padding_mask"}}``; ``y``: class ids ``(N,)`` or token labels ``(N, T)`` (a word's label at its first sub-token,
+    ``kit.models.IGNORE`` elsewhere). Tagging only (else None): ``words`` (gold ids per word), ``aligned`` (to map
+    tokens back to words). ``info``: notes, e.g. ``{split}_truncated`` (tagging sentences the sequence length cut).
     """
 
     name: str
@@ -112,26 +89,11 @@ class TaskData:
         return {s: len(v["token_ids"]) for s, v in self.x.items()}
 
     def steps_per_epoch(self, batch_size: int) -> int:
-        """Optimizer steps in one epoch over the training split.
-
-        Args:
-            batch_size: examples per step.
-
-        Returns:
-            ``ceil(train examples / batch_size)``.
-        """
+        """Optimizer steps in one epoch over the training split: ``ceil(train examples / batch_size)``."""
         return math.ceil(self.sizes()["train"] / batch_size)
 
     def word_outputs(self, token_outputs, split: str = "test", fill: int = -1) -> list[list[int]]:
-        """Tagging: one predicted label id per word.
-
-        Args:
-            token_outputs: the model's outputs on ``split``, ``(N, T, tags)``.
-            split: the split they were predicted on.
-            fill: the label id of a word the sequence length cut.
-
-        Returns:
-            One list of label ids per sentence.
+        """Tagging: one list of predicted label ids per sentence from ``(N, T, tags)`` outputs, ``fill`` for cut words.
 
         Raises:
             ValueError: the task is not a tagging task.
@@ -144,20 +106,12 @@ class TaskData:
 def encode_task(ds, preprocessor, name: str | None = None, splits=("train", "dev", "test")) -> TaskData:
     """A tagging, classification or pairs :class:`~kit.data.TextDataset` → :class:`TaskData` for ``preprocessor``.
 
-    Tagging: the word labels move to each word's first sub-token (``kit.models.align_labels``).
-
-    Args:
-        ds: the data set.
-        preprocessor: a ``BertPreprocessor`` (its tokenizer and sequence length).
-        name: the task's name (default: ``ds.name``).
-        splits: the splits to encode.
-
-    Returns:
-        The encoded task.
+    Tagging: word labels move to each word's first sub-token (``kit.models.align_labels``). ``name``: default
+    ``ds.name``.
 
     Raises:
-        ValueError: ``ds`` is not a tagging, classification or pairs set (regression is not supported here), has
-            no label names, or has the wrong number of texts per example for its kind.
+        ValueError: ``ds`` is not tagging, classification or pairs (no regression here), has no label names, or the
+            wrong number of texts per example for its kind.
     """
     if ds.task not in KINDS.values():
         raise ValueError(
@@ -186,16 +140,7 @@ def encode_task(ds, preprocessor, name: str | None = None, splits=("train", "dev
 
 
 def light_head(task: TaskData, hidden_dim: int, dropout: float = 0.1) -> keras.layers.Layer:
-    """The paper's finetune-only tagging head: per token, Dense(``hidden_dim``, ReLU) → Dense(tags).
-
-    Args:
-        task: the tagging task (its number of tags).
-        hidden_dim: units of the hidden layer.
-        dropout: the dropout rate.
-
-    Returns:
-        A ``TokenTaggerHead`` named ``head``.
-    """
+    """The paper's finetune-only tagging ``TokenTaggerHead``: per token Dense(``hidden_dim``, ReLU) → Dense(tags)."""
     return TokenTaggerHead(task.num_labels, n_layers=0, hidden_dim=hidden_dim, dropout=dropout, name="head")
 
 
@@ -209,28 +154,14 @@ def build_model(
     name: str | None = None,
     pooling: str = "cls",
 ) -> keras.Model:
-    """``backbone`` with ``head`` on its token states, or (``head=None``) the light finetune-only head.
+    """``backbone`` with ``head`` on its token states, or (``head=None``) the paper's light finetune-only head.
 
-    The light head is the paper's: two fully connected layers per token for
-    tagging (:func:`light_head`); for texts and pairs the pooled ``[CLS]``
-    (BERT's pooler, Dense + tanh) → Dense(``hidden_dim``, tanh) → logits
-    (``kit.models.build_classifier``). A head on the token states leaves BERT's pooler
-    (``pooled_dense``) without gradients, so it is set untrainable (the
-    scheduler keeps it so; :class:`ReusableBackbone` restores it per run).
-
-    Args:
-        backbone: the pretrained encoder.
-        task: the encoded task (its kind and number of labels).
-        head: a rich head (any layer that reads the token-state dict of ``kit.models.build_stacked_model``), or
-            None for the light head.
-        hidden_dim: the light head's hidden units; default: the backbone's hidden size.
-        dropout: the light head's dropout rate.
-        name: the model's name; default ``{task}_light`` or ``{task}_{head name}``.
-        pooling: the light head on texts and pairs: ``"cls"``, or ``"mean"`` for the mean token state (for
-            MiniLM, whose lower layers' [CLS] barely varies).
-
-    Returns:
-        The Keras model.
+    Light ("two fully connected layers"): per token for tagging (:func:`light_head`); for texts and pairs pooled
+    ``[CLS]`` (BERT's pooler) → Dense(``hidden_dim``, tanh) → logits, or with ``pooling="mean"`` the mean token state
+    (MiniLM's lower layers' [CLS] barely varies). A rich head reads ``kit.models.build_stacked_model``'s token-state
+    dict and leaves the pooler (``pooled_dense``) without gradients, so it is set untrainable (:class:`ReusableBackbone`
+    restores it per run). ``hidden_dim`` defaults to the backbone's; ``name`` to ``{task}_light`` or
+    ``{task}_{head name}``.
     """
     hidden_dim = hidden_dim or backbone.hidden_dim
     name = name or f"{task.name}_{'light' if head is None else head.name}"
@@ -246,15 +177,10 @@ def build_model(
 
 @dataclass
 class StrategyRun:
-    """One trained model: the scheduler's result, the encoder's fate per phase, the test outputs.
+    """One trained model: the scheduler's :class:`~kit.train.StackResult`, the encoder's fate per phase, test outputs.
 
-    Attributes:
-        strategy: the strategy the freeze scheduler ran.
-        result: the scheduler's :class:`~kit.train.StackResult`.
-        encoder_changed: per phase, whether any weight of the encoder changed.
-        test_outputs: the test split's logits, ``(N, classes)`` or ``(N, T, tags)``.
-        steps: the optimizer steps of every phase's epochs.
-        seconds: the wall time of training and predicting.
+    ``encoder_changed``: per phase, whether any encoder weight changed; ``test_outputs``: logits ``(N, classes)`` or
+    ``(N, T, tags)``; ``steps``: of every phase's epochs; ``seconds``: training and predicting.
     """
 
     strategy: str
@@ -265,25 +191,17 @@ class StrategyRun:
     seconds: float
 
     def phase(self, name: str):
-        """The phase called ``name``.
-
-        Args:
-            name: ``"phase1"``, ``"phase2"``, ...
-
-        Returns:
-            Its entry of ``result.phases``, or None when the run had no such phase.
-        """
+        """The ``result.phases`` entry called ``name`` (``"phase1"``, ...), or None when the run had no such phase."""
         for p in self.result.phases:
             if p.name == name:
                 return p
         return None
 
     def summary(self) -> dict:
-        """Numbers for ``results.csv``: epochs, trainable parameters and encoder change per phase, time.
+        """Numbers for ``results.csv``: ``dev_best``, ``steps``, ``seconds`` and per phase its flags and sizes.
 
-        Returns:
-            ``{"dev_best", "steps", "seconds"}`` and per phase ``{phase}_epochs``, ``_max_epochs``,
-            ``_trainable_params``, ``_encoder_frozen``, ``_encoder_changed``, ``_stopped_early`` (0/1 flags).
+        Per phase: ``{phase}_epochs``, ``_max_epochs``, ``_trainable_params``, ``_encoder_frozen``,
+        ``_encoder_changed``, ``_stopped_early`` (0/1 flags).
         """
         out = {"dev_best": float(self.result.best_dev), "steps": self.steps, "seconds": self.seconds}
         for p, changed in zip(self.result.phases, self.encoder_changed):
@@ -297,28 +215,16 @@ class StrategyRun:
 
 
 def loss_and_metrics(task: TaskData):
-    """``(loss, metrics factory)`` for the task: masked token loss/accuracy for tagging, else None (the defaults).
-
-    Args:
-        task: the encoded task.
-
-    Returns:
-        ``(MaskedSparseCategoricalCrossentropy, a factory of [MaskedAccuracy])`` for tagging, else ``(None, None)``.
-    """
+    """``(MaskedSparseCategoricalCrossentropy, factory of [MaskedAccuracy])`` for tagging, else ``(None, None)``."""
     if task.kind == "tagging":
         return MaskedSparseCategoricalCrossentropy(), (lambda: [MaskedAccuracy(name="accuracy")])
     return None, None
 
 
 def freeze_recipe(sizes: dict) -> FreezeRecipe:
-    """The scale's freeze-scheduler recipe: each phase's rate and epochs, the batch, phase 1's rule, AdamW's decay.
+    """The scale's :class:`kit.train.FreezeRecipe`: phase rates and epochs, batch, phase 1's divergence rule, decay.
 
-    Args:
-        sizes: the scale's sizes (``phase1_lr``, ``phase2_lr``, ``phase1_epochs``, ``phase2_epochs``, ``batch_size``,
-            ``weight_decay``, ``divergence_threshold``, ``divergence_patience``).
-
-    Returns:
-        The :class:`kit.train.FreezeRecipe` (:func:`train_strategy` adds the task's loss and BERT-Adam).
+    :func:`train_strategy` adds the task's loss and BERT-Adam.
 
     Example:
         >>> from kit.papers.stack_and_finetune.stack_and_finetune_sizes import DEFAULTS, SCALES
@@ -350,21 +256,10 @@ def train_strategy(
 ) -> StrategyRun:
     """Train ``model`` by ``strategy`` on ``task`` (``kit.train.stack_and_finetune``), then predict the test split.
 
-    The recipe's loss and metrics become the task's (:func:`loss_and_metrics`) and its optimizer BERT-Adam per phase
-    (``kit.train.optimizer_factory``: ``schedule``, ``warmup`` and the recipe's weight decay).
-
-    Args:
-        model: the backbone with its head (:func:`build_model`).
-        encoder: the backbone the scheduler freezes, and whose weights are watched.
-        task: the encoded task; phase 1 and the best epoch watch its dev ``accuracy`` (for tagging: over words).
-        strategy: ``"finetune_only"``, ``"stack_only"`` or ``"stack_and_finetune"``.
-        recipe: the :class:`kit.train.FreezeRecipe` (:func:`freeze_recipe`; batch size for prediction: at least 64).
-        schedule: ``"bert_adam"`` (warm-up, then linear decay over the phase's planned steps) or ``"constant"``.
-        warmup: the fraction of a phase's steps spent warming up.
-        verbose: Keras' ``fit`` verbosity.
-
-    Returns:
-        A :class:`StrategyRun`: ``encoder_changed`` says, per phase, whether any weight of ``encoder`` changed.
+    Loss and metrics are the task's (:func:`loss_and_metrics`), the optimizer BERT-Adam per phase
+    (``kit.train.optimizer_factory``). ``encoder`` is frozen by the scheduler and watched (``encoder_changed`` per
+    phase); phase 1 and the best epoch watch dev ``accuracy`` (tagging: over words). ``schedule``: ``"bert_adam"``
+    (warm-up over ``warmup`` of a phase's steps, then linear decay) or ``"constant"``; prediction batches: at least 64.
 
     Raises:
         ValueError: ``strategy`` is not one of ``kit.train.STRATEGIES``.
@@ -402,19 +297,11 @@ def _predicted_run(model, task: TaskData, strategy: str, result: StackResult, wa
 
 
 def score(task, outputs, split: str = "test") -> dict:
-    """Scores of ``outputs`` (logits or probabilities) against ``task``'s ``split`` labels.
+    """Scores of ``outputs`` (logits or probabilities, ``(N, classes)`` or ``(N, T, tags)``) against ``split``'s labels.
 
-    Accuracy and macro-F1 for texts and pairs; word-level token accuracy for tagging, plus entity-level
-    precision/recall/F1 when the tags are BIO chunks. A word cut off by the sequence length counts as wrong.
-
-    Args:
-        task: the encoded task (:class:`TaskData`).
-        outputs: logits or probabilities, ``(N, classes)`` or ``(N, T, tags)``, predicted on ``split``.
-        split: the split whose labels they are scored against.
-
-    Returns:
-        ``{"accuracy", "macro_f1"}``, or for tagging ``{"token_accuracy"}`` and, for entity tags,
-        ``entity_f1``, ``entity_precision``, ``entity_recall`` and ``entities`` (the gold entities).
+    ``{"accuracy", "macro_f1"}`` for texts and pairs; tagging: word-level ``token_accuracy`` and, for BIO chunk tags,
+    ``entity_f1``, ``entity_precision``, ``entity_recall``, ``entities`` (gold count). A word cut by the sequence length
+    counts as wrong.
 
     Raises:
         ValueError: ``outputs`` has not one row per example of ``split``.
@@ -453,17 +340,9 @@ PAD = -100
 
 
 def word_array(task, outputs, split: str = "test") -> np.ndarray:
-    """Tagging: one predicted label id per word, ``(sentences, longest sentence)``, as ``predictions/`` keeps them.
+    """Tagging: int32 predicted label ids per word, ``(sentences, longest sentence)``, as ``predictions/`` keeps them.
 
-    A word the sequence length cut is ``-1`` (scored as wrong), a place after the sentence's last word :data:`PAD`.
-
-    Args:
-        task: the encoded tagging task (:class:`TaskData`).
-        outputs: the model's outputs on ``split``, ``(N, T, tags)``.
-        split: the split they were predicted on.
-
-    Returns:
-        An int32 array.
+    A word the sequence length cut is ``-1`` (scored wrong), a place after a sentence's last word :data:`PAD`.
 
     Example:
         >>> from kit.text.alignment import align_labels
@@ -504,15 +383,9 @@ def curve_columns(rows: list[dict]) -> dict:
 
 
 def curve_rows(run, **keys) -> list[dict]:
-    """One row per epoch of every phase of a :class:`StrategyRun` (or ``StackResult``).
+    """One row per epoch of every phase of a :class:`StrategyRun` (or ``StackResult``), ``keys`` first.
 
-    Args:
-        run: a :class:`StrategyRun` or a ``StackResult``.
-        **keys: columns put first in every row (e.g. ``task, model, strategy, seed``).
-
-    Returns:
-        Rows with ``keys``, ``phase, epoch, global_epoch, train, dev, loss, val_loss``,
-        ``encoder_frozen`` and ``stopped`` (why the phase ended early, on its rows; else ``""``).
+    Columns: ``phase, epoch, global_epoch, train, dev, loss, val_loss, encoder_frozen, stopped`` (why a phase ended).
     """
     result = getattr(run, "result", run)
     frozen = {p.name: p.encoder_frozen for p in result.phases}
@@ -535,31 +408,14 @@ HEADS = {
 
 
 def encode_tasks(data: dict, specs: dict, tokenizer) -> dict:
-    """``{name: TaskData}``: each task tokenized by ``tokenizer`` at its spec's ``sequence_length``.
-
-    Args:
-        data: ``{task name: TextDataset}``.
-        specs: ``{task name: spec}``, each with its ``sequence_length``.
-        tokenizer: the backbone's WordPiece tokenizer.
-
-    Returns:
-        ``{task name: TaskData}`` (:func:`encode_task`).
-    """
+    """``{name: TaskData}`` of ``data``, each tokenized at its spec's ``sequence_length`` (:func:`encode_task`)."""
     return {
         name: encode_task(ds, BertPreprocessor(tokenizer, specs[name]["sequence_length"])) for name, ds in data.items()
     }
 
 
 def rich_head(name: str, num_labels: int, sizes: dict) -> keras.layers.Layer:
-    """The rich head ``name``, sized by ``sizes["heads"][name]``, dropout ``sizes["dropout"]``.
-
-    Args:
-        name: a key of :data:`HEADS`; also the layer's name.
-        num_labels: the task's classes or tags.
-        sizes: the scale's sizes.
-
-    Returns:
-        The head layer.
+    """The rich head ``name`` (a key of :data:`HEADS`), sized by ``sizes["heads"][name]``, dropout ``sizes["dropout"]``.
 
     Raises:
         ValueError: ``name`` is not a rich head.
@@ -579,14 +435,6 @@ def recipe_of(strategy: str, recipe: FreezeRecipe) -> tuple[str, FreezeRecipe]:
 
     :data:`MATCHED` is finetune-only whose one phase lasts ``phase1_epochs + phase2_epochs`` epochs.
 
-    Args:
-        strategy: a strategy of ``kit.train.STRATEGIES`` or :data:`MATCHED`.
-        recipe: the :class:`kit.train.FreezeRecipe` (:func:`freeze_recipe`).
-
-    Returns:
-        ``(strategy, recipe)`` as given, or for :data:`MATCHED` ``("finetune_only", the recipe with the sum as
-        phase2_epochs)``.
-
     Example:
         >>> strategy, r = recipe_of(MATCHED, FreezeRecipe(phase1_epochs=4, phase2_epochs=2))
         >>> strategy, r.phase1_epochs, r.phase2_epochs
@@ -598,22 +446,11 @@ def recipe_of(strategy: str, recipe: FreezeRecipe) -> tuple[str, FreezeRecipe]:
 
 
 def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
-    """Every run of the sweep, for every seed, with its planned optimizer steps.
+    """Rows ``{task, model, strategy, seed, steps}``: every run of the sweep, every seed, with its planned steps.
 
-    Per task the light head finetune-only (and, where :func:`matched_budget`, finetune-only for
-    as many epochs as stack-and-finetune's two phases: :data:`MATCHED`), then each rich head stack-only and
-    stack-and-finetune (and finetune-only where ``sizes["rich_head_finetune"]``; and :data:`MATCHED` for the rich
-    heads in ``sizes["rich_head_matched"]``, on the tasks with :func:`matched_budget`: the head and the schedule
-    apart).
-
-    Args:
-        models: ``{task name: [model names]}``, the light head first (:attr:`Experiment.models`).
-        sizes: the scale's sizes (``seeds``, ``batch_size``, the epochs, ``rich_head_finetune``, ``matched_budget``,
-            ``rich_head_matched``: the rich heads also fine-tuned alone for both phases' epochs, optional).
-        tasks: ``{task name: TaskData}``, for the steps per epoch.
-
-    Returns:
-        Rows ``{task, model, strategy, seed, steps}``.
+    Per task: light-head finetune-only (+ :data:`MATCHED` where :func:`matched_budget`), then each rich head stack-only
+    and stack-and-finetune (+ finetune-only where ``sizes["rich_head_finetune"]``; + :data:`MATCHED` for the heads in
+    ``sizes["rich_head_matched"]`` on matched-budget tasks). ``models``: ``{task: [model names]}``, light first.
     """
     out = []
     epochs = FreezeRecipe(phase1_epochs=sizes["phase1_epochs"], phase2_epochs=sizes["phase2_epochs"])
@@ -640,34 +477,17 @@ def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
 
 
 def by_section(tasks: dict, specs: dict) -> dict:
-    """``{section: [task names]}`` for the paper's three experiments (tagging, classification, pairs).
-
-    Args:
-        tasks: the task names (or a dict keyed by them).
-        specs: ``{task name: spec}``, each with its ``section``.
-
-    Returns:
-        ``{"tagging": [...], "classification": [...], "pairs": [...]}``.
-    """
+    """``{"tagging"|"classification"|"pairs": [task names]}``: the paper's three experiments, by spec ``section``."""
     return {sec: [n for n in tasks if specs[n]["section"] == sec] for sec in ("tagging", "classification", "pairs")}
 
 
 class Experiment(base.Experiment):
     """Notebook 03's runs on one reusable pretrained encoder: models, one run, and what a run keeps.
 
-    :meth:`run_one` trains a run; :meth:`record` saves its test predictions (logits of texts and pairs, for the
-    ensemble and the verdicts; one label id per word for tagging, :func:`word_array`) and its per-epoch curve in
+    :meth:`record` saves test predictions (logits; tagging: :func:`word_array`) and the per-epoch curve in
     ``predictions/<run>.npz``, keeps the best stack-and-finetune classifier by dev accuracy in ``best_model/``, and
-    writes its scores and scheduler summary to ``results.csv``.
-
-    Args:
-        sizes: the scale's sizes (the recipe, ``section_heads``, the heads' sizes, ``light_*``, ``seeds``).
-        tasks: ``{task name: TaskData}``.
-        specs: ``{task name: spec}`` (``section``, ``sequence_length``).
-        encoder: the pretrained encoder, a :class:`ReusableBackbone` (``fresh()`` for each run).
-        tokenizer: the encoder's tokenizer, saved with the best model's preprocessor.
-        out: the run's folder (a ``Path``).
-        backbone: the encoder's name (in the sweep's fingerprint).
+    writes scores and scheduler summary to ``results.csv``. ``encoder``: a :class:`ReusableBackbone`, ``backbone`` its
+    name.
     """
 
     KEYS = KEYS
@@ -685,15 +505,7 @@ class Experiment(base.Experiment):
         return plan(self.models, self.sizes, self.tasks)
 
     def make_model(self, task_name: str, model_name: str) -> keras.Model:
-        """The encoder (pretrained weights put back) with the light head or the rich head ``model_name``.
-
-        Args:
-            task_name: a task of ``tasks``.
-            model_name: ``"light"`` or a rich head's name.
-
-        Returns:
-            The model (:func:`build_model`), named ``{task_name}_{model_name}``.
-        """
+        """The encoder (pretrained weights put back) with the light or rich head ``model_name`` (``{task}_{model}``)."""
         task = self.tasks[task_name]
         head = None if model_name == "light" else rich_head(model_name, task.num_labels, self.sizes)
         return build_model(
@@ -709,13 +521,8 @@ class Experiment(base.Experiment):
     def run_one(self, run: dict) -> RunResult:
         """Train ``run``, seeded by its ``seed``, and score it on the test split.
 
-        Args:
-            run: a row of :func:`plan`.
-
-        Returns:
-            Its :class:`kit.results.RunResult`: the scores and the scheduler's summary, the epochs and steps it
-            trained, its test predictions (``test``) and curve (``curve__<column>``), the model and the
-            :class:`StrategyRun` (``details["strategy_run"]``).
+        The :class:`kit.results.RunResult` holds scores and scheduler summary, epochs and steps, test predictions
+        (``test``), curve (``curve__<column>``), the model and ``details["strategy_run"]``.
         """
         gc.collect()  # the previous run's model goes first
         config.set_seed(run["seed"])
@@ -752,11 +559,7 @@ class Experiment(base.Experiment):
             )
 
     def curves(self):
-        """The per-epoch curves of every run this configuration has (saved with each run; written to ``curves.csv``).
-
-        Returns:
-            A DataFrame: the run's keys, then :func:`curve_rows`' columns, one row per epoch.
-        """
+        """A DataFrame of every run's per-epoch curves (run keys, then :func:`curve_rows`' columns): ``curves.csv``."""
         import pandas as pd
 
         done = self.sweep.results().drop_duplicates(list(KEYS))
@@ -773,13 +576,10 @@ class Experiment(base.Experiment):
         return frame
 
     def record_ensembles(self, names: list) -> None:
-        """The ensemble of Experiment B, scored and written as model ``ensemble``.
+        """Experiment B's ensemble of tasks ``names``, scored and written as model ``ensemble``.
 
-        Per task, strategy (stack-only, stack-and-finetune) and seed, the average of the rich heads' class
-        probabilities (``kit.train.average_predictions``), where every rich head's predictions are there.
-
-        Args:
-            names: the tasks to ensemble (the classification ones).
+        Per task, strategy and seed: the mean of the rich heads' class probabilities
+        (``kit.train.average_predictions``), where all are there.
         """
         done = {tuple(r) for r in self.sweep.results()[list(KEYS)].astype(str).itertuples(index=False)}
         for name in names:

@@ -1,11 +1,9 @@
 """Notebook 03's sizes: what never changes with the scale, then each scale.
 
-Each task is a spec (``stack_and_finetune_tasks.derive``): its section (tagging, classification, pairs), the
-registered data set, how to narrow it, its sequence length and sizes. ``heads`` sizes the rich heads;
-``section_heads`` says which heads each section runs. The paper's recipe: phase-1 LR 1e-3, a smaller phase-2 LR,
-BERT-Adam with a weight decay, dropout 0.1; the phase-2 rate and the weight decay are lost in the paper's text
-extraction, so the kit uses BERT's weight decay 0.01 (warm-up over 10% of a phase's steps, then linear decay) and
-sets the phase-2 rate per scale.
+Tasks are specs (``stack_and_finetune_tasks.derive``); ``heads`` sizes the rich heads, ``section_heads`` picks them per
+section. The paper's recipe: phase-1 LR 1e-3, a smaller phase-2 LR, BERT-Adam with weight decay, dropout 0.1; the
+phase-2 rate and the decay are lost in its text extraction, so the kit uses BERT's 0.01 (warm-up over 10% of a phase's
+steps, then linear decay) and sets the phase-2 rate per scale.
 """
 
 # matched_budget (each scale): also run finetune-only for phase1 + phase2 epochs on these tasks (True: every task):
@@ -195,15 +193,9 @@ SCALES = {
 
 
 def matched_budget(sizes: dict, task: str) -> bool:
-    """Whether ``task`` also runs ``finetune_only_matched`` (``stack_and_finetune_runs.MATCHED``).
+    """Whether ``task`` also runs ``finetune_only_matched`` (``phase1_epochs + phase2_epochs`` epochs).
 
-    Args:
-        sizes: a scale's sizes; its ``"matched_budget"`` is ``True`` (every task), ``False`` (none, also when
-            missing) or a list of task names (smoke scale runs it on its cheapest task only).
-        task: the task's name.
-
-    Returns:
-        True when ``task`` runs finetune-only for ``phase1_epochs + phase2_epochs`` epochs too.
+    ``sizes["matched_budget"]``: True (every task), False or missing (none), or task names (smoke: its cheapest only).
 
     Example:
         >>> matched_budget({"matched_budget": ["brown_entities"]}, "brown_entities"), matched_budget({}, "qqp")

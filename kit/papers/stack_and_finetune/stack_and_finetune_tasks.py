@@ -1,25 +1,8 @@
 r"""Notebook 03's tasks, derived from registered data sets and subsampled for a scale.
 
-Two of Yahoo's (or BBC's) classes, headlines only, short sentences, Brown's proper nouns as entities.
-
-The notebook's sizes name each task by a small spec (a dict in ``stack_and_finetune_sizes.py``), e.g.::
-
-    {"section": "classification", "dataset": "bbc_news", "classes": ["business", "politics"],
-     "text": "headline", "sequence_length": 24, "max_train": 160, "max_eval": None}
-
-and :func:`task_datasets` turns a ``{name: spec}`` dict into
-``{name: TextDataset}``, loading each source set once. Spec keys:
-
-- ``dataset``: a registered name (``kit.data.load``); ``options``: the loader's options (e.g.
-  ``{"negatives": "random"}`` for ``wordnet_pairs``);
-- ``classes``: keep only these classes, relabelled in this order (``select_classes``);
-- ``text``: ``"full"`` (default) or ``"headline"`` (each text's first line);
-- ``labels``: for a tagging set, ``"tags"`` (default: its own tags) or ``"entities"`` (Brown's
-  proper-noun spans as BIO entities, ``kit.data.entities``);
-- ``max_words``: tagging: keep sentences of at most this many words;
-- ``max_train``, ``max_eval``: seeded subsample (stratified for classes); ``max_dev`` caps the dev
-  split below ``max_eval`` (a dev set is scored after every epoch: a smaller one costs less);
-- ``section``, ``sequence_length``: read by the notebook, ignored here.
+:func:`task_datasets` turns ``{name: spec}`` into ``{name: TextDataset}``, loading each source once; spec keys are
+:data:`SPEC_KEYS` (:func:`derive`), e.g. ``{"section": "classification", "dataset": "bbc_news", "classes": ["business",
+"politics"], "text": "headline", "sequence_length": 24, "max_train": 160, "max_eval": None}``.
 
 >>> from kit.data import Split, TextDataset
 >>> s = Split(texts=["Title one\nbody", "Title two\nbody"], labels=[0, 1])
@@ -56,14 +39,7 @@ LABEL_VIEWS = ("tags", "entities")
 
 
 def headlines(ds: TextDataset) -> TextDataset:
-    """Each text cut to its first non-empty line (BBC and Yahoo texts start with their title).
-
-    Args:
-        ds: the data set; pairs have both texts cut.
-
-    Returns:
-        A copy of ``ds`` whose ``info["text"]`` is ``"headline"``.
-    """
+    """A copy of ``ds`` (``info["text"] = "headline"``), each text (both of a pair) cut to its first non-empty line."""
 
     def first(text: str) -> str:
         return next((line.strip() for line in text.splitlines() if line.strip()), text.strip())
@@ -78,14 +54,7 @@ def headlines(ds: TextDataset) -> TextDataset:
 
 
 def max_words(ds: TextDataset, n: int | None) -> TextDataset:
-    """The sentences of a tagging set with at most ``n`` words, in every split.
-
-    Args:
-        ds: a tagging data set.
-        n: the most words a sentence keeps; ``None``: all of them (``ds`` comes back as it is).
-
-    Returns:
-        A copy of ``ds`` whose ``info["max_words"]`` is ``n``.
+    """A copy of tagging set ``ds`` keeping sentences of at most ``n`` words (None: ``ds`` as it is).
 
     Raises:
         ValueError: ``ds`` is not a tagging set, or a split has no sentence that short (raise ``max_words``).
@@ -110,18 +79,12 @@ def max_words(ds: TextDataset, n: int | None) -> TextDataset:
 
 
 def derive(ds: TextDataset, spec: dict, name: str | None = None, seed: int = 0) -> TextDataset:
-    r"""``ds`` narrowed as ``spec`` says (classes, text view, sentence length, labels, subsample).
+    r"""``ds`` narrowed as ``spec`` says, in this order: classes, text view, sentence length, labels, subsample.
 
-    The steps run in that order; then ``max_dev`` caps dev by a seeded sample (stratified for classes and pairs).
-
-    Args:
-        ds: the source data set.
-        spec: the task's spec (the module's spec keys, :data:`SPEC_KEYS`).
-        name: the derived set's name (default: ``ds.name``).
-        seed: the seed of the subsamples.
-
-    Returns:
-        The derived data set.
+    Spec keys: ``dataset`` and ``options`` (``kit.data.load``'s); ``classes`` (kept, relabelled in order); ``text``
+    (``"full"`` or ``"headline"``); ``labels`` (tagging: ``"tags"`` or ``"entities"``, Brown's proper nouns as BIO);
+    ``max_words``; ``max_train``, ``max_eval`` (seeded, stratified); ``max_dev`` caps dev below ``max_eval`` (scored
+    every epoch); ``section``, ``sequence_length`` (ignored here).
 
     Raises:
         KeyError: ``spec`` has a key that is not in :data:`SPEC_KEYS`.
@@ -160,15 +123,7 @@ def derive(ds: TextDataset, spec: dict, name: str | None = None, seed: int = 0) 
 
 
 def task_datasets(specs: dict, seed: int = 0, load=None) -> dict:
-    """``{name: spec}`` → ``{name: TextDataset}``, each source set loaded once.
-
-    Args:
-        specs: ``{task name: spec}`` (see :func:`derive`).
-        seed: the seed of the subsamples.
-        load: ``(dataset, **options) -> TextDataset``; default ``kit.data.load``.
-
-    Returns:
-        ``{task name: TextDataset}``, in the order of ``specs``.
+    """``{name: spec}`` → ``{name: TextDataset}`` in order, each source loaded once by ``load`` (``kit.data.load``).
 
     Raises:
         KeyError: a spec names no ``dataset``.
@@ -189,21 +144,10 @@ def task_datasets(specs: dict, seed: int = 0, load=None) -> dict:
 
 
 def with_own_data(specs: dict, datasets: dict, own, seed: int = 0) -> tuple[dict, dict]:
-    """Put the user's data set ``own`` (``kit.data.notebook_dataset``) in place of the task of its kind.
+    """New ``(specs, datasets)``: your ``own`` (``kit.data.notebook_dataset``) last, in place of the task of its kind.
 
-    The task whose spec ``section`` equals ``own.task`` (``classification`` or
-    ``pairs``) is replaced by ``own``, subsampled with that task's
-    ``max_train``/``max_eval``/``max_dev`` and read at its ``sequence_length``; the other
-    tasks stay. It prints which task ``own`` replaces.
-
-    Args:
-        specs: ``{task name: spec}``.
-        datasets: ``{task name: TextDataset}``.
-        own: the user's data set, or None.
-        seed: the seed of the subsample.
-
-    Returns:
-        New ``(specs, datasets)``, ``own`` last; ``own=None`` returns them as given.
+    The task whose ``section`` equals ``own.task`` is replaced by ``own`` subsampled by its ``max_train``/``max_eval``/
+    ``max_dev``, at its ``sequence_length``; it prints which. ``own=None`` returns them as given.
 
     Raises:
         ValueError: no task has ``own``'s kind.

@@ -1,19 +1,8 @@
 """Notebook 03's verdict table: every comparison from each seed's test predictions, Holm across the table.
 
-Each run leaves its test predictions in ``predictions/<run>.npz`` (``Experiment.record``): logits for texts and
-pairs, one label id per word for tagging (``stack_and_finetune_runs.word_array``). :func:`arm` turns one (task, model,
-strategy)'s files into what :func:`kit.analysis.compare_arms` takes, per seed:
-
-- accuracy: 1/0 per test example;
-- macro-F1: the predicted classes, with the test labels and a ``score`` that recomputes macro-F1 on every draw;
-- token accuracy (right words / words) and entity F1 (2 x right entities / (predicted + gold entities)): ratios of
-  sums over sentences, so per sentence its counts (right words; right and predicted entities), with the words or
-  the gold entities as ``labels`` and a ``score`` that recomputes the ratio on every bootstrap draw of sentences.
-
-:func:`plan_comparisons` lists the notebook's comparisons, and whether each sets equal budgets side by side:
-stack-and-finetune trains up to ``phase1_epochs + phase2_epochs`` epochs, finetune-only ``phase2_epochs`` and
-stack-only ``phase1_epochs``, so only the finetune-only run for both phases' epochs (``finetune_only_matched``) is
-its budget-matched control. :func:`verdict_table` makes the table (``kit.analysis.verdict_table``).
+:func:`arm` turns one (task, model, strategy)'s ``predictions/<run>.npz`` into :func:`kit.analysis.compare_arms`' input
+per seed; :func:`plan_comparisons` lists the comparisons and which are budget-matched; :func:`verdict_table` makes the
+table (``kit.analysis.verdict_table``).
 
 >>> import numpy as np
 >>> counts = np.array([[1, 2], [0, 1], [2, 2]])      # 3 sentences: right entities, predicted entities
@@ -43,13 +32,6 @@ LIGHT, FT, SO, SF = "light", "finetune_only", "stack_only", "stack_and_finetune"
 def ratio_of_sums(counts, totals) -> float:
     """``sum(counts) / sum(totals)``: token accuracy from right words and words per sentence (0 for no words).
 
-    Args:
-        counts: per sentence, the right words.
-        totals: per sentence, its words.
-
-    Returns:
-        The ratio.
-
     Example:
         >>> ratio_of_sums(np.array([3, 1]), np.array([4, 4]))
         0.5
@@ -61,12 +43,8 @@ def ratio_of_sums(counts, totals) -> float:
 def entity_f1_of_counts(counts, gold) -> float:
     """Micro entity F1 ``2 right / (predicted + gold)`` from per-sentence counts (0 when there are no entities).
 
-    Args:
-        counts: ``(sentences, 2)``: right entities, predicted entities.
-        gold: per sentence, its gold entities.
-
-    Returns:
-        The F1 (conlleval's: the same as from the whole test set's spans).
+    ``counts``: ``(sentences, 2)``, right and predicted entities; ``gold``: per sentence. Equals conlleval's F1 over the
+    whole test set's spans.
     """
     counts = np.asarray(counts)
     denominator = float(counts[:, 1].sum() + np.sum(gold))
@@ -79,14 +57,10 @@ def _macro_f1(predictions, labels, num_labels: int) -> float:
 
 
 def sentence_counts(task, words) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per test sentence: right words, words, and (entity tasks) right, predicted and gold entities.
+    """Per test sentence: ``(right words (N,), words (N,), entities (N, 3))``.
 
-    Args:
-        task: the encoded tagging task (its test split's gold words and label names).
-        words: one predicted label id per word, as ``stack_and_finetune_runs.word_array`` saves them (-1: cut).
-
-    Returns:
-        ``(right words (N,), words (N,), entities (N, 3): right, predicted, gold; (N, 0) for other tags)``.
+    Entities: right, predicted, gold ((N, 0) for non-entity tags). ``words``: predicted label id per word, as
+    ``stack_and_finetune_runs.word_array`` saves them (-1: cut).
     """
     names = task.label_names
     outside = names.index("O") if "O" in names else 0
@@ -112,19 +86,11 @@ def _outputs(out: Path, task: str, model: str, strategy: str, seed, members: lis
 
 
 def arm(folder, task, model: str, strategy: str, seeds, metric: str, members: list = ()) -> tuple[dict, dict]:
-    """One (task, model, strategy)'s per-example test results per seed, and the options that score them.
+    """``({seed: per-example test results}, {"labels", "score"} or {})`` of a (task, model, strategy).
 
-    Args:
-        folder: the notebook's output folder (its ``predictions/``).
-        task: the encoded task (:class:`~stack_and_finetune_runs.TaskData`: its test labels, kind, label names).
-        model: ``"light"``, a rich head, or ``"ensemble"`` (the mean probabilities of ``members``).
-        strategy: the strategy.
-        seeds: the seeds to look for; a seed without its file is left out.
-        metric: ``accuracy``, ``macro_f1``, ``token_accuracy`` or ``entity_f1``.
-        members: the ensemble's heads.
-
-    Returns:
-        ``({seed: per-example results}, {"labels": ..., "score": ...} or {})``, ready for ``compare_arms``.
+    Accuracy: 1/0 per example; macro-F1: predicted classes, ``score`` recomputing it per draw; token accuracy and entity
+    F1 (ratios of sums over sentences): per-sentence counts, ``score`` recomputing the ratio per bootstrap draw of
+    sentences. ``model`` ``"ensemble"`` averages ``members``' probabilities; a seed without its file is left out.
 
     Raises:
         ValueError: a metric the task's kind does not have.
@@ -147,14 +113,7 @@ def arm(folder, task, model: str, strategy: str, seeds, metric: str, members: li
 
 
 def epochs_of(strategy: str, sizes: dict) -> int:
-    """The most epochs ``strategy`` trains: its budget.
-
-    Args:
-        strategy: ``finetune_only``, ``finetune_only_matched``, ``stack_only`` or ``stack_and_finetune``.
-        sizes: the scale's sizes (``phase1_epochs``, ``phase2_epochs``).
-
-    Returns:
-        finetune-only ``phase2_epochs``, stack-only ``phase1_epochs``, the others both phases' epochs.
+    """Most epochs ``strategy`` trains: finetune-only ``phase2_epochs``, stack-only ``phase1_epochs``, others both.
 
     Example:
         >>> sizes = {"phase1_epochs": 4, "phase2_epochs": 2}
@@ -203,25 +162,12 @@ def _paper_effect(paper_rows: list, section: str, metric: str, a: tuple, b: tupl
 def plan_comparisons(tasks: dict, specs: dict, models: dict, ran: set, sizes: dict, paper, task_of: dict) -> list:
     """Every comparison of the verdict table: per task on its primary metric, then the paper's other rows.
 
-    Per rich head (and the ensemble): stack-and-finetune against finetune-only (the light head's run for both
-    phases' epochs where it ran: :data:`~stack_and_finetune_runs.MATCHED`), against its own stack-only; where they ran,
-    the head's own finetune-only against the light head's, and the schedule and the head apart at equal epochs; the
-    two rich heads against each other. Then each row of the paper's comparisons not yet in (its finetune-only side
-    the budget-matched one where it ran).
-
-    Args:
-        tasks: ``{task name: TaskData}``.
-        specs: ``{task name: spec}`` (its ``section``).
-        models: ``{task name: [model names]}``, the light head first.
-        ran: the ``(task, model, strategy)`` that have results.
-        sizes: the scale's sizes (the epochs).
-        paper: ``stack_and_finetune_paper.COMPARISONS`` (rows with ``section``, ``metric``, ``a``, ``b``).
-        task_of: ``{section: our task}``.
-
-    Returns:
-        Dicts ``task, metric, a, b, budget_matched, note, effect``: ``budget_matched`` when both arms plan as many
-        epochs (what each trained decides in :func:`verdict_table` where the runs' records are given), ``effect``
-        the paper's ``a - b`` (a fraction) where it reports one for this comparison, else None.
+    Per rich head (and ensemble): stack-and-finetune against finetune-only (the light head's for both phases' epochs
+    where it ran: :data:`~stack_and_finetune_runs.MATCHED`, the only budget-matched control) and its own stack-only;
+    where run, its own finetune-only against the light head's, schedule and head apart at equal epochs; the two rich
+    heads against each other. Then the paper's rows not yet in. Dicts
+    ``task, metric, a, b, budget_matched, note, effect`` (``budget_matched``: both arms plan as many epochs; ``effect``:
+    the paper's ``a - b`` as a fraction, or None).
     """
     out, seen = [], set()
     rows = paper.to_dict("records") if hasattr(paper, "to_dict") else list(paper)
@@ -248,28 +194,17 @@ def plan_comparisons(tasks: dict, specs: dict, models: dict, ran: set, sizes: di
 
 
 def metrics_of(task) -> tuple:
-    """The metrics :func:`arm` scores per example for ``task``.
-
-    Args:
-        task: the encoded task (its kind; for tagging whether its tags are entities).
-
-    Returns:
-        Tagging: ``token_accuracy`` (and ``entity_f1`` for entity tags); else ``accuracy`` and ``macro_f1``.
-    """
+    """:func:`arm`'s metrics: tagging ``token_accuracy`` (+ ``entity_f1``), else ``accuracy``, ``macro_f1``."""
     if task.kind == "tagging":
         return ("token_accuracy", "entity_f1") if task.is_entity_task else ("token_accuracy",)
     return ("accuracy", "macro_f1")
 
 
 def budgets(results, members: dict) -> dict:
-    """What each (task, model, strategy) actually trained, from the runs' records: ``{key: {"steps", "epochs"}}``.
+    """What each (task, model, strategy) trained: ``{key: {"steps", "epochs"}}``, means over seeds of the runs' records.
 
-    The mean over its seeds of ``trained_steps`` and ``trained_epochs`` (a phase 1 stopped early counts the epochs it
-    ran); an ensemble's is the sum of its members' (each trained its own). Empty for runs recorded before they kept it.
-
-    Args:
-        results: long rows ``task, model, strategy, seed, metric, value``.
-        members: ``{task: the ensemble's heads}``.
+    A phase 1 stopped early counts the epochs it ran; an ensemble's is its ``members``' sum. Empty for runs recorded
+    before they kept it.
 
     Example:
         >>> import pandas as pd
@@ -293,22 +228,9 @@ def budgets(results, members: dict) -> dict:
 def verdict_table(folder, tasks: dict, comparisons: list, seeds, members: dict, trained: dict | None = None):
     """The notebook's verdict table (``kit.analysis.verdict_table``, in points) over ``comparisons``.
 
-    Each comparison's arms are read from ``folder`` (:func:`arm`); one whose arms have fewer than 2 seeds with
-    predictions is left out, and named in ``table.attrs["left_out"]``. Where ``trained`` holds both arms, their
-    budgets are what they trained (:func:`budgets`: a phase 1 stopped early is a smaller budget), else the planned
-    epochs decide.
-
-    Args:
-        folder: the notebook's output folder (its ``predictions/``).
-        tasks: ``{task name: TaskData}``.
-        comparisons: :func:`plan_comparisons`' rows.
-        seeds: the seeds to look for.
-        members: ``{task name: the ensemble's heads}``.
-        trained: :func:`budgets`, or None.
-
-    Returns:
-        The table: one row per comparison, named by ``stack_and_finetune_report.comparison_name``; its ``verdict``
-        is the notebook's verdict on that comparison.
+    Arms are read from ``folder`` (:func:`arm`); one with fewer than 2 seeds is left out (``table.attrs["left_out"]``).
+    Where ``trained`` (:func:`budgets`) holds both arms, what they trained decides the budget, else the planned epochs.
+    Rows are named by ``stack_and_finetune_report.comparison_name``.
 
     Raises:
         ValueError: no comparison has 2 seeds in both arms.
