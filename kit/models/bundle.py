@@ -185,7 +185,7 @@ def uncompiled_copy(model: keras.Model) -> keras.Model:
 
 
 def load_bundle(folder) -> Bundle:
-    """Load a folder written by :func:`save_bundle` (on any backend) as a :class:`Bundle`.
+    """Load a folder written by :func:`save_bundle` (on any backend) as a :class:`Bundle`, compiled for this backend.
 
     A folder without ``bundle.json`` or ``model.keras`` is a FileNotFoundError. A model saved inside a training wrapper
     (``kit.train.SMART``) names an unregistered kit class (TypeError): ``import kit.train`` first, or save the inner
@@ -208,6 +208,8 @@ def load_bundle(folder) -> Bundle:
             "A model saved inside a training wrapper (kit.train.SMART) needs `import kit.train` before loading; "
             "better, save the inner model (or uncompiled_copy(model))."
         ) from None
+    if getattr(model, "compiled", False):
+        model.jit_compile = None  # this backend's "auto": jax saves True, which torch would run via torch.compile
     pre = vocab = words = None
     if (folder / "tokenizer").is_dir():
         tok_folder = folder / "tokenizer"

@@ -71,13 +71,15 @@ def test_bundle_errors(tmp_path):
 
 def test_loads_on_another_backend(tmp_path):
     """Saved here after training with the kit's AdamW, loaded in a fresh process (kit.models alone imported) on
-    another backend: the same predictions."""
+    another backend: the same predictions, compiled as that backend's "auto" (a jax-saved model says jit_compile=True,
+    which torch would run through torch.compile: 150 s for four sentences on a CPU)."""
     _, _, _, folder = _wordpiece_bundle(tmp_path, trained=True)
     want = load_bundle(folder).predict(TEXTS)
     other = "torch" if keras.backend.backend() != "torch" else "jax"
     code = (
         f"import json; from kit.models.bundle import load_bundle; "
-        f"print(json.dumps(load_bundle({str(folder)!r}).predict({TEXTS!r}).tolist()))"
+        f"b = load_bundle({str(folder)!r}); "
+        f"print(json.dumps([b.model.jit_compile, b.predict({TEXTS!r}).tolist()]))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],
@@ -87,7 +89,9 @@ def test_loads_on_another_backend(tmp_path):
         env=dict(os.environ, KERAS_BACKEND=other),
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    np.testing.assert_allclose(np.array(json.loads(out.stdout.strip().splitlines()[-1])), want, atol=1e-5)
+    jit, got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert jit is (other == "jax"), f"loaded on {other} with jit_compile={jit}"
+    np.testing.assert_allclose(np.array(got), want, atol=1e-5)
 
 
 def test_a_model_saved_inside_a_training_wrapper_says_what_to_import(tmp_path):
