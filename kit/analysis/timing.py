@@ -29,10 +29,10 @@ def time_inference(
     """Median milliseconds per batch of ``model`` on ``inputs`` (one batch), after ``warmup`` untimed calls (compiling).
 
     ``inputs``: an array or dict of arrays (the first's shape gives batch size and sequence length). ``compiled``: time
-    ``predict_on_batch`` (jit on jax and tensorflow), else an eager ``model(inputs, training=False)``. One row:
-    ``model`` (``name`` or ``model.name``), ``backend``, ``device``, ``batch_size``, ``sequence_length``, ``compiled``
-    (True only on jax and tensorflow), ``median_ms``, ``min_ms``, ``max_ms``, ``repeats``. ValueError: ``repeats`` below
-    1.
+    ``predict_on_batch`` (jit on jax and tensorflow), else an eager ``model(inputs, training=False)``. ValueError:
+    ``repeats`` below 1. One row: ``model`` (``name`` or ``model.name``), ``backend``, ``device``, ``batch_size``,
+    ``sequence_length``, ``compiled`` (True only on jax and tensorflow), ``median_ms``, ``min_ms``, ``max_ms``,
+    ``repeats``.
     """
     import keras  # noqa: PLC0415 - kit.analysis imports without Keras (a light room)
 

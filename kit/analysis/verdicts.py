@@ -231,8 +231,9 @@ def compare_arms(
     (the jackknife's most, :data:`~kit.analysis.noise.GROUPS`); ``resamples`` (a diagnostic bootstrap's draws).
 
     Raises:
-        ValueError: an arm with under 2 seeds or test examples, unequal or non-finite seeds' scores; paired arms on
-            different test sets; ``score`` without ``labels``; one budget without the other, or nothing in common.
+        ValueError: an arm with under 2 seeds or test examples, seeds scored on different numbers of examples,
+            non-finite scores; paired arms on different test sets; ``score`` without ``labels``; one budget without
+            the other, or nothing in common.
         TypeError: an option it does not know.
 
     Example:
@@ -397,7 +398,7 @@ def verdict_table(comparisons, alpha: float = ALPHA, scale: float = 1.0, **optio
     :data:`SCALED` (100: accuracy in points). A pandas DataFrame, a row per comparison, columns :data:`COLUMNS`
     (:data:`MAIN_COLUMNS` first; ``detectable``: 80% power at Holm's strictest ``alpha / m``); ``attrs``: ``alpha``,
     ``scale``, ``level``, ``power``, ``tested`` (``m``), ``alpha_row``. Show it with :func:`kit.analysis.show_verdicts`.
-    ValueError: no comparisons.
+    ValueError: no comparisons, or one that :func:`compare_arms` refuses.
 
     Example:
         >>> t = verdict_table([("x", [[1, 0, 1, 1], [1, 1, 0, 1]], [[0, 0, 1, 0], [1, 0, 0, 0]])])

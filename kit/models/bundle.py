@@ -107,8 +107,9 @@ def save_bundle(
 
     Give ``preprocessor`` (WordPiece and BPE models; plus ``vocabulary`` if the model reads compact ids) or
     ``word_vocab`` (LSTMs from scratch, with ``sequence_length``, the length its ids were padded to). ``label_names``:
-    the classes in output order (None: regression); ``info``: what to keep about the run in ``bundle.json``. Neither (a
-    model is of little use without its tokenization), or ``word_vocab`` without ``sequence_length``, is a ValueError.
+    the classes in output order (None: regression); ``info``: what to keep about the run in ``bundle.json``. Giving
+    neither (a model is of little use without its tokenization), or ``word_vocab`` without ``sequence_length``, is a
+    ValueError.
     """
     folder = Path(folder)
     if preprocessor is None and word_vocab is None:

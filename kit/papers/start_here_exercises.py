@@ -1,6 +1,6 @@
 """Notebook 00's exercise checks: each tries the learner's answer on a small case against the kit, never the solution.
 
-``ex.check(N, answer)`` after exercise N's starter prints ``right: ...`` or ``not yet: ...``
+``ex.check(N, answer)`` (``ex``: this module) after exercise N's starter prints ``right: ...`` or ``not yet: ...``
 (:func:`kit.checks.answer`). Exercises 2 and 3 are checked without training (the learner's ``run`` is recorded, in
 seconds), then their ``prediction`` is tested against what their own run showed (``acc=``, ``scores=``) over the test
 sentences.

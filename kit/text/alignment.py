@@ -130,8 +130,8 @@ def _place_words(i, pieces, labels, label_all_subtokens, row, out) -> bool:
 def word_predictions(token_scores, aligned: AlignedTags, fill: int = -1) -> list[list[int]]:
     """One predicted id per word: the argmax at its first sub-token (``fill`` for a word with no token: empty or cut).
 
-    ``token_scores``: ``(N, T, num_tags)`` logits/probabilities or ``(N, T)`` ids, predicted on ``aligned`` (another (N,
-    T) is a ValueError).
+    ``token_scores``: ``(N, T, num_tags)`` logits/probabilities or ``(N, T)`` ids, predicted on ``aligned``
+    (another ``(N, T)`` is a ValueError).
     """
     scores = np.asarray(token_scores)
     ids = scores.argmax(-1) if scores.ndim == 3 else scores

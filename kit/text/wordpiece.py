@@ -244,9 +244,9 @@ class BertPreprocessor:
     def __call__(self, inputs) -> dict[str, np.ndarray]:
         """Pack texts or a pair ``(texts_a, texts_b)`` of equal-length lists into int32 ``(n, sequence_length)`` arrays.
 
-        A tuple is always two text lists, never ``(x, y)``: one of other than two parts, or pair lists of different
-        lengths, is a ValueError; a tuple of two strings (ambiguous), one string alone, or an item that is not a string,
-        a TypeError.
+        A tuple is always two text lists, never ``(x, y)``: a tuple of more or fewer than two parts, or pair lists of
+        different lengths, is a ValueError; a tuple of two strings (ambiguous), one string alone, or an item that is not
+        a string, a TypeError.
         """
         if isinstance(inputs, tuple):
             if len(inputs) != 2:

@@ -36,7 +36,7 @@ class FitResult:
 
     Attributes:
         best_epoch: the restored epoch (0-based), the best on dev.
-        best_dev: its dev score, ``monitor``: ``"val_accuracy"``, or ``"val_loss"`` for regression.
+        best_dev: its dev score, the ``monitor`` value: ``"val_accuracy"``, or ``"val_loss"`` for regression.
         steps: the optimizer steps planned (:func:`planned_steps`).
         epochs: the epochs planned (early stopping may end sooner: :attr:`trained`).
     """

@@ -76,7 +76,7 @@ def fit_in_chunks(model, batches, steps: int, chunks: int, verbose: int = 0, pro
     """Take ``steps`` optimizer steps as ``chunks`` consecutive ``fit`` calls on ``batches(start, n)`` (one stream).
 
     ``batches(start, n)`` gives the stream's ``n`` steps from ``start`` (a ``PyDataset``); the compiled model's
-    optimizer and schedule carry over. ``chunks`` (1 to ``steps``) is the curve's points;
+    optimizer and schedule carry over. ``chunks`` (1 to ``steps``) fits, one curve point each;
     ``progress(done, steps, logs)`` runs after each. Returns
     ``{"step": [end of each chunk], <each logged value>: [its mean over the chunk]}``.
     """

@@ -314,8 +314,8 @@ def _architecture_panel(ax, arch, size: dict, tasks, guess) -> None:
 def figure(test, dev, arch: tuple, long, task: str, label: str | None = None, guess=None, tasks=None):
     """Three panels: SMART's lambda_s sweep, the architectures' scores and sizes, the MLM loss of further pretraining.
 
-    The paper's Figure 4, Table 6 and Figure 5's mechanism. ``label`` names ``task`` (your data); ``guess``: ``{task:
-    constant guess}`` (dashed); ``tasks``: the architecture panel's (default: the scores', their mean last).
+    The paper's Figure 4, Table 6 and Figure 5's mechanism. ``label`` names ``task`` (your data); ``guess``:
+    ``{task: constant guess}`` (dashed); ``tasks``: the architecture panel's (default: the scores', their mean last).
     """
     shown, (arch, size) = label or task, arch
     import matplotlib.pyplot as plt

@@ -197,8 +197,9 @@ def build_model(
 class Setting:
     """What one run changes (the paper's one change per experiment); everything else is the :class:`Recipe`.
 
-    ``lambda_s``: SMART's weight (0: none); ``decay``: layer-wise LR decay in (0, 1] (1: none, same optimizer, else
-    ValueError); ``mlm_steps``: further-pretraining masked-LM steps (0: none).
+    ``architecture``: ``"single"``, ``"multi"``, ``"cerbertus"`` (top ``k`` layers per task) or ``"triple"``
+    (:func:`build_model`); ``lambda_s``: SMART's weight (0: none); ``decay``: layer-wise LR decay in (0, 1] (1: none,
+    same optimizer; outside: ValueError); ``mlm_steps``: further-pretraining masked-LM steps (0: none).
 
     Example:
         >>> Setting(architecture="cerbertus", k=1)
@@ -220,10 +221,11 @@ class Setting:
 class Recipe:
     """The recipe every run of notebook 04 shares.
 
-    AdamW (no decay on biases and LayerNorm), clipped to global norm 1, rate warmed up over ``warmup`` of the steps,
-    then cosine to 0; one task per batch, all tasks' batches shuffled (mt-dnn's sampler), last partial batches dropped.
-    With ``epochs > 1`` the epoch of best mean dev score is kept (as the paper reports). ``smart``: a
-    :class:`kit.train.SmartNoise`; ``pooling``: ``"cls"`` or ``"mean"``.
+    AdamW (no decay on biases and LayerNorm), clipped to global norm 1, rate warmed up over ``warmup`` of the steps
+    (the first step already at ``rate / warm-up steps``, not 0), then cosine to 0; one task per batch, all tasks'
+    batches shuffled (mt-dnn's sampler), last partial batches dropped. With ``epochs > 1`` the epoch of best mean dev
+    score is kept (as the paper reports). ``smart``: a :class:`kit.train.SmartNoise`; ``pooling``: ``"cls"`` or
+    ``"mean"``.
 
     Example:
         >>> from kit.papers.serbertus.serbertus_sizes import DEFAULTS, SCALES
@@ -613,8 +615,9 @@ def seed_ensembles(predictions: dict, labels: dict, kinds: dict, keep_prediction
     """One dev-gated ensemble (:func:`kit.train.dev_gated_ensemble`) per seed and task of that seed's models.
 
     ``predictions``: ``{(model name, seed): {"dev"|"test": {task: p}}}``; ``labels``: ``{"dev"|"test": {task: y}}``.
-    Rows: ``seed, task, candidates, members, member_names, dev_score, test_score, best_single, best_single_dev,
-    best_single_test``; ``keep_predictions`` adds ``test_predictions``, ``best_single_test_predictions``.
+    Rows: ``seed``, ``task``, ``candidates``, ``members``, ``member_names``, ``dev_score``, ``test_score``,
+    ``best_single``, ``best_single_dev``, ``best_single_test``; ``keep_predictions`` adds ``test_predictions``,
+    ``best_single_test_predictions``.
     """
     rows = []
     for seed in sorted({s for _, s in predictions}):

@@ -48,8 +48,8 @@ def phase1_story(curve) -> str:
 def kept_epochs(curve) -> dict:
     """Which epochs' weights a run kept (1-based over both phases, as the phase-curve figure's x axis).
 
-    ``{"phase1": epoch phase 2's head started from (the rule's kept epoch, else phase 1's last), "final": the last
-    phase's best dev epoch}``; a key is left out where the run has no such phase.
+    ``{"phase1": p1, "final": f}``: ``p1`` the epoch phase 2's head started from (the rule's kept epoch, else phase
+    1's last), ``f`` the last phase's best dev epoch; a key is left out where the run has no such phase.
 
     Example:
         >>> rows = [{"phase": "phase1", "dev": d, "stopped": "gap; kept epoch 1's weights (x)"} for d in (.5, .7)]
@@ -183,8 +183,8 @@ def paper_comparison(verdicts, paper, task_of: dict, digits: int = 1):
 
     Ours is the verdict table's row for the same ``a - b`` (against the matched-epochs finetune-only where it ran), in
     points with its 95% interval, or "not run"; the last column is :func:`agreement`. ``paper``:
-    ``stack_and_finetune_paper.COMPARISONS`` (``paper`` None where it gives only a direction); ``task_of``: ``{section:
-    our task}``.
+    ``stack_and_finetune_paper.COMPARISONS`` (``paper`` None where it gives only a direction); ``task_of``:
+    ``{section: our task}``.
     """
     import pandas as pd
 

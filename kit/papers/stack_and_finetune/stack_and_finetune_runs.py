@@ -59,10 +59,11 @@ KINDS = {"tagging": "tagging", "classification": "classification", "pairs": "pai
 class TaskData:
     """One task encoded for a BERT backbone: inputs and labels per split.
 
-    ``kind``: ``"tagging"``, ``"classification"`` or ``"pairs"``; ``x``: ``{split: {"token_ids", "segment_ids",
-    "padding_mask"}}``; ``y``: class ids ``(N,)`` or token labels ``(N, T)`` (a word's label at its first sub-token,
-    ``kit.models.IGNORE`` elsewhere). Tagging only (else None): ``words`` (gold ids per word), ``aligned`` (to map
-    tokens back to words). ``info``: notes, e.g. ``{split}_truncated`` (tagging sentences the sequence length cut).
+    ``kind``: ``"tagging"``, ``"classification"`` or ``"pairs"``; ``x``: ``{split: inputs}`` (``token_ids``,
+    ``segment_ids``, ``padding_mask``); ``y``: class ids ``(N,)`` or token labels ``(N, T)`` (a word's label at its
+    first sub-token, ``kit.models.IGNORE`` elsewhere). Tagging only (else None): ``words`` (gold ids per word),
+    ``aligned`` (to map tokens back to words). ``info``: notes, e.g. ``{split}_truncated`` (tagging sentences the
+    sequence length cut).
     """
 
     name: str

@@ -1,8 +1,8 @@
 r"""Notebook 03's tasks, derived from registered data sets and subsampled for a scale.
 
 :func:`task_datasets` turns ``{name: spec}`` into ``{name: TextDataset}``, loading each source once; spec keys are
-:data:`SPEC_KEYS` (:func:`derive`), e.g. ``{"section": "classification", "dataset": "bbc_news", "classes": ["business",
-"politics"], "text": "headline", "sequence_length": 24, "max_train": 160, "max_eval": None}``.
+:data:`SPEC_KEYS` (:func:`derive`), e.g. (with ``sequence_length``, ``max_train``, ``max_eval`` besides)
+``{"section": "classification", "dataset": "bbc_news", "classes": ["business", "politics"], "text": "headline"}``.
 
 >>> from kit.data import Split, TextDataset
 >>> s = Split(texts=["Title one\nbody", "Title two\nbody"], labels=[0, 1])
