@@ -189,10 +189,3 @@ def hold_writer_lock(path) -> None:
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"process {os.getpid()}, since {time.strftime('%Y-%m-%d %H:%M:%S')}".encode(), 0)
     _HELD[key] = fd
-
-
-def release_writer_lock(path) -> None:
-    """Give up this process's writer lock of ``path`` (if held): another process may write it now."""
-    fd = _HELD.pop(str(lock_path(path).resolve()), None)
-    if fd is not None:
-        os.close(fd)

@@ -1,8 +1,8 @@
 """Notebook 01's report: the gap to the transformer as data grows (Figure 1), Table 2, the verdicts, the checks.
 
 Accuracy: mean ± standard error over seeds (:func:`kit.analysis.summarize`). One verdict table (:func:`verdicts`):
-runs paired example by example on their shared test set, a two-level bootstrap over seeds and test examples beside
-Welch's t over seeds, Holm's correction across the table; :func:`table2` and :func:`sentences` quote it.
+runs paired example by example on their shared test set, an interval from the seeds' spread (Welch's t) and the test
+set's (:func:`kit.analysis.compare_arms`), Holm's correction across the table, quoted by :func:`table2`.
 
 >>> specs = {"LSTM-2-64": ("lstm", 2, 64), "LSTM-2-64 + MiniLM emb": ("lstm+pretrained", 2, 64)}
 >>> table_pairs(specs | {"T": ("transformer", None, None)})
