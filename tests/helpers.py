@@ -58,6 +58,39 @@ def tiny_inputs(batch=4, seq=10, vocab=64, seed=0):
     }
 
 
+#: A WordPiece vocabulary with sub-tokens ("cat ##s", "mat ##tress") and a two-word name, for the tagging tests.
+TAGGING_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "##s", "sat", "on", "mat", "##tress"]
+TAGGING_VOCAB += ["new", "york", ",", "."]
+
+
+def tagging_preprocessor(length=12):
+    """A BertPreprocessor of ``length`` tokens over :data:`TAGGING_VOCAB`."""
+    import keras_hub
+
+    from kit.text.wordpiece import BertPreprocessor
+
+    return BertPreprocessor(keras_hub.models.BertTokenizer(vocabulary=TAGGING_VOCAB), length)
+
+
+#: Brown-style part-of-speech tags of :func:`brown_tagged`'s first sentence (proper nouns: np, np$, nps, np+bez).
+BROWN_POS = ["at", "np", "np$", "nn", "nps", ".", "np+bez", "np"]
+
+
+def brown_tagged():
+    """A three-sentence Brown-tagged TextDataset (the same split as train, dev and test) with proper nouns to find."""
+    from kit.data import Split, TextDataset
+
+    tagset = sorted(set(BROWN_POS) | {"vbd"})
+    idx = {t: i for i, t in enumerate(tagset)}
+    sents = [
+        (["The", "Mary", "Jane's", "dog", "Americans", ".", "John's", "Smith"], BROWN_POS),
+        (["He", "ran", "."], ["np", "vbd", "."]),
+        (["A", "dog", "."], ["at", "nn", "."]),
+    ]
+    split = Split(texts=[w for w, _ in sents], labels=[[idx[t] for t in tags] for _, tags in sents])
+    return TextDataset("toy_pos", "tagging", {"train": split, "dev": split, "test": split}, tagset)
+
+
 def token_states(batch=3, steps=7, dim=8, seed=0, ends=(5, 4)):
     """A rich head's input dict: random token states and a padding mask whose rows 1, 2, ... end at ``ends``."""
     rng = np.random.default_rng(seed)

@@ -12,23 +12,10 @@ from kit.data.entities import (
     proper_noun_spans,
 )
 from kit.metrics.tagging_scores import get_entities
+from tests.helpers import BROWN_POS, brown_tagged
 
 # no Keras here: `kit test` runs this module under its first backend only
 pytestmark = pytest.mark.one_backend
-
-POS = ["at", "np", "np$", "nn", "nps", ".", "np+bez", "np"]
-
-
-def _tagged():
-    tagset = sorted(set(POS) | {"vbd"})
-    idx = {t: i for i, t in enumerate(tagset)}
-    sents = [
-        (["The", "Mary", "Jane's", "dog", "Americans", ".", "John's", "Smith"], POS),
-        (["He", "ran", "."], ["np", "vbd", "."]),
-        (["A", "dog", "."], ["at", "nn", "."]),
-    ]
-    split = Split(texts=[w for w, _ in sents], labels=[[idx[t] for t in tags] for _, tags in sents])
-    return TextDataset("toy_pos", "tagging", {"train": split, "dev": split, "test": split}, tagset)
 
 
 def test_proper_noun_tags():
@@ -46,21 +33,21 @@ def test_proper_noun_tags():
 
 
 def test_spans_are_maximal_runs_typed_by_their_last_word():
-    assert proper_noun_spans(POS) == [("NP", 1, 2), ("NPS", 4, 4), ("NP", 6, 7)]
-    assert proper_noun_spans(POS, typed=False) == [("NP", 1, 2), ("NP", 4, 4), ("NP", 6, 7)]
+    assert proper_noun_spans(BROWN_POS) == [("NP", 1, 2), ("NPS", 4, 4), ("NP", 6, 7)]
+    assert proper_noun_spans(BROWN_POS, typed=False) == [("NP", 1, 2), ("NP", 4, 4), ("NP", 6, 7)]
     assert proper_noun_spans(["np", "nps"]) == [("NPS", 0, 1)]  # a mixed run is one entity, typed by its end
     assert proper_noun_spans([]) == [] and proper_noun_spans(["nn"]) == []
 
 
 def test_bio_tags_read_back_as_the_same_spans_by_the_entity_scorer():
     for typed in (True, False):
-        tags = bio_tags(POS, typed)
+        tags = bio_tags(BROWN_POS, typed)
         assert tags[:3] == ["O", "B-NP", "I-NP"]
-        assert get_entities(tags) == [(t, a, b) for t, a, b in proper_noun_spans(POS, typed)]
+        assert get_entities(tags) == [(t, a, b) for t, a, b in proper_noun_spans(BROWN_POS, typed)]
 
 
 def test_proper_noun_entities_dataset():
-    ds = _tagged()
+    ds = brown_tagged()
     ent = proper_noun_entities(ds)
     assert ent.task == "tagging" and ent.label_names == TYPED_LABELS and ent.name == "toy_pos_entities"
     assert ent.sizes() == ds.sizes() and ent.train.texts == ds.train.texts

@@ -10,25 +10,6 @@ from kit.metrics.masked_tokens import (
 )
 from kit.text.alignment import IGNORE
 
-VOCAB = [
-    "[PAD]",
-    "[UNK]",
-    "[CLS]",
-    "[SEP]",
-    "[MASK]",
-    "the",
-    "cat",
-    "##s",
-    "sat",
-    "on",
-    "mat",
-    "##tress",
-    "new",
-    "york",
-    ",",
-    ".",
-]
-
 
 def test_masked_loss_and_accuracy_match_numpy():
     rng = np.random.default_rng(0)

@@ -6,29 +6,11 @@ import pytest
 
 from kit.text.alignment import IGNORE, align_labels, word_predictions
 from kit.text.wordpiece import BertPreprocessor
-
-VOCAB = [
-    "[PAD]",
-    "[UNK]",
-    "[CLS]",
-    "[SEP]",
-    "[MASK]",
-    "the",
-    "cat",
-    "##s",
-    "sat",
-    "on",
-    "mat",
-    "##tress",
-    "new",
-    "york",
-    ",",
-    ".",
-]
+from tests.helpers import TAGGING_VOCAB, tagging_preprocessor
 
 
 def _pre(length=12):
-    return BertPreprocessor(keras_hub.models.BertTokenizer(vocabulary=VOCAB), sequence_length=length)
+    return tagging_preprocessor(length)
 
 
 def test_align_labels_first_subtoken():
@@ -60,7 +42,7 @@ def test_align_labels_truncation_cache_and_errors():
             calls.append(list(texts))
             return super().tokenize(texts, max_tokens)
 
-    spy = Spy(keras_hub.models.BertTokenizer(vocabulary=VOCAB), sequence_length=12)
+    spy = Spy(keras_hub.models.BertTokenizer(vocabulary=TAGGING_VOCAB), sequence_length=12)
     align_labels([["the", "cat", "the"], ["cat", "sat"]], None, spy)
     align_labels([["sat", "the", "mat"]], None, spy)
     assert calls == [["the", "cat", "sat"], ["mat"]]  # each distinct word tokenized once, then cached

@@ -1,7 +1,6 @@
 """The BiLSTM token tagger head: layer contract, padding, training with the masked loss, save/load."""
 
 import keras
-import keras_hub
 import numpy as np
 import pytest
 
@@ -13,27 +12,7 @@ from kit.models.heads import build_stacked_model
 from kit.models.heads.token_tagger import TokenTaggerHead
 from kit.testing import run_layer_test, run_precision_test
 from kit.text.alignment import IGNORE
-from kit.text.wordpiece import BertPreprocessor
-from tests.helpers import token_states
-
-VOCAB = [
-    "[PAD]",
-    "[UNK]",
-    "[CLS]",
-    "[SEP]",
-    "[MASK]",
-    "the",
-    "cat",
-    "##s",
-    "sat",
-    "on",
-    "mat",
-    "##tress",
-    "new",
-    "york",
-    ",",
-    ".",
-]
+from tests.helpers import tagging_preprocessor, token_states
 
 
 def _states(batch=3, steps=6, dim=8, seed=0):
@@ -41,7 +20,7 @@ def _states(batch=3, steps=6, dim=8, seed=0):
 
 
 def _pre(length=12):
-    return BertPreprocessor(keras_hub.models.BertTokenizer(vocabulary=VOCAB), sequence_length=length)
+    return tagging_preprocessor(length)
 
 
 @pytest.mark.parametrize("kwargs,n_weights", [({"n_layers": 1, "cells": 4}, 8), ({"n_layers": 0, "hidden_dim": 8}, 4)])

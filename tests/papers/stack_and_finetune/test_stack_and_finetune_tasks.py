@@ -14,23 +14,10 @@ from kit.papers.stack_and_finetune.stack_and_finetune_tasks import (
     task_datasets,
     with_own_data,
 )
+from tests.helpers import brown_tagged
 
 # no Keras here: `kit test` runs this module under its first backend only
 pytestmark = pytest.mark.one_backend
-
-POS = ["at", "np", "np$", "nn", "nps", ".", "np+bez", "np"]
-
-
-def _tagged():
-    tagset = sorted(set(POS) | {"vbd"})
-    idx = {t: i for i, t in enumerate(tagset)}
-    sents = [
-        (["The", "Mary", "Jane's", "dog", "Americans", ".", "John's", "Smith"], POS),
-        (["He", "ran", "."], ["np", "vbd", "."]),
-        (["A", "dog", "."], ["at", "nn", "."]),
-    ]
-    split = Split(texts=[w for w, _ in sents], labels=[[idx[t] for t in tags] for _, tags in sents])
-    return TextDataset("toy_pos", "tagging", {"train": split, "dev": split, "test": split}, tagset)
 
 
 def _topics(n=40):
@@ -57,11 +44,11 @@ def test_subsample_and_max_dev():
 
 
 def test_max_words_and_entities_from_a_spec():
-    ds = derive(_tagged(), {"labels": "entities", "max_words": 3})
+    ds = derive(brown_tagged(), {"labels": "entities", "max_words": 3})
     assert ds.sizes() == {"train": 2, "dev": 2, "test": 2} and ds.label_names == TYPED_LABELS
-    assert max_words(_tagged(), None).sizes()["train"] == 3
+    assert max_words(brown_tagged(), None).sizes()["train"] == 3
     with pytest.raises(ValueError, match="no train sentence"):
-        max_words(_tagged(), 1)
+        max_words(brown_tagged(), 1)
     with pytest.raises(ValueError, match="tagging set"):
         max_words(_topics(), 3)
 
@@ -72,7 +59,7 @@ def test_spec_errors():
     with pytest.raises(ValueError, match="text="):
         derive(_topics(), {"text": "title"})
     with pytest.raises(ValueError, match="labels="):
-        derive(_tagged(), {"labels": "ner"})
+        derive(brown_tagged(), {"labels": "ner"})
     with pytest.raises(KeyError, match="names no 'dataset'"):
         task_datasets({"x": {"section": "pairs"}}, load=lambda name: _topics())
 
@@ -82,7 +69,7 @@ def test_task_datasets_loads_each_source_once():
 
     def load(name):
         calls.append(name)
-        return _tagged()
+        return brown_tagged()
 
     out = task_datasets(
         {
@@ -110,4 +97,4 @@ def test_with_own_data_replaces_the_task_of_its_kind():
     assert new_data["mine"].sizes() == {"train": 8, "dev": 4, "test": 40}
     assert specs["news"]["max_train"] == 8 and "news" in specs  # the inputs are left alone
     with pytest.raises(ValueError, match="'tagging' set"):
-        with_own_data(specs, datasets, _tagged())
+        with_own_data(specs, datasets, brown_tagged())
