@@ -5,6 +5,10 @@ import pytest
 
 from kit.models import ClassifierHead
 from kit.testing import run_layer_test, run_precision_test
+from tests.helpers import TINY_BERT
+
+#: A one-layer BERT of width 8 for the layer contract (TINY_BERT's other sizes).
+ONE_LAYER_BERT = {**TINY_BERT, "num_layers": 1, "hidden_dim": 8, "intermediate_dim": 16}
 
 
 @pytest.mark.parametrize("hidden_dim,n_weights", [(None, 2), (16, 4)])
@@ -29,15 +33,7 @@ def test_bert_backbone_precision():
 
     run_precision_test(
         BertBackbone,
-        {
-            "vocabulary_size": 64,
-            "num_layers": 1,
-            "num_heads": 2,
-            "hidden_dim": 8,
-            "intermediate_dim": 16,
-            "max_sequence_length": 16,
-            "hidden_activation": "gelu",
-        },
+        ONE_LAYER_BERT,
         tiny_inputs(seq=10),
     )
 
@@ -94,15 +90,7 @@ def test_bert_backbone_layer_contract():
 
     run_layer_test(
         BertBackbone,
-        {
-            "vocabulary_size": 64,
-            "num_layers": 1,
-            "num_heads": 2,
-            "hidden_dim": 8,
-            "intermediate_dim": 16,
-            "max_sequence_length": 16,
-            "hidden_activation": "gelu",
-        },
+        ONE_LAYER_BERT,
         tiny_inputs(seq=10),
         run_training_check=True,
         expected_output_shape={"sequence_output": (4, 10, 8), "pooled_output": (4, 8)},
