@@ -21,8 +21,9 @@ class Notebook:
 
     ``number`` (``"00"``, what ``kit run`` takes) and ``stem`` (file name in ``notebooks/``); ``paper``: its
     ``kit/papers/`` folder and ``KIT_SIZES`` section (None for 00); ``backend``: CI's under nbval; ``minutes``: that
-    run's (benchmarks/README.md#ci-what-each-run-costs; orders ``kit test``'s queue only); ``tasks``: the data kinds it
-    takes (``kit run --data`` refuses others before a kernel starts).
+    run's in CI (benchmarks/README.md#ci-what-each-run-costs: the run of 1f9e95e; orders ``kit test``'s queue, and the
+    opening's "How long" gives it); ``tasks``: the data kinds it takes (``kit run --data`` refuses others before a
+    kernel starts).
     """
 
     number: str
@@ -37,21 +38,21 @@ class Notebook:
 #: Every notebook, in order. CI's backend for each: the one that runs it fastest on a 2-core CPU, all three covered
 #: (benchmarks/README.md says why each).
 NOTEBOOKS: tuple[Notebook, ...] = (
-    Notebook("00", "00_start_here", None, "Start here", "tensorflow", 9.8,
+    Notebook("00", "00_start_here", None, "Start here", "tensorflow", 9.1,
              ("classification", "regression", "pairs", "pair_regression")),
-    Notebook("01", "01_pretrain_or_not", "pretrain_or_not", "To Pretrain or Not to Pretrain", "torch", 12.5,
+    Notebook("01", "01_pretrain_or_not", "pretrain_or_not", "To Pretrain or Not to Pretrain", "torch", 14.2,
              ("classification",)),
-    Notebook("02", "02_tlm", "tlm", "TLM: NLP from scratch without large-scale pretraining", "torch", 14.5,
+    Notebook("02", "02_tlm", "tlm", "TLM: NLP from scratch without large-scale pretraining", "torch", 15.2,
              ("classification",)),
-    Notebook("03", "03_stack_and_finetune", "stack_and_finetune", "To Tune or Not to Tune", "torch", 16.0,
+    Notebook("03", "03_stack_and_finetune", "stack_and_finetune", "To Tune or Not to Tune", "torch", 14.3,
              ("tagging", "classification", "pairs")),
-    Notebook("04", "04_serbertus", "serbertus", "SerBERTus", "jax", 20.6,
+    Notebook("04", "04_serbertus", "serbertus", "SerBERTus", "jax", 19.3,
              ("classification", "pairs", "pair_regression", "regression")),
 )  # fmt: skip
 
-#: Minutes ``kit test``'s other runs took in CI (benchmarks/README.md#ci-what-each-run-costs), by label or by the
+#: Minutes ``kit test``'s other runs took in CI (benchmarks/README.md#ci-what-each-run-costs: 1f9e95e), by label or the
 #: name before " on ": only the order of its queue reads them.
-OTHER_RUN_MINUTES = {"pytest jax": 13.7, "pytest tensorflow": 26.9, "pytest torch": 21.0, "solutions": 6.7}
+OTHER_RUN_MINUTES = {"pytest jax": 26.5, "pytest tensorflow": 22.7, "pytest torch": 16.7, "solutions": 7.0}
 
 
 def notebook(number: str) -> Notebook:

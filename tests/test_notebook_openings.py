@@ -70,6 +70,28 @@ def test_the_opening_is_read_in_a_minute(notebook):
     assert not problems, f"{notebook.name}'s first cell: {problems}"
 
 
+#: "How long"'s total at smoke: "..., 14 min in all."
+IN_ALL = re.compile(r"(\d+(?:\.\d+)?) min in all")
+
+
+def how_long_problem(text: str, minutes: float) -> str:
+    """Why an opening's total at smoke disagrees with CI's measured minutes (``kit.notebooks``), or ""."""
+    found = IN_ALL.search(" ".join(unfolded(text).split()))
+    if not found:
+        return "no 'N min in all' in 'How long'"
+    said = float(found.group(1))
+    if abs(said - minutes) > max(1.0, 0.1 * minutes):
+        return f"'How long' says {said:g} min in all; CI measured {minutes:g} (kit/notebooks.py, benchmarks/README.md)"
+    return ""
+
+
+@pytest.mark.parametrize("notebook", notebook_paths(), ids=lambda p: p.stem)
+def test_how_long_gives_the_minutes_ci_measured(notebook):
+    first = "".join(_cells(notebook)[0]["source"])
+    assert not how_long_problem(first, notebooks.notebook(notebook.stem).minutes), notebook.name
+    assert how_long_problem("**How long**: smoke 3 min, 3.5 min in\nall.", 9.1).startswith("'How long' says 3.5")
+
+
 def test_a_long_opening_without_its_parts_is_caught():
     old = "# 02\n\n*TLM* (Yao et al.), `papers/tlm.txt`.\n\n| | a |\n|---|---|\n" + "words\n" * 30
     assert opening_problems(old) == [

@@ -111,14 +111,14 @@ def derive(ds: TextDataset, spec: dict, name: str | None = None, seed: int = 0) 
     if text == "headline":
         ds = headlines(ds)
     ds = max_words(ds, spec.get("max_words"))
-    if labels == "entities":
-        ds = proper_noun_entities(ds)
     if spec.get("max_train") is not None or spec.get("max_eval") is not None:
         ds = ds.subsample(spec.get("max_train"), spec.get("max_eval"), seed=seed)
     if spec.get("max_dev") is not None and len(ds.dev) > spec["max_dev"]:
         strat = ds.dev.labels if ds.task in ("classification", "pairs") else None
         dev = ds.dev.take(sample_indices(len(ds.dev), spec["max_dev"], seed=seed, stratify=strat))
         ds = replace(ds, splits={**ds.splits, "dev": dev})
+    if labels == "entities":  # after the cuts (tagging's are not stratified): info["entities"] counts what is kept
+        ds = proper_noun_entities(ds)
     return replace(ds, name=name or ds.name)
 
 

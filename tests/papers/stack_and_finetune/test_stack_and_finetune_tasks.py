@@ -53,6 +53,15 @@ def test_max_words_and_entities_from_a_spec():
         max_words(_topics(), 3)
 
 
+def test_entity_counts_are_of_the_sentences_kept():
+    """The data table's "test entities" (info["entities"]) counts the cut test split, not the split before the cut."""
+    ds = derive(brown_tagged(), {"labels": "entities", "max_eval": 1}, seed=0)
+    kept = ds.test.labels[0]
+    begins = sum(ds.label_names[int(t)].startswith("B-") for t in kept)
+    whole = derive(brown_tagged(), {"labels": "entities"}).info["entities"]["test"]  # all three sentences
+    assert ds.sizes()["test"] == 1 and ds.info["entities"]["test"] == begins < whole == 4
+
+
 def test_spec_errors():
     with pytest.raises(KeyError, match="Unknown task spec key"):
         derive(_topics(), {"max_trian": 3})
