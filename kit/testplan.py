@@ -6,7 +6,7 @@
 >>> plan["tensorflow"], plan["jax"]
 (['notebooks/00_start_here.ipynb'], ['notebooks/04_serbertus.ipynb'])
 >>> [job[0] for job in longest_first(test_jobs(REPO, ["torch"], [], plan))][:2]
-['pytest torch', '04_serbertus on jax']
+['04_serbertus on jax', 'pytest torch']
 """
 
 from __future__ import annotations
