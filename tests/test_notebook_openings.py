@@ -89,7 +89,11 @@ def how_long_problem(text: str, minutes: float) -> str:
 def test_how_long_gives_the_minutes_ci_measured(notebook):
     first = "".join(_cells(notebook)[0]["source"])
     assert not how_long_problem(first, notebooks.notebook(notebook.stem).minutes), notebook.name
+
+
+def test_a_how_long_off_the_measured_minutes_is_caught():
     assert how_long_problem("**How long**: smoke 3 min, 3.5 min in\nall.", 9.1).startswith("'How long' says 3.5")
+    assert how_long_problem("**How long**: smoke 3 min.", 9.1) == "no 'N min in all' in 'How long'"
 
 
 def test_a_long_opening_without_its_parts_is_caught():
