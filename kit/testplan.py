@@ -4,9 +4,9 @@
 
 >>> plan = notebook_plan(REPO)
 >>> plan["tensorflow"], plan["jax"]
-(['notebooks/00_start_here.ipynb'], ['notebooks/04_serbertus.ipynb'])
+(['notebooks/00_start_here.ipynb'], ['notebooks/01_pretrain_or_not.ipynb'])
 >>> [job[0] for job in longest_first(test_jobs(REPO, ["torch"], [], plan))][:2]
-['04_serbertus on jax', 'pytest torch']
+['pytest torch', '02_tlm on torch']
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parent.parent
 UNKNOWN_MINUTES = 5
 #: nbval's limit on one notebook cell, in seconds: a hang fails, a slow sweep does not. On a 2-core CPU at one thread,
 #: beside another job, 04's sweep on tensorflow (``--all-notebooks-on tensorflow``) took 58.5 minutes and 03's about
-#: 42 (benchmarks/README.md); on CI's backends the longest takes about 16.
+#: 42 (benchmarks/README.md); on CI's backends the longest takes about 13.
 CELL_TIMEOUT_S = 5400
 
 
@@ -48,7 +48,7 @@ def notebook_plan(root: Path, mapping: dict | None = None, every: list[str] | No
 
     Example:
         >>> notebook_plan(REPO, {"00": "jax"}, None)["jax"]
-        ['notebooks/00_start_here.ipynb', 'notebooks/04_serbertus.ipynb']
+        ['notebooks/00_start_here.ipynb', 'notebooks/01_pretrain_or_not.ipynb']
     """
     backends = {**notebook_backends(), **(mapping or {})}
     plan: dict[str, list[str]] = {}

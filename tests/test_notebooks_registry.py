@@ -95,7 +95,7 @@ def test_the_guides_registry_line_is_a_notebook_05():
 
 def test_a_new_notebook_05_is_in_kit_tests_plan(repo_with_05, capsys):
     plan = testplan.notebook_plan(repo_with_05)
-    assert plan["jax"] == ["notebooks/04_serbertus.ipynb", "notebooks/05_toy.ipynb"]
+    assert plan["jax"] == ["notebooks/01_pretrain_or_not.ipynb", "notebooks/05_toy.ipynb"]
     jobs = {label: env for label, _, env in testplan.test_jobs(repo_with_05, ["torch"], [], plan)}
     assert jobs["05_toy on jax"]["KERAS_BACKEND"] == "jax" and testplan.expected_minutes("05_toy on jax") == 4.5
     assert testplan.plan_with_overrides(repo_with_05, "05=tensorflow")["tensorflow"][-1] == "notebooks/05_toy.ipynb"

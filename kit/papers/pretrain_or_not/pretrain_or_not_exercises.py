@@ -1,6 +1,6 @@
 """Notebook 01's exercises: the set-up their solutions share, so each solution shows only its experiment.
 
->>> recipe = lstm_recipe({**DEFAULTS, **SCALES["smoke"]}, smoke=True)   # the notebook's: 6 epochs of 64, >= 60
+>>> recipe = lstm_recipe({**DEFAULTS, **SCALES["smoke"]}, smoke=True)   # the notebook's: 10 epochs of 64, >= 60
 >>> recipe.epochs, recipe.batch_size, recipe.min_steps, recipe.schedule
 (2, 32, 30, 'constant')
 """

@@ -25,12 +25,12 @@ def _ds():
 
 
 def test_the_recipe_is_the_papers_and_shorter_at_smoke():
-    sizes = kit.papers.sizes("pretrain_or_not", "smoke")  # LSTMs: 6 epochs of batch 64, >= 60 updates
+    sizes = kit.papers.sizes("pretrain_or_not", "smoke")  # LSTMs: 10 epochs of batch 64, >= 60 updates
     full = ex.lstm_recipe(sizes, smoke=False)
-    assert (full.learning_rate, full.epochs, full.batch_size, full.schedule) == (1e-3, 6, 64, "constant")
+    assert (full.learning_rate, full.epochs, full.batch_size, full.schedule) == (1e-3, 10, 64, "constant")
     short = ex.lstm_recipe(sizes, smoke=True)
     assert (short.epochs, short.batch_size, short.min_steps, short.patience) == (2, 32, 30, 2)
-    assert sizes["lstm_epochs"] == 6  # the scale's sizes are not changed
+    assert sizes["lstm_epochs"] == 10  # the scale's sizes are not changed
 
 
 def test_the_first_n_and_both_readings_of_the_splits():

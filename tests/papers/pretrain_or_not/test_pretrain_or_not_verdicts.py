@@ -77,6 +77,24 @@ def test_the_verdict_table_holds_every_comparison_and_the_sentences_quote_it(tmp
     assert checks["every run's saved test predictions give its test accuracy"]
 
 
+def test_the_data_check_reads_the_lstms_mean(tmp_path):
+    """One LSTM a point down over the sizes (seed noise at smoke) passes when the LSTMs' mean rises; no rise fails."""
+    plan, results = _runs(tmp_path)
+    correct = report.load_correct(tmp_path, plan)
+    claim = "the LSTMs score higher at the largest size than at the smallest (their mean)"
+
+    def check(shift):  # shift each LSTM's accuracy at the largest size by shift[model] points
+        moved = results.copy()
+        for m, d in shift.items():
+            moved.loc[(moved.model == m) & (moved.train_examples == 2250), "value"] += d / 100
+        stats = report.accuracy_stats(moved)
+        return report.checks(moved, stats, report.gaps(stats, SPECS, SIZES), plan, SPECS, 2, correct)[claim]
+
+    assert check({})  # both LSTMs 70% -> 80%
+    assert check({"LSTM-2-64": -11})  # one LSTM 70% -> 69%, the other 70% -> 80%
+    assert not check({"LSTM-2-64": -15, "LSTM-2-64 + MiniLM emb": -15})  # both LSTMs lose 5 points
+
+
 def test_a_run_without_saved_predictions_is_refused(tmp_path):
     plan, _ = _runs(tmp_path)
     predictions_path(tmp_path, plan[4], runs.KEYS).unlink()

@@ -117,6 +117,7 @@ def test_cap_selection_keeps_the_best_ranked_passages():
     assert paper_sizes("tlm", "medium")["max_corpus_share"] <= 0.05
 
 
+@pytest.mark.one_backend  # a shape's arithmetic; tlm_backbone itself is built and trained on every backend
 def test_bert_base_option_builds_the_papers_model_shape(monkeypatch):
     monkeypatch.setenv("KIT_SIZES", '{"tlm": {"model": "bert_base"}}')
     z = runs.with_model(paper_sizes("tlm", "full"))
