@@ -8,9 +8,9 @@ accuracy.
 
 DEFAULTS = {"lstm_lr": 1e-3, "lstm_batch": 64, "transformer_batch": 32}
 
-#: medium and full train the paper's LSTM sizes with several seeds (5 and 3) and time them at the paper's shapes, and
-#: fine-tune every layer of the transformer (``encoder_layers``: keep only the bottom ones; None: all), read through
-#: [CLS] (``transformer_pooling``: "cls" or "mean", the mean token state)
+#: medium and full train the paper's LSTM sizes with several seeds (4 at medium, 3 at full) and time them at the
+#: paper's shapes, and fine-tune every layer of the transformer (``encoder_layers``: keep only the bottom ones; None:
+#: all), read through [CLS] (``transformer_pooling``: "cls" or "mean", the mean token state)
 _PAPER_MODELS = {
     "encoder_layers": None,
     "transformer_pooling": "cls",
