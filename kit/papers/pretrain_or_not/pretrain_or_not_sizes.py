@@ -30,7 +30,7 @@ SCALES = {
     # 750, cost CI ~4 of the notebook's 26 minutes and showed nothing the ends did not; 2,250 for the larger size
     # cost 14 minutes in all in CI against ~10 at 1,000: the runs of the small size are set by their minimum
     # steps, 60 and 30 updates, those of the larger one by its size; the LSTMs get the paper's 10 epochs, as at
-    # medium: with 6, 96 updates at 1,000 sentences left LSTM-2-64 where it was at 250); texts cut at 40
+    # medium, and early stopping on dev ends most runs after 5-8); texts cut at 40
     # WordPiece tokens (11% of the snippets are longer; fine-tuning MiniLM costs in proportion to the length).
     # The transformer is MiniLM-L6's bottom 3 layers (as in notebooks 03 and 04 at smoke): all 6 cost 3.7 s a step
     # of 32 x 40 tokens on one CPU thread (torch, beside another job as in CI), 25 of the notebook's 33 minutes.
