@@ -79,22 +79,33 @@ def plan_with_overrides(root: Path, overrides: str = "", every: str = "") -> dic
 def test_jobs(root: Path, backends, pytest_args, plan: dict[str, list[str]]) -> list[tuple[str, list, dict]]:
     """``(label, command, env)`` for each run of ``kit test``: pytest per backend, then notebooks, then the solutions.
 
-    The first of ``backends`` also runs the ``one_backend`` tests and the solutions; ``pytest_args`` go to each pytest
-    run; an empty ``plan`` (:func:`notebook_plan`): no notebooks, no solutions. Temp and output folders: ``root/runs``.
+    The first of ``backends`` also runs the ``one_backend`` tests and the solutions (a run per planned notebook with
+    exercises); ``pytest_args`` go to each pytest run; an empty ``plan`` (:func:`notebook_plan`): no notebooks, no
+    solutions. Temp and output folders: ``root/runs``.
     """
     jobs = [_pytest_job(root, b, pytest_args, one_backend=i == 0) for i, b in enumerate(backends)]
     for b, targets in plan.items():
         for nb in targets:
             jobs.append(_notebook_job(root, b, nb))
-    if plan:  # every exercise's solution (kit/exercises.py), at smoke, under the first backend
-        jobs.append(
-            (
-                f"solutions on {backends[0]}",
-                [sys.executable, "-m", "kit.exercises", "--all"],
-                {"KERAS_BACKEND": backends[0], "KIT_SCALE": "smoke", "KIT_OUT_ROOT": str(root / "runs" / "solutions")},
-            )
-        )
+    if plan:  # every exercise's solution (kit/exercises.py), at smoke, under the first backend: a run per notebook
+        planned = {Path(nb).name for targets in plan.values() for nb in targets}
+        for nb in notebooks.check_folder(Path(root) / "notebooks"):
+            if nb.name in planned and "**Exercise " in nb.read_text(encoding="utf-8"):
+                jobs.append(_solutions_job(root, backends[0], nb))
     return jobs
+
+
+def _solutions_job(root: Path, backend: str, notebook: Path) -> tuple[str, list, dict]:
+    """``kit test``'s run of one notebook's exercise solutions on ``backend``, at smoke.
+
+    One run per notebook, not one for all: short runs at the end of the queue keep both workers busy to the last minute
+    (benchmarks/README.md, 2026-11-30).
+    """
+    return (
+        f"solutions {notebook.name[:2]} on {backend}",
+        [sys.executable, "-m", "kit.exercises", notebook.name[:2]],
+        {"KERAS_BACKEND": backend, "KIT_SCALE": "smoke", "KIT_OUT_ROOT": str(root / "runs" / "solutions")},
+    )
 
 
 def _pytest_job(root: Path, backend: str, pytest_args, one_backend: bool) -> tuple[str, list, dict]:
@@ -144,8 +155,8 @@ def longest_first(jobs: list) -> list:
     """``jobs`` (labels read) as a new list, longest :func:`expected_minutes` first (stable): no long run starts last.
 
     Example:
-        >>> [j[0] for j in longest_first([("solutions on torch",), ("00_start_here on tensorflow",), ("pytest jax",)])]
-        ['pytest jax', '00_start_here on tensorflow', 'solutions on torch']
+        >>> [j[0] for j in longest_first([("solutions 01 on torch",), ("00_start_here on jax",), ("pytest jax",)])]
+        ['pytest jax', '00_start_here on jax', 'solutions 01 on torch']
     """
     return sorted(jobs, key=lambda job: expected_minutes(job[0]), reverse=True)
 
@@ -154,7 +165,7 @@ def expected_minutes(label: str) -> float:
     """The minutes a run took in CI (:mod:`kit.notebooks`), else :data:`UNKNOWN_MINUTES`.
 
     ``label`` is looked up whole in :data:`kit.notebooks.OTHER_RUN_MINUTES` ("pytest jax"), then its name before " on "
-    ("solutions on torch"), then its notebook number ("02_tlm on jax").
+    ("solutions 02 on torch"), then its notebook number ("02_tlm on jax").
 
     Example:
         >>> expected_minutes("02_tlm on jax") == notebooks.notebook("02").minutes, expected_minutes("new job")

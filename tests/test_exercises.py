@@ -1,6 +1,6 @@
 """The notebooks' exercises: every one has a solution that stands on its own (kit/exercises.py).
 
-The solutions themselves run in ``kit test``'s "solutions" job (``python -m kit.exercises --all`` at smoke); these
+The solutions themselves run in ``kit test``'s "solutions NN" runs (``python -m kit.exercises NN`` at smoke); these
 tests check the format, that a missing solution or a failing one is caught, and what the runner reports.
 """
 
@@ -69,7 +69,7 @@ def test_every_exercise_asks_first_with_a_starter_cell_that_runs(notebook):
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem)
 def test_every_starter_is_followed_by_a_check_that_answers_back(notebook):
-    # what the check says to the starter and to the solution: the solutions job (python -m kit.exercises --all)
+    # what the check says to the starter and to the solution: the solutions runs (python -m kit.exercises NN)
     for s in exercises.solutions(notebook):
         assert s.check, f"{s.label}: no check cell (a code cell tagged {exercises.CHECK!r} after the starter)"
         assert s.check.startswith(f"# Exercise {s.number} · check"), f"{s.label}: check's first line"

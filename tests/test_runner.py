@@ -144,11 +144,13 @@ def test_kit_test_plans_every_notebook_and_backend():
     assert temps[0] != temps[1]
     # the Keras-free tests run under the first backend only
     assert "not one_backend" not in jobs[0][1] and jobs[1][1][-4:-2] == ["-m", "not one_backend"]
-    assert len(jobs) == 2 + len(notebooks) + 1
-    # the notebooks' exercise solutions: one more run, under the first backend, at smoke
-    assert jobs[-1][0] == "solutions on jax" and jobs[-1][1][-2:] == ["kit.exercises", "--all"]
-    assert jobs[-1][2]["KERAS_BACKEND"] == "jax" and jobs[-1][2]["KIT_SCALE"] == "smoke"
-    for _label, cmd, env in jobs[2:-1]:
+    assert len(jobs) == 2 + 2 * len(notebooks)
+    # each notebook's exercise solutions: one run per notebook, under the first backend, at smoke
+    solutions = jobs[2 + len(notebooks) :]
+    assert [j[0] for j in solutions] == [f"solutions {nb[:2]} on jax" for nb in notebooks]
+    for _label, cmd, env in solutions:
+        assert cmd[-2] == "kit.exercises" and env["KERAS_BACKEND"] == "jax" and env["KIT_SCALE"] == "smoke"
+    for _label, cmd, env in jobs[2 : 2 + len(notebooks)]:
         assert cmd[-1].endswith(".ipynb") and env["KIT_SCALE"] == "smoke" and Path(env["KIT_OUT_ROOT"]).is_absolute()
         assert env["KERAS_BACKEND"] == NOTEBOOK_BACKENDS[Path(cmd[-1]).name[:2]]
 
@@ -164,7 +166,8 @@ def test_kit_test_starts_the_longest_runs_first():
     labels = [j[0] for j in jobs]
     minutes = [expected_minutes(label) for label in labels]
     assert minutes == sorted(minutes, reverse=True) and len(set(minutes)) > 3  # measured minutes, not one default
-    assert labels[0] == max(labels, key=expected_minutes) and labels[-1].startswith("solutions on")
+    assert labels[0] == max(labels, key=expected_minutes) and labels[-1].startswith("solutions ")
+    assert labels.index("solutions 00 on jax") < labels.index("solutions 01 on jax")  # each its own measured minutes
     pytest_order = [label for label in labels if label.startswith("pytest ")]  # stable: each backend's own minutes
     assert pytest_order == sorted(pytest_order, key=expected_minutes, reverse=True) and len(pytest_order) == 3
     assert sorted(labels) == sorted(
