@@ -60,8 +60,9 @@ SAYS = {
 
 #: The paper's effects each verdict row of notebook 04 is read against, per task (a fraction: accuracy, or Pearson's r
 #: for STS), where it gives a number: layer decay 0.95 +0.7 on SST (Table 4); multi-BERT - triple-BERT and CerBERTus
-#: k=2 - multi-BERT from Table 6's best dev scores (our k stands for its k=2; QQP's multi - triple is 0.0, no effect to
-#: look for); the ensemble - the best model per task from Table 7. SMART and further MLM pretraining: directions only
+#: k=2 - multi-BERT from Table 6's best dev scores (our k stands for its k=2: smoke's k=1 of 3 layers and medium's k=2
+#: of 6 share two thirds of the encoder, its k=2 of 12 five sixths; QQP's multi - triple is 0.0, no effect to look
+#: for); the ensemble - the best model per task from Table 7. SMART and further MLM pretraining: directions only
 #: (its Figures 4 and 5).
 EFFECTS = {
     "llrd": {"sst": 0.007},
