@@ -22,9 +22,10 @@ class Notebook:
     ``number`` (``"00"``, what ``kit run`` takes) and ``stem`` (file name in ``notebooks/``); ``paper``: its
     ``kit/papers/`` folder and ``KIT_SIZES`` section (None for 00); ``backend``: CI's under nbval; ``minutes``: that
     run's in CI (benchmarks/README.md#ci-what-each-run-costs: the run of 1f9e95e; 01 and 04, whose backends and sizes
-    changed on 2026-11-30, a CI-like run on a 2-core machine of CI's speed; orders ``kit test``'s queue, and the
-    opening's "How long" gives it); ``tasks``: the data kinds it takes (``kit run --data`` refuses others before a
-    kernel starts).
+    changed on 2026-11-30, a CI-like run on a 2-core machine of CI's speed; 03 and 04 after that day's later cuts, that
+    figure times the ratio of CI-like runs after and before the cut on a faster machine; orders ``kit test``'s queue,
+    and the opening's "How long" gives it); ``tasks``: the data kinds it takes (``kit run --data`` refuses others
+    before a kernel starts).
     """
 
     number: str
@@ -45,9 +46,9 @@ NOTEBOOKS: tuple[Notebook, ...] = (
              ("classification",)),
     Notebook("02", "02_tlm", "tlm", "TLM: NLP from scratch without large-scale pretraining", "torch", 15.2,
              ("classification",)),
-    Notebook("03", "03_stack_and_finetune", "stack_and_finetune", "To Tune or Not to Tune", "torch", 14.3,
+    Notebook("03", "03_stack_and_finetune", "stack_and_finetune", "To Tune or Not to Tune", "torch", 12.6,
              ("tagging", "classification", "pairs")),
-    Notebook("04", "04_serbertus", "serbertus", "SerBERTus", "torch", 14.2,
+    Notebook("04", "04_serbertus", "serbertus", "SerBERTus", "torch", 12.8,
              ("classification", "pairs", "pair_regression", "regression")),
 )  # fmt: skip
 

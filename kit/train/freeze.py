@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import keras
 import numpy as np
@@ -299,6 +299,8 @@ class StackResult:
         best_dev: the last stage's best dev value, whose weights the model holds (None if none), from ``best_phase``.
         best_epoch: its epoch (0-based, within ``best_phase``).
         info: ``groups`` (names), ``unfreeze``, and ``divergence`` (its threshold and patience, or None).
+        stack_only: with ``keep_stack_only``, the stack-only run that this run's phase 1 was (None if phase 1 stopped
+            before its last epoch); ``stack_only_weights``: the weights that run ends with (its best dev epoch's).
     """
 
     strategy: str
@@ -308,6 +310,8 @@ class StackResult:
     best_phase: str | None
     best_epoch: int | None  # 0-based, within best_phase
     info: dict = field(default_factory=dict)
+    stack_only: StackResult | None = None
+    stack_only_weights: list | None = field(default=None, repr=False)
 
     def curve(self) -> list[dict]:
         """One row per epoch over all phases: ``phase, epoch, global_epoch, train, dev, loss, val_loss``.
@@ -576,11 +580,14 @@ def _check_trainable(freezer: _Freezer, phase: Phase, previous: PhaseResult | No
     return count
 
 
-def _phase_callbacks(callbacks, phase: Phase, stop, best: _BestWeights) -> list:
-    """The user's callbacks, then the phase-1 stop (if any), then the best-epoch keeper (in the final stage)."""
+def _phase_callbacks(callbacks, phase: Phase, stop, best: _BestWeights, phase1_best: _BestWeights | None) -> list:
+    """The user's callbacks, phase 1's stop and own best-epoch keeper (if any), the final stage's best-epoch keeper."""
     cbs = list(callbacks or [])
     if stop is not None:
         cbs.append(stop)
+    if phase1_best is not None and phase.name == "phase1":
+        phase1_best.phase = phase.name
+        cbs.append(phase1_best)
     if phase.final:
         best.phase = phase.name
         cbs.append(best)
@@ -595,14 +602,14 @@ def _stop_reason(stop, best: _BestWeights) -> str:
 
 
 def _run_phase(
-    phase: Phase, freezer: _Freezer, data: tuple, fit: _Fit, stop, best: _BestWeights, previous
+    phase: Phase, freezer: _Freezer, data: tuple, fit: _Fit, stop, best: _BestWeights, previous, phase1_best=None
 ) -> PhaseResult:
     """Run one phase: freeze its groups, check the trainable set, recompile with a fresh optimizer, fit."""
     model = freezer.model
     _freeze_lowest(freezer, phase.frozen_groups, deterministic=not fit.recipe.frozen_dropout)
     count = _check_trainable(freezer, phase, previous)
     _compile(model, fit, phase.learning_rate)
-    cbs = _phase_callbacks(fit.callbacks, phase, stop, best)
+    cbs = _phase_callbacks(fit.callbacks, phase, stop, best, phase1_best)
     best.stopped = False
     x_train, y_train, x_dev, y_dev = data
     t = time.perf_counter()
@@ -633,7 +640,7 @@ def _run_phase(
     return result
 
 
-def _run_plan(model, groups: list, plan: list[Phase], data: tuple, fit: _Fit, divergence, best) -> list:
+def _run_plan(model, groups: list, plan: list[Phase], data: tuple, fit: _Fit, divergence, best, phase1_best) -> list:
     """Run ``plan``'s phases in order (the final stage stops early on ``patience``), then restore the best epoch."""
     state = FreezeState(groups)
     before = {id(v) for v in model.trainable_weights}
@@ -642,7 +649,8 @@ def _run_plan(model, groups: list, plan: list[Phase], data: tuple, fit: _Fit, di
     try:
         for phase in plan:
             stop = divergence if phase.stops_on_divergence else None
-            phases.append(_run_phase(phase, freezer, data, fit, stop, best, phases[-1] if phases else None))
+            previous = phases[-1] if phases else None
+            phases.append(_run_phase(phase, freezer, data, fit, stop, best, previous, phase1_best))
             if best.stopped and phase.final:
                 break
     finally:
@@ -680,6 +688,7 @@ def stack_and_finetune(
     strategy: str,
     callbacks: list | None = None,
     verbose: int = 0,
+    keep_stack_only: bool = False,
 ) -> StackResult:
     """Train ``model`` by ``strategy``, freezing ``encoder`` as it says; the last phase keeps its best dev epoch.
 
@@ -689,9 +698,13 @@ def stack_and_finetune(
     (groups, bottom to top); ``train`` and ``dev`` are ``(x, y)``; ``callbacks`` join every phase's ``fit``. The model
     ends compiled for its restored flags, holding the best dev epoch's weights.
 
+    ``keep_stack_only`` (stack-and-finetune, no ``patience``): phase 1 trains exactly as a stack-only run of the same
+    recipe and seed would, until the divergence rule stops it. When it runs all its epochs, the result's ``stack_only``
+    is that stack-only run (its weights: ``stack_only_weights``), so one run gives both strategies (notebook 03).
+
     Raises:
         ValueError: a bad plan (:func:`kit.train.freeze_plan.check_plan`), an unbuilt model, an encoder outside it,
-            labels that do not fit, or an empty dev split.
+            labels that do not fit, an empty dev split, or ``keep_stack_only`` with another strategy or a patience.
         TypeError: ``recipe`` is not a :class:`FreezeRecipe`, an encoder that is not a layer, a bad ``divergence``, or
             an optimizer instance (not a name).
         RuntimeError: the trainable set is not what a phase asks for.
@@ -706,8 +719,20 @@ def stack_and_finetune(
     groups, y_train, y_dev, loss = _check_inputs(model, encoder, x_train, y_train, x_dev, y_dev, r.loss)
     divergence = _resolve_divergence(r.divergence, r.monitor, r.mode)
     plan = phase_plan(strategy, len(groups), r.unfreeze, r.phase1_lr, r.phase2_lr, r.phase1_epochs, r.phase2_epochs)
+    if keep_stack_only and (strategy != "stack_and_finetune" or r.patience is not None):
+        raise ValueError(
+            "keep_stack_only keeps the stack-only run inside stack-and-finetune's phase 1: use it with "
+            f"strategy='stack_and_finetune' and patience=None (got {strategy!r}, patience {r.patience})."
+        )
     fit = _Fit(r, loss, callbacks, verbose)
     best = _BestWeights(r.monitor, r.mode, r.patience)
-    phases = _run_plan(model, groups, plan, (x_train, y_train, x_dev, y_dev), fit, divergence, best)
+    phase1_best = _BestWeights(r.monitor, r.mode, None) if keep_stack_only else None  # stack-only's best epoch
+    phases = _run_plan(model, groups, plan, (x_train, y_train, x_dev, y_dev), fit, divergence, best, phase1_best)
     _compile(model, fit, r.phase2_lr)  # leave the model compiled for its restored flags (evaluate/predict/fit work)
-    return _stack_result(strategy, phases, r.monitor, best, groups, r.unfreeze, divergence)
+    result = _stack_result(strategy, phases, r.monitor, best, groups, r.unfreeze, divergence)
+    first = phases[0]
+    if phase1_best is not None and first.epochs == first.max_epochs:  # all its epochs: a whole stack-only run
+        alone = replace(first, stopped="")  # a stack-only run has no divergence rule: it stops at its last epoch
+        result.stack_only = _stack_result("stack_only", [alone], r.monitor, phase1_best, groups, r.unfreeze, divergence)
+        result.stack_only_weights = phase1_best.best_weights
+    return result

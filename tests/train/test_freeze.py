@@ -94,6 +94,60 @@ def test_frozen_encoder_is_bit_identical_then_trains(tiny_bert):
     model.fit(x, y, epochs=1, batch_size=8, verbose=0)
 
 
+class _StopAtFirstEpoch(keras.callbacks.Callback):
+    """Stops the first fit (phase 1) after its first epoch, as the divergence rule would."""
+
+    def __init__(self):
+        super().__init__()
+        self.fits = 0
+
+    def on_train_begin(self, logs=None):
+        self.fits += 1
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.fits == 1:
+            self.model.stop_training = True
+
+
+def test_stack_and_finetune_keeps_the_stack_only_run_its_phase1_was(tiny_bert):
+    """keep_stack_only: phase 1 is a stack-only run bit for bit (history, best epoch, test outputs), on a real BERT."""
+    from kit.config import set_seed
+    from kit.models.heads import build_classifier
+    from kit.train.freeze_helpers import ReusableBackbone
+    from tests.helpers import tiny_inputs
+
+    encoder = ReusableBackbone(tiny_bert)
+    x = tiny_inputs(batch=24, seq=8)
+    y = (x["token_ids"][:, 0] % 2).astype("int32")
+    dev = ({k: v[:16] for k, v in x.items()}, y[:16])
+    recipe = FreezeRecipe(phase1_lr=1e-2, phase2_lr=1e-3, phase1_epochs=3, phase2_epochs=1, batch_size=8)
+
+    def trained(strategy, **kwargs):
+        set_seed(0)
+        model = build_classifier(encoder.fresh(), num_classes=2, dropout=0.1)
+        r = stack_and_finetune(model, tiny_bert, (x, y), dev, recipe, strategy=strategy, **kwargs)
+        return model, r
+
+    alone_model, alone = trained("stack_only")
+    model, both = trained("stack_and_finetune", keep_stack_only=True, callbacks=[])
+    kept = both.stack_only
+    assert both.phases[0].epochs == 3 and [p.name for p in both.phases] == ["phase1", "phase2"]
+    assert kept.strategy == "stack_only" and kept.phases[0].stopped == "" and both.stack_only_weights is not None
+    assert kept.phases[0].history == alone.phases[0].history  # the same training, epoch for epoch
+    assert (kept.best_dev, kept.best_phase, kept.best_epoch) == (alone.best_dev, alone.best_phase, alone.best_epoch)
+    final = model.get_weights()
+    model.set_weights(both.stack_only_weights)
+    assert np.array_equal(model.predict(x, verbose=0), alone_model.predict(x, verbose=0))  # its test outputs
+    model.set_weights(final)
+    assert both.stack_only.stack_only is None and alone.stack_only is None  # only when asked for
+
+    # phase 1 stopped before its last epoch: a stack-only run would have gone on, so none is kept
+    _, stopped = trained("stack_and_finetune", keep_stack_only=True, callbacks=[_StopAtFirstEpoch()])
+    assert stopped.phases[0].epochs == 1 and stopped.stack_only is None and stopped.stack_only_weights is None
+    with pytest.raises(ValueError, match="keep_stack_only"):
+        trained("stack_only", keep_stack_only=True)
+
+
 @pytest.mark.parametrize("strategy,frozen", [("finetune_only", False), ("stack_only", True)])
 def test_single_phase_strategies(strategy, frozen):
     model, (enc,) = _dense_model()

@@ -24,8 +24,8 @@ SCALES = {
     # sentiment, random (not same-word) negatives, and human-rated Amazon sentences for the score task. CerBERTus
     # k = 1 (of the 3 layers: 2 shared, 1 per task, the share medium's k = 2 of 6 keeps; the paper's k = 2 of 12 kept
     # 10 shared) trains beside multi-BERT: its three top-layer branches all run on every batch, so a run costs more
-    # than a multi-BERT run (k = 1: 5 layer passes a batch against 3; k = 2, here until 2026-11-30, made 7 and cost CI
-    # about 2 minutes more: 92 s a run against 53 s on torch, 2-core CPU; section 5 prints this run's seconds).
+    # than a multi-BERT run (k = 1: 5 layer passes a batch against 3; k = 2, here until 2026-11-30, made 7: its three
+    # runs took 137 s against k = 1's 97 s on torch, one thread, 2026-11-30; results.csv's seconds rows hold a run's).
     "smoke": {
         "backbone": "minilm-l6",
         "encoder_layers": 3,

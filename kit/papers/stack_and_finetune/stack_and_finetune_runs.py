@@ -254,6 +254,7 @@ def train_strategy(
     schedule: str = "bert_adam",
     warmup: float = 0.1,
     verbose: int = 0,
+    keep_stack_only: bool = False,
 ) -> StrategyRun:
     """Train ``model`` by ``strategy`` on ``task`` (``kit.train.stack_and_finetune``), then predict the test split.
 
@@ -261,6 +262,7 @@ def train_strategy(
     (``kit.train.optimizer_factory``). ``encoder`` is frozen by the scheduler and watched (``encoder_changed`` per
     phase); phase 1 and the best epoch watch dev ``accuracy`` (tagging: over words). ``schedule``: ``"bert_adam"``
     (warm-up over ``warmup`` of a phase's steps, then linear decay) or ``"constant"``; prediction batches: at least 64.
+    ``keep_stack_only`` (stack-and-finetune): keep the stack-only run its phase 1 may be (:func:`stack_only_of`).
 
     Raises:
         ValueError: ``strategy`` is not one of ``kit.train.STRATEGIES``.
@@ -282,8 +284,31 @@ def train_strategy(
         strategy=strategy,
         callbacks=[watch],
         verbose=verbose,
+        keep_stack_only=keep_stack_only,
     )
     return _predicted_run(model, task, strategy, result, watch, t, r.batch_size)
+
+
+def stack_only_of(model: keras.Model, task: TaskData, run: StrategyRun, batch_size: int) -> StrategyRun | None:
+    """The stack-only run inside ``run``, a stack-and-finetune run trained with ``keep_stack_only``, or None.
+
+    Until the divergence rule stops it, stack-and-finetune's phase 1 is the same training as a stack-only run with the
+    same recipe and seed: the same weights, batches and dropout masks, epoch for epoch (the freeze scheduler's tests
+    hold it). When phase 1 ran all its epochs, ``model`` with phase 1's best dev epoch predicts the test split as that
+    stack-only run would, and ``model`` gets its own weights back. ``seconds``: phase 1's and that prediction's.
+    """
+    alone = run.result.stack_only
+    if alone is None:
+        return None
+    own, t = model.get_weights(), time.perf_counter()
+    model.set_weights(run.result.stack_only_weights)
+    try:
+        outputs = np.asarray(model.predict(task.x["test"], batch_size=max(batch_size, 64), verbose=0), "float32")
+    finally:
+        model.set_weights(own)
+    seconds = alone.phases[0].seconds + time.perf_counter() - t
+    steps = alone.phases[0].epochs * task.steps_per_epoch(batch_size)
+    return StrategyRun("stack_only", alone, run.encoder_changed[:1], outputs, steps, seconds)
 
 
 def _predicted_run(model, task: TaskData, strategy: str, result: StackResult, watch, started: float, batch_size: int):
@@ -449,13 +474,15 @@ def recipe_of(strategy: str, recipe: FreezeRecipe) -> tuple[str, FreezeRecipe]:
 def plan(models: dict, sizes: dict, tasks: dict) -> list[dict]:
     """Rows ``{task, model, strategy, seed, steps}``: every run of the sweep, every seed, with its planned steps.
 
-    Per task: light-head finetune-only (+ :data:`MATCHED` where :func:`matched_budget`), then each rich head stack-only
-    and stack-and-finetune (+ finetune-only where ``sizes["rich_head_finetune"]``; + :data:`MATCHED` for the heads in
-    ``sizes["rich_head_matched"]`` on matched-budget tasks). ``models``: ``{task: [model names]}``, light first.
+    Per task: light-head finetune-only (+ :data:`MATCHED` where :func:`matched_budget`), then each rich head
+    stack-and-finetune and stack-only (+ finetune-only where ``sizes["rich_head_finetune"]``; + :data:`MATCHED` for the
+    heads in ``sizes["rich_head_matched"]`` on matched-budget tasks). ``models``: ``{task: [model names]}``, light
+    first. Stack-and-finetune comes before stack-only: :class:`Experiment` takes stack-only from its phase 1 where it
+    can.
     """
     out = []
     epochs = FreezeRecipe(phase1_epochs=sizes["phase1_epochs"], phase2_epochs=sizes["phase2_epochs"])
-    rich = (["finetune_only"] if sizes["rich_head_finetune"] else []) + ["stack_only", "stack_and_finetune"]
+    rich = (["finetune_only"] if sizes["rich_head_finetune"] else []) + ["stack_and_finetune", "stack_only"]
     for name, task_models in models.items():
         matched = matched_budget(sizes, name)
         light = [("light", "finetune_only")] + ([("light", MATCHED)] if matched else [])
@@ -488,7 +515,8 @@ class Experiment(base.Experiment):
     :meth:`record` saves test predictions (logits; tagging: :func:`word_array`) and the per-epoch curve in
     ``predictions/<run>.npz``, keeps the best stack-and-finetune classifier by dev accuracy in ``best_model/``, and
     writes scores and scheduler summary to ``results.csv``. ``encoder``: a :class:`ReusableBackbone`, ``backbone`` its
-    name.
+    name. A stack-and-finetune run whose phase 1 ran all its epochs also holds the stack-only run of its head and seed
+    (:func:`stack_only_of`): :meth:`run_one` returns that one when the plan reaches it, instead of training it again.
     """
 
     KEYS = KEYS
@@ -498,6 +526,7 @@ class Experiment(base.Experiment):
         self.models = {name: ["light"] + sizes["section_heads"][specs[name]["section"]] for name in tasks}
         self.recipe = freeze_recipe(sizes)
         self.schedule = {"schedule": sizes["schedule"], "warmup": sizes["warmup"]}  # BERT-Adam per phase
+        self.shared: dict[tuple, RunResult] = {}  # stack-only runs kept from stack-and-finetune's phase 1
         fingerprinted = {**sizes, "tasks": specs, "scale": config.scale(), "precision": config.precision()}
         super().__init__(out, {**fingerprinted, "backbone": backbone})
 
@@ -523,14 +552,28 @@ class Experiment(base.Experiment):
         """Train ``run``, seeded by its ``seed``, and score it on the test split.
 
         The :class:`kit.results.RunResult` holds scores and scheduler summary, epochs and steps, test predictions
-        (``test``), curve (``curve__<column>``), the model and ``details["strategy_run"]``.
+        (``test``), curve (``curve__<column>``), the model and ``details["strategy_run"]``. A stack-only run kept from
+        its stack-and-finetune run (:func:`stack_only_of`) is returned as it is, without its model.
         """
+        key = (run["task"], run["model"], run["seed"])
+        if run["strategy"] == "stack_only" and key in self.shared:
+            return self.shared.pop(key)
         gc.collect()  # the previous run's model goes first
         config.set_seed(run["seed"])
         model = self.make_model(run["task"], run["model"])
         strategy, recipe = recipe_of(run["strategy"], self.recipe)
         task = self.tasks[run["task"]]
-        done = train_strategy(model, self.encoder.backbone, task, strategy, recipe, **self.schedule)
+        keep = strategy == "stack_and_finetune" and recipe.patience is None
+        done = train_strategy(
+            model, self.encoder.backbone, task, strategy, recipe, **self.schedule, keep_stack_only=keep
+        )
+        alone = stack_only_of(model, task, done, recipe.batch_size) if keep else None
+        if alone is not None:
+            self.shared[key] = self._result(task, alone, None)
+        return self._result(task, done, model)
+
+    def _result(self, task: TaskData, done: StrategyRun, model) -> RunResult:
+        """The :class:`kit.results.RunResult` of a trained run: scores, scheduler summary, predictions, curve."""
         summary = done.summary()
         summary.pop("steps"), summary.pop("seconds")
         outputs = word_array(task, done.test_outputs) if task.kind == "tagging" else done.test_outputs
