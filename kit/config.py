@@ -231,8 +231,9 @@ def output_dir(notebook: str | None = None) -> Path:
 def enable_compile_cache(folder=None) -> str | None:
     """On jax, keep compiled XLA programs on disk and reuse them; returns the folder, or None on other backends.
 
-    Sweeps' alike models compile once (a TLM run on a CPU: ~15 s becomes ~3 s). ``folder`` defaults to
-    ``JAX_COMPILATION_CACHE_DIR``, else ``data_dir()/jax-cache``.
+    Sweeps' alike models compile once (a TLM run on a CPU: ~15 s becomes ~3 s). Every program is kept, however quick
+    its compile: tests and sweeps compile many small alike ones (a jax test run took 5% less, benchmarks/README.md,
+    2026-11-30). ``folder`` defaults to ``JAX_COMPILATION_CACHE_DIR``, else ``data_dir()/jax-cache``.
     """
     import keras  # noqa: PLC0415 - a light module: `import kit` and `kit info` load no Keras
 
@@ -243,7 +244,7 @@ def enable_compile_cache(folder=None) -> str | None:
     folder = Path(folder or os.environ.get("JAX_COMPILATION_CACHE_DIR") or data_dir() / "jax-cache")
     folder.mkdir(parents=True, exist_ok=True)
     jax.config.update("jax_compilation_cache_dir", str(folder))
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     return str(folder)
 
 
