@@ -699,8 +699,9 @@ def stack_and_finetune(
     ends compiled for its restored flags, holding the best dev epoch's weights.
 
     ``keep_stack_only`` (stack-and-finetune, no ``patience``): phase 1 trains exactly as a stack-only run of the same
-    recipe and seed would, until the divergence rule stops it. When it runs all its epochs, the result's ``stack_only``
-    is that stack-only run (its weights: ``stack_only_weights``), so one run gives both strategies (notebook 03).
+    recipe, phase-1 optimizer and seed would, until the divergence rule stops it. When it runs all its epochs, the
+    result's ``stack_only`` is that stack-only run (its weights: ``stack_only_weights``), so one run gives both
+    strategies (notebook 03).
 
     Raises:
         ValueError: a bad plan (:func:`kit.train.freeze_plan.check_plan`), an unbuilt model, an encoder outside it,
