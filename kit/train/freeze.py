@@ -384,12 +384,13 @@ class FreezeRecipe:
 
 @dataclass
 class _Fit:
-    """One :func:`stack_and_finetune` call's compile and fit settings: the recipe, its resolved loss, callbacks."""
+    """One :func:`stack_and_finetune` call's settings: recipe, resolved loss, callbacks, phase 1's own best keeper."""
 
     recipe: FreezeRecipe
     loss: object
     callbacks: list | None
     verbose: int
+    phase1_best: _BestWeights | None = None
 
 
 @dataclass
@@ -580,14 +581,14 @@ def _check_trainable(freezer: _Freezer, phase: Phase, previous: PhaseResult | No
     return count
 
 
-def _phase_callbacks(callbacks, phase: Phase, stop, best: _BestWeights, phase1_best: _BestWeights | None) -> list:
+def _phase_callbacks(fit: _Fit, phase: Phase, stop, best: _BestWeights) -> list:
     """The user's callbacks, phase 1's stop and own best-epoch keeper (if any), the final stage's best-epoch keeper."""
-    cbs = list(callbacks or [])
+    cbs = list(fit.callbacks or [])
     if stop is not None:
         cbs.append(stop)
-    if phase1_best is not None and phase.name == "phase1":
-        phase1_best.phase = phase.name
-        cbs.append(phase1_best)
+    if fit.phase1_best is not None and phase.name == "phase1":
+        fit.phase1_best.phase = phase.name
+        cbs.append(fit.phase1_best)
     if phase.final:
         best.phase = phase.name
         cbs.append(best)
@@ -602,14 +603,14 @@ def _stop_reason(stop, best: _BestWeights) -> str:
 
 
 def _run_phase(
-    phase: Phase, freezer: _Freezer, data: tuple, fit: _Fit, stop, best: _BestWeights, previous, phase1_best=None
+    phase: Phase, freezer: _Freezer, data: tuple, fit: _Fit, stop, best: _BestWeights, previous
 ) -> PhaseResult:
     """Run one phase: freeze its groups, check the trainable set, recompile with a fresh optimizer, fit."""
     model = freezer.model
     _freeze_lowest(freezer, phase.frozen_groups, deterministic=not fit.recipe.frozen_dropout)
     count = _check_trainable(freezer, phase, previous)
     _compile(model, fit, phase.learning_rate)
-    cbs = _phase_callbacks(fit.callbacks, phase, stop, best, phase1_best)
+    cbs = _phase_callbacks(fit, phase, stop, best)
     best.stopped = False
     x_train, y_train, x_dev, y_dev = data
     t = time.perf_counter()
@@ -640,7 +641,7 @@ def _run_phase(
     return result
 
 
-def _run_plan(model, groups: list, plan: list[Phase], data: tuple, fit: _Fit, divergence, best, phase1_best) -> list:
+def _run_plan(model, groups: list, plan: list[Phase], data: tuple, fit: _Fit, divergence, best) -> list:
     """Run ``plan``'s phases in order (the final stage stops early on ``patience``), then restore the best epoch."""
     state = FreezeState(groups)
     before = {id(v) for v in model.trainable_weights}
@@ -649,8 +650,7 @@ def _run_plan(model, groups: list, plan: list[Phase], data: tuple, fit: _Fit, di
     try:
         for phase in plan:
             stop = divergence if phase.stops_on_divergence else None
-            previous = phases[-1] if phases else None
-            phases.append(_run_phase(phase, freezer, data, fit, stop, best, previous, phase1_best))
+            phases.append(_run_phase(phase, freezer, data, fit, stop, best, phases[-1] if phases else None))
             if best.stopped and phase.final:
                 break
     finally:
@@ -725,10 +725,10 @@ def stack_and_finetune(
             "keep_stack_only keeps the stack-only run inside stack-and-finetune's phase 1: use it with "
             f"strategy='stack_and_finetune' and patience=None (got {strategy!r}, patience {r.patience})."
         )
-    fit = _Fit(r, loss, callbacks, verbose)
-    best = _BestWeights(r.monitor, r.mode, r.patience)
     phase1_best = _BestWeights(r.monitor, r.mode, None) if keep_stack_only else None  # stack-only's best epoch
-    phases = _run_plan(model, groups, plan, (x_train, y_train, x_dev, y_dev), fit, divergence, best, phase1_best)
+    fit = _Fit(r, loss, callbacks, verbose, phase1_best)
+    best = _BestWeights(r.monitor, r.mode, r.patience)
+    phases = _run_plan(model, groups, plan, (x_train, y_train, x_dev, y_dev), fit, divergence, best)
     _compile(model, fit, r.phase2_lr)  # leave the model compiled for its restored flags (evaluate/predict/fit work)
     result = _stack_result(strategy, phases, r.monitor, best, groups, r.unfreeze, divergence)
     first = phases[0]

@@ -303,7 +303,7 @@ def stack_only_of(model: keras.Model, task: TaskData, run: StrategyRun, batch_si
     own, t = model.get_weights(), time.perf_counter()
     model.set_weights(run.result.stack_only_weights)
     try:
-        outputs = np.asarray(model.predict(task.x["test"], batch_size=max(batch_size, 64), verbose=0), "float32")
+        outputs = _test_outputs(model, task, batch_size)
     finally:
         model.set_weights(own)
     seconds = alone.phases[0].seconds + time.perf_counter() - t
@@ -311,9 +311,14 @@ def stack_only_of(model: keras.Model, task: TaskData, run: StrategyRun, batch_si
     return StrategyRun("stack_only", alone, run.encoder_changed[:1], outputs, steps, seconds)
 
 
+def _test_outputs(model, task: TaskData, batch_size: int) -> np.ndarray:
+    """``model``'s float32 outputs on the test split, in batches of at least 64."""
+    return np.asarray(model.predict(task.x["test"], batch_size=max(batch_size, 64), verbose=0), "float32")
+
+
 def _predicted_run(model, task: TaskData, strategy: str, result: StackResult, watch, started: float, batch_size: int):
     """Predict the test split, then time the run from ``started`` and count its steps: a :class:`StrategyRun`."""
-    outputs = np.asarray(model.predict(task.x["test"], batch_size=max(batch_size, 64), verbose=0), "float32")
+    outputs = _test_outputs(model, task, batch_size)
     seconds = time.perf_counter() - started
     steps = sum(p.epochs for p in result.phases) * task.steps_per_epoch(batch_size)
     return StrategyRun(strategy, result, watch.changed, outputs, steps, seconds)
