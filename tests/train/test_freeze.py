@@ -120,7 +120,10 @@ def test_stack_and_finetune_keeps_the_stack_only_run_its_phase1_was(tiny_bert):
     x = tiny_inputs(batch=24, seq=8)
     y = (x["token_ids"][:, 0] % 2).astype("int32")
     dev = ({k: v[:16] for k, v in x.items()}, y[:16])
-    recipe = FreezeRecipe(phase1_lr=1e-2, phase2_lr=1e-3, phase1_epochs=3, phase2_epochs=1, batch_size=8)
+    never = {"threshold": 1.0, "patience": 2}  # the rule watches phase 1, but an accuracy gap is never above 1
+    recipe = FreezeRecipe(
+        phase1_lr=1e-2, phase2_lr=1e-3, phase1_epochs=3, phase2_epochs=1, batch_size=8, divergence=never
+    )
 
     def trained(strategy, **kwargs):
         set_seed(0)
@@ -146,6 +149,41 @@ def test_stack_and_finetune_keeps_the_stack_only_run_its_phase1_was(tiny_bert):
     assert stopped.phases[0].epochs == 1 and stopped.stack_only is None and stopped.stack_only_weights is None
     with pytest.raises(ValueError, match="keep_stack_only"):
         trained("stack_only", keep_stack_only=True)
+
+
+def test_the_kept_stack_only_run_matches_under_mixed_bfloat16(tiny_bert):
+    """keep_stack_only in mixed_bfloat16: the kept run's history and bfloat16 outputs equal a stack-only run's."""
+    from kit.config import set_seed
+    from kit.models.heads import build_classifier
+    from kit.train.freeze_helpers import ReusableBackbone
+    from tests.helpers import tiny_inputs
+
+    previous = keras.config.dtype_policy()
+    keras.config.set_dtype_policy("mixed_bfloat16")
+    try:
+        encoder = ReusableBackbone(tiny_bert)
+        x = tiny_inputs(batch=16, seq=8)
+        y = (x["token_ids"][:, 0] % 2).astype("int32")
+        never = {"threshold": 1.0, "patience": 2}  # phase 1 watched by the rule, never stopped by it
+        recipe = FreezeRecipe(
+            phase1_lr=1e-2, phase2_lr=1e-3, phase1_epochs=2, phase2_epochs=1, batch_size=8, divergence=never
+        )
+
+        def trained(strategy, **kwargs):
+            set_seed(1)
+            model = build_classifier(encoder.fresh(), num_classes=2, dropout=0.1)
+            return model, stack_and_finetune(model, tiny_bert, (x, y), (x, y), recipe, strategy=strategy, **kwargs)
+
+        alone_model, alone = trained("stack_only")
+        model, both = trained("stack_and_finetune", keep_stack_only=True)
+        assert both.stack_only is not None and both.stack_only.phases[0].history == alone.phases[0].history
+        assert {w.dtype for w in both.stack_only_weights} == {np.dtype("float32")}  # float32 weights, as trained
+        model.set_weights(both.stack_only_weights)
+        kept, expected = model.predict(x, verbose=0), alone_model.predict(x, verbose=0)
+        assert keras.backend.standardize_dtype(kept.dtype) == "bfloat16" or kept.dtype == np.float32
+        assert np.array_equal(np.asarray(kept, "float32"), np.asarray(expected, "float32"))
+    finally:
+        keras.config.set_dtype_policy(previous)
 
 
 @pytest.mark.parametrize("strategy,frozen", [("finetune_only", False), ("stack_only", True)])
