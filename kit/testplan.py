@@ -79,9 +79,9 @@ def plan_with_overrides(root: Path, overrides: str = "", every: str = "") -> dic
 def test_jobs(root: Path, backends, pytest_args, plan: dict[str, list[str]]) -> list[tuple[str, list, dict]]:
     """``(label, command, env)`` for each run of ``kit test``: pytest per backend, then notebooks, then the solutions.
 
-    The first of ``backends`` also runs the ``one_backend`` tests and the solutions (a run per planned notebook with
-    exercises); ``pytest_args`` go to each pytest run; an empty ``plan`` (:func:`notebook_plan`): no notebooks, no
-    solutions. Temp and output folders: ``root/runs``.
+    The first of ``backends`` also runs the ``one_backend`` tests and the solutions (a run per planned notebook: each
+    has exercises, tests/test_exercises.py); ``pytest_args`` go to each pytest run; an empty ``plan``
+    (:func:`notebook_plan`): no notebooks, no solutions. Temp and output folders: ``root/runs``.
     """
     jobs = [_pytest_job(root, b, pytest_args, one_backend=i == 0) for i, b in enumerate(backends)]
     for b, targets in plan.items():
@@ -90,7 +90,7 @@ def test_jobs(root: Path, backends, pytest_args, plan: dict[str, list[str]]) -> 
     if plan:  # every exercise's solution (kit/exercises.py), at smoke, under the first backend: a run per notebook
         planned = {Path(nb).name for targets in plan.values() for nb in targets}
         for nb in notebooks.check_folder(Path(root) / "notebooks"):
-            if nb.name in planned and "**Exercise " in nb.read_text(encoding="utf-8"):
+            if nb.name in planned:
                 jobs.append(_solutions_job(root, backends[0], nb))
     return jobs
 
