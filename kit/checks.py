@@ -7,16 +7,40 @@ Each ``<paper>_exercises.py`` ``check(number, ...)`` tries the answer on a small
 from __future__ import annotations
 
 
-def answer(right: bool, why: str) -> bool:
-    """Print a check's verdict on a learner's answer, ``right: why`` or ``not yet: why``; return ``right``.
+class Verdict:
+    """A check's verdict: true when the answer is right. A notebook shows only the line :func:`answer` printed.
 
     Example:
-        >>> answer(False, "dev_coverage returned None: fill in the line under # YOUR CODE")
+        >>> bool(Verdict(True)), Verdict(False)
+        (True, Verdict(False))
+    """
+
+    __slots__ = ("right",)
+
+    def __init__(self, right: bool):
+        self.right = bool(right)
+
+    def __bool__(self) -> bool:
+        return self.right
+
+    def __repr__(self) -> str:
+        return f"Verdict({self.right})"
+
+    def _ipython_display_(self) -> None:
+        """Show nothing under the check's cell: its printed ``right: ...`` or ``not yet: ...`` line says it all."""
+
+
+def answer(right: bool, why: str) -> Verdict:
+    """Print a check's verdict on a learner's answer, ``right: why`` or ``not yet: why``; return it (true if right).
+
+    Example:
+        >>> verdict = answer(False, "dev_coverage returned None: fill in the line under # YOUR CODE")
         not yet: dev_coverage returned None: fill in the line under # YOUR CODE
+        >>> bool(verdict)
         False
     """
     print(f"{'right' if right else 'not yet'}: {why}")
-    return bool(right)
+    return Verdict(right)
 
 
 def unanswered(value, name: str) -> str | None:

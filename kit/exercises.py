@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import notebooks, quiet
+from .checks import Verdict
 from .runner import find_notebook, notebooks_dir  # a notebook by its number, as `kit run` finds it
 
 _EXERCISE = re.compile(r"\*\*Exercise (\d+)\.\*\*")
@@ -111,13 +112,17 @@ def run(solution: Solution) -> float:
     start = time.time()
     if solution.check and solution.starter:
         said = _value(solution.starter + "\n" + solution.check, {"__name__": "__main__"}, f"{solution.label} starter")
-        assert said is False, f"{solution.label}: its check must say 'not yet' to the untouched starter, got {said!r}"
+        assert isinstance(said, Verdict) and not said, (
+            f"{solution.label}: its check must say 'not yet' to the untouched starter, got {said!r}"
+        )
     namespace = {"__name__": "__main__"}
     code = compile(solution.code, f"<{solution.label}>", "exec")
     exec(code, namespace)  # the notebooks' own solutions
     if solution.check:
         said = _value(solution.check, namespace, f"{solution.label} check")
-        assert said is True, f"{solution.label}: its check must say 'right' to the solution, got {said!r}"
+        assert isinstance(said, Verdict) and said, (
+            f"{solution.label}: its check must say 'right' to the solution, got {said!r}"
+        )
     return time.time() - start
 
 

@@ -75,6 +75,22 @@ def test_every_starter_is_followed_by_a_check_that_answers_back(notebook):
         assert s.check.startswith(f"# Exercise {s.number} · check"), f"{s.label}: check's first line"
         last = ast.parse(s.check).body[-1]
         assert isinstance(last, ast.Expr), f"{s.label}: the check's last statement must be its verdict (an expression)"
+        cell = next(c for c in json.loads(notebook.read_text())["cells"] if "".join(c["source"]) == s.check)
+        shown = [o["output_type"] for o in cell["outputs"]]
+        assert "execute_result" not in shown, f"{s.label}: the published check shows a value under its verdict line"
+
+
+def test_a_check_cell_shows_its_verdict_line_and_nothing_more(capsys):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from kit.checks import answer
+
+    verdict = answer(False, "square(3) returned ...")
+    assert capsys.readouterr().out == "not yet: square(3) returned ...\n" and not verdict
+    # what Jupyter's display hook sends as the cell's result: nothing (a bool would show "False" under the line)
+    shell = InteractiveShell.instance()
+    assert shell.display_formatter.format(verdict) == ({}, {})
+    assert shell.display_formatter.format(False)[0] == {"text/plain": "False"}
 
 
 def test_the_ask_first_layout_question_starter_solution(tmp_path):
@@ -138,9 +154,8 @@ def test_a_check_says_not_yet_to_the_starter_and_right_to_the_solution(tmp_path,
     starter = {"cell_type": "code", "metadata": {"tags": [exercises.STARTER]}, "outputs": [],
                "source": "# Exercise 1 · your turn\ndef square(x):\n    # YOUR CODE\n    ...\n"}  # fmt: skip
     check = {"cell_type": "code", "metadata": {"tags": [exercises.CHECK]}, "outputs": [],
-             "source": "# Exercise 1 · check\nfrom kit import checks as ex\n("
-                       "ex.unanswered(square(3), 'square(3)') is None\n"
-                       "    and ex.answer(square(3) == 9, 'square(3) is 9'))"}  # fmt: skip
+             "source": "# Exercise 1 · check\nfrom kit import checks as ex\n"
+                       "ex.answer(square(3) is not ... and square(3) == 9, 'square(3) is 9')"}  # fmt: skip
     solution = "<details><summary>Solution</summary>\n\n```python\ndef square(x):\n    return x * x\n```\n</details>"
     cells = [question, starter, check, {"cell_type": "markdown", "metadata": {}, "source": solution}]
     nb = tmp_path / "99_checks.ipynb"

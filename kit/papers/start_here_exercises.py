@@ -19,14 +19,14 @@ from pathlib import Path
 import numpy as np
 
 from .. import config, data, models, train
-from ..checks import answer, unanswered, unpredicted
+from ..checks import Verdict, answer, unanswered, unpredicted
 
 #: Three sentences for exercise 1: two about a film, one not.
 SENTENCES = ["The film is a delight.", "I enjoyed every minute of this movie.", "Stocks fell sharply."]
 
 
-def check(number: int, *answers, **kw) -> bool:
-    """Say whether the learner's answer to notebook 00's exercise ``number`` (1-4) is right (True) or not yet, and why.
+def check(number: int, *answers, **kw) -> Verdict:
+    """Say whether the learner's answer to notebook 00's exercise ``number`` (1-4) is right or not yet, and why.
 
     ``answers``: exercise 1 ``mean_pooled``; 2 and 3 ``run``; 4 ``path, columns``. ``kw``: exercise 2 ``prediction``
     (``"above the guess"`` or ``"at the guess"``) and ``acc`` (``run()``'s test accuracy); exercise 3 ``prediction``
@@ -41,7 +41,7 @@ def check(number: int, *answers, **kw) -> bool:
     return checks[number](*answers, **kw)
 
 
-def _check_1(mean_pooled) -> bool:
+def _check_1(mean_pooled) -> Verdict:
     """Exercise 1: the unit-length mean of the token states over the padding mask, one row per text."""
     import keras  # noqa: PLC0415 - the backend
 
@@ -120,7 +120,7 @@ def _test_data(target: str):
     return data.load("rt_snippets", target=target).subsample(max_train=config.sizes()["max_train_examples"])
 
 
-def _check_2(run, prediction=None, acc=None) -> bool:
+def _check_2(run, prediction=None, acc=None) -> Verdict:
     """Exercise 2: a 5-way head fitted on the 5-class labels; run returns the test accuracy; then the prediction."""
     from scipy import stats  # noqa: PLC0415 - scipy only when a check runs
 
@@ -153,7 +153,7 @@ def _check_2(run, prediction=None, acc=None) -> bool:
     )
 
 
-def _check_3(run, prediction=None, scores=None) -> bool:
+def _check_3(run, prediction=None, scores=None) -> Verdict:
     """Exercise 3: a one-output head fitted on the ratings; run returns kit.train.regression_scores; the prediction."""
     from scipy import stats  # noqa: PLC0415 - scipy only when a check runs
 
@@ -183,7 +183,7 @@ def _check_3(run, prediction=None, scores=None) -> bool:
     )
 
 
-def _check_4(path, columns) -> bool:
+def _check_4(path, columns) -> Verdict:
     """Exercise 4: a CSV file and its columns that the reader accepts, the text column holding the texts."""
     if (why := unanswered(path, "path")) is not None:
         return answer(False, why.replace("returned", "is"))

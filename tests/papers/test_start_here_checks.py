@@ -21,9 +21,9 @@ def _pooled(enc, texts, mask=True):
 
 
 def test_check_1_mean_pooled(capsys):
-    assert ex.check(1, _pooled) is True
-    assert ex.check(1, lambda enc, texts: None) is False and "returned None" in capsys.readouterr().out
-    assert ex.check(1, lambda enc, texts: _pooled(enc, texts, mask=False)) is False  # the padding counted
+    assert ex.check(1, _pooled)
+    assert not ex.check(1, lambda enc, texts: None) and "returned None" in capsys.readouterr().out
+    assert not ex.check(1, lambda enc, texts: _pooled(enc, texts, mask=False))  # the padding counted
     assert "padding" in capsys.readouterr().out
 
 
@@ -39,29 +39,29 @@ def _run(target, classes, score, n_train=300, length=32):
 def test_check_2_five_classes_and_the_prediction(capsys):
     right = lambda n_train, length: _run("5class", None, kit.train.accuracy, n_train, length)  # noqa: E731
     guess = 0.355  # the constant guess on the 200 smoke test sentences (asserted below from the check's own line)
-    assert ex.check(2, right, prediction="above the guess", acc=0.43) is True  # 86 of 200: binomial p = .017
+    assert ex.check(2, right, prediction="above the guess", acc=0.43)  # 86 of 200: binomial p = .017
     assert f"constant guess {guess:.3f}" in capsys.readouterr().out
-    assert ex.check(2, right, prediction="at the guess", acc=0.43) is False  # the run disagrees
-    assert ex.check(2, right, prediction="above the guess", acc=0.38) is False  # 76 of 200: p = .25, within noise
-    assert ex.check(2, right, acc=0.43) is False and "record your prediction" in capsys.readouterr().out
-    assert ex.check(2, right, prediction="above the guess") is False and "acc=acc" in capsys.readouterr().out
-    assert ex.check(2, lambda n_train, length: ..., prediction="above the guess", acc=0.43) is False
+    assert not ex.check(2, right, prediction="at the guess", acc=0.43)  # the run disagrees
+    assert not ex.check(2, right, prediction="above the guess", acc=0.38)  # 76 of 200: p = .25, within noise
+    assert not ex.check(2, right, acc=0.43) and "record your prediction" in capsys.readouterr().out
+    assert not ex.check(2, right, prediction="above the guess") and "acc=acc" in capsys.readouterr().out
+    assert not ex.check(2, lambda n_train, length: ..., prediction="above the guess", acc=0.43)
     wrong = lambda n_train, length: _run("5class", 2, kit.train.accuracy, n_train, length)  # noqa: E731
-    assert ex.check(2, wrong, prediction="above the guess", acc=0.43) is False
+    assert not ex.check(2, wrong, prediction="above the guess", acc=0.43)
     assert "5 classes" in capsys.readouterr().out
 
 
 def test_check_3_a_rating_and_the_prediction(capsys):
     right = lambda n_train, length: _run("rating", 1, kit.train.regression_scores, n_train, length)  # noqa: E731
-    assert ex.check(3, right, prediction="above 0", scores={"pearson": 0.3}) is True  # t = 4.4, df = 198
+    assert ex.check(3, right, prediction="above 0", scores={"pearson": 0.3})  # t = 4.4, df = 198
     assert "df = 198" in capsys.readouterr().out
-    assert ex.check(3, right, prediction="about 0", scores={"pearson": 0.3}) is False
-    assert ex.check(3, right, prediction="about 0", scores={"pearson": 0.05}) is True  # p = .24
-    assert ex.check(3, right, prediction="above 0") is False and "scores=scores" in capsys.readouterr().out
-    assert ex.check(3, right) is False and "record your prediction" in capsys.readouterr().out
-    assert ex.check(3, lambda n_train, length: ..., prediction="above 0", scores={"pearson": 0.3}) is False
+    assert not ex.check(3, right, prediction="about 0", scores={"pearson": 0.3})
+    assert ex.check(3, right, prediction="about 0", scores={"pearson": 0.05})  # p = .24
+    assert not ex.check(3, right, prediction="above 0") and "scores=scores" in capsys.readouterr().out
+    assert not ex.check(3, right) and "record your prediction" in capsys.readouterr().out
+    assert not ex.check(3, lambda n_train, length: ..., prediction="above 0", scores={"pearson": 0.3})
     five = lambda n_train, length: _run("5class", None, kit.train.accuracy, n_train, length)  # noqa: E731
-    assert ex.check(3, five) is False  # the classes again, not the rating
+    assert not ex.check(3, five)  # the classes again, not the rating
     assert "single output" in capsys.readouterr().out
 
 
@@ -70,10 +70,10 @@ def test_check_4_a_csv_of_your_own(tmp_path, capsys):
     kit.data.load("bbc_news").to_frame("train").rename(columns={"text": "article", "label": "section"}).to_csv(
         path, index=False
     )
-    assert ex.check(4, path, kit.data.Columns(text="article", label="section")) is True
-    assert ex.check(4, None, None) is False and "path is None" in capsys.readouterr().out
-    assert ex.check(4, path, kit.data.Columns(text="section", label="article")) is False  # swapped
-    assert ex.check(4, path, kit.data.Columns(text="text", label="label")) is False  # the starter's guess
+    assert ex.check(4, path, kit.data.Columns(text="article", label="section"))
+    assert not ex.check(4, None, None) and "path is None" in capsys.readouterr().out
+    assert not ex.check(4, path, kit.data.Columns(text="section", label="article"))  # swapped
+    assert not ex.check(4, path, kit.data.Columns(text="text", label="label"))  # the starter's guess
     assert "not among the file's columns" in capsys.readouterr().out
 
 

@@ -13,7 +13,7 @@ import keras
 import numpy as np
 
 from ... import config, data
-from ...checks import answer, unanswered, unpredicted
+from ...checks import Verdict, answer, unanswered, unpredicted
 from ...models import TokenTable, build_lstm_classifier
 from ...text import WordVocab
 from ...train import FitRecipe, accuracy, fit_classifier
@@ -104,7 +104,7 @@ def fit_lstm(
     return score
 
 
-def check(number: int, *answers, **kw) -> bool:
+def check(number: int, *answers, **kw) -> Verdict:
     """Say whether the learner's answer to exercise ``number`` (1 to 4) is right (``right: ...``) or not yet, and why.
 
     Each check tries the learner's function (``dev_coverage``, ``three_lstms``, ``seed_spread``, ``time_at``) on a small
@@ -120,7 +120,7 @@ def check(number: int, *answers, **kw) -> bool:
     return checks[number](*answers, **kw)
 
 
-def _check_1(dev_coverage, prediction=None) -> bool:
+def _check_1(dev_coverage, prediction=None) -> Verdict:
     """Exercise 1: the word vocabulary's dev coverage at each training size, and the predicted growth."""
     s = setup(max_eval=200)
     got = [dev_coverage(s, n) for n in s.train_sizes]
@@ -177,7 +177,7 @@ def _same(a, b) -> bool:
     return a.shape == b.shape and bool(np.all(a == b))
 
 
-def _check_2(three_lstms) -> bool:
+def _check_2(three_lstms) -> Verdict:
     """Exercise 2: three LSTMs on the same sentences (scratch, + GloVe, + MiniLM's table), in that order."""
     from ...models import backbone_token_table, glove_table, load_backbone  # noqa: PLC0415 - loads weights
 
@@ -221,7 +221,7 @@ def _check_2(three_lstms) -> bool:
     return answer(True, "three LSTMs on the same sentences and seed: from scratch, + GloVe, + MiniLM's table")
 
 
-def _check_3(seed_spread, prediction=None, accs=None) -> bool:
+def _check_3(seed_spread, prediction=None, accs=None) -> Verdict:
     """Exercise 3: one LSTM per seed on the same sentences, then the prediction against Welch's test."""
     from ...analysis import welch  # noqa: PLC0415 - scipy
 
@@ -259,7 +259,7 @@ def _check_3(seed_spread, prediction=None, accs=None) -> bool:
     )
 
 
-def _check_4(time_at, prediction=None, timings=None) -> bool:
+def _check_4(time_at, prediction=None, timings=None) -> Verdict:
     """Exercise 4: time_at returns time_inference's median; then the prediction against the run's timings."""
     from ... import analysis  # noqa: PLC0415 - pandas
 
@@ -289,7 +289,7 @@ def _check_4(time_at, prediction=None, timings=None) -> bool:
     return _lead_at_each_length(prediction, timings)
 
 
-def _lead_at_each_length(prediction: str, timings) -> bool:
+def _lead_at_each_length(prediction: str, timings) -> Verdict:
     """Exercise 4's prediction against the first LSTM's speed-up over MiniLM-L6 at each length of ``timings``."""
     import pandas as pd
 

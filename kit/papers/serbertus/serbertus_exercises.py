@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ... import analysis, config, models, papers, train
-from ...checks import answer, unanswered, unpredicted
+from ...checks import Verdict, answer, unanswered, unpredicted
 from ...models.compact_backbone import compact_backbone
 from . import serbertus_runs as runs
 
@@ -84,7 +84,7 @@ def mean_se(values) -> str:
     return analysis.format_mean_se(v.mean(), v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else np.nan)
 
 
-def check(number: int, *answers, **kw) -> bool:
+def check(number: int, *answers, **kw) -> Verdict:
     """Say whether an answer to notebook 04's exercise ``number`` (1-5) is right (``right: why``) or not yet, and why.
 
     Tries the learner's function on a small made-up case against the kit's own computation (or reads their run) and
@@ -111,7 +111,7 @@ def _call(fn, name: str, *args):
     return value, unanswered(value, name)
 
 
-def _check_1(noise_norms, prediction=None) -> bool:
+def _check_1(noise_norms, prediction=None) -> Verdict:
     """Exercise 1: noise_norms per token (inf-norm and L2) and the size of the noise after one ascent step."""
     rng = np.random.default_rng(1)
     cases = [rng.normal(0, 1e-5, (2, 3, 8)), rng.normal(0, 1, (3, 5, 16)) * rng.random((3, 5, 1))]
@@ -148,7 +148,7 @@ def _check_1(noise_norms, prediction=None) -> bool:
     )
 
 
-def _check_2(results, prediction=None) -> bool:
+def _check_2(results, prediction=None) -> Verdict:
     """Exercise 2: the run's (train, test, R_s) at lambda_s 0 and 100, and whether lambda_s = 100 fits less."""
     if not isinstance(results, dict) or not {0.0, 100.0} <= set(results):
         got = sorted(results) if isinstance(results, dict) else type(results).__name__
@@ -193,7 +193,7 @@ def _adam_reference(gradients, scale, learning_rate=1e-3):
     return keras.ops.convert_to_numpy(w)
 
 
-def _check_3(adam_moves, prediction=None) -> bool:
+def _check_3(adam_moves, prediction=None) -> Verdict:
     """Exercise 3: Adam's steps on gradients and on gradients / 100 (the same, up to Adam's epsilon)."""
     grads = [[0.3, -1.5, 0.2, 0.05], [0.1, -0.5, 0.6, -0.02], [0.2, 0.4, -0.1, 0.01]]
     moved = {}
@@ -224,7 +224,7 @@ def _check_3(adam_moves, prediction=None) -> bool:
     )
 
 
-def _check_4(step_length, prediction=None) -> bool:
+def _check_4(step_length, prediction=None) -> Verdict:
     """Exercise 4: the L2 length of one step over a branch's arrays, and whether AdamW moves it on a zero gradient."""
     rng = np.random.default_rng(4)
     for shapes in (((3, 4), (4,)), ((2, 2), (5,), (1, 3))):
@@ -268,7 +268,7 @@ def _made_up_dev(seed: int, n: int = 40, models: int = 3, lift: float = 0.3):
     return dev, y_dev
 
 
-def _check_5(gated, prediction=None) -> bool:
+def _check_5(gated, prediction=None) -> Verdict:
     """Exercise 5: the hand-made dev gate against kit.train.dev_gated_ensemble, in both orders, on made-up scores."""
     for seed, n, count in ((0, 40, 3), (1, 12, 5), (2, 8, 6), (3, 10, 5)):
         dev, y_dev = _made_up_dev(seed, n, count)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ... import config
 from ...analysis.baselines import constant_guess
-from ...checks import answer, unanswered
+from ...checks import Verdict, answer, unanswered
 from ...models import load_backbone
 from ...models.truncate import truncate_backbone
 from ...train.freeze_helpers import ReusableBackbone, optimizer_factory
@@ -97,7 +97,7 @@ _VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *_WORDS]
 PREDICTIONS = {1: ("negative", "positive"), 2: ("above", "below"), 3: ("all", "gradual")}
 
 
-def check(number: int, *answers, **kw) -> bool:
+def check(number: int, *answers, **kw) -> Verdict:
     """Say whether exercise ``number``'s (1-3) answer is right or not yet, and why, without giving the solution.
 
     Calls ``run_rule`` (1), ``run_arm`` (2) or ``run_unfreeze`` (3) on a toy task (2-layer random BERT, seconds on a
@@ -262,7 +262,7 @@ def _restoring(gaps: list) -> float:
     return 0.0
 
 
-def _check_1(run_rule=None, prediction=None) -> bool:
+def _check_1(run_rule=None, prediction=None) -> Verdict:
     """Exercise 1: ``run_rule`` against the kit's run under a strict and a lax rule; the first gap's sign."""
     if not callable(run_rule):
         return answer(False, f"pass the function: check(1, run_rule, prediction=...), not {run_rule!r}")
@@ -299,7 +299,7 @@ def _check_1(run_rule=None, prediction=None) -> bool:
     )
 
 
-def _check_2(run_arm=None, prediction=None) -> bool:
+def _check_2(run_arm=None, prediction=None) -> Verdict:
     """Exercise 2: ``run_arm`` against the kit's run for each of the three arms; the head's finetune-only side."""
     if not callable(run_arm):
         return answer(False, f"pass the function: check(2, run_arm, prediction=...), not {run_arm!r}")
@@ -326,7 +326,7 @@ def _check_2(run_arm=None, prediction=None) -> bool:
     )
 
 
-def _check_3(run_unfreeze=None, prediction=None) -> bool:
+def _check_3(run_unfreeze=None, prediction=None) -> Verdict:
     """Exercise 3: ``run_unfreeze`` against the kit's run for both arms, embeddings fixed; the arm that wins."""
     if not callable(run_unfreeze):
         return answer(False, f"pass the function: check(3, run_unfreeze, prediction=...), not {run_unfreeze!r}")

@@ -21,7 +21,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ... import analysis, data, models, retrieval, text, train
-from ...checks import answer, direction, unanswered, unpredicted
+from ...checks import Verdict, answer, direction, unanswered, unpredicted
 from . import tlm_runs as runs
 
 #: What :func:`small_setup` shrinks at smoke scale (a few seconds a stage 1 on one CPU thread).
@@ -81,7 +81,7 @@ def stage1(setup: SimpleNamespace, model, rho1: float, rho2: float, seed: int, s
     return train.train_stage1(model, task, external, setup.tokens.masker, recipe, seed=seed)
 
 
-def check(number: int, *answers, **kw) -> bool:
+def check(number: int, *answers, **kw) -> Verdict:
     """Judge a learner's answer to exercise ``number`` (1-5) on a small case; print right or not yet, and why.
 
     Each check runs the learner's function (``distinct_share``, ``stage1_accuracy``, ``cycle_shares``, ``two_stages``,
@@ -147,7 +147,7 @@ def _accuracy(model, setup) -> float:
     return runs.scores(model.classifier(), setup.x["test"], setup.ds.test.y)[0]
 
 
-def _check_1(distinct_share) -> bool:
+def _check_1(distinct_share) -> Verdict:
     """Exercise 1: the share of the K x queries hits that are distinct passages."""
     cases = [(96, 1, 100), (704, 8, 100), (2560, 32, 100), (50, 5, 10)]
     for passages, k, queries in cases:
@@ -194,7 +194,7 @@ def _one_seed(diff: float, accuracies, n: int) -> tuple[str, str]:
     return shows, f"{100 * diff:+.1f} points, one seed: a z-test over the {n} test texts, p = {p:.3g}"
 
 
-def _check_2(stage1_accuracy, prediction=None, acc=None) -> bool:
+def _check_2(stage1_accuracy, prediction=None, acc=None) -> Verdict:
     """Exercise 2: stage 1 with the task head on [CLS] or on the token mean, its test accuracy; the prediction."""
     setup = _tiny_setup()
     for pooling in ("cls", "mean"):
@@ -253,7 +253,7 @@ def _shares(rho1: float, rho2: float, normalize_internal: bool) -> tuple[float, 
     return w_task / total, w_mlm / total, rho1 / total
 
 
-def _check_3(cycle_shares) -> bool:
+def _check_3(cycle_shares) -> Verdict:
     """Exercise 3: the shares of one cycle's loss weight, with and without the kit's normalisation."""
     cases = [(3, 20, True), (3, 20, False), (1, 100, True), (1, 100, False), (19, 0, True), (0, 5, False)]
     for rho1, rho2, normalize in cases:
@@ -279,7 +279,7 @@ def _check_3(cycle_shares) -> bool:
     return answer(True, f"the shares are right on {len(cases)} settings, normalised and as printed")
 
 
-def _check_4(two_stages, prediction=None, results=None) -> bool:
+def _check_4(two_stages, prediction=None, results=None) -> Verdict:
     """Exercise 4: test accuracy after stage 1 and after stage 2 on the same weights."""
     setup = _tiny_setup()
     for rho1 in (setup.Z["rho1"], math.inf):
@@ -332,7 +332,7 @@ def _check_4(two_stages, prediction=None, results=None) -> bool:
     return _stage2_gains(prediction, results)
 
 
-def _stage2_gains(prediction: str, results) -> bool:
+def _stage2_gains(prediction: str, results) -> Verdict:
     """Exercise 4's prediction against the run: stage 2's gain for Ext only against the main rho1's, and its test."""
     try:
         main = next(k for k in results if k != math.inf)
@@ -362,7 +362,7 @@ def _shares_weights(model, clf) -> bool:
     return bool(clf.weights) and all(id(v) in own for v in clf.weights)
 
 
-def _check_5(seconds_per_step, prediction=None, per_step=None) -> bool:
+def _check_5(seconds_per_step, prediction=None, per_step=None) -> Verdict:
     """Exercise 5: seconds per stage-1 step over the second of two chunks of n steps."""
     setup, n = _tiny_setup(), 3
     ends: list[float] = []  # when each chunk ended, by the check's clock

@@ -14,13 +14,13 @@ def _coverage(s, n):
 
 
 def test_check_1_the_coverage_and_the_prediction(capsys):
-    assert ex.check(1, _coverage, prediction="more slowly") is True
-    assert ex.check(1, _coverage, prediction="in proportion") is False  # the run disagrees
-    assert ex.check(1, _coverage) is False and "record your prediction" in capsys.readouterr().out
-    assert ex.check(1, lambda s, n: ..., prediction="more slowly") is False
+    assert ex.check(1, _coverage, prediction="more slowly")
+    assert not ex.check(1, _coverage, prediction="in proportion")  # the run disagrees
+    assert not ex.check(1, _coverage) and "record your prediction" in capsys.readouterr().out
+    assert not ex.check(1, lambda s, n: ..., prediction="more slowly")
     assert "returned ..." in capsys.readouterr().out
     every = lambda s, n: kit.text.WordVocab.fit(s.ds.train.texts).coverage(s.ds.dev.texts)  # noqa: E731
-    assert ex.check(1, every, prediction="more slowly") is False  # fitted on all the sentences, not the first n
+    assert not ex.check(1, every, prediction="more slowly")  # fitted on all the sentences, not the first n
 
 
 def _three(s, n, recipe, swap=False):
@@ -39,11 +39,11 @@ def _three(s, n, recipe, swap=False):
 
 
 def test_check_2_three_lstms(capsys):
-    assert ex.check(2, _three) is True
-    assert ex.check(2, lambda s, n, recipe: ...) is False
-    assert ex.check(2, lambda s, n, recipe: _three(s, n, recipe, swap=True)) is False
+    assert ex.check(2, _three)
+    assert not ex.check(2, lambda s, n, recipe: ...)
+    assert not ex.check(2, lambda s, n, recipe: _three(s, n, recipe, swap=True))
     assert "WordPiece ids" in capsys.readouterr().out
-    assert ex.check(2, lambda s, n, recipe: _three(s, n, recipe)[::-1]) is False  # the wrong order
+    assert not ex.check(2, lambda s, n, recipe: _three(s, n, recipe)[::-1])  # the wrong order
 
 
 def _spread(s, n, seeds, same_seed=False):
@@ -55,13 +55,13 @@ def _spread(s, n, seeds, same_seed=False):
 
 def test_check_3_the_seeds_and_the_prediction(capsys):
     noisy, steady = [0.55, 0.61], [0.600, 0.601]
-    assert ex.check(3, _spread, prediction="no", accs=noisy) is True
-    assert ex.check(3, _spread, prediction="yes", accs=noisy) is False
-    assert ex.check(3, _spread, prediction="yes", accs=steady) is True  # seeds that agree: 2 points is real
-    assert ex.check(3, _spread, prediction="no") is False and "accs=accs" in capsys.readouterr().out
-    assert ex.check(3, _spread, accs=noisy) is False and "record your prediction" in capsys.readouterr().out
-    assert ex.check(3, lambda s, n, seeds: ..., prediction="no", accs=noisy) is False
-    assert ex.check(3, lambda s, n, seeds: _spread(s, n, seeds, same_seed=True), prediction="no", accs=noisy) is False
+    assert ex.check(3, _spread, prediction="no", accs=noisy)
+    assert not ex.check(3, _spread, prediction="yes", accs=noisy)
+    assert ex.check(3, _spread, prediction="yes", accs=steady)  # seeds that agree: 2 points is real
+    assert not ex.check(3, _spread, prediction="no") and "accs=accs" in capsys.readouterr().out
+    assert not ex.check(3, _spread, accs=noisy) and "record your prediction" in capsys.readouterr().out
+    assert not ex.check(3, lambda s, n, seeds: ..., prediction="no", accs=noisy)
+    assert not ex.check(3, lambda s, n, seeds: _spread(s, n, seeds, same_seed=True), prediction="no", accs=noisy)
 
 
 def _rows(lstm_ms, minilm_ms, lengths=(32, 128)):
@@ -73,19 +73,19 @@ def _rows(lstm_ms, minilm_ms, lengths=(32, 128)):
 def test_check_4_time_at_and_the_prediction(capsys):
     right = lambda m, x, name: kit.analysis.time_inference(m, x, repeats=5, name=name)["median_ms"]  # noqa: E731
     faster = _rows([2.0, 6.0], [10.0, 60.0])  # 5x at 32 tokens, 10x at 128
-    assert ex.check(4, right, prediction="faster", timings=faster) is True
+    assert ex.check(4, right, prediction="faster", timings=faster)
     assert "5.0x as fast as MiniLM-L6 at 32 tokens" in capsys.readouterr().out
-    assert ex.check(4, right, prediction="slower", timings=faster) is False
-    assert ex.check(4, right, prediction="mixed", timings=_rows([2.0, 30.0], [10.0, 20.0])) is True  # 5x, then 0.7x
-    assert ex.check(4, right, prediction="slower", timings=_rows([20.0, 30.0], [10.0, 20.0])) is True
+    assert not ex.check(4, right, prediction="slower", timings=faster)
+    assert ex.check(4, right, prediction="mixed", timings=_rows([2.0, 30.0], [10.0, 20.0]))  # 5x, then 0.7x
+    assert ex.check(4, right, prediction="slower", timings=_rows([20.0, 30.0], [10.0, 20.0]))
     import pandas as pd
 
-    assert ex.check(4, right, prediction="faster", timings=pd.DataFrame(faster)) is True  # the solution's table
-    assert ex.check(4, right, prediction="faster", timings=faster[:1]) is False and "two sequence lengths" in (
+    assert ex.check(4, right, prediction="faster", timings=pd.DataFrame(faster))  # the solution's table
+    assert not ex.check(4, right, prediction="faster", timings=faster[:1]) and "two sequence lengths" in (
         capsys.readouterr().out
     )
-    assert ex.check(4, right, timings=faster) is False and "record your prediction" in capsys.readouterr().out
-    assert ex.check(4, lambda m, x, name: ..., prediction="faster", timings=faster) is False
+    assert not ex.check(4, right, timings=faster) and "record your prediction" in capsys.readouterr().out
+    assert not ex.check(4, lambda m, x, name: ..., prediction="faster", timings=faster)
 
 
 def test_check_names_its_exercises():

@@ -4,15 +4,17 @@ import keras
 import numpy as np
 import pytest
 
+from kit.checks import Verdict
 from kit.papers.serbertus import serbertus_exercises as ex
 
 pytestmark = pytest.mark.one_backend
 
 
 def said(capsys, number, *answers, **kw):
-    """``(value, printed line)`` of ``ex.check(number, ...)``."""
+    """``(verdict as a bool, printed line)`` of ``ex.check(number, ...)``."""
     value = ex.check(number, *answers, **kw)
-    return value, capsys.readouterr().out
+    assert isinstance(value, Verdict), f"check returned {value!r}, not a Verdict"
+    return bool(value), capsys.readouterr().out
 
 
 def noise_norms(noise):

@@ -28,26 +28,26 @@ def starter(*args, **kw):
 
 
 def test_exercise_1_right_starter_and_wrong_answers(capsys):
-    assert ex.check(1, run_rule, prediction="negative") is True
+    assert ex.check(1, run_rule, prediction="negative")
     assert "right: " in capsys.readouterr().out
 
-    assert ex.check(1, starter, prediction="negative") is False
+    assert not ex.check(1, starter, prediction="negative")
     assert "returned None (the starter as it is)" in capsys.readouterr().out
 
-    assert ex.check(1, run_rule) is False  # no prediction recorded
+    assert not ex.check(1, run_rule)  # no prediction recorded
     assert "record your prediction" in capsys.readouterr().out
 
     def ignores_the_rule(setup, threshold, patience, seed=0, p1=3, p2=1):
         return run_rule(setup, 1.0, 2, seed, p1, p2)  # the recipe without the learner's DivergenceStopping
 
-    assert ex.check(1, ignores_the_rule, prediction="positive") is False
+    assert not ex.check(1, ignores_the_rule, prediction="positive")
     assert "pass your DivergenceStopping" in capsys.readouterr().out
 
     def counts_from_0(setup, threshold, patience, seed=0, p1=3, p2=1):
         ran, kept, acc = run_rule(setup, threshold, patience, seed, p1, p2)
         return ran, kept - 1, acc
 
-    assert ex.check(1, counts_from_0, prediction="negative") is False
+    assert not ex.check(1, counts_from_0, prediction="negative")
     assert "count the kept epoch from 1" in capsys.readouterr().out
 
 
@@ -58,31 +58,31 @@ def test_exercise_1_sees_a_run_that_forgets_the_restored_head():
 
     assert ex._restoring([0.04, 0.08, -0.04]) == pytest.approx(0.04, abs=1e-5)
     assert ex._restoring([-0.2, 0.1]) == pytest.approx(0.0, abs=1e-5)
-    assert ex.check(1, keeps_the_last_head, prediction="negative") is False
+    assert not ex.check(1, keeps_the_last_head, prediction="negative")
 
 
 def test_exercise_2_right_starter_and_wrong_answers(capsys):
-    assert ex.check(2, run_arm, prediction="below") is True
+    assert ex.check(2, run_arm, prediction="below")
     assert "right: " in capsys.readouterr().out
-    assert ex.check(2, starter, prediction="above") is False
+    assert not ex.check(2, starter, prediction="above")
     assert "the starter as it is" in capsys.readouterr().out
 
     def ignores_the_strategy(setup, head, strategy, seed=0, p1=2, p2=2):
         return run_arm(setup, head, "stack_and_finetune", seed, p1, p2)
 
-    assert ex.check(2, ignores_the_strategy, prediction="below") is False
+    assert not ex.check(2, ignores_the_strategy, prediction="below")
     assert "differ from the kit's run" in capsys.readouterr().out
 
     def another_accuracy(setup, head, strategy, seed=0, p1=2, p2=2):
         return 1.0 - run_arm(setup, head, strategy, seed, p1, p2)
 
-    assert ex.check(2, another_accuracy, prediction="below") is False
+    assert not ex.check(2, another_accuracy, prediction="below")
 
 
 def test_exercise_3_right_starter_and_wrong_answers(capsys):
-    assert ex.check(3, run_unfreeze, prediction="gradual") is True
+    assert ex.check(3, run_unfreeze, prediction="gradual")
     assert "right: " in capsys.readouterr().out
-    assert ex.check(3, starter, prediction="all") is False
+    assert not ex.check(3, starter, prediction="all")
     assert "the starter as it is" in capsys.readouterr().out
 
     def one_group(setup, unfreeze, seed=0, p1=2, p2=2):
@@ -97,11 +97,11 @@ def test_exercise_3_right_starter_and_wrong_answers(capsys):
         ex._fit(setup, model, [setup.backbone], recipe, "stack_and_finetune")
         return setup.test_accuracy(model)
 
-    assert ex.check(3, one_group, prediction="gradual") is False
+    assert not ex.check(3, one_group, prediction="gradual")
     assert "differ from the kit's run" in capsys.readouterr().out
 
 
 def test_an_unknown_exercise_or_a_missing_function_is_named():
     with pytest.raises(ValueError, match="exercises 1, 2 and 3"):
         ex.check(4, run_rule)
-    assert ex.check(1, None, prediction="negative") is False
+    assert not ex.check(1, None, prediction="negative")

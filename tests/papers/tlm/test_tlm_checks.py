@@ -5,6 +5,7 @@ import time
 import pytest
 
 import kit
+from kit.checks import Verdict
 from kit.papers.tlm import tlm_exercises as ex
 from kit.papers.tlm import tlm_runs as runs
 
@@ -17,9 +18,10 @@ def starter(*args, **kwargs):
 
 
 def said(capsys, number, answer, **kw):
-    """The check's value and what it printed."""
+    """The check's verdict (a bool) and what it printed."""
     value = ex.check(number, answer, **kw)
-    return value, capsys.readouterr().out
+    assert isinstance(value, Verdict), f"check returned {value!r}, not a Verdict"
+    return bool(value), capsys.readouterr().out
 
 
 @pytest.mark.parametrize("number", [1, 2, 3, 4, 5])
