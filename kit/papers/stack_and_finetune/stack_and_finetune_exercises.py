@@ -262,6 +262,19 @@ def _restoring(gaps: list) -> float:
     return 0.0
 
 
+def _restoring_seed(setup, seeds=range(4)) -> tuple[int, tuple]:
+    """The first seed whose toy run lets a patience-1 rule go back to an earlier head, and that run (never-firing rule).
+
+    The toy's gaps differ by backend and seed (tensorflow's seed 0 never allows it), and without such a run a learner's
+    ``run_rule`` that keeps the last head, not the restored one, would pass. None of ``seeds``: the last one's run.
+    """
+    for seed in seeds:
+        lax = _ref_rule(setup, 1.0, 2, seed, 3, 1)  # never fires: the gaps of every epoch
+        if _restoring(lax[3]) > 0:
+            break
+    return seed, lax
+
+
 def _check_1(run_rule=None, prediction=None) -> Verdict:
     """Exercise 1: ``run_rule`` against the kit's run under a strict and a lax rule; the first gap's sign."""
     if not callable(run_rule):
@@ -269,14 +282,14 @@ def _check_1(run_rule=None, prediction=None) -> Verdict:
     if (why := _prediction(1, prediction)) is not None:
         return answer(False, why)
     setup = _toy_setup()
-    lax = _ref_rule(setup, 1.0, 2, 0, 3, 1)  # never fires: the gaps of every epoch
+    seed, lax = _restoring_seed(setup)
     for threshold, patience in [(1.0, 2), (0.0, 1), (_restoring(lax[3]), 1)]:
         seen = len(setup.seen)
-        got = run_rule(setup, threshold, patience, seed=0, p1=3, p2=1)
-        what = f"run_rule(setup, {threshold:.3g}, {patience}, p1=3, p2=1)"
+        got = run_rule(setup, threshold, patience, seed=seed, p1=3, p2=1)
+        what = f"run_rule(setup, {threshold:.3g}, {patience}, seed={seed}, p1=3, p2=1)"
         if (why := unanswered(got, what)) is not None:
             return answer(False, why)
-        want = _ref_rule(setup, threshold, patience, 0, 3, 1)
+        want = _ref_rule(setup, threshold, patience, seed, 3, 1)
         if not isinstance(got, tuple) or len(got) != 3:
             return answer(False, f"{what} returned {got!r}: expected (phase-1 epochs, kept epoch, test accuracy)")
         if (got[0], got[1]) != (want[0], want[1]):

@@ -61,6 +61,15 @@ def test_exercise_1_sees_a_run_that_forgets_the_restored_head():
     assert not ex.check(1, keeps_the_last_head, prediction="negative")
 
 
+def test_exercise_1_checks_on_a_seed_whose_toy_run_can_restore(monkeypatch):
+    # tensorflow's toy gaps at seeds 0, 1 and 3: at seed 0 no patience-1 rule can go back to an earlier head, so a
+    # run_rule that keeps the last head passed there (the test above, on tensorflow)
+    gaps = {0: [0.167, -0.083, 0.125], 1: [0.0, -0.083, -0.042], 2: [-0.167, 0.083, -0.042]}
+    monkeypatch.setattr(ex, "_ref_rule", lambda setup, threshold, patience, seed, p1, p2: (3, 3, 0.5, gaps[seed]))
+    seed, lax = ex._restoring_seed(None, seeds=range(3))
+    assert seed == 2 and ex._restoring(lax[3]) > 0
+
+
 def test_exercise_2_right_starter_and_wrong_answers(capsys):
     assert ex.check(2, run_arm, prediction="below")
     assert "right: " in capsys.readouterr().out
